@@ -1,0 +1,42 @@
+//===- TesselDialect.td - The tessel dialect ---------------*- tablegen -*-===//
+//
+// The dialect that models a spatial accelerator: a grid of tiles, each with a
+// MAC array, a vector unit, SRAM and a DMA engine, joined by a mesh NoC.
+//
+//===----------------------------------------------------------------------===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_TD
+#define TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_TD
+
+include "mlir/IR/OpBase.td"
+
+def Tessel_Dialect : Dialect {
+  let name = "tessel";
+  let cppNamespace = "::mlir::tessel";
+  let summary = "Tiles, on-chip memories, DMA and compute of a spatial accelerator";
+  let description = [{
+    The `tessel` dialect is the vocabulary in which Tessel describes programs
+    for a spatial ML accelerator: a 2-D grid of compute tiles joined by a mesh
+    network-on-chip, with DRAM at the edges of the grid.
+
+    A program for one chip lives in a `tessel.device` op, a symbol table that
+    carries the chip's description. Tiles inside it are named by their grid
+    coordinates with `tessel.tile`. Verifiers hold every op to the hardware's
+    rules (coordinates inside the grid, buffers that fit SRAM, ...), so a
+    program that cannot run on the described chip is rejected before it is
+    emitted.
+  }];
+  let useDefaultAttributePrinterParser = 1;
+  let useDefaultTypePrinterParser = 1;
+  let extraClassDeclaration = [{
+  private:
+    void registerAttributes();
+    void registerTypes();
+  public:
+  }];
+}
+
+class Tessel_Op<string mnemonic, list<Trait> traits = []>
+    : Op<Tessel_Dialect, mnemonic, traits>;
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELDIALECT_TD

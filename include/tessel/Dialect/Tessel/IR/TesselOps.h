@@ -1,0 +1,21 @@
+//===- TesselOps.h - Operations of the tessel dialect -----------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+#define TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
+
+#include "mlir/Bytecode/BytecodeOpInterface.h"
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/IR/OpDefinition.h"
+#include "mlir/IR/OpImplementation.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/InferTypeOpInterface.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselTypes.h"
+
+#define GET_OP_CLASSES
+#include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
+
+#endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H

@@ -1,0 +1,19 @@
+//===- Passes.h - Passes of the tessel dialect ------------------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H
+
+#include "mlir/IR/BuiltinOps.h"
+#include "mlir/Pass/Pass.h"
+
+namespace mlir::tessel {
+
+#define GEN_PASS_DECL
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+#define GEN_PASS_REGISTRATION
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_H

@@ -1,0 +1,29 @@
+"""Entry points for the native tools shipped inside the package.
+
+In a wheel, ``tessel-opt`` lives in ``tessel/_mlir_libs`` next to the Python
+extensions (so its RPATH reaches libLLVM.so in the same site-packages); the
+``tessel-opt`` console script execs it.
+"""
+
+import os
+import sys
+from pathlib import Path
+
+
+def tool_path(name: str) -> Path:
+    """Path of a native tool built with the package, e.g. ``tessel-opt``."""
+    path = Path(__file__).resolve().parent / "_mlir_libs" / name
+    if not path.is_file():
+        raise FileNotFoundError(
+            f"{name} is not part of this installation of tessel (looked for "
+            f"{path}); rebuild it with `make setup` or `pip install .`")
+    return path
+
+
+def tessel_opt() -> None:
+    """Console script: replaces this process with the tessel-opt binary."""
+    try:
+        path = tool_path("tessel-opt")
+    except FileNotFoundError as e:
+        sys.exit(f"error: {e}")
+    os.execv(path, [str(path), *sys.argv[1:]])
