@@ -12,7 +12,8 @@ from pathlib import Path
 
 def tool_path(name: str) -> Path:
     """Path of a native tool built with the package, e.g. ``tessel-opt``."""
-    path = Path(__file__).resolve().parent / "_mlir_libs" / name
+    # Not resolve(): in the build tree this file is a symlink into the sources.
+    path = Path(os.path.abspath(__file__)).parent / "_mlir_libs" / name
     if not path.is_file():
         raise FileNotFoundError(
             f"{name} is not part of this installation of tessel (looked for "

@@ -1,0 +1,62 @@
+# Tessel's entry points. On a fresh machine `make demo` and `make test` do all
+# the set-up themselves: a virtual environment with pinned packages, the C++
+# build (incremental, ccache'd) and a development install of the package.
+
+PYTHON ?= python3
+VENV   := .venv
+BUILD  := build
+JOBS   ?= $(shell nproc)
+
+VPY    := $(VENV)/bin/python
+VBIN   := $(abspath $(VENV)/bin)
+STAMP  := $(VENV)/.requirements-installed
+
+# The build's own tools come from the venv (cmake, ninja, ccache, lit).
+export PATH := $(VBIN):$(PATH)
+
+.PHONY: setup build test lit pytest demo docs clean
+
+setup: build
+	@$(VPY) utils/dev_install.py --build-dir $(BUILD)
+
+$(VPY):
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstalled only when the pins change.
+$(STAMP): requirements.txt constraints.txt | $(VPY)
+	$(VPY) -m pip install --quiet --disable-pip-version-check \
+	    -r requirements.txt -c constraints.txt
+	@touch $@
+
+$(BUILD)/build.ninja: | $(STAMP)
+	cmake -G Ninja -S . -B $(BUILD) \
+	    -DCMAKE_BUILD_TYPE=Release \
+	    -DPython3_EXECUTABLE=$(abspath $(VPY)) \
+	    -DCMAKE_C_COMPILER_LAUNCHER=ccache \
+	    -DCMAKE_CXX_COMPILER_LAUNCHER=ccache
+
+# ninja re-runs cmake itself when a CMakeLists.txt changes.
+build: $(STAMP) $(BUILD)/build.ninja
+	cmake --build $(BUILD) -j $(JOBS)
+
+test: setup
+	$(MAKE) --no-print-directory lit pytest
+
+lit:
+	lit -sv $(BUILD)/test
+
+pytest:
+	$(VPY) -m pytest -q tests
+
+demo: setup
+	@$(VPY) examples/foundation_demo.py
+
+# Regenerates the dialect and pass reference committed under docs/generated.
+docs: build
+	cmake --build $(BUILD) --target mlir-doc
+	@mkdir -p docs/generated
+	cp $(BUILD)/docs/Dialects/TesselDialect.md docs/generated/TesselDialect.md
+	cp $(BUILD)/docs/Passes/TesselPasses.md docs/generated/TesselPasses.md
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,45 @@
+"""Makes the build tree the venv's `tessel`: a development install.
+
+CMake assembles the whole package (pure-Python sources symlinked, extensions
+built) under <build>/python_packages/tessel. A .pth file puts that directory on
+the venv's sys.path, and tessel-opt is linked into the venv's bin/, so edits to
+Python sources take effect at once and C++ edits after `make build`.
+"""
+
+import argparse
+import os
+import sys
+import sysconfig
+from pathlib import Path
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--build-dir", type=Path, required=True)
+    args = parser.parse_args()
+
+    build = args.build_dir.resolve()
+    packages = build / "python_packages"
+    tool = build / "bin" / "tessel-opt"
+    for path in (packages / "tessel" / "__init__.py", tool):
+        if not path.exists():
+            print(f"error: {path} is missing; run `make build` first",
+                  file=sys.stderr)
+            return 1
+
+    site = Path(sysconfig.get_paths()["purelib"])
+    pth = site / "tessel-dev.pth"
+    if not pth.exists() or pth.read_text().strip() != str(packages):
+        pth.write_text(f"{packages}\n")
+
+    link = Path(sys.prefix) / "bin" / "tessel-opt"
+    if link.is_symlink() or link.exists():
+        if link.resolve() == tool:
+            return 0
+        link.unlink()
+    os.symlink(tool, link)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
