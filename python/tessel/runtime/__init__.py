@@ -1,0 +1,7 @@
+"""Executing compiled programs: the program format, the simulator and the GPU
+emulation target. Nothing here imports MLIR, so this package runs wherever a
+program is, with Python and NumPy alone.
+
+``np_to_memref`` (from upstream MLIR) converts NumPy arrays to and from the
+memref descriptors the MLIR CPU JIT passes to compiled functions.
+"""
