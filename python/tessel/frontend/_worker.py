@@ -1,0 +1,407 @@
+"""The frontend process: torch, torch.export and torch-mlir run here, never in
+the compiler process (the two LLVMs clash in one process; see docs/frontend.md).
+
+Started by ``tessel.frontend.worker`` as ``python -m tessel.frontend._worker``.
+It reads requests on stdin and answers on the stdout it was started with;
+everything printed by libraries goes to stderr instead. A request is a dict
+with an ``op``; the answer is ``{"ok": True, ...}`` or ``{"ok": False,
+"error": <FrontendError subclass name>, "message": ..., "traceback": ...}``.
+"""
+
+from __future__ import annotations
+
+import inspect
+import io
+import os
+import pickle
+import re
+import sys
+import traceback
+
+# Requests must be answered on the real stdout; libraries print to fd 1 too.
+_PROTO_OUT = os.fdopen(os.dup(1), "wb")
+os.dup2(2, 1)
+sys.stdout = sys.stderr
+
+import numpy as np  # noqa: E402
+
+from tessel.frontend import _protocol  # noqa: E402
+
+
+class Failure(Exception):
+    """An expected failure: ``kind`` names the FrontendError subclass the
+    compiler process raises."""
+
+    def __init__(self, kind: str, message: str, **extra):
+        super().__init__(message)
+        self.kind = kind
+        self.extra = extra
+
+
+_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i64": "int64",
+           "i32": "int32", "i8": "int8", "i1": "bool"}
+
+
+def _torch():
+    import torch
+    return torch
+
+
+def _unpickle(blob: bytes, what: str):
+    try:
+        return pickle.loads(blob)
+    except Exception as e:
+        raise Failure(
+            "ModelTransferError",
+            f"the frontend process cannot rebuild the {what} ({type(e).__name__}: {e}); "
+            f"define its class in an importable module (not in __main__ or inside a "
+            f"function) so the frontend process can import it") from e
+
+
+def _func_types(module, func_name):
+    """(argument types, result types) of @func_name as (shape, dtype) pairs."""
+    from torch_mlir import ir
+    for op in module.body.operations:
+        if op.operation.name == "func.func" and \
+                ir.StringAttr(op.attributes["sym_name"]).value == func_name:
+            ftype = ir.FunctionType(ir.TypeAttr(op.attributes["function_type"]).value)
+            break
+    else:
+        raise Failure("LoweringError", f"torch-mlir produced no function @{func_name}")
+
+    def spec(t):
+        rt = ir.RankedTensorType(t)
+        shape = [None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank)]
+        et = str(rt.element_type)
+        if et not in _DTYPES:
+            raise Failure("UnsupportedOpError",
+                          f"element type {et} of a function argument or result is not "
+                          f"supported; cast the model to float32")
+        return shape, _DTYPES[et]
+
+    return [spec(t) for t in ftype.inputs], [spec(t) for t in ftype.results]
+
+
+def _signature(module, func_name, source, weight_names, input_names, output_names):
+    arg_types, res_types = _func_types(module, func_name)
+    names = list(weight_names) + list(input_names)
+    if len(names) != len(arg_types):
+        raise Failure("LoweringError",
+                      f"@{func_name} has {len(arg_types)} arguments, expected "
+                      f"{len(names)} ({len(weight_names)} weights + {len(input_names)} inputs)")
+    if output_names is None or len(output_names) != len(res_types):
+        output_names = (["output"] if len(res_types) == 1
+                        else [f"output{i}" for i in range(len(res_types))])
+    args = [{"name": n, "shape": s, "dtype": d,
+             "kind": "weight" if i < len(weight_names) else "input"}
+            for i, (n, (s, d)) in enumerate(zip(names, arg_types))]
+    outs = [{"name": n, "shape": s, "dtype": d, "kind": "output"}
+            for n, (s, d) in zip(output_names, res_types)]
+    return {"format": "tessel-imported-model", "version": 1, "func_name": func_name,
+            "source": source, "args": args, "outputs": outs}
+
+
+def _asm(module) -> str:
+    # Locations carry the model's source lines into the compiler's errors.
+    return module.operation.get_asm(enable_debug_info=True)
+
+
+_OP_RE = re.compile(r"'((?:torch|tm_tensor|onnx)\.[\w.]+)'")
+
+
+def _lowering_failure(e: Exception, what: str) -> Failure:
+    text = str(e)
+    m = _OP_RE.search(text)
+    if m:
+        op = m.group(1)
+        return Failure(
+            "UnsupportedOpError",
+            f"{what}: op '{op}' has no lowering to linalg-on-tensors in torch-mlir; "
+            f"replace it in the model with supported ops (or decompose it), then import "
+            f"again\n{_first_lines(text)}", op=op)
+    return Failure("LoweringError",
+                   f"{what}: torch-mlir could not lower the model to linalg-on-tensors: "
+                   f"{_first_lines(text)}")
+
+
+def _first_lines(text: str, n: int = 6) -> str:
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return "\n".join(lines[:n])
+
+
+def _to_numpy(t) -> np.ndarray:
+    return t.detach().cpu().contiguous().numpy().copy()
+
+
+def _input_names(model, n: int) -> list[str]:
+    try:
+        params = [p for p in inspect.signature(model.forward).parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+        names = [p.name for p in params[:n]]
+    except (TypeError, ValueError):
+        names = []
+    if len(names) != n:
+        names = [f"input{i}" for i in range(n)]
+    return names
+
+
+def _export(model, args, what, dynamic_shapes=None):
+    torch = _torch()
+    try:
+        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
+    except Exception as e:
+        text = str(e)
+        data_dep = any(k in text for k in ("data-dependent", "data dependent",
+                                          "GuardOnDataDependent", "Could not guard on"))
+        hint = ("the model branches on tensor values (data-dependent control flow); "
+                "rewrite the branch with torch.where or torch.cond, or move it out of "
+                "forward()" if data_dep else
+                "make forward() traceable by torch.export (see the torch.export "
+                "documentation on unsupported Python constructs)")
+        raise Failure("TraceError",
+                      f"{what}: torch.export cannot trace the model: {hint}\n"
+                      f"{_first_lines(text, 4)}") from e
+
+
+def _lower_program(prog, func_name, what):
+    from torch_mlir import fx
+    try:
+        return fx.export_and_import(prog, output_type="linalg-on-tensors", func_name=func_name)
+    except Exception as e:
+        raise _lowering_failure(e, what) from e
+
+
+def import_torch(req):
+    torch = _torch()
+    model = _unpickle(req["module"], "module")
+    inputs = tuple(_unpickle(req["inputs"], "example inputs"))
+    what = f"module {type(model).__name__}"
+    if not isinstance(model, torch.nn.Module):
+        raise Failure("ModelTransferError", f"{what}: expected a torch.nn.Module")
+    model.eval()
+    named = list(model.named_parameters()) + list(model.named_buffers())
+    names = [n for n, _ in named]
+    n_in = len(inputs)
+
+    class ParamsAsArgs(torch.nn.Module):
+        """forward(*weights, *inputs): parameters and buffers become
+        function arguments instead of constants inlined in the IR."""
+
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *args):
+            ws, xs = args[:len(names)], args[len(names):]
+            return torch.func.functional_call(self.inner, dict(zip(names, ws)), xs)
+
+    weights = tuple(t.detach() for _, t in named)
+    dynamic = None
+    if req.get("dynamic_batch"):
+        batch = torch.export.Dim("batch", min=1, max=4096)
+        dynamic = {"args": tuple([None] * len(weights) + [{0: batch}] * n_in)}
+    prog = _export(ParamsAsArgs(model), weights + inputs, what, dynamic)
+    module = _lower_program(prog, req["name"], what)
+    with torch.no_grad():
+        out = model(*inputs)
+    n_out = len(out) if isinstance(out, (tuple, list)) else 1
+    out_names = (["output"] if n_out == 1 else [f"output{i}" for i in range(n_out)])
+    sig = _signature(module, req["name"], "torch", names, _input_names(model, n_in), out_names)
+    return {"mlir": _asm(module), "signature": sig,
+            "weights": {n: _to_numpy(t) for n, t in named}}
+
+
+def import_training(req):
+    torch = _torch()
+    from torch._functorch.aot_autograd import aot_export_module
+    from torch_mlir import fx
+    from torch_mlir.extras.fx_decomp_util import get_decomposition_table
+
+    model, loss_fn = _unpickle(req["module"], "module and loss function")
+    inputs = tuple(_unpickle(req["inputs"], "example inputs"))
+    targets = tuple(_unpickle(req["targets"], "targets"))
+    what = f"training step of {type(model).__name__}"
+    model.train()
+
+    class Step(torch.nn.Module):
+        def __init__(self, inner):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, *args):
+            xs, ys = args[:len(inputs)], args[len(inputs):]
+            return (loss_fn(self.inner(*xs), *ys),)
+
+    step = Step(model)
+    try:
+        gm, gsig = aot_export_module(step, list(inputs + targets), trace_joint=True,
+                                     output_loss_index=0,
+                                     decompositions=get_decomposition_table())
+    except Exception as e:
+        raise Failure("TraceError",
+                      f"{what}: aot_export_module cannot trace one training step: "
+                      f"{_first_lines(str(e), 4)}") from e
+    if gsig.buffers_to_mutate:
+        raise Failure("TraceError",
+                      f"{what}: the step mutates buffers {sorted(gsig.buffers_to_mutate.values())} "
+                      f"(e.g. batchnorm running statistics); import a model without "
+                      f"mutated buffers, or put those layers in eval mode")
+    try:
+        module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
+                                        model_name=req["name"])
+    except Exception as e:
+        raise _lowering_failure(e, what) from e
+    params = dict(step.named_parameters())
+    buffers = dict(step.named_buffers())
+    weight_names = list(gsig.parameters) + list(gsig.buffers)
+    tensors = {**params, **buffers}
+    strip = lambda n: n[len("inner."):] if n.startswith("inner.") else n  # noqa: E731
+    grads = list(gsig.backward_signature.gradients_to_parameters.values())
+    in_names = _input_names(model, len(inputs)) + [f"target{i}" if len(targets) > 1 else "target"
+                                                  for i in range(len(targets))]
+    out_names = ["loss"] + [f"grad.{strip(n)}" for n in grads]
+    sig = _signature(module, req["name"], "torch-training",
+                     [strip(n) for n in weight_names], in_names, out_names)
+    return {"mlir": _asm(module), "signature": sig,
+            "weights": {strip(n): _to_numpy(tensors[n]) for n in weight_names}}
+
+
+def _load_onnx(path, what):
+    import onnx
+    if not os.path.isfile(path):
+        raise Failure("ModelFileError",
+                      f"{what}: no such file; check the path (export one with "
+                      f"torch.onnx.export(..., dynamo=True))")
+    try:
+        model = onnx.load(path)
+        onnx.checker.check_model(model)
+    except Exception as e:
+        raise Failure("ModelFileError",
+                      f"{what}: not a valid ONNX model ({type(e).__name__}: "
+                      f"{_first_lines(str(e), 2)}); re-export it, e.g. with "
+                      f"torch.onnx.export(..., dynamo=True)") from e
+    return model
+
+
+def import_onnx(req):
+    import onnx
+    from onnx import numpy_helper
+    from torch_mlir.extras import onnx_importer
+    from torch_mlir.dialects import torch as torch_d
+    from torch_mlir.ir import Context
+    from torch_mlir.passmanager import PassManager
+
+    path = req["path"]
+    what = f"ONNX model {path}"
+    model = _load_onnx(path, what)
+    try:
+        model = onnx.shape_inference.infer_shapes(model, data_prop=True)
+    except Exception as e:
+        raise Failure("ModelFileError",
+                      f"{what}: ONNX shape inference failed: {_first_lines(str(e), 2)}") from e
+    graph = model.graph
+    user_inputs = [i.name for i in graph.input]
+    init_names = {t.name for t in graph.initializer}
+    user_inputs = [n for n in user_inputs if n not in init_names]
+    # Lift floating-point tensors to function arguments; small integer
+    # initializers (shapes, axes, indices) stay constants so shapes stay static.
+    weights, kept = {}, []
+    for t in graph.initializer:
+        arr = numpy_helper.to_array(t)
+        if arr.dtype.kind == "f" and arr.size > 1 and arr.dtype in (np.float32, np.float64, np.float16):
+            weights[t.name] = np.ascontiguousarray(arr)
+        else:
+            kept.append(t)
+    if weights:
+        lifted = [onnx.helper.make_tensor_value_info(n, onnx.helper.np_dtype_to_tensor_dtype(a.dtype),
+                                                     list(a.shape))
+                  for n, a in weights.items()]
+        old_inputs = [i for i in graph.input if i.name not in init_names]
+        del graph.input[:]
+        graph.input.extend(lifted + old_inputs)
+        del graph.initializer[:]
+        graph.initializer.extend(kept)
+    out_names = [o.name for o in graph.output]
+    func_name = req["name"]
+    graph.name = func_name
+    try:
+        ctx = Context()
+        torch_d.register_dialect(ctx)
+        mi = onnx_importer.ModelInfo(model)
+        op = mi.create_module(context=ctx).operation
+        imp = onnx_importer.NodeImporter.define_function(mi.main_graph, op)
+        imp.import_all()
+    except Exception as e:
+        raise _lowering_failure(e, what) from e
+    try:
+        with ctx:
+            PassManager.parse("builtin.module(torch-onnx-to-torch-backend-pipeline)").run(op)
+            PassManager.parse(
+                "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)").run(op)
+    except Exception as e:
+        raise _lowering_failure(e, what) from e
+    sig = _signature(_ModuleView(op), func_name, "onnx", list(weights), user_inputs, out_names)
+    return {"mlir": op.get_asm(enable_debug_info=True), "signature": sig, "weights": weights}
+
+
+class _ModuleView:
+    """Gives a module operation the ``body`` the signature code reads."""
+
+    def __init__(self, op):
+        self.body = op.regions[0].blocks[0]
+
+
+def export_onnx(req):
+    torch = _torch()
+    model = _unpickle(req["module"], "module")
+    inputs = tuple(_unpickle(req["inputs"], "example inputs"))
+    model.eval()
+    try:
+        torch.onnx.export(model, inputs, req["path"], dynamo=True, verbose=False,
+                          optimize=True, external_data=False)
+    except Exception as e:
+        raise Failure("TraceError",
+                      f"module {type(model).__name__}: torch.onnx.export failed: "
+                      f"{_first_lines(str(e), 4)}") from e
+    return {"path": req["path"]}
+
+
+def warm(req):
+    # Pay the import cost before the first real request.
+    import torch  # noqa: F401
+    from torch_mlir import fx  # noqa: F401
+    from torch_mlir.extras import onnx_importer  # noqa: F401
+    return {}
+
+
+HANDLERS = {"torch": import_torch, "training": import_training, "onnx": import_onnx,
+            "export_onnx": export_onnx, "warm": warm, "ping": lambda req: {"pid": os.getpid()}}
+
+
+def main() -> int:
+    stdin = sys.stdin.buffer
+    while True:
+        blob = _protocol.recv_bytes(stdin)
+        if blob is None:
+            return 0
+        req = pickle.loads(blob)
+        if req.get("op") == "exit":
+            _protocol.send(_PROTO_OUT, {"ok": True})
+            return 0
+        try:
+            handler = HANDLERS[req["op"]]
+            answer = {"ok": True, **handler(req)}
+        except Failure as f:
+            answer = {"ok": False, "error": f.kind, "message": str(f),
+                      "traceback": traceback.format_exc(), **f.extra}
+        except Exception as e:  # a bug or an unforeseen failure: keep the whole story
+            answer = {"ok": False, "error": "LoweringError",
+                      "message": f"the frontend failed unexpectedly ({type(e).__name__}: "
+                                 f"{_first_lines(str(e), 4)})",
+                      "traceback": traceback.format_exc()}
+        sys.stderr.flush()
+        _protocol.send(_PROTO_OUT, answer)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,148 @@
+"""``import_torch``, ``import_onnx`` and ``import_torch_training``.
+
+The work happens in the frontend process (``worker``); this side sends the
+model, receives text, weights and signature, and checks the text against the
+input contract with MLIR 22 before handing it out.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import re
+from pathlib import Path
+
+from . import worker
+from .contract import check_input_contract
+from .errors import ModelFileError, ModelTransferError
+from .model import ImportedModel, Signature
+
+
+def _func_name(name: str | None, fallback: str) -> str:
+    name = name or fallback
+    name = re.sub(r"\W", "_", name)
+    return name if name and not name[0].isdigit() else f"m_{name}"
+
+
+def _pickled(obj, what: str, owner: str) -> bytes:
+    main_defined = _classes_in_main(obj)
+    if main_defined:
+        raise ModelTransferError(
+            f"{owner}: class {main_defined} is defined in __main__, which the frontend "
+            f"process cannot import; move it into a module (a .py file on sys.path) and "
+            f"import it from there")
+    try:
+        return pickle.dumps(obj, protocol=pickle.HIGHEST_PROTOCOL)
+    except Exception as e:
+        raise ModelTransferError(
+            f"{owner}: the {what} cannot be pickled for the frontend process "
+            f"({type(e).__name__}: {e}); define classes and functions at module level in "
+            f"an importable module, and drop lambdas and open handles from the module") from e
+
+
+def _classes_in_main(obj) -> str | None:
+    """Name of a class or function in ``obj`` defined in ``__main__``."""
+    import inspect
+
+    import torch
+    objs = list(obj) if isinstance(obj, (tuple, list)) else [obj]
+    for o in objs:
+        parts = list(o.modules()) if isinstance(o, torch.nn.Module) else [o]
+        for part in parts:
+            defining = part if inspect.isclass(part) or inspect.isfunction(part) else type(part)
+            if getattr(defining, "__module__", None) == "__main__":
+                return defining.__qualname__
+    return None
+
+
+def _as_tuple(x):
+    return tuple(x) if isinstance(x, (tuple, list)) else (x,)
+
+
+def _finish(answer: dict, what: str) -> ImportedModel:
+    sig = Signature.from_json(answer["signature"], where=f"{what} signature")
+    mlir = check_input_contract(answer["mlir"], what)
+    return ImportedModel(mlir=mlir, weights=answer["weights"], signature=sig)
+
+
+def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
+                 name: str | None = None) -> ImportedModel:
+    """Import an ``nn.Module`` as linalg-on-tensors.
+
+    ``example_inputs`` is a tensor or a tuple of tensors. Parameters and
+    buffers become the function's leading arguments (``signature.weights``),
+    the inputs follow. With ``dynamic_batch`` dimension 0 of every input is
+    dynamic (the example batch must be at least 2: torch.export specialises
+    sizes 0 and 1)."""
+    import torch
+    owner = f"module {type(module).__name__}"
+    if not isinstance(module, torch.nn.Module):
+        raise ModelTransferError(f"{owner}: import_torch takes a torch.nn.Module")
+    inputs = _as_tuple(example_inputs)
+    if not all(isinstance(t, torch.Tensor) for t in inputs):
+        raise ModelTransferError(f"{owner}: example_inputs must be tensors")
+    func = _func_name(name, type(module).__name__.lower())
+    answer = worker.request({"op": "torch", "name": func,
+                             "module": _pickled(module, "module", owner),
+                             "inputs": _pickled(inputs, "example inputs", owner),
+                             "dynamic_batch": bool(dynamic_batch)}, owner)
+    return _finish(answer, owner)
+
+
+def import_torch_training(module, loss_fn, example_inputs, targets, *,
+                          name: str | None = None) -> ImportedModel:
+    """Import one training step: ``loss_fn(module(*inputs), *targets)`` and
+    the gradients of every parameter.
+
+    The function's results are ``loss`` then ``grad.<parameter>`` for each
+    parameter; its arguments are the parameters, the inputs and the targets.
+    ``loss_fn`` must be importable (a module-level function or an
+    ``nn.Module``) and lower to pure linalg (``F.cross_entropy``'s backward
+    does not: use a one-hot formulation)."""
+    import torch
+    owner = f"training step of {type(module).__name__}"
+    if not isinstance(module, torch.nn.Module):
+        raise ModelTransferError(f"{owner}: import_torch_training takes a torch.nn.Module")
+    func = _func_name(name, f"{type(module).__name__.lower()}_train_step")
+    answer = worker.request({"op": "training", "name": func,
+                             "module": _pickled((module, loss_fn), "module and loss function",
+                                                owner),
+                             "inputs": _pickled(_as_tuple(example_inputs), "inputs", owner),
+                             "targets": _pickled(_as_tuple(targets), "targets", owner)}, owner)
+    return _finish(answer, owner)
+
+
+def import_onnx(path, *, name: str | None = None) -> ImportedModel:
+    """Import an ONNX file. Floating-point initializers become the leading
+    function arguments (``signature.weights``); the graph inputs follow."""
+    p = Path(path)
+    what = f"ONNX model {p}"
+    if not p.exists():
+        raise ModelFileError(f"{what}: no such file; check the path (export one with "
+                             f"torch.onnx.export(..., dynamo=True))")
+    if not p.is_file():
+        raise ModelFileError(f"{what}: not a file; pass the path of an .onnx file")
+    func = _func_name(name, p.stem)
+    answer = worker.request({"op": "onnx", "name": func, "path": os.path.abspath(p)}, what)
+    return _finish(answer, what)
+
+
+def export_onnx(module, example_inputs, path) -> Path:
+    """Export ``module`` to ONNX with ``torch.onnx.export(..., dynamo=True)``
+    in the frontend process. The file is written atomically."""
+    import torch
+    owner = f"module {type(module).__name__}"
+    if not isinstance(module, torch.nn.Module):
+        raise ModelTransferError(f"{owner}: export_onnx takes a torch.nn.Module")
+    p = Path(path)
+    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    try:
+        worker.request({"op": "export_onnx", "path": str(tmp.absolute()),
+                        "module": _pickled(module, "module", owner),
+                        "inputs": _pickled(_as_tuple(example_inputs), "example inputs",
+                                           owner)}, owner)
+        os.replace(tmp, p)
+    finally:
+        if tmp.exists():
+            tmp.unlink()
+    return p

@@ -1,0 +1,91 @@
+"""The input contract, checked on the MLIR 22 side as soon as the text arrives.
+
+``tessel-check-input-contract`` accepts func/linalg/tensor/arith/math and
+``cf.assert``. The asserts torch-mlir emits check shapes of dynamic
+dimensions at run time and compute no value, so after the check they are
+removed: Tessel compiles for the shapes in the signature, and the asserts
+would otherwise drag the ``cf`` dialect (and, inside ``linalg.generic``
+bodies, control flow) into every later stage.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import UnsupportedOpError
+
+CHECK_PIPELINE = "builtin.module(tessel-check-input-contract)"
+
+_OP_IN_MESSAGE = re.compile(r"'([\w.]+)' is outside")
+
+
+def _location_text(loc) -> str:
+    text = str(loc)
+    if text.startswith("loc(") and text.endswith(")"):
+        text = text[4:-1]
+    return text
+
+
+def parse_and_check(text: str, what: str):
+    """Parse ``text`` in a fresh ``tessel.ir.Context`` (ops of unknown
+    dialects parse as unregistered ops so they can be named), run the
+    contract check and drop the ``cf.assert`` ops. Returns (context, module);
+    raises UnsupportedOpError naming the first offending op and where it
+    came from."""
+    from tessel import ir
+    from tessel.passmanager import PassManager
+
+    ctx = ir.Context()
+    ctx.allow_unregistered_dialects = True
+    with ctx, ir.Location.unknown():
+        try:
+            module = ir.Module.parse(text)
+        except ir.MLIRError as e:
+            diags = "; ".join(f"{d.message} at {_location_text(d.location)}"
+                              for d in e.error_diagnostics) or str(e)
+            raise UnsupportedOpError(
+                f"{what}: the linalg-on-tensors text does not parse in MLIR 22 ({diags}); "
+                f"the model uses a construct torch-mlir emits but Tessel cannot read") from e
+        try:
+            PassManager.parse(CHECK_PIPELINE).run(module.operation)
+        except ir.MLIRError as e:
+            diags = list(e.error_diagnostics)
+            first = diags[0] if diags else None
+            msg = first.message if first else str(e)
+            m = _OP_IN_MESSAGE.search(msg)
+            op = m.group(1) if m else None
+            loc = _location_text(first.location) if first else None
+            others = sorted({m2.group(1) for d in diags[1:]
+                             if (m2 := _OP_IN_MESSAGE.search(d.message))} - {op})
+            more = f" (also: {', '.join(others)})" if others else ""
+            raise UnsupportedOpError(
+                f"{what}: op '{op}' at {loc} is outside Tessel's input contract "
+                f"(func, linalg, tensor, arith, math){more}; rewrite that part of the model "
+                f"with ops that lower to linalg-on-tensors (e.g. a one-hot loss instead of "
+                f"cross_entropy, whose backward needs tm_tensor.scatter)",
+                op=op, location=loc) from e
+        _drop_asserts(module)
+    return ctx, module
+
+
+def _drop_asserts(module) -> int:
+    asserts = []
+
+    def visit(op):
+        if op.operation.name == "cf.assert":
+            asserts.append(op)
+        from tessel.ir import WalkResult
+        return WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in asserts:
+        op.erase()
+    return len(asserts)
+
+
+def check_input_contract(text: str, what: str = "imported model") -> str:
+    """Check ``text`` against the input contract and return it as MLIR 22
+    prints it, without ``cf.assert``."""
+    ctx, module = parse_and_check(text, what)
+    with ctx:
+        return module.operation.get_asm(enable_debug_info=True)

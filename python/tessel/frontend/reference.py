@@ -1,0 +1,258 @@
+"""Reference execution of an imported model's linalg with MLIR 22's CPU JIT.
+
+This runs the hand-off itself — the text the compiler will start from — so a
+wrong import is caught before any Tessel pass runs. It is slow (naive loops)
+and meant for checking, not for speed.
+
+Workaround for an MLIR 22 bug: lowering a ``memref.store`` of ``i1`` to LLVM
+asserts in MemRefToLLVM (attention masks make ``tensor<...xi1>``). Before
+lowering, every ``i1`` tensor the function builds is widened to ``i8``: a
+``linalg.generic`` yielding ``i1`` yields ``arith.extui`` of it instead, and
+its consumers read it back with ``arith.trunci``. Values are unchanged
+(0/1), so the reference still runs exactly what the import produced.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import importlib.util
+import os
+import re
+from collections import OrderedDict
+
+import numpy as np
+
+from .contract import parse_and_check
+from .errors import ReferenceExecutionError
+from .model import ImportedModel
+
+LOWERING = (
+    "builtin.module("
+    "func.func(linalg-generalize-named-ops),"
+    "one-shot-bufferize{bufferize-function-boundaries "
+    "function-boundary-type-conversion=identity-layout-map},"
+    "buffer-deallocation-pipeline,"
+    "func.func(convert-linalg-to-loops),"
+    "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
+    "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
+    "reconcile-unrealized-casts)")
+
+_CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double,
+           "float16": ctypes.c_uint16, "int64": ctypes.c_int64, "int32": ctypes.c_int32,
+           "int8": ctypes.c_int8, "bool": ctypes.c_bool}
+
+
+def _runner_utils() -> str:
+    spec = importlib.util.find_spec("mlir")
+    if spec is None or not spec.submodule_search_locations:
+        raise ReferenceExecutionError(
+            "the MLIR 22 runtime library is not installed (no 'mlir' package); "
+            "run `make setup`")
+    lib = os.path.join(list(spec.submodule_search_locations)[0], "lib",
+                       "libmlir_c_runner_utils.so")
+    if not os.path.isfile(lib):
+        raise ReferenceExecutionError(f"{lib} is missing; run `make setup`")
+    return lib
+
+
+def _descriptor_type(rank: int, ctype):
+    fields = [("allocated", ctypes.c_void_p), ("aligned", ctypes.POINTER(ctype)),
+              ("offset", ctypes.c_longlong)]
+    if rank:
+        fields += [("shape", ctypes.c_longlong * rank), ("strides", ctypes.c_longlong * rank)]
+    return type(f"MemRef{rank}D", (ctypes.Structure,), {"_fields_": fields})
+
+
+def _descriptor(array: np.ndarray, ctype):
+    d = _descriptor_type(array.ndim, ctype)()
+    d.allocated = array.ctypes.data
+    d.aligned = array.ctypes.data_as(ctypes.POINTER(ctype))
+    d.offset = 0
+    if array.ndim:
+        d.shape[:] = array.shape
+        d.strides[:] = [s // array.itemsize for s in array.strides]
+    return d
+
+
+def _to_numpy(desc, rank: int, dtype: np.dtype) -> np.ndarray:
+    shape = tuple(desc.shape) if rank else ()
+    strides = tuple(desc.strides) if rank else ()
+    n = int(np.prod(shape)) if rank else 1
+    if n == 0:
+        return np.zeros(shape, dtype)
+    base = ctypes.cast(desc.aligned, ctypes.c_void_p).value + desc.offset * dtype.itemsize
+    span = 1 + sum((d - 1) * abs(s) for d, s in zip(shape, strides))
+    flat = np.frombuffer((ctypes.c_char * (span * dtype.itemsize)).from_address(base),
+                         dtype=dtype)
+    view = np.lib.stride_tricks.as_strided(
+        flat, shape, [s * dtype.itemsize for s in strides]) if rank else flat[0:1].reshape(())
+    return np.array(view, copy=True)
+
+
+_I1_TENSOR = re.compile(r"tensor<([0-9x?]*)xi1>")
+
+
+def _widen_i1(module) -> None:
+    """Rewrite each linalg.generic that yields an i1 tensor to yield i8, and
+    its users (generic inputs) to read i8 and truncate back to i1."""
+    from tessel import ir
+    from tessel.dialects import arith
+
+    i1 = ir.IntegerType.get_signless(1)
+    i8 = ir.IntegerType.get_signless(8)
+    generics = []
+
+    def visit(op):
+        if op.operation.name == "linalg.generic":
+            generics.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.operation.walk(visit)
+    for op in generics:
+        widened = []
+        for i, res in enumerate(op.results):
+            if not isinstance(res.type, ir.RankedTensorType) or \
+                    ir.RankedTensorType(res.type).element_type != i1:
+                continue
+            widened.append(i)
+        if not widened:
+            continue
+        # Results of linalg.generic are tied to its outs; widen those too.
+        n_in = len(op.operands) - len(op.results)
+        body = op.regions[0].blocks[0]
+        yield_op = body.operations[len(body.operations) - 1]
+        for i in widened:
+            out_operand = op.operands[n_in + i]
+            res = op.results[i]
+            new_t = ir.RankedTensorType.get(ir.RankedTensorType(res.type).shape, i8)
+            # The out tensor is only a shape carrier for i1 results here
+            # (tensor.empty); give it the wider type.
+            producer = out_operand.owner
+            if not (isinstance(producer, ir.Operation) or hasattr(producer, "name")) \
+                    or producer.name != "tensor.empty":
+                raise ReferenceExecutionError(
+                    "cannot widen an i1 tensor that is not built from tensor.empty")
+            with ir.InsertionPoint(producer), producer.location:
+                dims = list(producer.operands)
+                from tessel.dialects import tensor
+                empty = tensor.EmptyOp(ir.RankedTensorType(res.type).shape, i8,
+                                       dynamic_sizes=dims) if dims else \
+                    tensor.EmptyOp(ir.RankedTensorType(res.type).shape, i8)
+            op.operands[n_in + i] = empty.result
+            body.arguments[n_in + i].set_type(i8)
+            yielded = yield_op.operands[i]
+            with ir.InsertionPoint(yield_op), yield_op.location:
+                ext = arith.ExtUIOp(i8, yielded)
+            yield_op.operands[i] = ext.result
+            res.set_type(new_t)
+            for use in list(res.uses):
+                user = use.owner
+                if user.operation.name != "linalg.generic":
+                    raise ReferenceExecutionError(
+                        f"cannot widen an i1 tensor used by {user.name}")
+                ublock = user.regions[0].blocks[0]
+                arg = ublock.arguments[use.operand_number]
+                arg.set_type(i8)
+                with ir.InsertionPoint.at_block_begin(ublock), user.location:
+                    tr = arith.TruncIOp(i1, arg)
+                arg.replace_all_uses_except(tr.result, tr.operation)
+
+
+class ReferenceRunner:
+    """A model lowered once and kept in a JIT; ``run`` may be called many
+    times."""
+
+    def __init__(self, mlir: str, signature, opt_level: int = 2):
+        from tessel import ir
+        from tessel.execution_engine import ExecutionEngine
+        from tessel.passmanager import PassManager
+
+        self.signature = sig = signature
+        self.ctx, module = parse_and_check(mlir, f"model @{sig.func_name}")
+        with self.ctx:
+            func = None
+            for op in module.body.operations:
+                if op.operation.name == "func.func" and \
+                        ir.StringAttr(op.attributes["sym_name"]).value == sig.func_name:
+                    func = op
+            if func is None:
+                raise ReferenceExecutionError(f"the MLIR text has no function @{sig.func_name}")
+            func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            try:
+                _widen_i1(module)
+                PassManager.parse(LOWERING).run(module.operation)
+            except ir.MLIRError as e:
+                raise ReferenceExecutionError(
+                    f"model @{sig.func_name}: lowering to LLVM for the reference JIT failed: "
+                    f"{e}") from e
+            self.engine = ExecutionEngine(module, opt_level=opt_level,
+                                          shared_libs=[_runner_utils()])
+        self._module = module
+        self._free = ctypes.CDLL(None).free
+        self._free.argtypes = [ctypes.c_void_p]
+
+    def run(self, weights, *inputs) -> list[np.ndarray]:
+        """Outputs for ``inputs`` (NumPy arrays, in signature order) with
+        ``weights`` (a name -> array mapping)."""
+        sig = self.signature
+        if len(inputs) != len(sig.inputs):
+            raise ReferenceExecutionError(
+                f"model @{sig.func_name} takes {len(sig.inputs)} inputs "
+                f"({', '.join(i.name for i in sig.inputs)}), got {len(inputs)}")
+        ws = weights
+        arrays = []
+        for spec, value in zip(sig.args, [ws[w.name] for w in sig.weights] + list(inputs)):
+            a = np.ascontiguousarray(np.asarray(value))
+            if not spec.matches(a):
+                raise ReferenceExecutionError(
+                    f"model @{sig.func_name}: {spec.kind} {spec.name!r} should be "
+                    f"{spec.dtype}{list(spec.shape)}, got {a.dtype}{list(a.shape)}")
+            arrays.append(a)
+        args = [_descriptor(a, _CTYPES[s.dtype]) for a, s in zip(arrays, sig.args)]
+        outs = [_descriptor_type(len(o.shape), _CTYPES[o.dtype]) for o in sig.outputs]
+        if len(outs) == 1:
+            result = outs[0]()
+        else:
+            result = type("Results", (ctypes.Structure,),
+                          {"_fields_": [(f"r{i}", t) for i, t in enumerate(outs)]})()
+        ptrs = [ctypes.pointer(ctypes.pointer(result))]
+        ptrs += [ctypes.pointer(ctypes.pointer(d)) for d in args]
+        self.engine.invoke(sig.func_name, *ptrs)
+        descs = [result] if len(outs) == 1 else [getattr(result, f"r{i}") for i in range(len(outs))]
+        values = [_to_numpy(d, len(o.shape), np.dtype(o.dtype)) for d, o in zip(descs, sig.outputs)]
+        # Results the function allocated are ours to free; ones aliasing an
+        # argument are not.
+        owned_by_caller = {a.ctypes.data for a in arrays}
+        freed = set()
+        for d in descs:
+            if d.allocated and d.allocated not in owned_by_caller and d.allocated not in freed:
+                freed.add(d.allocated)
+                self._free(d.allocated)
+        return values
+
+
+_CACHE: "OrderedDict[str, ReferenceRunner]" = OrderedDict()
+_CACHE_SIZE = 4
+
+
+def reference_runner(model: ImportedModel) -> ReferenceRunner:
+    """A cached runner for ``model`` (keyed by its MLIR text)."""
+    key = hashlib.sha256(model.mlir.encode()).hexdigest() + repr(model.signature)
+    runner = _CACHE.get(key)
+    if runner is None:
+        runner = ReferenceRunner(model.mlir, model.signature)
+        _CACHE[key] = runner
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+    _CACHE.move_to_end(key)
+    return runner
+
+
+def run_reference(model: ImportedModel, *inputs, weights=None) -> list[np.ndarray]:
+    """Execute the imported linalg on ``inputs`` with MLIR 22's CPU JIT and
+    return its outputs as NumPy arrays."""
+    ws = dict(model.weights)
+    if weights:
+        ws.update(weights)
+    return reference_runner(model).run(ws, *inputs)
