@@ -4,12 +4,15 @@ This runs the hand-off itself — the text the compiler will start from — so a
 wrong import is caught before any Tessel pass runs. It is slow (naive loops)
 and meant for checking, not for speed.
 
-Workaround for an MLIR 22 bug: lowering a ``memref.store`` of ``i1`` to LLVM
-asserts in MemRefToLLVM (attention masks make ``tensor<...xi1>``). Before
-lowering, every ``i1`` tensor the function builds is widened to ``i8``: a
-``linalg.generic`` yielding ``i1`` yields ``arith.extui`` of it instead, and
-its consumers read it back with ``arith.trunci``. Values are unchanged
-(0/1), so the reference still runs exactly what the import produced.
+Workaround for an MLIR 22 bug: lowering a ``memref.load`` or ``memref.store``
+of ``i1`` to LLVM asserts in MemRefToLLVM (attention masks make
+``tensor<...xi1>``). Before lowering, elementwise ops are fused
+(``linalg-fuse-elementwise-ops``, which also folds splat constants into their
+users): the masks then live only as scalars inside the fused bodies and no
+``i1`` buffer exists. Fusion preserves values, so the reference still runs
+what the import produced. A model whose ``i1`` tensors survive fusion (a
+``bool`` input, a mask feeding a non-elementwise op) is refused with a
+ReferenceExecutionError naming the ops, instead of crashing the process.
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import ctypes
 import hashlib
 import importlib.util
 import os
-import re
 from collections import OrderedDict
 
 import numpy as np
@@ -26,6 +28,8 @@ import numpy as np
 from .contract import parse_and_check
 from .errors import ReferenceExecutionError
 from .model import ImportedModel
+
+FUSION = "builtin.module(func.func(linalg-fuse-elementwise-ops,canonicalize))"
 
 LOWERING = (
     "builtin.module("
@@ -90,73 +94,24 @@ def _to_numpy(desc, rank: int, dtype: np.dtype) -> np.ndarray:
     return np.array(view, copy=True)
 
 
-_I1_TENSOR = re.compile(r"tensor<([0-9x?]*)xi1>")
-
-
-def _widen_i1(module) -> None:
-    """Rewrite each linalg.generic that yields an i1 tensor to yield i8, and
-    its users (generic inputs) to read i8 and truncate back to i1."""
+def _i1_tensor_ops(module) -> list[str]:
+    """Names of the ops that still build or take an i1 tensor."""
     from tessel import ir
-    from tessel.dialects import arith
+    found = []
 
-    i1 = ir.IntegerType.get_signless(1)
-    i8 = ir.IntegerType.get_signless(8)
-    generics = []
+    def is_i1_tensor(t):
+        return isinstance(t, ir.RankedTensorType) and \
+            str(ir.RankedTensorType(t).element_type) == "i1"
 
     def visit(op):
-        if op.operation.name == "linalg.generic":
-            generics.append(op)
+        if any(is_i1_tensor(r.type) for r in op.results) or any(
+                is_i1_tensor(a.type) for region in op.regions for block in region.blocks
+                for a in block.arguments):
+            found.append(op.name)
         return ir.WalkResult.ADVANCE
 
     module.operation.walk(visit)
-    for op in generics:
-        widened = []
-        for i, res in enumerate(op.results):
-            if not isinstance(res.type, ir.RankedTensorType) or \
-                    ir.RankedTensorType(res.type).element_type != i1:
-                continue
-            widened.append(i)
-        if not widened:
-            continue
-        # Results of linalg.generic are tied to its outs; widen those too.
-        n_in = len(op.operands) - len(op.results)
-        body = op.regions[0].blocks[0]
-        yield_op = body.operations[len(body.operations) - 1]
-        for i in widened:
-            out_operand = op.operands[n_in + i]
-            res = op.results[i]
-            new_t = ir.RankedTensorType.get(ir.RankedTensorType(res.type).shape, i8)
-            # The out tensor is only a shape carrier for i1 results here
-            # (tensor.empty); give it the wider type.
-            producer = out_operand.owner
-            if not (isinstance(producer, ir.Operation) or hasattr(producer, "name")) \
-                    or producer.name != "tensor.empty":
-                raise ReferenceExecutionError(
-                    "cannot widen an i1 tensor that is not built from tensor.empty")
-            with ir.InsertionPoint(producer), producer.location:
-                dims = list(producer.operands)
-                from tessel.dialects import tensor
-                empty = tensor.EmptyOp(ir.RankedTensorType(res.type).shape, i8,
-                                       dynamic_sizes=dims) if dims else \
-                    tensor.EmptyOp(ir.RankedTensorType(res.type).shape, i8)
-            op.operands[n_in + i] = empty.result
-            body.arguments[n_in + i].set_type(i8)
-            yielded = yield_op.operands[i]
-            with ir.InsertionPoint(yield_op), yield_op.location:
-                ext = arith.ExtUIOp(i8, yielded)
-            yield_op.operands[i] = ext.result
-            res.set_type(new_t)
-            for use in list(res.uses):
-                user = use.owner
-                if user.operation.name != "linalg.generic":
-                    raise ReferenceExecutionError(
-                        f"cannot widen an i1 tensor used by {user.name}")
-                ublock = user.regions[0].blocks[0]
-                arg = ublock.arguments[use.operand_number]
-                arg.set_type(i8)
-                with ir.InsertionPoint.at_block_begin(ublock), user.location:
-                    tr = arith.TruncIOp(i1, arg)
-                arg.replace_all_uses_except(tr.result, tr.operation)
+    return found
 
 
 class ReferenceRunner:
@@ -170,7 +125,7 @@ class ReferenceRunner:
 
         self.signature = sig = signature
         self.ctx, module = parse_and_check(mlir, f"model @{sig.func_name}")
-        with self.ctx:
+        with self.ctx, ir.Location.unknown():
             func = None
             for op in module.body.operations:
                 if op.operation.name == "func.func" and \
@@ -180,7 +135,14 @@ class ReferenceRunner:
                 raise ReferenceExecutionError(f"the MLIR text has no function @{sig.func_name}")
             func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             try:
-                _widen_i1(module)
+                PassManager.parse(FUSION).run(module.operation)
+                i1_ops = _i1_tensor_ops(module)
+                if i1_ops:
+                    raise ReferenceExecutionError(
+                        f"model @{sig.func_name}: i1 tensors remain after fusion (in "
+                        f"{', '.join(sorted(set(i1_ops)))}); MLIR 22 cannot lower i1 buffers "
+                        f"to LLVM, so the reference JIT cannot run this model. Compare it "
+                        f"with its eager outputs only")
                 PassManager.parse(LOWERING).run(module.operation)
             except ir.MLIRError as e:
                 raise ReferenceExecutionError(
@@ -203,7 +165,7 @@ class ReferenceRunner:
         ws = weights
         arrays = []
         for spec, value in zip(sig.args, [ws[w.name] for w in sig.weights] + list(inputs)):
-            a = np.ascontiguousarray(np.asarray(value))
+            a = np.asarray(value, order="C")
             if not spec.matches(a):
                 raise ReferenceExecutionError(
                     f"model @{sig.func_name}: {spec.kind} {spec.name!r} should be "

@@ -1,0 +1,69 @@
+"""The model zoo: end-to-end cases in the torch-mlir e2e style.
+
+Each case is a function registered with ``@register(name, ...)`` that returns
+its (seeded, deterministic) module and example inputs; training cases also
+return a loss function and targets. Every case runs through two variants:
+``"torch"`` (``import_torch``, PyTorch eager as the reference) and ``"onnx"``
+(``torch.onnx.export(dynamo=True)`` then ``import_onnx``, onnxruntime as the
+reference). ``XFAIL`` lists the (case, variant) pairs known not to work, each
+with its reason.
+
+Adding a case: write the module in ``models.py`` (module level, so it
+pickles), add a builder below, and run ``pytest tests/frontend``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+VARIANTS = ("torch", "onnx")
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    build: Callable
+    rtol: float
+    atol: float
+    training: bool = False
+    # Checks that take long on a small CPU: ("jit", variant) pairs.
+    slow: frozenset = field(default_factory=frozenset)
+    description: str = ""
+
+
+CASES: dict[str, Case] = {}
+
+# (case, variant) -> reason. Tests expect these to fail.
+XFAIL: dict[tuple[str, str], str] = {
+    ("mlp_train_step", "onnx"):
+        "ONNX holds inference graphs; torch.onnx.export has no joint "
+        "forward-backward export, so training steps come only from PyTorch",
+}
+
+
+def register(name: str, *, rtol: float = 1e-5, atol: float = 1e-5, training: bool = False,
+             slow=(), description: str = ""):
+    """Register a case builder under ``name``."""
+    def wrap(fn):
+        if name in CASES:
+            raise ValueError(f"zoo case {name!r} is registered twice")
+        CASES[name] = Case(name, fn, rtol, atol, training, frozenset(slow),
+                           description or (fn.__doc__ or "").strip())
+        return fn
+    return wrap
+
+
+def get(name: str) -> Case:
+    try:
+        return CASES[name]
+    except KeyError:
+        raise KeyError(f"no zoo case {name!r}; known: {', '.join(CASES)}") from None
+
+
+def names() -> list[str]:
+    return list(CASES)
+
+
+from . import cases  # noqa: E402,F401  (registers the cases)
+from .harness import CaseResult, run_case  # noqa: E402,F401

@@ -1,0 +1,78 @@
+"""The registered zoo cases, at the sizes the models have in practice."""
+
+from __future__ import annotations
+
+import torch
+
+from . import register
+from . import models as m
+
+
+def _gen(seed: int = 0) -> torch.Generator:
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+@register("mlp", rtol=1e-5, atol=1e-5)
+def mlp():
+    """2-layer MLP, 64 -> 128 -> 10, batch 8."""
+    g = _gen()
+    return m.MLP(), (torch.randn(8, 64, generator=g),)
+
+
+@register("small_cnn", rtol=1e-4, atol=1e-4)
+def small_cnn():
+    """conv, batchnorm, relu, maxpool (twice), linear; 1x3x32x32."""
+    g = _gen()
+    model = m.SmallCNN()
+    m.randomize_batchnorm(model, g)
+    return model, (torch.randn(1, 3, 32, 32, generator=g),)
+
+
+@register("resnet18", rtol=1e-3, atol=1e-3, slow={("jit", "onnx")})
+def resnet18():
+    """ResNet-18, 1x3x224x224, 1000 classes."""
+    g = _gen()
+    model = m.ResNet18()
+    m.randomize_batchnorm(model, g)
+    return model, (torch.randn(1, 3, 224, 224, generator=g),)
+
+
+@register("mobilenetv2_block", rtol=1e-4, atol=1e-4)
+def mobilenetv2_block():
+    """MobileNetV2 inverted residual (depthwise conv), 24 channels x6, 1x24x56x56."""
+    g = _gen()
+    model = m.InvertedResidual()
+    m.randomize_batchnorm(model, g)
+    return model, (torch.randn(1, 24, 56, 56, generator=g),)
+
+
+@register("bert_layer", rtol=1e-3, atol=1e-3, slow={("jit", "onnx")})
+def bert_layer():
+    """BERT-base encoder layer: seq 128, hidden 768, 12 heads, batch 1."""
+    g = _gen()
+    return m.BertLayer(), (torch.randn(1, 128, 768, generator=g),)
+
+
+@register("gpt2_block", rtol=1e-3, atol=1e-3, slow={("jit", "onnx")})
+def gpt2_block():
+    """GPT-2 decoder block with causal attention: seq 128, hidden 768, 12 heads."""
+    g = _gen()
+    return m.GPT2Block(), (torch.randn(1, 128, 768, generator=g),)
+
+
+@register("vit_block", rtol=1e-3, atol=1e-3, slow={("jit", "onnx")})
+def vit_block():
+    """ViT-B/16 patch embedding + class token + one encoder block, 1x3x224x224."""
+    g = _gen()
+    return m.ViTBlock(), (torch.randn(1, 3, 224, 224, generator=g),)
+
+
+@register("mlp_train_step", rtol=1e-4, atol=1e-5, training=True)
+def mlp_train_step():
+    """One training step of the MLP: one-hot cross-entropy loss and gradients."""
+    g = _gen()
+    x = torch.randn(8, 64, generator=g)
+    labels = torch.randint(0, 10, (8,), generator=g)
+    target = torch.nn.functional.one_hot(labels, 10).to(torch.float32)
+    return m.MLP(), m.one_hot_cross_entropy, (x,), (target,)
