@@ -36,12 +36,34 @@ MLIR_CAPI_EXPORTED unsigned tesselGridAttrGetCols(MlirAttribute attr);
 MLIR_CAPI_EXPORTED MlirTypeID tesselGridAttrGetTypeID(void);
 
 //===----------------------------------------------------------------------===//
-// !tessel.tile
+// #tessel.arch
+//===----------------------------------------------------------------------===//
+
+MLIR_CAPI_EXPORTED bool tesselAttributeIsAArch(MlirAttribute attr);
+/// Builds #tessel.arch from its description (a DictionaryAttr). Returns a
+/// null attribute, after emitting the verifier's diagnostic at `loc`, if the
+/// description breaks the schema.
+MLIR_CAPI_EXPORTED MlirAttribute
+tesselArchAttrGetChecked(MlirLocation loc, MlirAttribute description);
+/// The description (a DictionaryAttr) of a #tessel.arch.
+MLIR_CAPI_EXPORTED MlirAttribute tesselArchAttrGetDescription(MlirAttribute attr);
+MLIR_CAPI_EXPORTED MlirTypeID tesselArchAttrGetTypeID(void);
+
+//===----------------------------------------------------------------------===//
+// !tessel.tile, !tessel.token, !tessel.semaphore
 //===----------------------------------------------------------------------===//
 
 MLIR_CAPI_EXPORTED bool tesselTypeIsATile(MlirType type);
 MLIR_CAPI_EXPORTED MlirType tesselTileTypeGet(MlirContext ctx);
 MLIR_CAPI_EXPORTED MlirTypeID tesselTileTypeGetTypeID(void);
+
+MLIR_CAPI_EXPORTED bool tesselTypeIsAToken(MlirType type);
+MLIR_CAPI_EXPORTED MlirType tesselTokenTypeGet(MlirContext ctx);
+MLIR_CAPI_EXPORTED MlirTypeID tesselTokenTypeGetTypeID(void);
+
+MLIR_CAPI_EXPORTED bool tesselTypeIsASemaphore(MlirType type);
+MLIR_CAPI_EXPORTED MlirType tesselSemaphoreTypeGet(MlirContext ctx);
+MLIR_CAPI_EXPORTED MlirTypeID tesselSemaphoreTypeGetTypeID(void);
 
 #ifdef __cplusplus
 }

@@ -46,6 +46,31 @@ MlirTypeID tesselGridAttrGetTypeID(void) {
   return wrap(TypeID::get<GridAttr>());
 }
 
+bool tesselAttributeIsAArch(MlirAttribute attr) {
+  return isa<ArchAttr>(unwrap(attr));
+}
+
+MlirAttribute tesselArchAttrGetChecked(MlirLocation loc,
+                                       MlirAttribute description) {
+  Location location = unwrap(loc);
+  auto dict = dyn_cast<DictionaryAttr>(unwrap(description));
+  if (!dict) {
+    emitError(location) << "an architecture description must be a "
+                           "dictionary attribute";
+    return wrap(Attribute());
+  }
+  return wrap(ArchAttr::getChecked([&] { return emitError(location); },
+                                   location.getContext(), dict));
+}
+
+MlirAttribute tesselArchAttrGetDescription(MlirAttribute attr) {
+  return wrap(cast<ArchAttr>(unwrap(attr)).getDescription());
+}
+
+MlirTypeID tesselArchAttrGetTypeID(void) {
+  return wrap(TypeID::get<ArchAttr>());
+}
+
 bool tesselTypeIsATile(MlirType type) { return isa<TileType>(unwrap(type)); }
 
 MlirType tesselTileTypeGet(MlirContext ctx) {
@@ -54,4 +79,26 @@ MlirType tesselTileTypeGet(MlirContext ctx) {
 
 MlirTypeID tesselTileTypeGetTypeID(void) {
   return wrap(TypeID::get<TileType>());
+}
+
+bool tesselTypeIsAToken(MlirType type) { return isa<TokenType>(unwrap(type)); }
+
+MlirType tesselTokenTypeGet(MlirContext ctx) {
+  return wrap(TokenType::get(unwrap(ctx)));
+}
+
+MlirTypeID tesselTokenTypeGetTypeID(void) {
+  return wrap(TypeID::get<TokenType>());
+}
+
+bool tesselTypeIsASemaphore(MlirType type) {
+  return isa<SemaphoreType>(unwrap(type));
+}
+
+MlirType tesselSemaphoreTypeGet(MlirContext ctx) {
+  return wrap(SemaphoreType::get(unwrap(ctx)));
+}
+
+MlirTypeID tesselSemaphoreTypeGetTypeID(void) {
+  return wrap(TypeID::get<SemaphoreType>());
 }

@@ -1,50 +1,845 @@
 // RUN: tessel-opt %s -split-input-file -verify-diagnostics
 
+// Every case runs on a 2x2 chip with 16 KiB of SRAM per tile (64-byte
+// alignment), a 4x4 MAC array for f32 and i8, a vector unit for f32 and
+// bf16, two DMA channels and 1 MiB of DRAM.
+
+// The grid attribute on its own.
 // expected-error @+1 {{grid rows must be in [1, 1024], got 0}}
-tessel.device @empty grid <0, 4> {
-}
-
-// -----
-
-// expected-error @+1 {{grid cols must be in [1, 1024], got 2000}}
-func.func @huge() attributes {g = #tessel.grid<4, 2000>} {
+func.func @g() attributes {g = #tessel.grid<0, 4>} {
   return
 }
 
 // -----
 
-tessel.device @main grid <4, 4> {
-  // expected-error @+1 {{'tessel.tile' op coordinate (4, 0) lies outside the 4x4 grid of device @main: row must be in [0, 3] and col in [0, 3]}}
-  %t = tessel.tile(4, 0)
+// 
+// expected-error @+1 {{grid cols must be in [1, 1024], got 2000}}
+func.func @g() attributes {g = #tessel.grid<4, 2000>} {
+  return
 }
 
 // -----
 
-tessel.device @wide grid <2, 8> {
-  // expected-error @+1 {{'tessel.tile' op coordinate (0, 8) lies outside the 2x8 grid of device @wide: row must be in [0, 1] and col in [0, 7]}}
-  %t = tessel.tile(0, 8)
+// tessel.arch belongs on a module.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// expected-error @+1 {{'tessel.arch' belongs on a builtin.module, not on 'func.func'}}
+func.func @f() attributes {tessel.arch = #tiny} {
+  return
 }
 
 // -----
 
-tessel.device @main grid <4, 4> {
+// 
+// expected-error @+1 {{'tessel.arch' must be a #tessel.arch attribute}}
+module attributes {tessel.arch = 4} {
+}
+
+// -----
+
+// Tiles: inside the grid, once each, only in a device.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  // expected-error @+1 {{'tessel.tile' op coordinate (2, 0) lies outside the 2x2 grid of device @main: row must be in [0, 1] and col in [0, 1]}}
+  %t = tessel.tile(2, 0)
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
   // expected-error @+1 {{'tessel.tile' op attribute 'row' failed to satisfy constraint: 32-bit signless integer attribute whose value is non-negative}}
   %t = tessel.tile(-1, 0)
 }
 
 // -----
 
-tessel.device @main grid <4, 4> {
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
   // expected-note @+1 {{first declared here}}
-  %a = tessel.tile(2, 1)
-  // expected-error @+1 {{'tessel.tile' op declares tile (2, 1) of device @main a second time}}
-  %b = tessel.tile(2, 1)
+  %a = tessel.tile(1, 1)
+  // expected-error @+1 {{'tessel.tile' op declares tile (1, 1) of device @main a second time}}
+  %b = tessel.tile(1, 1)
 }
 
 // -----
 
+// 
 func.func @outside_device() {
   // expected-error @+1 {{'tessel.tile' op expects parent op 'tessel.device'}}
   %t = tessel.tile(0, 0)
   return
+}
+
+// -----
+
+// One core per tile.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-note @+1 {{first core here}}
+  tessel.core(%t) {
+  }
+  // expected-error @+1 {{'tessel.core' op is a second core for tile (0, 0); a tile runs one program}}
+  tessel.core(%t) {
+  }
+}
+
+// -----
+
+// SRAM buffers: in SRAM, fitting, aligned, not overlapping, uniquely named.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op must be in #tessel.memory_space<sram>; arrays in DRAM are tessel.dram_buffer}}
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #dram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op needs 32768 bytes, but the SRAM of tile (0, 0) holds 16384 bytes}}
+  %a = tessel.buffer @a on %t : memref<64x128xf32, #sram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op address 100 is not a multiple of the SRAM alignment 64}}
+  %a = tessel.buffer @a on %t at 100 : memref<4x4xf32, #sram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op at 16320 with 256 bytes ends past the 16384-byte SRAM of tile (0, 0)}}
+  %a = tessel.buffer @a on %t at 16320 : memref<8x8xf32, #sram>
+}
+
+// -----
+
+// The sum over a tile's buffers, each padded to the alignment (260 bytes -> 320).
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 1)
+  %a = tessel.buffer @a on %t : memref<64x32xf32, #sram>
+  %b = tessel.buffer @b on %t : memref<64x31xf32, #sram>
+  // expected-error @+1 {{'tessel.buffer' op does not fit in the SRAM of tile (0, 1): the tile's buffers need 16448 bytes (each aligned to 64) and its SRAM holds 16384 bytes}}
+  %c = tessel.buffer @c on %t : memref<65xf32, #sram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-note @+1 {{@a is here}}
+  %a = tessel.buffer @a on %t at 0 : memref<16x16xf32, #sram>
+  // expected-error @+1 {{'tessel.buffer' op [512, 1536) overlaps @a [0, 1024) in the SRAM of tile (0, 0)}}
+  %b = tessel.buffer @b on %t at 512 : memref<16x16xf32, #sram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-note @+1 {{see existing symbol definition here}}
+  %a = tessel.buffer @a on %t : memref<4xf32, #sram>
+  // expected-error @+1 {{redefinition of symbol named 'a'}}
+  %b = tessel.dram_buffer @a input : memref<4xf32, #dram>
+}
+
+// -----
+
+// DRAM buffers: in DRAM, within capacity, not overlapping.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  // expected-error @+1 {{'tessel.dram_buffer' op must be in #tessel.memory_space<dram>; buffers in a tile's SRAM are tessel.buffer}}
+  %x = tessel.dram_buffer @x input : memref<4xf32, #sram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  // expected-error @+1 {{'tessel.dram_buffer' op at 1048560 with 64 bytes ends past the 1048576-byte DRAM}}
+  %x = tessel.dram_buffer @x input at 1048560 : memref<16xf32, #dram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %x = tessel.dram_buffer @x input : memref<512x512xf32, #dram>
+  // expected-error @+1 {{'tessel.dram_buffer' op does not fit in DRAM: the device's DRAM buffers need 1048580 bytes and the DRAM holds 1048576 bytes}}
+  %y = tessel.dram_buffer @y output : memref<1xf32, #dram>
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  // expected-note @+1 {{@x is here}}
+  %x = tessel.dram_buffer @x input at 0 : memref<16xf32, #dram>
+  // expected-error @+1 {{'tessel.dram_buffer' op [32, 96) overlaps @x [0, 64) in DRAM}}
+  %y = tessel.dram_buffer @y output at 32 : memref<16xf32, #dram>
+}
+
+// -----
+
+// Memrefs are static and in a tessel memory space.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op result #0 must be statically shaped memref in #tessel.memory_space<dram> or <sram>}}
+  %a = tessel.buffer @a on %t : memref<4x4xf32>
+}
+
+// -----
+
+// DMA: same shapes, a path, the issuing tile's own SRAM at one end.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma' op source and target must have the same shape and element type, got 'memref<4x4xf32, #tessel.memory_space<dram>>' and 'memref<4x8xf32, #tessel.memory_space<sram>>'}}
+    %d = tessel.dma %x to %v : memref<4x4xf32, #dram> to memref<4x8xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma' op DRAM-to-DRAM transfers have no path: stage the data through a tile's SRAM}}
+    %d = tessel.dma %x to %y : memref<4x4xf32, #dram> to memref<4x4xf32, #dram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma' op the DMA engine of tile (0, 0) moves data to or from its own SRAM only, but this transfer is from DRAM to the SRAM of tile (1, 1)}}
+    %d = tessel.dma %x to %b : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma' op channel 2 does not exist: the DMA engine has 2 channels}}
+    %d = tessel.dma %x to %a channel 2 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    %m = memref.alloc() : memref<4x4xf32, #sram>
+    // expected-error @+1 {{'tessel.dma' op target must be a tessel.buffer or tessel.dram_buffer, or a view of one}}
+    %d = tessel.dma %x to %m : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// Waits: on tokens of the tile's own DMA engine, on semaphores it owns.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.wait' op needs at least one token to wait for}}
+    tessel.wait
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %s = tessel.semaphore on %u
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.wait_semaphore' op waits on a semaphore of tile (1, 1) from the core of tile (0, 0): only the owning tile can wait on a semaphore}}
+    tessel.wait_semaphore %s
+  }
+}
+
+// -----
+
+// Matmul: local SRAM, composing shapes, a supported dtype, the right accumulator, a block the array holds.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op operand #0 is in DRAM, but compute units read only their own tile's SRAM; move it there with tessel.dma}}
+    tessel.matmul %x, %a, %c : memref<4x4xf32, #dram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op operand #1 lives in the SRAM of tile (1, 1), but the core runs on tile (0, 0): compute units read only their own tile's SRAM}}
+    tessel.matmul %a, %b, %c : memref<4x4xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op shapes do not compose: lhs 4x8, rhs 4x4, acc 4x4 (expected lhs M x K, rhs K x N, acc M x N)}}
+    tessel.matmul %v, %a, %c : memref<4x8xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op operands must be 2-D}}
+    tessel.matmul %vec, %a, %c : memref<4xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op the MAC array does not support 'bf16': it supports f32, i8}}
+    tessel.matmul %h, %h, %c : memref<4x4xbf16, #sram>, memref<4x4xbf16, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op lhs and rhs must have one element type, got 'f32' and 'i8'}}
+    tessel.matmul %a, %q, %c : memref<4x4xf32, #sram>, memref<4x4xi8, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op accumulator must be 'i32' for 'i8' inputs, got 'f32'}}
+    tessel.matmul %q, %q, %c : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// Weight-stationary: the K x N block of rhs stays in the 4x4 array.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op block 4x8x8 (M x K x N) exceeds the 4x4 weight-stationary MAC array: K must be <= 4 and N <= 4}}
+    tessel.matmul %v, %big, %v : memref<4x8xf32, #sram>, memref<8x8xf32, #sram>, memref<4x8xf32, #sram>
+  }
+}
+
+// -----
+
+// Output-stationary: the M x N block of acc stays; K streams.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "output_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op block 8x4x4 (M x K x N) exceeds the 4x4 output-stationary MAC array: M must be <= 4 and N <= 4}}
+    tessel.matmul %k, %a, %k : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
+  }
+}
+
+// -----
+
+// Vector unit: local SRAM, equal shapes, one supported element type.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_unary' op operands must have the same shape, got 4x4 and 4x8}}
+    tessel.vector_unary exp %a, %v : memref<4x4xf32, #sram>, memref<4x8xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_unary' op input and result must have one element type, got 'f32' and 'bf16' (only 'cast' converts)}}
+    tessel.vector_unary exp %a, %h : memref<4x4xf32, #sram>, memref<4x4xbf16, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_unary' op the vector unit does not support 'f16': it supports f32, bf16}}
+    tessel.vector_unary cast %a, %p : memref<4x4xf32, #sram>, memref<4x4xf16, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_binary' op the vector unit does not support 'i8': it supports f32, bf16}}
+    tessel.vector_binary add %q, %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_binary' op operands must have one element type, got 'f32', 'bf16' and 'f32'}}
+    tessel.vector_binary mul %a, %h, %a : memref<4x4xf32, #sram>, memref<4x4xbf16, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_binary' op operand #2 is in DRAM, but compute units read only their own tile's SRAM; move it there with tessel.dma}}
+    tessel.vector_binary add %a, %a, %y : memref<4x4xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #dram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_reduce' op dim 2 is out of range for a rank-2 input}}
+    tessel.vector_reduce add %a, %vec dim 2 : memref<4x4xf32, #sram>, memref<4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_reduce' op result shape 4 must be the input shape 4x8 without dim 0}}
+    tessel.vector_reduce max %v, %vec dim 0 : memref<4x8xf32, #sram>, memref<4xf32, #sram>
+  }
 }

@@ -1,30 +1,120 @@
 // RUN: tessel-opt %s | tessel-opt | FileCheck %s
 // RUN: tessel-opt %s -mlir-print-op-generic | tessel-opt | FileCheck %s
 
-// CHECK-LABEL: tessel.device @main grid <4, 4> {
-// CHECK-NEXT:    %tile_0_0 = tessel.tile(0, 0)
-// CHECK-NEXT:    %tile_3_3 = tessel.tile(3, 3)
-// CHECK-NEXT:    %tile_1_2 = tessel.tile(1, 2)
-// CHECK-NEXT:  }
-tessel.device @main grid <4, 4> {
-  %a = tessel.tile(0, 0)
-  %b = tessel.tile(3, 3)
-  %c = tessel.tile(1, 2)
+// A 2x2 chip with 16 KiB of SRAM per tile and a 4x4 MAC array.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000,
+  grid = {rows = 2, cols = 2},
+  tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary",
+                 macs_per_cycle = {f32 = 16, i8 = 64}},
+          vector = {lanes = 4, dtypes = ["f32", "bf16"],
+                    latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1,
+                               cmp = 1, select = 1, neg = 1, abs = 1, exp = 4,
+                               log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4,
+                               recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}},
+          sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64},
+          dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}},
+  noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1},
+  dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50,
+          capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+
+// The architecture prints once, as an alias, with integers untyped.
+// CHECK: #arch = #tessel.arch<{clock_mhz = 1000, dram = {attach = {{\[\[}}0, 0]], bytes_per_cycle = 8, capacity_bytes = 1048576, channels = 1, latency_cycles = 50}, grid = {cols = 2, rows = 2}, name = "tiny",
+// CHECK-SAME: tile = {dma = {bytes_per_cycle = 8, channels = 2, setup_cycles = 10}, mac = {cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}, rows = 4}
+// CHECK: module attributes {tessel.arch = #arch}
+module attributes {tessel.arch = #tiny} {
+
+// CHECK-LABEL: tessel.device @main arch #arch {
+// CHECK:   %tile_0_0 = tessel.tile(0, 0)
+// CHECK:   %tile_0_1 = tessel.tile(0, 1)
+// CHECK:   %tile_1_1 = tessel.tile(1, 1)
+// CHECK:   %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+// CHECK:   %w = tessel.dram_buffer @w weight at 4096 : memref<4x4xf32, #dram>
+// CHECK:   %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+// CHECK:   %a = tessel.buffer @a on %tile_0_0 at 0 : memref<8x4xf32, #sram>
+// CHECK:   %b = tessel.buffer @b on %tile_0_0 at 128 : memref<4x4xf32, #sram>
+// CHECK:   %c = tessel.buffer @c on %tile_0_0 : memref<8x4xf32, #sram>
+// CHECK:   %r = tessel.buffer @r on %tile_0_0 : memref<8xf32, #sram>
+// CHECK:   %in = tessel.buffer @in on %tile_0_1 : memref<8x4xf32, #sram>
+// CHECK:   %q = tessel.buffer @q on %tile_1_1 : memref<8x4xi8, #sram>
+// CHECK:   %acc = tessel.buffer @acc on %tile_1_1 : memref<8x4xi32, #sram>
+// CHECK:   %qw = tessel.buffer @qw on %tile_1_1 : memref<4x4xi8, #sram>
+// CHECK:   %[[READY:sem.*]] = tessel.semaphore on %tile_0_1
+// CHECK:   %[[DONE:sem.*]] = tessel.semaphore on %tile_0_0 init 1
+// CHECK:   tessel.core(%tile_0_0) {
+// CHECK:     %[[T0:dma.*]] = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+// CHECK:     %[[T1:dma.*]] = tessel.dma %w to %b channel 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+// CHECK:     tessel.wait %[[T0]], %[[T1]]
+// CHECK:     tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_reduce add %c, %r dim 1 : memref<8x4xf32, #sram>, memref<8xf32, #sram>
+// CHECK:     %[[HALF:.+]] = memref.subview %c[0, 0] [4, 4] [1, 1]
+// CHECK:     %[[YHALF:.+]] = memref.subview %y[0, 0] [4, 4] [1, 1]
+// CHECK:     %[[T2:dma.*]] = tessel.dma %[[HALF]] to %[[YHALF]]
+// CHECK:     %[[T3:dma.*]] = tessel.dma %c to %in
+// CHECK:     tessel.wait %[[T2]], %[[T3]]
+// CHECK:     tessel.signal %[[READY]]
+// CHECK:     tessel.wait_semaphore %[[DONE]] for 2
+// CHECK:   }
+// CHECK:   tessel.core(%tile_0_1) {
+// CHECK:     tessel.wait_semaphore %[[READY]]
+// CHECK:     tessel.signal %[[DONE]] by 2
+// CHECK:   }
+// CHECK:   tessel.core(%tile_1_1) {
+// CHECK:     tessel.matmul %q, %qw, %acc : memref<8x4xi8, #sram>, memref<4x4xi8, #sram>, memref<8x4xi32, #sram>
+// CHECK:   }
+// CHECK: }
+tessel.device @main arch #tiny {
+  %t00 = tessel.tile(0, 0)
+  %t01 = tessel.tile(0, 1)
+  %t11 = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %w = tessel.dram_buffer @w weight at 4096 : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<8x4xf32, #sram>
+  %b = tessel.buffer @b on %t00 at 128 : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %t00 : memref<8x4xf32, #sram>
+  %r = tessel.buffer @r on %t00 : memref<8xf32, #sram>
+  %in = tessel.buffer @in on %t01 : memref<8x4xf32, #sram>
+  %q = tessel.buffer @q on %t11 : memref<8x4xi8, #sram>
+  %acc = tessel.buffer @acc on %t11 : memref<8x4xi32, #sram>
+  %qw = tessel.buffer @qw on %t11 : memref<4x4xi8, #sram>
+  %ready = tessel.semaphore on %t01
+  %done = tessel.semaphore on %t00 init 1
+  tessel.core(%t00) {
+    %t0 = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    %t1 = tessel.dma %w to %b channel 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %t0, %t1
+    tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_reduce add %c, %r dim 1 : memref<8x4xf32, #sram>, memref<8xf32, #sram>
+    %half = memref.subview %c[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    %yhalf = memref.subview %y[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #dram> to memref<4x4xf32, strided<[4, 1]>, #dram>
+    %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1]>, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>
+    %t3 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
+    tessel.wait %t2, %t3
+    tessel.signal %ready
+    tessel.wait_semaphore %done for 2
+  }
+  tessel.core(%t01) {
+    tessel.wait_semaphore %ready
+    tessel.signal %done by 2
+  }
+  tessel.core(%t11) {
+    tessel.matmul %q, %qw, %acc : memref<8x4xi8, #sram>, memref<4x4xi8, #sram>, memref<8x4xi32, #sram>
+  }
 }
 
-// A single big tile, as a systolic array is.
-// CHECK-LABEL: tessel.device @systolic grid <1, 1> attributes {note = "one tile"} {
-// CHECK-NEXT:    tessel.tile(0, 0)
-tessel.device @systolic grid <1, 1> attributes {note = "one tile"} {
-  %t = tessel.tile(0, 0)
-}
-
-// The attribute also stands on its own, qualified.
+// The grid attribute stands on its own, qualified.
 // CHECK-LABEL: func.func @grid_attr
-// CHECK-SAME:    tessel.grid = #tessel.grid<16, 16>
-func.func @grid_attr() attributes {tessel.grid = #tessel.grid<16, 16>} {
+// CHECK-SAME:    grid = #tessel.grid<16, 16>
+func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
   return
 }
 
-// CHECK-LABEL: func.func private @tile_type(!tessel.tile)
-func.func private @tile_type(!tessel.tile)
+// CHECK-LABEL: func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
+func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
+}

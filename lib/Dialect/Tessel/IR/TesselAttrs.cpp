@@ -10,6 +10,8 @@
 using namespace mlir;
 using namespace mlir::tessel;
 
+#include "tessel/Dialect/Tessel/IR/TesselEnums.cpp.inc"
+
 #define GET_ATTRDEF_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.cpp.inc"
 
@@ -24,8 +26,7 @@ void TesselDialect::registerAttributes() {
 // GridAttr
 //===----------------------------------------------------------------------===//
 
-/// Wider than any chip Tessel targets, yet small enough that rows * cols and
-/// per-tile tables stay cheap.
+/// The limit of the architecture schema's grid.rows / grid.cols.
 static constexpr unsigned kMaxGridSide = 1024;
 
 LogicalResult GridAttr::verify(function_ref<InFlightDiagnostic()> emitError,
@@ -37,4 +38,19 @@ LogicalResult GridAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "grid cols must be in [1, " << kMaxGridSide
                        << "], got " << cols;
   return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Memory spaces
+//===----------------------------------------------------------------------===//
+
+std::optional<MemorySpace> mlir::tessel::getMemorySpace(MemRefType type) {
+  if (auto space = dyn_cast_or_null<MemorySpaceAttr>(type.getMemorySpace()))
+    return space.getValue();
+  return std::nullopt;
+}
+
+int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
+  int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
+  return llvm::divideCeil(bits, 8);
 }

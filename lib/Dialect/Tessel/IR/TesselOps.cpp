@@ -1,44 +1,234 @@
 //===- TesselOps.cpp - Operations of the tessel dialect -------------------===//
+//
+// The verifiers here are the hardware's rules: what a tile can address, what
+// fits its SRAM, what the MAC array and the vector unit can execute. A program
+// that passes them can be emitted for the arch its device carries.
+//
+//===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
+#include "llvm/ADT/StringExtras.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
+
+//===----------------------------------------------------------------------===//
+// Helpers
+//===----------------------------------------------------------------------===//
+
+namespace {
+
+std::string describeTile(TileOp tile) {
+  return "(" + std::to_string(tile.getRow()) + ", " +
+         std::to_string(tile.getCol()) + ")";
+}
+
+std::string describeShape(MemRefType type) {
+  return llvm::join(llvm::map_range(type.getShape(),
+                                    [](int64_t d) { return std::to_string(d); }),
+                    "x");
+}
+
+/// The tessel.buffer or tessel.dram_buffer `value` is, or is a view of
+/// (subview, reshape, cast): the memory it names.
+Operation *getBufferDef(Value value) {
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<BufferOp, DramBufferOp>(def))
+      return def;
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return nullptr;
+    value = view.getViewSource();
+  }
+  return nullptr;
+}
+
+TileOp getCoreTile(Operation *op) {
+  return op->getParentOfType<CoreOp>().getTileOp();
+}
+
+/// Compute units read and write only their own tile's SRAM.
+LogicalResult verifyLocalSram(Operation *op) {
+  TileOp coreTile = getCoreTile(op);
+  for (OpOperand &operand : op->getOpOperands()) {
+    unsigned index = operand.getOperandNumber();
+    Operation *def = getBufferDef(operand.get());
+    if (!def)
+      return op->emitOpError()
+             << "operand #" << index
+             << " must be a tessel.buffer, or a view of one, so its tile is "
+                "known";
+    auto buffer = dyn_cast<BufferOp>(def);
+    if (!buffer)
+      return op->emitOpError()
+             << "operand #" << index << " is in DRAM, but compute units read "
+             << "only their own tile's SRAM; move it there with tessel.dma";
+    if (buffer.getTileOp() != coreTile)
+      return op->emitOpError()
+             << "operand #" << index << " lives in the SRAM of tile "
+             << describeTile(buffer.getTileOp()) << ", but the core runs on tile "
+             << describeTile(coreTile)
+             << ": compute units read only their own tile's SRAM";
+  }
+  return success();
+}
+
+/// The schema's element types that the MAC array (or the vector unit)
+/// supports, for messages.
+std::string supportedList(ArchAttr arch, bool mac) {
+  MLIRContext *ctx = arch.getContext();
+  SmallVector<StringRef> names;
+  for (Type type : {Type(Float32Type::get(ctx)), Type(Float16Type::get(ctx)),
+                    Type(BFloat16Type::get(ctx)),
+                    Type(IntegerType::get(ctx, 8))})
+    if (mac ? arch.getMacsPerCycle(type) > 0 : arch.vectorSupports(type))
+      names.push_back(ArchAttr::getDtypeName(type));
+  return llvm::join(names, ", ");
+}
+
+LogicalResult verifyVectorDtype(Operation *op, Type elementType) {
+  ArchAttr arch = lookupArch(op);
+  if (arch.vectorSupports(elementType))
+    return success();
+  return op->emitOpError() << "the vector unit does not support "
+                           << elementType << ": it supports "
+                           << supportedList(arch, /*mac=*/false);
+}
+
+LogicalResult verifySameShape(Operation *op, MemRefType a, MemRefType b) {
+  if (a.getShape() == b.getShape())
+    return success();
+  return op->emitOpError() << "operands must have the same shape, got "
+                           << describeShape(a) << " and " << describeShape(b);
+}
+
+} // namespace
 
 //===----------------------------------------------------------------------===//
 // DeviceOp
 //===----------------------------------------------------------------------===//
 
 void DeviceOp::build(OpBuilder &builder, OperationState &state,
-                     StringRef symName, GridAttr grid) {
+                     StringRef symName, ArchAttr arch) {
   state.addAttribute(getSymNameAttrName(state.name),
                      builder.getStringAttr(symName));
-  state.addAttribute(getGridAttrName(state.name), grid);
+  state.addAttribute(getArchAttrName(state.name), arch);
   state.addRegion()->emplaceBlock();
 }
 
-LogicalResult DeviceOp::verifyRegions() {
-  // A coordinate names one physical tile; two handles to it would let later
-  // passes place conflicting buffers and programs on it without noticing.
-  llvm::DenseMap<std::pair<int32_t, int32_t>, TileOp> firstDeclaration;
-  for (auto tile : getBody().getOps<TileOp>()) {
-    auto [it, inserted] = firstDeclaration.try_emplace(
-        {tile.getRow(), tile.getCol()}, tile);
-    if (inserted)
+namespace {
+
+/// An allocation with an assigned address, for overlap checks.
+struct Placed {
+  int64_t begin, end;
+  Operation *op;
+};
+
+LogicalResult verifyNoOverlap(SmallVectorImpl<Placed> &placed,
+                              StringRef where) {
+  llvm::sort(placed, [](const Placed &a, const Placed &b) {
+    return a.begin < b.begin;
+  });
+  for (size_t i = 1; i < placed.size(); ++i) {
+    const Placed &prev = placed[i - 1], &cur = placed[i];
+    if (cur.begin >= prev.end)
       continue;
-    InFlightDiagnostic diag = tile.emitOpError()
-                              << "declares tile (" << tile.getRow() << ", "
-                              << tile.getCol() << ") of device @"
-                              << getSymName() << " a second time";
-    diag.attachNote(it->second.getLoc()) << "first declared here";
+    auto name = [](Operation *op) {
+      return op->getAttrOfType<StringAttr>("sym_name").getValue();
+    };
+    InFlightDiagnostic diag =
+        cur.op->emitOpError()
+        << "[" << cur.begin << ", " << cur.end << ") overlaps @"
+        << name(prev.op) << " [" << prev.begin << ", " << prev.end << ") in "
+        << where;
+    diag.attachNote(prev.op->getLoc()) << "@" << name(prev.op) << " is here";
     return diag;
   }
   return success();
+}
+
+} // namespace
+
+LogicalResult DeviceOp::verifyRegions() {
+  ArchAttr arch = getArch();
+  Block &body = getBody().front();
+
+  // A coordinate names one physical tile; two handles to it, or two programs
+  // on it, would let later passes place conflicting work there unnoticed.
+  llvm::DenseMap<std::pair<int32_t, int32_t>, TileOp> tiles;
+  for (auto tile : body.getOps<TileOp>()) {
+    auto [it, inserted] =
+        tiles.try_emplace({tile.getRow(), tile.getCol()}, tile);
+    if (inserted)
+      continue;
+    InFlightDiagnostic diag = tile.emitOpError()
+                              << "declares tile " << describeTile(tile)
+                              << " of device @" << getSymName()
+                              << " a second time";
+    diag.attachNote(it->second.getLoc()) << "first declared here";
+    return diag;
+  }
+  llvm::DenseMap<Operation *, CoreOp> cores;
+  for (auto core : body.getOps<CoreOp>()) {
+    auto [it, inserted] = cores.try_emplace(core.getTileOp(), core);
+    if (inserted)
+      continue;
+    InFlightDiagnostic diag = core.emitOpError()
+                              << "is a second core for tile "
+                              << describeTile(core.getTileOp())
+                              << "; a tile runs one program";
+    diag.attachNote(it->second.getLoc()) << "first core here";
+    return diag;
+  }
+
+  // Every buffer is live for the whole program, so a tile's buffers must fit
+  // its SRAM together, each padded to the alignment.
+  int64_t sramBytes = arch.getTileSramBytes();
+  int64_t alignment = arch.getTileSramAlignment();
+  llvm::DenseMap<Operation *, int64_t> sramUsed;
+  llvm::DenseMap<Operation *, SmallVector<Placed>> sramPlaced;
+  for (auto buffer : body.getOps<BufferOp>()) {
+    TileOp tile = buffer.getTileOp();
+    int64_t size = buffer.getSizeInBytes();
+    int64_t &used = sramUsed[tile];
+    used += llvm::alignTo(size, alignment);
+    if (used > sramBytes)
+      return buffer.emitOpError()
+             << "does not fit in the SRAM of tile " << describeTile(tile)
+             << ": the tile's buffers need " << used << " bytes (each aligned to "
+             << alignment << ") and its SRAM holds " << sramBytes << " bytes";
+    if (std::optional<uint64_t> address = buffer.getAddress())
+      sramPlaced[tile].push_back(
+          {static_cast<int64_t>(*address),
+           static_cast<int64_t>(*address) + size, buffer});
+  }
+  for (auto &[tile, placed] : sramPlaced)
+    if (failed(verifyNoOverlap(placed, "the SRAM of tile " +
+                                           describeTile(cast<TileOp>(tile)))))
+      return failure();
+
+  int64_t dramBytes = arch.getDramCapacityBytes();
+  int64_t dramUsed = 0;
+  SmallVector<Placed> dramPlaced;
+  for (auto buffer : body.getOps<DramBufferOp>()) {
+    int64_t size = buffer.getSizeInBytes();
+    dramUsed += size;
+    if (dramUsed > dramBytes)
+      return buffer.emitOpError()
+             << "does not fit in DRAM: the device's DRAM buffers need "
+             << dramUsed << " bytes and the DRAM holds " << dramBytes
+             << " bytes";
+    if (std::optional<uint64_t> address = buffer.getAddress())
+      dramPlaced.push_back({static_cast<int64_t>(*address),
+                            static_cast<int64_t>(*address) + size, buffer});
+  }
+  return verifyNoOverlap(dramPlaced, "DRAM");
 }
 
 //===----------------------------------------------------------------------===//
@@ -62,6 +252,274 @@ void TileOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   llvm::SmallString<16> name;
   llvm::raw_svector_ostream(name) << "tile_" << getRow() << "_" << getCol();
   setNameFn(getResult(), name);
+}
+
+//===----------------------------------------------------------------------===//
+// CoreOp
+//===----------------------------------------------------------------------===//
+
+void CoreOp::build(OpBuilder &builder, OperationState &state, Value tile) {
+  state.addOperands(tile);
+  Region *body = state.addRegion();
+  body->emplaceBlock();
+  CoreOp::ensureTerminator(*body, builder, state.location);
+}
+
+TileOp CoreOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
+
+LogicalResult CoreOp::verify() {
+  if (!getTileOp())
+    return emitOpError("tile operand must be the result of a tessel.tile");
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// BufferOp and DramBufferOp
+//===----------------------------------------------------------------------===//
+
+TileOp BufferOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
+
+int64_t BufferOp::getSizeInBytes() {
+  return tessel::getSizeInBytes(getResult().getType());
+}
+
+void BufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getSymName());
+}
+
+LogicalResult BufferOp::verify() {
+  if (!getTileOp())
+    return emitOpError("tile operand must be the result of a tessel.tile");
+  if (getMemorySpace(getResult().getType()) != MemorySpace::sram)
+    return emitOpError("must be in #tessel.memory_space<sram>; arrays in "
+                       "DRAM are tessel.dram_buffer");
+  ArchAttr arch = lookupArch(*this);
+  int64_t sramBytes = arch.getTileSramBytes();
+  int64_t alignment = arch.getTileSramAlignment();
+  int64_t size = getSizeInBytes();
+  std::string tile = describeTile(getTileOp());
+  if (size > sramBytes)
+    return emitOpError() << "needs " << size << " bytes, but the SRAM of tile "
+                         << tile << " holds " << sramBytes << " bytes";
+  std::optional<uint64_t> address = getAddress();
+  if (!address)
+    return success();
+  if (*address % alignment != 0)
+    return emitOpError() << "address " << *address
+                         << " is not a multiple of the SRAM alignment "
+                         << alignment;
+  if (static_cast<int64_t>(*address) + size > sramBytes)
+    return emitOpError() << "at " << *address << " with " << size
+                         << " bytes ends past the " << sramBytes
+                         << "-byte SRAM of tile " << tile;
+  return success();
+}
+
+int64_t DramBufferOp::getSizeInBytes() {
+  return tessel::getSizeInBytes(getResult().getType());
+}
+
+void DramBufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), getSymName());
+}
+
+LogicalResult DramBufferOp::verify() {
+  if (getMemorySpace(getResult().getType()) != MemorySpace::dram)
+    return emitOpError("must be in #tessel.memory_space<dram>; buffers in a "
+                       "tile's SRAM are tessel.buffer");
+  std::optional<uint64_t> address = getAddress();
+  int64_t capacity = lookupArch(*this).getDramCapacityBytes();
+  if (address && static_cast<int64_t>(*address) + getSizeInBytes() > capacity)
+    return emitOpError() << "at " << *address << " with " << getSizeInBytes()
+                         << " bytes ends past the " << capacity
+                         << "-byte DRAM";
+  return success();
+}
+
+TileOp SemaphoreOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
+
+void SemaphoreOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getResult(), "sem");
+}
+
+//===----------------------------------------------------------------------===//
+// DmaOp, WaitOp, WaitSemaphoreOp
+//===----------------------------------------------------------------------===//
+
+void DmaOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getToken(), "dma");
+}
+
+LogicalResult DmaOp::verify() {
+  MemRefType source = getSource().getType(), target = getTarget().getType();
+  if (source.getShape() != target.getShape() ||
+      source.getElementType() != target.getElementType())
+    return emitOpError() << "source and target must have the same shape and "
+                            "element type, got "
+                         << source << " and " << target;
+
+  auto endpoint = [&](Value value, StringRef role,
+                      Operation *&def) -> LogicalResult {
+    def = getBufferDef(value);
+    if (!def)
+      return emitOpError() << role
+                           << " must be a tessel.buffer or tessel.dram_buffer, "
+                              "or a view of one";
+    return success();
+  };
+  Operation *sourceDef, *targetDef;
+  if (failed(endpoint(getSource(), "source", sourceDef)) ||
+      failed(endpoint(getTarget(), "target", targetDef)))
+    return failure();
+  if (isa<DramBufferOp>(sourceDef) && isa<DramBufferOp>(targetDef))
+    return emitOpError("DRAM-to-DRAM transfers have no path: stage the data "
+                       "through a tile's SRAM");
+
+  // The issuing tile's DMA engine reads or writes its own SRAM; the other end
+  // is reached through the NoC.
+  TileOp coreTile = getCoreTile(*this);
+  auto where = [&](Operation *def) -> std::string {
+    if (auto buffer = dyn_cast<BufferOp>(def))
+      return "the SRAM of tile " + describeTile(buffer.getTileOp());
+    return "DRAM";
+  };
+  auto isLocal = [&](Operation *def) {
+    auto buffer = dyn_cast<BufferOp>(def);
+    return buffer && buffer.getTileOp() == coreTile;
+  };
+  if (!isLocal(sourceDef) && !isLocal(targetDef))
+    return emitOpError() << "the DMA engine of tile " << describeTile(coreTile)
+                         << " moves data to or from its own SRAM only, but "
+                            "this transfer is from "
+                         << where(sourceDef) << " to " << where(targetDef);
+
+  ArchAttr arch = lookupArch(*this);
+  if (std::optional<uint32_t> channel = getChannel();
+      channel && *channel >= arch.getTileDmaChannels())
+    return emitOpError() << "channel " << *channel
+                         << " does not exist: the DMA engine has "
+                         << arch.getTileDmaChannels() << " channels";
+  return success();
+}
+
+// A token can only come from a tessel.dma of the same core: cores are
+// sibling regions, so SSA dominance already keeps another tile's tokens out.
+LogicalResult WaitOp::verify() {
+  if (getTokens().empty())
+    return emitOpError("needs at least one token to wait for");
+  return success();
+}
+
+LogicalResult WaitSemaphoreOp::verify() {
+  auto semaphore = getSemaphore().getDefiningOp<SemaphoreOp>();
+  if (!semaphore)
+    return emitOpError("semaphore must be the result of a tessel.semaphore");
+  TileOp owner = semaphore.getTileOp(), coreTile = getCoreTile(*this);
+  if (owner != coreTile)
+    return emitOpError() << "waits on a semaphore of tile " << describeTile(owner)
+                         << " from the core of tile " << describeTile(coreTile)
+                         << ": only the owning tile can wait on a semaphore";
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+LogicalResult MatmulOp::verify() {
+  MemRefType lhs = getLhs().getType(), rhs = getRhs().getType(),
+             acc = getAcc().getType();
+  if (lhs.getRank() != 2 || rhs.getRank() != 2 || acc.getRank() != 2)
+    return emitOpError("operands must be 2-D");
+  int64_t m = lhs.getDimSize(0), k = lhs.getDimSize(1), n = rhs.getDimSize(1);
+  if (rhs.getDimSize(0) != k || acc.getDimSize(0) != m ||
+      acc.getDimSize(1) != n)
+    return emitOpError() << "shapes do not compose: lhs " << describeShape(lhs)
+                         << ", rhs " << describeShape(rhs) << ", acc "
+                         << describeShape(acc)
+                         << " (expected lhs M x K, rhs K x N, acc M x N)";
+  if (failed(verifyLocalSram(*this)))
+    return failure();
+
+  ArchAttr arch = lookupArch(*this);
+  Type input = lhs.getElementType();
+  if (rhs.getElementType() != input)
+    return emitOpError() << "lhs and rhs must have one element type, got "
+                         << input << " and " << rhs.getElementType();
+  if (arch.getMacsPerCycle(input) == 0)
+    return emitOpError() << "the MAC array does not support " << input
+                         << ": it supports " << supportedList(arch, true);
+  Type expectedAcc = isa<FloatType>(input)
+                         ? Type(Float32Type::get(getContext()))
+                         : Type(IntegerType::get(getContext(), 32));
+  if (acc.getElementType() != expectedAcc)
+    return emitOpError() << "accumulator must be " << expectedAcc << " for "
+                         << input << " inputs, got " << acc.getElementType();
+
+  int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
+  bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
+  int64_t resident = weightStationary ? k : m;
+  if (resident <= rows && n <= cols)
+    return success();
+  return emitOpError() << "block " << m << "x" << k << "x" << n
+                       << " (M x K x N) exceeds the " << rows << "x" << cols
+                       << " " << (weightStationary ? "weight" : "output")
+                       << "-stationary MAC array: "
+                       << (weightStationary ? "K" : "M") << " must be <= "
+                       << rows << " and N <= " << cols;
+}
+
+LogicalResult VectorUnaryOp::verify() {
+  MemRefType input = getInput().getType(), result = getResult().getType();
+  if (failed(verifySameShape(*this, input, result)) ||
+      failed(verifyLocalSram(*this)))
+    return failure();
+  if (getKind() != VectorUnaryKind::cast &&
+      input.getElementType() != result.getElementType())
+    return emitOpError() << "input and result must have one element type, got "
+                         << input.getElementType() << " and "
+                         << result.getElementType()
+                         << " (only 'cast' converts)";
+  if (failed(verifyVectorDtype(*this, input.getElementType())))
+    return failure();
+  return verifyVectorDtype(*this, result.getElementType());
+}
+
+LogicalResult VectorBinaryOp::verify() {
+  MemRefType lhs = getLhs().getType(), rhs = getRhs().getType(),
+             result = getResult().getType();
+  if (failed(verifySameShape(*this, lhs, rhs)) ||
+      failed(verifySameShape(*this, lhs, result)) ||
+      failed(verifyLocalSram(*this)))
+    return failure();
+  if (rhs.getElementType() != lhs.getElementType() ||
+      result.getElementType() != lhs.getElementType())
+    return emitOpError() << "operands must have one element type, got "
+                         << lhs.getElementType() << ", "
+                         << rhs.getElementType() << " and "
+                         << result.getElementType();
+  return verifyVectorDtype(*this, lhs.getElementType());
+}
+
+LogicalResult VectorReduceOp::verify() {
+  MemRefType input = getInput().getType(), result = getResult().getType();
+  int64_t dim = getDim();
+  if (dim >= input.getRank())
+    return emitOpError() << "dim " << dim << " is out of range for a rank-"
+                         << input.getRank() << " input";
+  SmallVector<int64_t> expected(input.getShape());
+  expected.erase(expected.begin() + dim);
+  if (result.getShape() != ArrayRef<int64_t>(expected))
+    return emitOpError() << "result shape " << describeShape(result)
+                         << " must be the input shape " << describeShape(input)
+                         << " without dim " << dim;
+  if (failed(verifyLocalSram(*this)))
+    return failure();
+  if (input.getElementType() != result.getElementType())
+    return emitOpError() << "input and result must have one element type, got "
+                         << input.getElementType() << " and "
+                         << result.getElementType();
+  return verifyVectorDtype(*this, input.getElementType());
 }
 
 #define GET_OP_CLASSES

@@ -5,8 +5,26 @@
 
 #include "mlir/IR/Attributes.h"
 #include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/BuiltinTypes.h"
+
+#include "tessel/Dialect/Tessel/IR/TesselEnums.h.inc"
 
 #define GET_ATTRDEF_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h.inc"
+
+namespace mlir::tessel {
+
+/// The architecture an op is compiled for: the `arch` of its enclosing
+/// tessel.device, else the `tessel.arch` attribute of the nearest enclosing
+/// module. Null if there is none.
+ArchAttr lookupArch(Operation *op);
+
+/// The memory space of a memref in a tessel memory space, if it has one.
+std::optional<MemorySpace> getMemorySpace(MemRefType type);
+
+/// Bytes a statically shaped memref occupies (sub-byte elements rounded up).
+int64_t getSizeInBytes(MemRefType type);
+
+} // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELATTRS_H

@@ -5,6 +5,7 @@
 
 include "tessel/Dialect/Tessel/IR/TesselDialect.td"
 include "mlir/IR/AttrTypeBase.td"
+include "mlir/IR/EnumAttr.td"
 
 class Tessel_Attr<string name, string attrMnemonic, list<Trait> traits = []>
     : AttrDef<Tessel_Dialect, name, traits> {
@@ -34,6 +35,119 @@ def Tessel_GridAttr : Tessel_Attr<"Grid", "grid"> {
       return row >= 0 && col >= 0 && row < getRows() && col < getCols();
     }
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// ArchAttr
+//===----------------------------------------------------------------------===//
+
+def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
+  let summary = "The description of the target chip";
+  let description = [{
+    Everything the compiler and the executors know about the target: grid,
+    per-tile MAC array, vector unit, SRAM and DMA, NoC and DRAM, clock. It is
+    the same description as an architecture YAML file and a program
+    manifest hold (docs/arch.md has the schema): a dictionary of sections
+    and fields, validated on construction against the schema generated from
+    `python/tessel/arch/schema.py`, with the same messages the Python side
+    gives. Integers print without types so the text reads like the YAML.
+
+    A module carries it as `tessel.arch`, a device as its `arch`; passes read
+    it through typed accessors (`getTileSramBytes()`, `getGrid()`, ...).
+
+    ```mlir
+    module attributes {tessel.arch = #tessel.arch<{name = "tiny",
+        clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {...},
+        noc = {...}, dram = {...}}>} { ... }
+    ```
+  }];
+  let parameters = (ins "DictionaryAttr":$description);
+  let hasCustomAssemblyFormat = 1;
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    /// The integer field at a dotted schema path, e.g. "tile.sram.bytes".
+    int64_t getIntField(::llvm::StringRef path) const;
+    /// The string or enum field at a dotted schema path.
+    ::llvm::StringRef getStringField(::llvm::StringRef path) const;
+
+    /// The grid, as the attribute device-level verifiers use.
+    GridAttr getGrid() const;
+    /// Peak MACs per cycle of one tile's array for `elementType`, or 0 if
+    /// the array does not support it.
+    int64_t getMacsPerCycle(::mlir::Type elementType) const;
+    /// Whether the vector unit supports `elementType`.
+    bool vectorSupports(::mlir::Type elementType) const;
+    /// Latency in cycles of a vector operation named as in the schema
+    /// ("exp", "reduce_add", ...).
+    int64_t getVectorLatency(::llvm::StringRef op) const;
+    /// The [row, col] each DRAM channel attaches to.
+    ::llvm::SmallVector<std::pair<int64_t, int64_t>> getDramAttach() const;
+    /// The element-type spellings of the schema ("f32", "bf16", "i8", ...),
+    /// or an empty string for a type no unit supports.
+    static ::llvm::StringRef getDtypeName(::mlir::Type elementType);
+
+#include "tessel/Dialect/Tessel/IR/ArchAccessors.h.inc"
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Enums
+//===----------------------------------------------------------------------===//
+
+def Tessel_MemorySpace : I32EnumAttr<"MemorySpace",
+    "The memory a memref lives in", [
+      I32EnumAttrCase<"dram", 0>,
+      I32EnumAttrCase<"sram", 1>]> {
+  let genSpecializedAttr = 0;
+  let cppNamespace = "::mlir::tessel";
+}
+
+def Tessel_MemorySpaceAttr
+    : EnumAttr<Tessel_Dialect, Tessel_MemorySpace, "memory_space"> {
+  let summary = "A memref memory space: off-chip DRAM or a tile's SRAM";
+  let description = [{
+    Put on a memref type, it says where the data lives. SRAM memrefs are
+    always tied to one tile by the `tessel.buffer` that defines them; the
+    printer aliases the two spaces as `#dram` and `#sram`.
+
+    ```mlir
+    memref<64x64xf32, #tessel.memory_space<sram>>
+    ```
+  }];
+  let assemblyFormat = "`<` $value `>`";
+}
+
+def Tessel_DramBufferKind : I32EnumAttr<"DramBufferKind",
+    "What a DRAM buffer holds, for the program manifest", [
+      I32EnumAttrCase<"input", 0>,
+      I32EnumAttrCase<"output", 1>,
+      I32EnumAttrCase<"weight", 2>,
+      I32EnumAttrCase<"scratch", 3>]> {
+  let cppNamespace = "::mlir::tessel";
+}
+
+def Tessel_VectorUnaryKind : I32EnumAttr<"VectorUnaryKind",
+    "An elementwise operation of the vector unit with one operand", [
+      I32EnumAttrCase<"neg", 0>, I32EnumAttrCase<"abs", 1>,
+      I32EnumAttrCase<"exp", 2>, I32EnumAttrCase<"log", 3>,
+      I32EnumAttrCase<"tanh", 4>, I32EnumAttrCase<"erf", 5>,
+      I32EnumAttrCase<"sqrt", 6>, I32EnumAttrCase<"rsqrt", 7>,
+      I32EnumAttrCase<"recip", 8>, I32EnumAttrCase<"cast", 9>]> {
+  let cppNamespace = "::mlir::tessel";
+}
+
+def Tessel_VectorBinaryKind : I32EnumAttr<"VectorBinaryKind",
+    "An elementwise operation of the vector unit with two operands", [
+      I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
+      I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
+      I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>]> {
+  let cppNamespace = "::mlir::tessel";
+}
+
+def Tessel_ReductionKind : I32EnumAttr<"ReductionKind",
+    "How the vector unit combines the elements it reduces", [
+      I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"max", 1>]> {
+  let cppNamespace = "::mlir::tessel";
 }
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELATTRS_TD

@@ -28,7 +28,11 @@ def Tessel_Dialect : Dialect {
   }];
   let useDefaultAttributePrinterParser = 1;
   let useDefaultTypePrinterParser = 1;
+  let hasOperationAttrVerify = 1;
   let extraClassDeclaration = [{
+    /// The module attribute holding the #tessel.arch passes compile for.
+    static ::llvm::StringRef getArchAttrName() { return "tessel.arch"; }
+
   private:
     void registerAttributes();
     void registerTypes();

@@ -11,43 +11,61 @@ include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
 
+// A memref that lives in one of the two tessel memory spaces and has a static
+// shape (the hardware has no dynamic allocation).
+def Tessel_StaticMemRef : Type<
+    And<[AnyStaticShapeMemRef.predicate,
+         CPred<"::llvm::isa_and_nonnull<::mlir::tessel::MemorySpaceAttr>("
+               "::llvm::cast<::mlir::MemRefType>($_self).getMemorySpace())">]>,
+    "statically shaped memref in #tessel.memory_space<dram> or <sram>",
+    "::mlir::MemRefType">;
+
 //===----------------------------------------------------------------------===//
-// DeviceOp
+// Structure: device, tiles, cores
 //===----------------------------------------------------------------------===//
 
 def Tessel_DeviceOp : Tessel_Op<"device", [
     IsolatedFromAbove, NoTerminator, SingleBlock, Symbol, SymbolTable]> {
   let summary = "The program for one chip";
   let description = [{
-    Holds everything that runs on one chip: its tiles, their buffers and
-    per-tile programs. It is a symbol table, so buffers and programs inside it
-    can be referred to by name, and it carries the grid every op inside it is
-    checked against. Each tile coordinate may be declared once.
+    Holds everything that runs on one chip: its tiles, their buffers,
+    semaphores and per-tile programs, and the DRAM buffers of inputs,
+    weights and outputs. It is a symbol table (a module holds one device per
+    chip) and carries the `#tessel.arch` every op inside it is checked
+    against.
+
+    Device-wide rules are checked here: each tile coordinate is declared
+    once and has at most one core; buffer names are unique (they are
+    symbols, and the program manifest refers to buffers by name); the buffers of each tile fit its SRAM
+    (every buffer is live for the whole program, sizes rounded up to the
+    SRAM alignment) and, once addresses are assigned, do not overlap; the
+    DRAM buffers fit the DRAM capacity and do not overlap.
 
     ```mlir
-    tessel.device @main grid <4, 4> {
+    tessel.device @main arch #arch {
       %t00 = tessel.tile(0, 0)
-      %t33 = tessel.tile(3, 3)
+      %w = tessel.buffer @w on %t00 : memref<16x16xf32, #sram>
+      tessel.core(%t00) {
+        ...
+      }
     }
     ```
   }];
-  let arguments = (ins SymbolNameAttr:$sym_name, Tessel_GridAttr:$grid);
+  let arguments = (ins SymbolNameAttr:$sym_name, Tessel_ArchAttr:$arch);
   let regions = (region SizedRegion<1>:$body);
-  let assemblyFormat = "$sym_name `grid` $grid attr-dict-with-keyword $body";
+  let assemblyFormat = "$sym_name `arch` $arch attr-dict-with-keyword $body";
   let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [
-    OpBuilder<(ins "StringRef":$symName, "GridAttr":$grid)>
+    OpBuilder<(ins "StringRef":$symName, "ArchAttr":$arch)>
   ];
+  let extraClassDeclaration = [{
+    GridAttr getGrid() { return getArch().getGrid(); }
+  }];
 }
-
-//===----------------------------------------------------------------------===//
-// TileOp
-//===----------------------------------------------------------------------===//
 
 def Tessel_TileOp : Tessel_Op<"tile", [
     Pure, HasParent<"DeviceOp">,
-    DeclareOpInterfaceMethods<InferTypeOpInterface>,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "Names the tile at a grid coordinate";
   let description = [{
@@ -67,6 +85,300 @@ def Tessel_TileOp : Tessel_Op<"tile", [
   let extraClassDeclaration = [{
     DeviceOp getDevice() { return (*this)->getParentOfType<DeviceOp>(); }
   }];
+}
+
+def Tessel_CoreOp : Tessel_Op<"core", [
+    HasParent<"DeviceOp">, SingleBlockImplicitTerminator<"EndOp">]> {
+  let summary = "The program one tile runs";
+  let description = [{
+    The instructions of one tile's core, in program order: DMA transfers and
+    waits, semaphore operations, MAC-array and vector-unit operations. A
+    core may use the device's tiles, buffers and semaphores, but compute
+    reads and writes only its own tile's SRAM.
+
+    ```mlir
+    tessel.core(%tile_0_0) {
+      %t = tessel.dma %x to %a : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+      tessel.wait %t
+      tessel.matmul %a, %w, %c : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    }
+    ```
+  }];
+  let arguments = (ins Tessel_TileType:$tile);
+  let regions = (region SizedRegion<1>:$body);
+  let assemblyFormat = "`(` $tile `)` attr-dict-with-keyword $body";
+  let hasVerifier = 1;
+  let skipDefaultBuilders = 1;
+  let builders = [OpBuilder<(ins "Value":$tile)>];
+  let extraClassDeclaration = [{
+    TileOp getTileOp();
+  }];
+}
+
+def Tessel_EndOp : Tessel_Op<"end", [Pure, Terminator, HasParent<"CoreOp">]> {
+  let summary = "Ends a core's program";
+  let description = [{
+    Implicit terminator of `tessel.core`; not written in the custom form.
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
+//===----------------------------------------------------------------------===//
+// Memory: SRAM and DRAM buffers, semaphores
+//===----------------------------------------------------------------------===//
+
+def Tessel_BufferOp : Tessel_Op<"buffer", [
+    HasParent<"DeviceOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "A buffer in one tile's SRAM";
+  let description = [{
+    Reserves a statically shaped buffer in the SRAM of `tile` for the whole
+    program. `at` gives its byte address once SRAM allocation has assigned
+    one; it must be a multiple of the SRAM alignment, and the buffer must
+    end inside the SRAM.
+
+    ```mlir
+    %a = tessel.buffer @a on %tile_0_0 at 4096 : memref<16x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name, Tessel_TileType:$tile,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$address);
+  let results = (outs Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $sym_name `on` $tile (`at` $address^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    /// Bytes the buffer occupies, before alignment padding.
+    int64_t getSizeInBytes();
+    TileOp getTileOp();
+  }];
+}
+
+def Tessel_DramBufferOp : Tessel_Op<"dram_buffer", [
+    HasParent<"DeviceOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "A buffer in DRAM: an input, output, weight or scratch array";
+  let description = [{
+    A statically shaped array in DRAM. Its kind and name are what the
+    program manifest lists, so a runtime knows where to put inputs and
+    weights and where to read outputs. `at` gives its byte offset once
+    assigned.
+
+    ```mlir
+    %x = tessel.dram_buffer @x input : memref<8x64xf32, #dram>
+    %w = tessel.dram_buffer @fc1.weight weight at 2048 : memref<64x128xf32, #dram>
+    ```
+  }];
+  let arguments = (ins SymbolNameAttr:$sym_name,
+                       Tessel_DramBufferKind:$kind,
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$address);
+  let results = (outs Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $sym_name $kind (`at` $address^)? attr-dict `:` type($result)
+  }];
+  let hasVerifier = 1;
+  let extraClassDeclaration = [{
+    int64_t getSizeInBytes();
+  }];
+}
+
+def Tessel_SemaphoreOp : Tessel_Op<"semaphore", [
+    HasParent<"DeviceOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "A counting semaphore owned by one tile";
+  let description = [{
+    Creates a semaphore in the SRAM of `tile` with an initial count
+    (default 0). Any core may `tessel.signal` it; only the core of the
+    owning tile may `tessel.wait_semaphore` on it.
+
+    ```mlir
+    %ready = tessel.semaphore on %tile_1_0 init 0
+    ```
+  }];
+  let arguments = (ins Tessel_TileType:$tile,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$init);
+  let results = (outs Tessel_SemaphoreType:$result);
+  let assemblyFormat = "`on` $tile (`init` $init^)? attr-dict";
+  let extraClassDeclaration = [{
+    TileOp getTileOp();
+  }];
+}
+
+//===----------------------------------------------------------------------===//
+// Data movement and synchronization
+//===----------------------------------------------------------------------===//
+
+def Tessel_DmaOp : Tessel_Op<"dma", [
+    HasParent<"CoreOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "Starts an asynchronous transfer on the tile's DMA engine";
+  let description = [{
+    Copies `source` to `target` (same shape and element type) and returns at
+    once with a token; `tessel.wait` on the token blocks until the copy is
+    done. The issuing tile's DMA engine runs it, so one end must be that
+    tile's SRAM; the other end is DRAM (through a DRAM channel and the NoC)
+    or another tile's SRAM (over the NoC). DRAM-to-DRAM copies have no path.
+    `channel` selects the engine's channel once channels are assigned.
+
+    Operands are `tessel.buffer` / `tessel.dram_buffer` results or views of
+    them (`memref.subview`, reshapes), which is how a tile of a larger array
+    is moved.
+
+    ```mlir
+    %t = tessel.dma %x to %a channel 1
+        : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_StaticMemRef:$source, Tessel_StaticMemRef:$target,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+  let results = (outs Tessel_TokenType:$token);
+  let assemblyFormat = [{
+    $source `to` $target (`channel` $channel^)? attr-dict `:`
+    type($source) `to` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_WaitOp : Tessel_Op<"wait", [HasParent<"CoreOp">]> {
+  let summary = "Blocks until DMA transfers have completed";
+  let description = [{
+    Waits for every token given. Tokens come from `tessel.dma` in the same
+    core (cores are sibling regions, so another tile's tokens are out of
+    scope): a tile can only observe its own DMA engine.
+
+    ```mlir
+    tessel.wait %t0, %t1
+    ```
+  }];
+  let arguments = (ins Variadic<Tessel_TokenType>:$tokens);
+  let assemblyFormat = "$tokens attr-dict";
+  let hasVerifier = 1;
+}
+
+def Tessel_SignalOp : Tessel_Op<"signal", [HasParent<"CoreOp">]> {
+  let summary = "Increments a semaphore, possibly on another tile";
+  let description = [{
+    Adds `count` (default 1) to a semaphore. Signalling another tile's
+    semaphore sends a message over the NoC.
+
+    ```mlir
+    tessel.signal %ready
+    ```
+  }];
+  let arguments = (ins Tessel_SemaphoreType:$semaphore,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$count);
+  let assemblyFormat = "$semaphore (`by` $count^)? attr-dict";
+}
+
+def Tessel_WaitSemaphoreOp : Tessel_Op<"wait_semaphore", [HasParent<"CoreOp">]> {
+  let summary = "Blocks until a semaphore reaches a count, then takes it";
+  let description = [{
+    Waits until the semaphore's value is at least `count` (default 1) and
+    subtracts `count`. Only the core of the tile that owns the semaphore may
+    wait on it.
+
+    ```mlir
+    tessel.wait_semaphore %ready
+    ```
+  }];
+  let arguments = (ins Tessel_SemaphoreType:$semaphore,
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntPositive]>, "1">:$count);
+  let assemblyFormat = "$semaphore (`for` $count^)? attr-dict";
+  let hasVerifier = 1;
+}
+
+//===----------------------------------------------------------------------===//
+// Compute
+//===----------------------------------------------------------------------===//
+
+class Tessel_ComputeOp<string mnemonic, list<Trait> traits = []>
+    : Tessel_Op<mnemonic, !listconcat([HasParent<"CoreOp">], traits)>;
+
+def Tessel_MatmulOp : Tessel_ComputeOp<"matmul"> {
+  let summary = "One MAC-array block: acc += lhs * rhs";
+  let description = [{
+    Multiplies `lhs` (M x K) by `rhs` (K x N) and adds the product to `acc`
+    (M x N), all in the SRAM of the core's tile. `lhs` and `rhs` have one
+    element type the MAC array supports; `acc` is f32 for float inputs and
+    i32 for i8. The block must fit the array in one pass: K <= rows and
+    N <= cols for a weight-stationary array (the K x N block of `rhs` is
+    resident), M <= rows and N <= cols for an output-stationary one (the
+    M x N block of `acc` is resident); the other dimension streams.
+    Accumulation order is part of the ISA (docs/isa.md).
+
+    ```mlir
+    tessel.matmul %a, %w, %c
+        : memref<64x16xf32, #sram>, memref<16x16xf32, #sram>, memref<64x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_StaticMemRef:$lhs, Tessel_StaticMemRef:$rhs,
+                       Tessel_StaticMemRef:$acc);
+  let assemblyFormat = [{
+    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorUnaryOp : Tessel_ComputeOp<"vector_unary"> {
+  let summary = "Elementwise operation of the vector unit on one operand";
+  let description = [{
+    `result[i] = kind(input[i])` over equally shaped SRAM memrefs of the
+    core's tile. Element types match, except for `cast`, which converts
+    between two element types the vector unit supports.
+
+    ```mlir
+    tessel.vector_unary exp %x, %y : memref<16x64xf32, #sram>, memref<16x64xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_VectorUnaryKind:$kind,
+                       Tessel_StaticMemRef:$input, Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $kind $input `,` $result attr-dict `:` type($input) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorBinaryOp : Tessel_ComputeOp<"vector_binary"> {
+  let summary = "Elementwise operation of the vector unit on two operands";
+  let description = [{
+    `result[i] = kind(lhs[i], rhs[i])` over equally shaped SRAM memrefs of
+    the core's tile, all of one element type the vector unit supports.
+
+    ```mlir
+    tessel.vector_binary add %a, %b, %c
+        : memref<16x64xf32, #sram>, memref<16x64xf32, #sram>, memref<16x64xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_VectorBinaryKind:$kind,
+                       Tessel_StaticMemRef:$lhs, Tessel_StaticMemRef:$rhs,
+                       Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $kind $lhs `,` $rhs `,` $result attr-dict `:` type($lhs) `,` type($rhs)
+    `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorReduceOp : Tessel_ComputeOp<"vector_reduce"> {
+  let summary = "Reduction of the vector unit along one dimension";
+  let description = [{
+    Combines the elements of `input` along `dim` with `kind` into `result`,
+    whose shape is `input`'s without `dim`. Both live in the SRAM of the
+    core's tile and have one element type the vector unit supports. The
+    order in which elements are combined is part of the ISA (docs/isa.md).
+
+    ```mlir
+    tessel.vector_reduce max %x, %m dim 1 : memref<16x64xf32, #sram>, memref<16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_ReductionKind:$kind,
+                       Tessel_StaticMemRef:$input, Tessel_StaticMemRef:$result,
+                       ConfinedAttr<I64Attr, [IntNonNegative]>:$dim);
+  let assemblyFormat = [{
+    $kind $input `,` $result `dim` $dim attr-dict `:` type($input) `,` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_TD

@@ -24,4 +24,31 @@ def Tessel_TileType : Tessel_Type<"Tile", "tile"> {
   }];
 }
 
+def Tessel_TokenType : Tessel_Type<"Token", "token"> {
+  let summary = "Completion of an asynchronous DMA transfer";
+  let description = [{
+    Produced by `tessel.dma`; `tessel.wait` blocks the issuing tile until
+    the transfer it names has completed. A token belongs to the DMA engine
+    of the tile that issued the transfer, so only that tile's core waits on
+    it.
+
+    ```mlir
+    %done = tessel.dma %src to %dst : ...
+    tessel.wait %done
+    ```
+  }];
+}
+
+def Tessel_SemaphoreType : Tessel_Type<"Semaphore", "semaphore"> {
+  let summary = "A counting semaphore in one tile's SRAM";
+  let description = [{
+    Cross-tile synchronization: any tile may signal it (over the NoC), only
+    the owning tile waits on it.
+
+    ```mlir
+    %ready = tessel.semaphore on %tile_0_1
+    ```
+  }];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELTYPES_TD
