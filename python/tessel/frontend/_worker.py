@@ -103,14 +103,34 @@ def _signature(module, func_name, source, weight_names, input_names, output_name
 
 def _asm(module) -> str:
     # Locations carry the model's source lines into the compiler's errors.
-    return module.operation.get_asm(enable_debug_info=True)
+    # Generic form, so ops of dialects MLIR 22 lacks (tm_tensor) still parse
+    # there and the contract check can name them.
+    return module.operation.get_asm(enable_debug_info=True, print_generic_op_form=True)
+
+
+def _context():
+    """A torch-mlir context collecting error diagnostics, which torch-mlir's
+    own exceptions leave out."""
+    from torch_mlir import ir
+    from torch_mlir.dialects import torch as torch_d
+    ctx = ir.Context()
+    torch_d.register_dialect(ctx)
+    errors = []
+
+    def handler(d):
+        if d.severity == ir.DiagnosticSeverity.ERROR:
+            errors.append(f"{d.message} at {d.location}")
+        return True
+
+    ctx.attach_diagnostic_handler(handler)
+    return ctx, errors
 
 
 _OP_RE = re.compile(r"'((?:torch|tm_tensor|onnx)\.[\w.]+)'")
 
 
-def _lowering_failure(e: Exception, what: str) -> Failure:
-    text = str(e)
+def _lowering_failure(e: Exception, what: str, diagnostics=()) -> Failure:
+    text = "\n".join(diagnostics) + "\n" + str(e) if diagnostics else str(e)
     m = _OP_RE.search(text)
     if m:
         op = m.group(1)
@@ -120,8 +140,9 @@ def _lowering_failure(e: Exception, what: str) -> Failure:
             f"replace it in the model with supported ops (or decompose it), then import "
             f"again\n{_first_lines(text)}", op=op)
     return Failure("LoweringError",
-                   f"{what}: torch-mlir could not lower the model to linalg-on-tensors: "
-                   f"{_first_lines(text)}")
+                   f"{what}: torch-mlir could not lower the model to linalg-on-tensors; "
+                   f"rewrite the part of the model at the source line named below with "
+                   f"real-valued ops torch-mlir supports:\n{_first_lines(text)}")
 
 
 def _first_lines(text: str, n: int = 6) -> str:
@@ -165,10 +186,13 @@ def _export(model, args, what, dynamic_shapes=None):
 
 def _lower_program(prog, func_name, what):
     from torch_mlir import fx
+    from torch_mlir.extras.fx_importer import FxImporter
+    ctx, diagnostics = _context()
     try:
-        return fx.export_and_import(prog, output_type="linalg-on-tensors", func_name=func_name)
+        return fx.export_and_import(prog, output_type="linalg-on-tensors", func_name=func_name,
+                                    fx_importer=FxImporter(context=ctx))
     except Exception as e:
-        raise _lowering_failure(e, what) from e
+        raise _lowering_failure(e, what, diagnostics) from e
 
 
 def import_torch(req):
@@ -246,11 +270,14 @@ def import_training(req):
                       f"{what}: the step mutates buffers {sorted(gsig.buffers_to_mutate.values())} "
                       f"(e.g. batchnorm running statistics); import a model without "
                       f"mutated buffers, or put those layers in eval mode")
+    from torch_mlir.extras.fx_importer import FxImporter
+    ctx, diagnostics = _context()
     try:
         module = fx.stateless_fx_import(gm, output_type="linalg-on-tensors",
+                                        fx_importer=FxImporter(context=ctx),
                                         model_name=req["name"])
     except Exception as e:
-        raise _lowering_failure(e, what) from e
+        raise _lowering_failure(e, what, diagnostics) from e
     params = dict(step.named_parameters())
     buffers = dict(step.named_buffers())
     weight_names = list(gsig.parameters) + list(gsig.buffers)
@@ -287,8 +314,6 @@ def import_onnx(req):
     import onnx
     from onnx import numpy_helper
     from torch_mlir.extras import onnx_importer
-    from torch_mlir.dialects import torch as torch_d
-    from torch_mlir.ir import Context
     from torch_mlir.passmanager import PassManager
 
     path = req["path"]
@@ -324,24 +349,23 @@ def import_onnx(req):
     out_names = [o.name for o in graph.output]
     func_name = req["name"]
     graph.name = func_name
+    ctx, diagnostics = _context()
     try:
-        ctx = Context()
-        torch_d.register_dialect(ctx)
         mi = onnx_importer.ModelInfo(model)
         op = mi.create_module(context=ctx).operation
         imp = onnx_importer.NodeImporter.define_function(mi.main_graph, op)
         imp.import_all()
     except Exception as e:
-        raise _lowering_failure(e, what) from e
+        raise _lowering_failure(e, what, diagnostics) from e
     try:
         with ctx:
             PassManager.parse("builtin.module(torch-onnx-to-torch-backend-pipeline)").run(op)
             PassManager.parse(
                 "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)").run(op)
     except Exception as e:
-        raise _lowering_failure(e, what) from e
+        raise _lowering_failure(e, what, diagnostics) from e
     sig = _signature(_ModuleView(op), func_name, "onnx", list(weights), user_inputs, out_names)
-    return {"mlir": op.get_asm(enable_debug_info=True), "signature": sig, "weights": weights}
+    return {"mlir": _asm(op), "signature": sig, "weights": weights}
 
 
 class _ModuleView:
@@ -388,6 +412,9 @@ def main() -> int:
         if req.get("op") == "exit":
             _protocol.send(_PROTO_OUT, {"ok": True})
             return 0
+        for p in req.get("sys_path", ()):
+            if p not in sys.path:
+                sys.path.append(p)
         try:
             handler = HANDLERS[req["op"]]
             answer = {"ok": True, **handler(req)}

@@ -19,8 +19,21 @@ CHECK_PIPELINE = "builtin.module(tessel-check-input-contract)"
 _OP_IN_MESSAGE = re.compile(r"'([\w.]+)' is outside")
 
 
+_FRAME = re.compile(r'"([^"]+)":(\d+):(\d+)')
+
+
 def _location_text(loc) -> str:
+    """The model's own source line for ``loc``: the innermost frame outside
+    torch and Tessel's frontend (torch-mlir records call stacks), or the
+    location as MLIR prints it."""
     text = str(loc)
+    frames = _FRAME.findall(text)
+    user = [f for f in frames
+            if "/torch/" not in f[0] and "tessel/frontend/" not in f[0]]
+    if user:
+        return "{}:{}:{}".format(*user[0])
+    if frames:
+        return "{}:{}:{}".format(*frames[0])
     if text.startswith("loc(") and text.endswith(")"):
         text = text[4:-1]
     return text
@@ -61,8 +74,9 @@ def parse_and_check(text: str, what: str):
             raise UnsupportedOpError(
                 f"{what}: op '{op}' at {loc} is outside Tessel's input contract "
                 f"(func, linalg, tensor, arith, math){more}; rewrite that part of the model "
-                f"with ops that lower to linalg-on-tensors (e.g. a one-hot loss instead of "
-                f"cross_entropy, whose backward needs tm_tensor.scatter)",
+                f"with ops that lower to linalg-on-tensors (e.g. sorting, scatter and "
+                f"index_put lower to tm_tensor; cross_entropy's backward needs "
+                f"tm_tensor.scatter, a one-hot loss does not)",
                 op=op, location=loc) from e
         _drop_asserts(module)
     return ctx, module

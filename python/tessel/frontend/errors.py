@@ -12,14 +12,18 @@ class FrontendError(Exception):
     def __init__(self, message: str, *, child_traceback: str | None = None):
         super().__init__(message)
         self.child_traceback = child_traceback
+        if child_traceback:
+            # Python prints the cause under the message, so the frontend
+            # process's story is there for whoever debugs the importer.
+            self.__cause__ = FrontendProcessTraceback(child_traceback)
+
+
+class FrontendProcessTraceback(Exception):
+    """The traceback text of a failure inside the frontend process, attached
+    as the ``__cause__`` of the FrontendError it became."""
 
     def __str__(self) -> str:
-        text = super().__str__()
-        if self.child_traceback:
-            # The message comes first; the frontend process's traceback is
-            # kept for whoever has to debug the importer itself.
-            return f"{text}\n\n--- frontend process traceback ---\n{self.child_traceback.rstrip()}"
-        return text
+        return "in the frontend process:\n" + self.args[0].rstrip()
 
 
 class ModelFileError(FrontendError):

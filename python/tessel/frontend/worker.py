@@ -24,6 +24,10 @@ _ERRORS = {name: getattr(errors, name) for name in (
     "LoweringError", "WorkerError")}
 
 
+def _sys_path() -> list[str]:
+    return [p if p else os.getcwd() for p in sys.path if isinstance(p, str)]
+
+
 class Worker:
     def __init__(self):
         self._proc: subprocess.Popen | None = None
@@ -41,8 +45,7 @@ class Worker:
         env = dict(os.environ)
         # The child must import what the parent can (the tessel package, the
         # modules defining user models), so it gets the parent's sys.path.
-        paths = [p if p else os.getcwd() for p in sys.path if isinstance(p, str)]
-        env["PYTHONPATH"] = os.pathsep.join(paths)
+        env["PYTHONPATH"] = os.pathsep.join(_sys_path())
         # Library chatter goes to a log file; its tail explains a crash.
         self._log = tempfile.TemporaryFile(prefix="tessel-frontend-", suffix=".log")
         try:
@@ -71,7 +74,9 @@ class Worker:
                 self._start()
             proc = self._proc
             try:
-                _protocol.send(proc.stdin, req)
+                # Modules defining user models may have been made importable
+                # after the child started.
+                _protocol.send(proc.stdin, {**req, "sys_path": _sys_path()})
                 blob = _protocol.recv_bytes(proc.stdout)
             except (BrokenPipeError, EOFError, OSError):
                 blob = None

@@ -1,0 +1,35 @@
+"""Modules the frontend must refuse, each with a clear message."""
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class DataDependentBranch(nn.Module):
+    def forward(self, x):
+        if x.sum() > 0:
+            return x * 2
+        return x - 1
+
+
+class Sorts(nn.Module):
+    def forward(self, x):
+        return torch.sort(x, dim=-1).values
+
+
+class ComplexFFT(nn.Module):
+    def forward(self, x):
+        return torch.fft.rfft(x).abs()
+
+
+class Linear(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+def index_cross_entropy(logits, labels):
+    return F.cross_entropy(logits, labels)

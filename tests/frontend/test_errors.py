@@ -1,0 +1,97 @@
+"""Bad input ends in one clear message naming the problem and what to do,
+with the cause kept and no output left behind."""
+
+import pytest
+import torch
+
+import badmodels
+from tessel import frontend as fe
+
+
+def _no_leftovers(path):
+    assert not path.exists()
+    assert list(path.parent.iterdir()) == []
+
+
+def test_missing_onnx_file(tmp_path):
+    with pytest.raises(fe.ModelFileError, match="no such file; check the path"):
+        fe.import_onnx(tmp_path / "absent.onnx")
+
+
+def test_corrupt_onnx_file(tmp_path):
+    path = tmp_path / "corrupt.onnx"
+    path.write_bytes(b"\x08\x07this is not a protobuf\xff\xfe" * 10)
+    with pytest.raises(fe.ModelFileError) as info:
+        fe.import_onnx(path)
+    msg = str(info.value)
+    assert "not a valid ONNX model" in msg and "re-export it" in msg and str(path) in msg
+    assert info.value.child_traceback and info.value.__cause__ is not None
+
+
+def test_data_dependent_control_flow():
+    with pytest.raises(fe.TraceError) as info:
+        fe.import_torch(badmodels.DataDependentBranch(), torch.randn(4))
+    msg = str(info.value)
+    assert "torch.export cannot trace" in msg
+    assert "data-dependent control flow" in msg and "torch.where or torch.cond" in msg
+    assert "Traceback" in info.value.child_traceback
+
+
+def test_op_outside_the_contract_names_op_and_source_line():
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.import_torch(badmodels.Sorts(), torch.randn(4, 4))
+    err = info.value
+    assert err.op == "tm_tensor.sort"
+    assert err.location.startswith(badmodels.__file__)
+    assert "outside Tessel's input contract" in str(err)
+
+
+def test_op_torch_mlir_cannot_lower():
+    with pytest.raises(fe.LoweringError) as info:
+        fe.import_torch(badmodels.ComplexFFT(), torch.randn(8))
+    msg = str(info.value)
+    assert "could not lower" in msg and "complex<f32>" in msg
+    assert badmodels.__file__ in msg
+
+
+def test_training_with_index_cross_entropy_is_refused():
+    with pytest.raises(fe.UnsupportedOpError, match="tm_tensor.scatter") as info:
+        fe.import_torch_training(badmodels.Linear(), badmodels.index_cross_entropy,
+                                 torch.randn(2, 4), torch.tensor([0, 2]))
+    assert "one-hot loss" in str(info.value)
+
+
+def test_module_defined_in_main_is_refused_before_sending(monkeypatch):
+    class Local(torch.nn.Module):
+        def forward(self, x):
+            return x
+
+    monkeypatch.setattr(Local, "__module__", "__main__")
+    with pytest.raises(fe.ModelTransferError, match="defined in __main__.*move it into a module"):
+        fe.import_torch(Local(), torch.randn(2))
+
+
+def test_unpicklable_module():
+    class Local(torch.nn.Module):  # a class inside a function cannot be pickled
+        def forward(self, x):
+            return x
+
+    with pytest.raises(fe.ModelTransferError, match="cannot be pickled") as info:
+        fe.import_torch(Local(), torch.randn(2))
+    assert info.value.__cause__ is not None
+
+
+def test_failed_onnx_export_leaves_no_file(tmp_path):
+    out = tmp_path / "m.onnx"
+    with pytest.raises(fe.TraceError, match="torch.onnx.export failed"):
+        fe.export_onnx(badmodels.DataDependentBranch(), torch.randn(4), out)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_failed_import_writes_nothing(tmp_path, monkeypatch):
+    # The import API returns objects and writes nothing; only save() writes,
+    # atomically. A failing import leaves the working directory untouched.
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(fe.FrontendError):
+        fe.import_torch(badmodels.Sorts(), torch.randn(4, 4))
+    assert list(tmp_path.iterdir()) == []

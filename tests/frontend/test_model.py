@@ -1,0 +1,128 @@
+"""ImportedModel: save/load round trip, validation on load, atomic save,
+dynamic batch, and the contract check on its own."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+
+import tessel
+from tessel import frontend as fe
+from tessel import zoo
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    module, inputs = zoo.get("mlp").build()
+    return module, inputs, fe.import_torch(module, inputs, name="mlp")
+
+
+def test_weights_are_arguments_not_constants(mlp):
+    _, _, model = mlp
+    assert "dense_resource" not in model.mlir
+    assert [w.name for w in model.signature.weights] == [
+        "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+    assert model.signature.args[-1].kind == "input"
+    assert model.weights["fc1.weight"].shape == (128, 64)
+
+
+def test_save_load_round_trip(mlp, tmp_path):
+    module, inputs, model = mlp
+    model.save(tmp_path / "m")
+    loaded = fe.ImportedModel.load(tmp_path / "m")
+    assert loaded.mlir == model.mlir
+    assert loaded.signature == model.signature
+    for name, w in model.weights.items():
+        np.testing.assert_array_equal(loaded.weights[name], w)
+    out = fe.run_reference(loaded, inputs[0].numpy())[0]
+    np.testing.assert_allclose(out, module(*inputs).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_save_refuses_to_overwrite_unless_asked(mlp, tmp_path):
+    _, _, model = mlp
+    model.save(tmp_path / "m")
+    with pytest.raises(FileExistsError):
+        model.save(tmp_path / "m")
+    model.save(tmp_path / "m", overwrite=True)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["m"]
+
+
+def test_failed_save_leaves_nothing(mlp, tmp_path, monkeypatch):
+    _, _, model = mlp
+
+    def broken(*a, **k):
+        raise OSError("disk full")
+
+    monkeypatch.setattr(np, "savez", broken)
+    with pytest.raises(OSError, match="disk full"):
+        model.save(tmp_path / "m")
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("damage,message", [
+    (lambda d: (d / "weights.npz").unlink(), "weights.npz: file missing"),
+    (lambda d: (d / "signature.json").write_text("{"), "signature.json: not valid JSON"),
+    (lambda d: _edit_sig(d, lambda s: s.update(version=99)), "field 'version' is 99"),
+    (lambda d: _edit_sig(d, lambda s: s["args"][0].pop("dtype")), "field 'args[0].dtype' is missing"),
+    (lambda d: _edit_sig(d, lambda s: s["args"][0].update(shape=[1, 2])),
+     "weight 'fc1.weight' is float32[128, 64], signature.json says float32[1, 2]"),
+    (lambda d: _edit_sig(d, lambda s: s.update(func_name="other")), "has no function @other"),
+])
+def test_load_names_the_bad_file_and_field(mlp, tmp_path, damage, message):
+    _, _, model = mlp
+    d = model.save(tmp_path / "m")
+    damage(d)
+    with pytest.raises(fe.ImportedModelFormatError, match=message.replace("[", r"\[")):
+        fe.ImportedModel.load(d)
+
+
+def _edit_sig(d, change):
+    sig = json.loads((d / "signature.json").read_text())
+    change(sig)
+    (d / "signature.json").write_text(json.dumps(sig))
+
+
+def test_dynamic_batch():
+    module, (x,) = zoo.get("mlp").build()
+    model = tessel.import_torch(module, x, dynamic_batch=True)
+    assert model.signature.inputs[0].shape == (None, 64)
+    assert model.signature.outputs[0].shape == (None, 10)
+    assert "cf.assert" not in model.mlir
+    for batch in (3, 17):
+        xb = torch.randn(batch, 64)
+        out = fe.run_reference(model, xb.numpy())[0]
+        np.testing.assert_allclose(out, module(xb).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_reference_names_a_wrong_input(mlp):
+    _, _, model = mlp
+    with pytest.raises(fe.ReferenceExecutionError, match=r"input 'x' should be float32\[8, 64\]"):
+        fe.run_reference(model, np.zeros((8, 63), np.float32))
+
+
+def test_contract_check_names_op_and_location():
+    text = """
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%t = %a) -> tensor<4xf32> {
+        scf.yield %t : tensor<4xf32>
+      } loc("model.py":12:7)
+      return %r : tensor<4xf32>
+    }"""
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.check_input_contract(text, "model f")
+    assert "op 'scf.for' at model.py:12:7 is outside Tessel's input contract" in str(info.value)
+    assert info.value.op == "scf.for" and info.value.location == "model.py:12:7"
+
+
+def test_contract_check_drops_asserts():
+    text = """
+    func.func @f(%a: tensor<?xf32>) -> tensor<?xf32> {
+      %t = arith.constant true
+      cf.assert %t, "shape check"
+      return %a : tensor<?xf32>
+    }"""
+    out = fe.check_input_contract(text)
+    assert "cf.assert" not in out and "func.func @f" in out
