@@ -2,8 +2,9 @@
 
 CMake assembles the whole package (pure-Python sources symlinked, extensions
 built) under <build>/python_packages/tessel. A .pth file puts that directory on
-the venv's sys.path, and tessel-opt is linked into the venv's bin/, so edits to
-Python sources take effect at once and C++ edits after `make build`.
+the venv's sys.path, tessel-opt is linked into the venv's bin/ and a `tessel`
+launcher written there (what `pip install .` makes from [project.scripts]), so
+edits to Python sources take effect at once and C++ edits after `make build`.
 """
 
 import argparse
@@ -32,7 +33,15 @@ def main() -> int:
     if not pth.exists() or pth.read_text().strip() != str(packages):
         pth.write_text(f"{packages}\n")
 
-    link = Path(sys.prefix) / "bin" / "tessel-opt"
+    bin_dir = Path(sys.prefix) / "bin"
+    launcher = bin_dir / "tessel"
+    script = (f"#!{sys.executable}\n"
+              "import sys\nfrom tessel.cli import main\nsys.exit(main())\n")
+    if not launcher.exists() or launcher.read_text() != script:
+        launcher.write_text(script)
+        launcher.chmod(0o755)
+
+    link = bin_dir / "tessel-opt"
     if link.is_symlink() or link.exists():
         if link.resolve() == tool:
             return 0
