@@ -118,7 +118,14 @@ def Tessel_CoreOp : Tessel_Op<"core", [
 def Tessel_EndOp : Tessel_Op<"end", [Pure, Terminator, HasParent<"CoreOp">]> {
   let summary = "Ends a core's program";
   let description = [{
-    Implicit terminator of `tessel.core`; not written in the custom form.
+    Terminates a `tessel.core` body. The custom form leaves it implicit; the
+    generic form shows it:
+
+    ```mlir
+    "tessel.core"(%tile_0_0) ({
+      "tessel.end"() : () -> ()
+    }) : (!tessel.tile) -> ()
+    ```
   }];
   let assemblyFormat = "attr-dict";
 }
