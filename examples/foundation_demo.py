@@ -5,12 +5,12 @@ user at a shell would) and through the Python bindings. Both register the
 same dialects and passes, so they must print the same IR.
 """
 
-import shutil
 import subprocess
 import sys
 from collections import Counter
 from pathlib import Path
 
+from tessel._tools import tool_path
 from tessel.ir import Context, Module
 from tessel.passmanager import PassManager
 
@@ -39,10 +39,10 @@ def show(title: str, counts: Counter) -> None:
 
 
 def main() -> int:
-    tessel_opt = shutil.which("tessel-opt")
-    if tessel_opt is None:
-        print("error: tessel-opt is not on PATH; run `make setup`",
-              file=sys.stderr)
+    try:
+        tessel_opt = str(tool_path("tessel-opt"))
+    except FileNotFoundError as e:
+        print(f"error: {e}", file=sys.stderr)
         return 1
 
     with Context():
