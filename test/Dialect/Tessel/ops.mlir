@@ -50,6 +50,12 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.vector_reduce add %c, %r dim 1 : memref<8x4xf32, #sram>, memref<8xf32, #sram>
+// CHECK:     tessel.vector_binary_imm max %c, 0.000000e+00, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_binary_imm div %c, 1.000000e+00, %c {imm_lhs} : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_fill 0.000000e+00, %a : memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_compare gt %a, %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_select %a, %c, %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.vector_unary copy %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     %[[HALF:.+]] = memref.subview %c[0, 0] [4, 4] [1, 1]
 // CHECK:     %[[YHALF:.+]] = memref.subview %y[0, 0] [4, 4] [1, 1]
 // CHECK:     %[[T2:dma.*]] = tessel.dma %[[HALF]] to %[[YHALF]]
@@ -91,6 +97,12 @@ tessel.device @main arch #tiny {
     tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.vector_reduce add %c, %r dim 1 : memref<8x4xf32, #sram>, memref<8xf32, #sram>
+    tessel.vector_binary_imm max %c, 0.0, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_binary_imm div %c, 1.0, %c {imm_lhs} : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_fill 0.0, %a : memref<8x4xf32, #sram>
+    tessel.vector_compare gt %a, %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_select %a, %c, %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_unary copy %c, %a : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     %half = memref.subview %c[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
     %yhalf = memref.subview %y[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #dram> to memref<4x4xf32, strided<[4, 1]>, #dram>
     %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1]>, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>

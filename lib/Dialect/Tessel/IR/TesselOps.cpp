@@ -485,20 +485,47 @@ LogicalResult VectorUnaryOp::verify() {
   return verifyVectorDtype(*this, result.getElementType());
 }
 
-LogicalResult VectorBinaryOp::verify() {
-  MemRefType lhs = getLhs().getType(), rhs = getRhs().getType(),
-             result = getResult().getType();
-  if (failed(verifySameShape(*this, lhs, rhs)) ||
-      failed(verifySameShape(*this, lhs, result)) ||
-      failed(verifyLocalSram(*this)))
+/// Elementwise vector ops: operands of one shape and one element type the
+/// vector unit supports, all in the core's own SRAM.
+static LogicalResult verifyElementwise(Operation *op, ValueRange operands) {
+  auto typeOf = [](Value v) { return cast<MemRefType>(v.getType()); };
+  MemRefType first = typeOf(operands.front());
+  for (Value operand : operands.drop_front())
+    if (failed(verifySameShape(op, first, typeOf(operand))))
+      return failure();
+  if (failed(verifyLocalSram(op)))
     return failure();
-  if (rhs.getElementType() != lhs.getElementType() ||
-      result.getElementType() != lhs.getElementType())
-    return emitOpError() << "operands must have one element type, got "
-                         << lhs.getElementType() << ", "
-                         << rhs.getElementType() << " and "
-                         << result.getElementType();
-  return verifyVectorDtype(*this, lhs.getElementType());
+  if (llvm::any_of(operands, [&](Value v) {
+        return typeOf(v).getElementType() != first.getElementType();
+      })) {
+    InFlightDiagnostic diag =
+        op->emitOpError() << "operands must have one element type, got ";
+    llvm::interleaveComma(operands, diag, [&](Value v) {
+      diag << typeOf(v).getElementType();
+    });
+    return diag;
+  }
+  return verifyVectorDtype(op, first.getElementType());
+}
+
+LogicalResult VectorBinaryOp::verify() {
+  return verifyElementwise(*this, (*this)->getOperands());
+}
+
+LogicalResult VectorBinaryImmOp::verify() {
+  return verifyElementwise(*this, (*this)->getOperands());
+}
+
+LogicalResult VectorFillOp::verify() {
+  return verifyElementwise(*this, (*this)->getOperands());
+}
+
+LogicalResult VectorCompareOp::verify() {
+  return verifyElementwise(*this, (*this)->getOperands());
+}
+
+LogicalResult VectorSelectOp::verify() {
+  return verifyElementwise(*this, (*this)->getOperands());
 }
 
 LogicalResult VectorReduceOp::verify() {

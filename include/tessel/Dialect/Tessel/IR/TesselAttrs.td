@@ -132,7 +132,8 @@ def Tessel_VectorUnaryKind : I32EnumAttr<"VectorUnaryKind",
       I32EnumAttrCase<"exp", 2>, I32EnumAttrCase<"log", 3>,
       I32EnumAttrCase<"tanh", 4>, I32EnumAttrCase<"erf", 5>,
       I32EnumAttrCase<"sqrt", 6>, I32EnumAttrCase<"rsqrt", 7>,
-      I32EnumAttrCase<"recip", 8>, I32EnumAttrCase<"cast", 9>]> {
+      I32EnumAttrCase<"recip", 8>, I32EnumAttrCase<"cast", 9>,
+      I32EnumAttrCase<"copy", 10>]> {
   let cppNamespace = "::mlir::tessel";
 }
 
@@ -141,6 +142,14 @@ def Tessel_VectorBinaryKind : I32EnumAttr<"VectorBinaryKind",
       I32EnumAttrCase<"add", 0>, I32EnumAttrCase<"sub", 1>,
       I32EnumAttrCase<"mul", 2>, I32EnumAttrCase<"div", 3>,
       I32EnumAttrCase<"max", 4>, I32EnumAttrCase<"min", 5>]> {
+  let cppNamespace = "::mlir::tessel";
+}
+
+def Tessel_ComparePredicate : I32EnumAttr<"ComparePredicate",
+    "How the vector unit compares two elements", [
+      I32EnumAttrCase<"lt", 0>, I32EnumAttrCase<"le", 1>,
+      I32EnumAttrCase<"gt", 2>, I32EnumAttrCase<"ge", 3>,
+      I32EnumAttrCase<"eq", 4>, I32EnumAttrCase<"ne", 5>]> {
   let cppNamespace = "::mlir::tessel";
 }
 

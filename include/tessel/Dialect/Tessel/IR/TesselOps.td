@@ -332,7 +332,8 @@ def Tessel_VectorUnaryOp : Tessel_ComputeOp<"vector_unary"> {
   let description = [{
     `result[i] = kind(input[i])` over equally shaped SRAM memrefs of the
     core's tile. Element types match, except for `cast`, which converts
-    between two element types the vector unit supports.
+    between two element types the vector unit supports. `copy` moves data
+    between layouts within the tile (the views may have any strides).
 
     ```mlir
     tessel.vector_unary exp %x, %y : memref<16x64xf32, #sram>, memref<16x64xf32, #sram>
@@ -363,6 +364,89 @@ def Tessel_VectorBinaryOp : Tessel_ComputeOp<"vector_binary"> {
   let assemblyFormat = [{
     $kind $lhs `,` $rhs `,` $result attr-dict `:` type($lhs) `,` type($rhs)
     `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorBinaryImmOp : Tessel_ComputeOp<"vector_binary_imm"> {
+  let summary = "Elementwise operation of the vector unit with an immediate";
+  let description = [{
+    `result[i] = kind(input[i], imm)`, or `kind(imm, input[i])` with
+    `imm_lhs`, over equally shaped SRAM memrefs of the core's tile. The
+    immediate is an f32 constant converted to the element type.
+
+    ```mlir
+    tessel.vector_binary_imm max %x, 0.0, %y : memref<16x64xf32, #sram>, memref<16x64xf32, #sram>
+    ```
+
+    The `imm_lhs` unit attribute puts the immediate on the left, for the
+    operations that are not commutative (`sub`, `div`):
+
+    ```mlir
+    tessel.vector_binary_imm div %x, 1.0, %y {imm_lhs} : memref<64xf32, #sram>, memref<64xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_VectorBinaryKind:$kind,
+                       Tessel_StaticMemRef:$input, F32Attr:$imm,
+                       Tessel_StaticMemRef:$result, UnitAttr:$imm_lhs);
+  let assemblyFormat = [{
+    $kind $input `,` $imm `,` $result attr-dict `:` type($input) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorFillOp : Tessel_ComputeOp<"vector_fill"> {
+  let summary = "Fills SRAM with a constant";
+  let description = [{
+    Writes `value`, converted to the element type, to every element of
+    `result`, an SRAM memref of the core's tile.
+
+    ```mlir
+    tessel.vector_fill 0.0, %acc : memref<16x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins F32Attr:$value, Tessel_StaticMemRef:$result);
+  let assemblyFormat = "$value `,` $result attr-dict `:` type($result)";
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorCompareOp : Tessel_ComputeOp<"vector_compare"> {
+  let summary = "Elementwise comparison: 1 where it holds, 0 elsewhere";
+  let description = [{
+    `result[i] = predicate(lhs[i], rhs[i]) ? 1 : 0`, in the element type of
+    the operands; comparisons with NaN are false except `ne`.
+
+    ```mlir
+    tessel.vector_compare gt %x, %y, %mask
+        : memref<64xf32, #sram>, memref<64xf32, #sram>, memref<64xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_ComparePredicate:$predicate,
+                       Tessel_StaticMemRef:$lhs, Tessel_StaticMemRef:$rhs,
+                       Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $predicate $lhs `,` $rhs `,` $result attr-dict `:` type($lhs) `,`
+    type($rhs) `,` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
+def Tessel_VectorSelectOp : Tessel_ComputeOp<"vector_select"> {
+  let summary = "Elementwise choice between two operands";
+  let description = [{
+    `result[i] = cond[i] != 0 ? lhs[i] : rhs[i]`; `cond` is typically the
+    result of `tessel.vector_compare`.
+
+    ```mlir
+    tessel.vector_select %mask, %x, %y, %z
+        : memref<64xf32, #sram>, memref<64xf32, #sram>, memref<64xf32, #sram>, memref<64xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_StaticMemRef:$cond, Tessel_StaticMemRef:$lhs,
+                       Tessel_StaticMemRef:$rhs, Tessel_StaticMemRef:$result);
+  let assemblyFormat = [{
+    $cond `,` $lhs `,` $rhs `,` $result attr-dict `:` type($cond) `,`
+    type($lhs) `,` type($rhs) `,` type($result)
   }];
   let hasVerifier = 1;
 }
