@@ -35,6 +35,7 @@ def test_frontend_process_is_reused_and_restarts_after_a_crash():
     fe.import_torch(module, inputs)
     assert fe.worker.pid() == pid
     os.kill(pid, signal.SIGKILL)
+    fe.worker._worker._proc.wait(timeout=30)
     model = fe.import_torch(module, inputs)  # a fresh process takes over
     assert fe.worker.pid() not in (None, pid)
     assert model.signature.inputs[0].shape == (8, 64)

@@ -226,9 +226,7 @@ def import_torch(req):
         dynamic = {"args": tuple([None] * len(weights) + [{0: batch}] * n_in)}
     prog = _export(ParamsAsArgs(model), weights + inputs, what, dynamic)
     module = _lower_program(prog, req["name"], what)
-    with torch.no_grad():
-        out = model(*inputs)
-    n_out = len(out) if isinstance(out, (tuple, list)) else 1
+    n_out = len(prog.graph_signature.user_outputs)
     out_names = (["output"] if n_out == 1 else [f"output{i}" for i in range(n_out)])
     sig = _signature(module, req["name"], "torch", names, _input_names(model, n_in), out_names)
     return {"mlir": _asm(module), "signature": sig,

@@ -72,11 +72,18 @@ class Worker:
         with self._lock:
             if not self._alive():
                 self._start()
+            # Modules defining user models may have been made importable
+            # after the child started.
+            req = {**req, "sys_path": _sys_path()}
+            try:
+                _protocol.send(self._proc.stdin, req)
+            except BrokenPipeError:
+                # It died while idle and never saw the request: start anew.
+                self._proc.wait()
+                self._start()
+                _protocol.send(self._proc.stdin, req)
             proc = self._proc
             try:
-                # Modules defining user models may have been made importable
-                # after the child started.
-                _protocol.send(proc.stdin, {**req, "sys_path": _sys_path()})
                 blob = _protocol.recv_bytes(proc.stdout)
             except (BrokenPipeError, EOFError, OSError):
                 blob = None
