@@ -1,0 +1,948 @@
+"""Compiled programs (docs/isa.md): the in-memory :class:`Program`, its writer
+and loader, its validation, and :class:`ProgramBuilder` to build one from
+Python.
+
+A program is a directory::
+
+    manifest.json        arch, tiles, DRAM layout, tags
+    dram.bin             the initial DRAM image
+    tiles/r<R>c<C>.bin   one instruction stream per tile that runs code
+
+Building one::
+
+    from tessel.runtime.program import ProgramBuilder, dram, sram
+
+    b = ProgramBuilder("tessel-4x4")
+    x = b.add_buffer("x", "input", (16, 16), "f32")
+    y = b.add_buffer("y", "output", (16, 16), "f32")
+    fc = b.add_tag("fc1", op="linalg.matmul", loc="model.py:12:0")
+    t = b.tile(0, 0, semaphores=1, tokens=2)
+    t.dma(0, 0, "f32", (16, 16), src=dram(x.offset, (16, 1)),
+          dst=sram(0, (16, 1)), tag=fc)
+    t.wait(0)
+    ...
+    program = b.build()          # validated; raises ProgramError
+    program.save("out/prog")     # atomic
+    again = load_program("out/prog")
+
+Every rule of docs/isa.md that can be checked without running the program is
+checked by :meth:`Program.validate` (run by :func:`load_program` and
+:meth:`ProgramBuilder.build`); a violation raises :class:`ProgramError` naming
+the file, the field or instruction offset, and the problem.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Mapping, Sequence
+
+import numpy as np
+
+from .. import arch as arch_model
+from . import isa
+from .isa import Endpoint, Instruction, View
+
+MANIFEST = "manifest.json"
+BUFFER_KINDS = ("input", "output", "weight", "scratch")
+# DRAM offsets the builder assigns are multiples of this.
+DRAM_ALIGNMENT = 64
+
+
+class ProgramError(ValueError):
+    """A malformed program, or one that breaks a rule of docs/isa.md.
+
+    ``file`` is the program file at fault (``manifest.json``,
+    ``tiles/r0c0.bin``, ...), ``field`` the manifest field or instruction
+    operand, ``offset`` the byte offset of the instruction in its stream."""
+
+    def __init__(self, message: str, *, file: str | None = None,
+                 field: str | None = None, offset: int | None = None):
+        self.problem = message
+        self.file = file
+        self.field = field
+        self.offset = offset
+        where = []
+        if file:
+            where.append(file)
+        if offset is not None:
+            where.append(f"offset {offset}")
+        if field:
+            where.append(field)
+        super().__init__(": ".join(where + [message]) if where else message)
+
+
+# ---------------------------------------------------------------------------
+# The parts of a program.
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Buffer:
+    """An array in DRAM: row-major, dense, at ``offset``."""
+
+    name: str
+    kind: str
+    offset: int
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def size(self) -> int:
+        n = 1
+        for s in self.shape:
+            n *= s
+        return n
+
+    @property
+    def nbytes(self) -> int:
+        return self.size * isa.DTYPE_SIZE[self.dtype]
+
+    @property
+    def strides(self) -> tuple[int, ...]:
+        """Row-major strides in elements, for views of the whole buffer."""
+        out, step = [], 1
+        for s in reversed(self.shape):
+            out.append(step)
+            step *= s
+        return tuple(reversed(out))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "kind": self.kind, "offset": self.offset,
+                "shape": list(self.shape), "dtype": self.dtype}
+
+
+@dataclass(frozen=True)
+class TileProgram:
+    """The code of one tile: its stream file's bytes and initial state."""
+
+    row: int
+    col: int
+    stream: bytes
+    semaphores: tuple[int, ...] = ()
+    tokens: int = 0
+
+    @property
+    def path(self) -> str:
+        return stream_path(self.row, self.col)
+
+
+@dataclass(frozen=True)
+class Tag:
+    """The source op of instructions, for per-layer reports."""
+
+    id: int
+    name: str
+    op: str = ""
+    loc: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "op": self.op, "loc": self.loc}
+
+
+def stream_path(row: int, col: int) -> str:
+    return f"tiles/r{row}c{col}.bin"
+
+
+# ---------------------------------------------------------------------------
+# The program.
+# ---------------------------------------------------------------------------
+
+@dataclass
+class Program:
+    """A compiled program in memory. Build one with :class:`ProgramBuilder` or
+    :func:`load_program`; :meth:`validate` checks it against docs/isa.md."""
+
+    arch: arch_model.Arch
+    dram_bytes: int
+    buffers: list[Buffer]
+    inputs: list[str]
+    outputs: list[str]
+    tiles: list[TileProgram]
+    tags: list[Tag] = field(default_factory=list)
+    dram_image: bytes = b""
+    _decoded: dict | None = field(default=None, repr=False, compare=False)
+
+    # ---- lookups ---------------------------------------------------------
+
+    def buffer(self, name: str) -> Buffer:
+        for b in self.buffers:
+            if b.name == name:
+                return b
+        raise KeyError(f"program has no DRAM buffer {name!r}")
+
+    def tile(self, row: int, col: int) -> TileProgram:
+        for t in self.tiles:
+            if (t.row, t.col) == (row, col):
+                return t
+        raise KeyError(f"tile ({row}, {col}) runs no code in this program")
+
+    def tag_name(self, tag: int | None) -> str | None:
+        if tag is None:
+            return None
+        for t in self.tags:
+            if t.id == tag:
+                return t.name
+        return None
+
+    def instructions(self, row: int, col: int) -> list[Instruction]:
+        """The decoded, validated instructions of tile ``(row, col)``."""
+        return self.decoded()[(row, col)]
+
+    def decoded(self) -> dict[tuple[int, int], list[Instruction]]:
+        """Every tile's decoded instructions; validates on first use."""
+        if self._decoded is None:
+            self.validate()
+        assert self._decoded is not None
+        return self._decoded
+
+    @property
+    def num_instructions(self) -> int:
+        return sum(len(v) for v in self.decoded().values())
+
+    # ---- the manifest ----------------------------------------------------
+
+    def manifest(self) -> dict[str, Any]:
+        return {
+            "format": isa.FORMAT,
+            "version": isa.VERSION,
+            "arch": self.arch.to_dict(),
+            "dram": {
+                "bytes": self.dram_bytes,
+                "image": "dram.bin",
+                "buffers": [b.to_dict() for b in self.buffers],
+            },
+            "inputs": list(self.inputs),
+            "outputs": list(self.outputs),
+            "tiles": [{"row": t.row, "col": t.col, "stream": t.path,
+                       "instructions": _stream_count(t.stream),
+                       "semaphores": list(t.semaphores), "tokens": t.tokens}
+                      for t in self.tiles],
+            "tags": [t.to_dict() for t in self.tags],
+        }
+
+    # ---- writing ---------------------------------------------------------
+
+    def save(self, directory: str | os.PathLike) -> Path:
+        """Write the program directory atomically: everything goes to a
+        temporary sibling that is renamed into place (an existing program
+        there is replaced)."""
+        target = Path(directory)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        try:
+            (tmp / "tiles").mkdir()
+            (tmp / MANIFEST).write_text(json.dumps(self.manifest(), indent=1) + "\n")
+            (tmp / "dram.bin").write_bytes(self.dram_image)
+            for t in self.tiles:
+                (tmp / t.path).write_bytes(t.stream)
+            old = None
+            if target.exists():
+                old = target.with_name(f".{target.name}.old.{os.getpid()}")
+                os.rename(target, old)
+            os.rename(tmp, target)
+            if old is not None:
+                shutil.rmtree(old, ignore_errors=True)
+        except BaseException:
+            shutil.rmtree(tmp, ignore_errors=True)
+            raise
+        return target
+
+    # ---- validation ------------------------------------------------------
+
+    def validate(self) -> None:
+        """Check every rule of docs/isa.md that holds without running the
+        program; raise :class:`ProgramError` at the first violation."""
+        _Validator(self).run()
+
+
+def _stream_count(stream: bytes) -> int:
+    if len(stream) < isa.HEADER_BYTES:
+        return 0
+    return int.from_bytes(stream[8:12], "little")
+
+
+# ---------------------------------------------------------------------------
+# Validation.
+# ---------------------------------------------------------------------------
+
+def view_extent(view: View, sizes: Sequence[int], itemsize: int) -> tuple[int, int]:
+    """The bytes ``[lo, hi)`` a view of ``sizes`` can touch."""
+    lo = hi = 0
+    for n, s in zip(sizes, view.strides):
+        step = (n - 1) * s
+        if step < 0:
+            lo += step
+        else:
+            hi += step
+    return view.base + lo * itemsize, view.base + hi * itemsize + itemsize
+
+
+def is_injective(view: View, sizes: Sequence[int]) -> bool:
+    """Whether the view addresses every element at most once, by the rule of
+    docs/isa.md: ordered by |stride|, each stride exceeds the span of the
+    dimensions before it."""
+    dims = sorted((abs(s), n) for s, n in zip(view.strides, sizes) if n > 1)
+    span = 0
+    for s, n in dims:
+        if s <= span:
+            return False
+        span += s * (n - 1)
+    return True
+
+
+def _element_bytes(view: View, sizes: Sequence[int], itemsize: int) -> np.ndarray:
+    addr = np.full((), view.base, dtype=np.int64)
+    for n, s in zip(sizes, view.strides):
+        addr = addr[..., None] + np.arange(n, dtype=np.int64) * (s * itemsize)
+    return (addr.reshape(-1)[:, None] + np.arange(itemsize)).reshape(-1)
+
+
+def views_conflict(a: View, a_sizes: Sequence[int], a_item: int,
+                   b: View, b_sizes: Sequence[int], b_item: int) -> bool:
+    """True when two views share a byte without being the same view (same
+    base, strides, sizes and element size): a partial overlap."""
+    alo, ahi = view_extent(a, a_sizes, a_item)
+    blo, bhi = view_extent(b, b_sizes, b_item)
+    if ahi <= blo or bhi <= alo:
+        return False
+    if (a.base == b.base and tuple(a.strides) == tuple(b.strides)
+            and tuple(a_sizes) == tuple(b_sizes) and a_item == b_item):
+        return False
+    return bool(np.intersect1d(_element_bytes(a, a_sizes, a_item),
+                               _element_bytes(b, b_sizes, b_item)).size)
+
+
+def _is_int(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+class _Validator:
+    def __init__(self, program: Program):
+        self.p = program
+        self.arch = program.arch
+
+    def fail(self, message: str, *, file: str = MANIFEST, field: str | None = None,
+             offset: int | None = None) -> None:
+        raise ProgramError(message, file=file, field=field, offset=offset)
+
+    def run(self) -> None:
+        p, a = self.p, self.arch
+        if not _is_int(p.dram_bytes) or p.dram_bytes < 0:
+            self.fail(f"must be a non-negative integer, got {p.dram_bytes!r}",
+                      field="dram.bytes")
+        if p.dram_bytes > a.dram.capacity_bytes:
+            self.fail(f"{p.dram_bytes} bytes exceed the arch's DRAM capacity "
+                      f"({a.dram.capacity_bytes})", field="dram.bytes")
+        if len(p.dram_image) > p.dram_bytes:
+            self.fail(f"the image has {len(p.dram_image)} bytes, more than "
+                      f"dram.bytes = {p.dram_bytes}", field="dram.image")
+        self.check_buffers()
+        self.check_tiles_and_tags()
+        decoded = {}
+        for t in p.tiles:
+            try:
+                instrs = isa.decode_stream(t.stream)
+            except isa.DecodeError as e:
+                raise ProgramError(str(e), file=t.path, offset=e.offset) from None
+            for ins in instrs:
+                self.check_instruction(t, ins)
+            decoded[(t.row, t.col)] = instrs
+        p._decoded = decoded
+
+    def check_buffers(self) -> None:
+        p = self.p
+        names = set()
+        for i, b in enumerate(p.buffers):
+            f = f"dram.buffers[{i}]"
+            if not isinstance(b.name, str) or not b.name:
+                self.fail("name must be a non-empty string", field=f"{f}.name")
+            if b.name in names:
+                self.fail(f"buffer name {b.name!r} is used twice", field=f"{f}.name")
+            names.add(b.name)
+            if b.kind not in BUFFER_KINDS:
+                self.fail(f"kind {b.kind!r} is not one of {', '.join(BUFFER_KINDS)}",
+                          field=f"{f}.kind")
+            if b.dtype not in isa.DTYPES:
+                self.fail(f"dtype {b.dtype!r} is not one of {', '.join(isa.DTYPES)}",
+                          field=f"{f}.dtype")
+            if not _is_int(b.offset) or b.offset < 0:
+                self.fail(f"offset must be a non-negative integer, got {b.offset!r}",
+                          field=f"{f}.offset")
+            if b.offset % isa.DTYPE_SIZE[b.dtype]:
+                self.fail(f"offset {b.offset} is not a multiple of the element "
+                          f"size of {b.dtype}", field=f"{f}.offset")
+            if not all(_is_int(s) and s >= 0 for s in b.shape):
+                self.fail(f"shape {list(b.shape)} must hold non-negative integers",
+                          field=f"{f}.shape")
+            if b.offset + b.nbytes > p.dram_bytes:
+                self.fail(f"buffer {b.name!r} ([{b.offset}, {b.offset + b.nbytes})) "
+                          f"does not fit dram.bytes = {p.dram_bytes}", field=f)
+        spans = sorted((b.offset, b.offset + b.nbytes, b.name)
+                       for b in p.buffers if b.nbytes)
+        for (lo1, hi1, n1), (lo2, hi2, n2) in zip(spans, spans[1:]):
+            if lo2 < hi1:
+                self.fail(f"buffers {n1!r} ([{lo1}, {hi1})) and {n2!r} "
+                          f"([{lo2}, {hi2})) overlap", field="dram.buffers")
+        for key, kind in (("inputs", "input"), ("outputs", "output")):
+            listed = getattr(p, key)
+            if len(set(listed)) != len(listed):
+                self.fail("a name is listed twice", field=key)
+            for name in listed:
+                match = [b for b in p.buffers if b.name == name]
+                if not match:
+                    self.fail(f"{name!r} is not a DRAM buffer", field=key)
+                if match[0].kind != kind:
+                    self.fail(f"{name!r} has kind {match[0].kind!r}, not {kind!r}",
+                              field=key)
+            for b in p.buffers:
+                if b.kind == kind and b.name not in listed:
+                    self.fail(f"buffer {b.name!r} of kind {kind!r} is not listed",
+                              field=key)
+
+    def check_tiles_and_tags(self) -> None:
+        p, g = self.p, self.arch.grid
+        seen = set()
+        self.tiles = {}
+        for i, t in enumerate(p.tiles):
+            f = f"tiles[{i}]"
+            if not (_is_int(t.row) and _is_int(t.col)
+                    and 0 <= t.row < g.rows and 0 <= t.col < g.cols):
+                self.fail(f"tile ({t.row}, {t.col}) lies outside the "
+                          f"{g.rows}x{g.cols} grid", field=f)
+            if (t.row, t.col) in seen:
+                self.fail(f"tile ({t.row}, {t.col}) is listed twice", field=f)
+            seen.add((t.row, t.col))
+            if not all(_is_int(s) and 0 <= s <= 0xFFFFFFFF for s in t.semaphores):
+                self.fail("initial counts must be integers in [0, 2^32)",
+                          field=f"{f}.semaphores")
+            if not _is_int(t.tokens) or t.tokens < 0:
+                self.fail(f"must be a non-negative integer, got {t.tokens!r}",
+                          field=f"{f}.tokens")
+            self.tiles[(t.row, t.col)] = t
+        ids = set()
+        for i, t in enumerate(p.tags):
+            if not _is_int(t.id) or not 0 <= t.id < isa.NO_TAG:
+                self.fail(f"id {t.id!r} must be an integer in [0, {isa.NO_TAG})",
+                          field=f"tags[{i}].id")
+            if t.id in ids:
+                self.fail(f"tag id {t.id} is used twice", field=f"tags[{i}].id")
+            ids.add(t.id)
+        self.tag_ids = ids
+
+    # ---- one instruction -------------------------------------------------
+
+    def check_instruction(self, tile: TileProgram, ins: Instruction) -> None:
+        def fail(msg: str, fld: str | None = None) -> None:
+            raise ProgramError(f"{ins.op}: {msg}", file=tile.path, offset=ins.offset,
+                               field=fld)
+
+        a, f = self.arch, ins.fields
+        if ins.tag is not None and ins.tag not in self.tag_ids:
+            fail(f"tag {ins.tag} is not in the manifest's tags")
+        op = ins.op
+        if op == "dma":
+            self.check_dma(tile, ins, fail)
+        elif op == "wait":
+            for tok in f["tokens"]:
+                if tok >= tile.tokens:
+                    fail(f"token {tok} is not below the tile's {tile.tokens} "
+                         "token slots", "tokens")
+        elif op == "signal":
+            target = self.tiles.get((f["row"], f["col"]))
+            if target is None:
+                fail(f"tile ({f['row']}, {f['col']}) runs no code in this "
+                     "program, so it has no semaphores")
+            if f["semaphore"] >= len(target.semaphores):
+                fail(f"semaphore {f['semaphore']} does not exist: tile "
+                     f"({f['row']}, {f['col']}) has {len(target.semaphores)}",
+                     "semaphore")
+        elif op == "wait_semaphore":
+            if f["semaphore"] >= len(tile.semaphores):
+                fail(f"semaphore {f['semaphore']} does not exist: the tile has "
+                     f"{len(tile.semaphores)}", "semaphore")
+        elif op == "matmul":
+            self.check_matmul(ins, fail)
+        else:
+            self.check_vector(ins, fail)
+
+    def check_view(self, view: View, sizes: Sequence[int], dtype: str,
+                   limit: int, where: str, fail, *, written: bool) -> None:
+        item = isa.DTYPE_SIZE[dtype]
+        if view.base % item:
+            fail(f"base {view.base} is not a multiple of the {item}-byte "
+                 f"element size of {dtype}", where)
+        lo, hi = view_extent(view, sizes, item)
+        if lo < 0 or hi > limit:
+            fail(f"view reaches bytes [{lo}, {hi}), outside [0, {limit}) "
+                 f"(sizes {list(sizes)}, strides {list(view.strides)})", where)
+        if written and not is_injective(view, sizes):
+            fail(f"the written view (sizes {list(sizes)}, strides "
+                 f"{list(view.strides)}) addresses an element twice", where)
+
+    def check_sizes(self, sizes: Sequence[int], fail) -> None:
+        if any(s < 1 for s in sizes):
+            fail(f"sizes {list(sizes)} must all be at least 1", "sizes")
+
+    def check_dma(self, tile: TileProgram, ins: Instruction, fail) -> None:
+        a, f = self.arch, ins.fields
+        if f["channel"] >= a.tile.dma.channels:
+            fail(f"channel {f['channel']} is not below the arch's "
+                 f"{a.tile.dma.channels} DMA channels", "channel")
+        if f["token"] >= tile.tokens:
+            fail(f"token {f['token']} is not below the tile's {tile.tokens} "
+                 "token slots", "token")
+        sizes, dtype = f["sizes"], f["dtype"]
+        self.check_sizes(sizes, fail)
+        own = ("sram", tile.row, tile.col)
+        src, dst = f["src"], f["dst"]
+        for name, ep in (("src", src), ("dst", dst)):
+            if ep.kind == "dram":
+                if ep.row or ep.col:
+                    fail(f"a DRAM endpoint has row = col = 0, got ({ep.row}, "
+                         f"{ep.col})", name)
+                limit = self.p.dram_bytes
+            else:
+                if not (ep.row < a.grid.rows and ep.col < a.grid.cols):
+                    fail(f"tile ({ep.row}, {ep.col}) lies outside the "
+                         f"{a.grid.rows}x{a.grid.cols} grid", name)
+                limit = a.tile.sram.bytes
+            self.check_view(ep.view, sizes, dtype, limit, name, fail,
+                            written=name == "dst")
+        if (src.kind, src.row, src.col) != own and (dst.kind, dst.row, dst.col) != own:
+            fail(f"neither endpoint is the issuing tile ({tile.row}, {tile.col})'s "
+                 "SRAM")
+        if (src.kind, src.row, src.col) == (dst.kind, dst.row, dst.col):
+            item = isa.DTYPE_SIZE[dtype]
+            if views_conflict(src.view, sizes, item, dst.view, sizes, item):
+                fail("source and destination overlap partially")
+
+    def check_matmul(self, ins: Instruction, fail) -> None:
+        a, f = self.arch, ins.fields
+        dtype, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
+        mac = a.tile.mac
+        if dtype not in mac.macs_per_cycle:
+            fail(f"the MAC array does not support {dtype} (it has "
+                 f"{', '.join(mac.macs_per_cycle)})", "dtype")
+        self.check_sizes((m, k, n), fail)
+        if mac.dataflow == "weight_stationary":
+            if k > mac.rows or n > mac.cols:
+                fail(f"a weight-stationary block needs k <= {mac.rows} and "
+                     f"n <= {mac.cols}, got k = {k}, n = {n}")
+        elif m > mac.rows or n > mac.cols:
+            fail(f"an output-stationary block needs m <= {mac.rows} and "
+                 f"n <= {mac.cols}, got m = {m}, n = {n}")
+        acc = isa.acc_dtype(dtype)
+        limit = a.tile.sram.bytes
+        shapes = {"lhs": ((m, k), dtype), "rhs": ((k, n), dtype), "acc": ((m, n), acc)}
+        for name, (sizes, dt) in shapes.items():
+            self.check_view(f[name], sizes, dt, limit, name, fail,
+                            written=name == "acc")
+        for name in ("lhs", "rhs"):
+            (s1, d1), (s2, d2) = shapes[name], shapes["acc"]
+            if views_conflict(f[name], s1, isa.DTYPE_SIZE[d1], f["acc"], s2,
+                              isa.DTYPE_SIZE[d2]):
+                fail(f"{name} and acc overlap partially")
+
+    def check_vector(self, ins: Instruction, fail) -> None:
+        a, f, op = self.arch, ins.fields, ins.op
+        sizes = f["sizes"]
+        self.check_sizes(sizes, fail)
+        supported = a.tile.vector.dtypes
+        if op == "vector_unary":
+            uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]
+            if uop != "cast":
+                if din != dout:
+                    fail(f"{uop} needs in_dtype = out_dtype, got {din} and {dout}")
+                if din not in supported:
+                    fail(f"the vector unit does not support {din} (it has "
+                         f"{', '.join(supported)})", "in_dtype")
+                if din in isa.INT_DTYPES and uop not in isa.INT_UNARY_OPS:
+                    fail(f"{uop} is not defined on {din}", "op")
+            dtypes = {"in": din, "out": dout}
+        else:
+            dt = f["dtype"]
+            if dt not in supported:
+                fail(f"the vector unit does not support {dt} (it has "
+                     f"{', '.join(supported)})", "dtype")
+            if (op in ("vector_binary", "vector_binary_imm")
+                    and dt in isa.INT_DTYPES and f["op"] not in isa.INT_BINARY_OPS):
+                fail(f"{f['op']} is not defined on {dt}", "op")
+            dtypes = {name: dt for name in isa.READS[op] + (isa.WRITES[op],)}
+        if op == "vector_binary_imm" and f["imm_is_lhs"] not in (0, 1):
+            fail(f"imm_is_lhs = {f['imm_is_lhs']} must be 0 or 1", "imm_is_lhs")
+        out_sizes = sizes
+        if op == "vector_reduce":
+            if f["dim"] >= len(sizes):
+                fail(f"dim {f['dim']} is not below the rank {len(sizes)}", "dim")
+            out_sizes = tuple(s for i, s in enumerate(sizes) if i != f["dim"])
+        limit = a.tile.sram.bytes
+        out = isa.WRITES[op]
+        for name in isa.READS[op]:
+            self.check_view(f[name], sizes, dtypes[name], limit, name, fail,
+                            written=False)
+        self.check_view(f[out], out_sizes, dtypes[out], limit, out, fail,
+                        written=True)
+        oitem = isa.DTYPE_SIZE[dtypes[out]]
+        for name in isa.READS[op]:
+            if views_conflict(f[name], sizes, isa.DTYPE_SIZE[dtypes[name]],
+                              f[out], out_sizes, oitem):
+                fail(f"{name} and {out} overlap partially (only an exact alias "
+                     "is allowed)")
+
+
+# ---------------------------------------------------------------------------
+# Loading.
+# ---------------------------------------------------------------------------
+
+def _field(obj: Mapping, key: str, kind, where: str, *, file: str = MANIFEST):
+    if not isinstance(obj, Mapping) or key not in obj:
+        raise ProgramError("is missing", file=file, field=f"{where}{key}")
+    value = obj[key]
+    ok = _is_int(value) if kind is int else isinstance(value, kind)
+    if not ok:
+        name = {int: "an integer", str: "a string", list: "a list",
+                dict: "an object"}.get(kind, str(kind))
+        raise ProgramError(f"must be {name}, got {value!r}", file=file,
+                           field=f"{where}{key}")
+    return value
+
+
+def _safe_path(root: Path, rel: str, field_name: str) -> Path:
+    p = Path(rel)
+    if p.is_absolute() or ".." in p.parts:
+        raise ProgramError(f"path {rel!r} must be relative and inside the program "
+                           "directory", field=field_name)
+    return root / p
+
+
+def load_program(directory: str | os.PathLike) -> Program:
+    """Read and validate a program directory; raises :class:`ProgramError`
+    (never another exception for a bad program)."""
+    root = Path(directory)
+    mpath = root / MANIFEST
+    if not mpath.is_file():
+        raise ProgramError(f"no {MANIFEST} in {root}", file=MANIFEST)
+    try:
+        m = json.loads(mpath.read_text())
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        raise ProgramError(f"not valid JSON: {e}", file=MANIFEST) from None
+    if not isinstance(m, dict):
+        raise ProgramError("must be a JSON object", file=MANIFEST)
+    fmt = _field(m, "format", str, "")
+    if fmt != isa.FORMAT:
+        raise ProgramError(f"format is {fmt!r}, expected {isa.FORMAT!r}",
+                           file=MANIFEST, field="format")
+    version = _field(m, "version", int, "")
+    if version not in isa.SUPPORTED_VERSIONS:
+        raise ProgramError(f"program format version {version} is not supported "
+                           f"(supported: {', '.join(map(str, isa.SUPPORTED_VERSIONS))})",
+                           file=MANIFEST, field="version")
+    try:
+        arch = arch_model.Arch.from_dict(_field(m, "arch", dict, ""))
+    except arch_model.ArchError as e:
+        raise ProgramError(str(e), file=MANIFEST,
+                           field=f"arch.{e.field}" if e.field else "arch") from None
+    except (TypeError, KeyError, AttributeError) as e:
+        raise ProgramError(f"malformed architecture description: {e}",
+                           file=MANIFEST, field="arch") from None
+    d = _field(m, "dram", dict, "")
+    dram_bytes = _field(d, "bytes", int, "dram.")
+    image_rel = _field(d, "image", str, "dram.")
+    image_path = _safe_path(root, image_rel, "dram.image")
+    if not image_path.is_file():
+        raise ProgramError(f"the DRAM image {image_rel!r} does not exist",
+                           file=MANIFEST, field="dram.image")
+    buffers = []
+    for i, b in enumerate(_field(d, "buffers", list, "dram.")):
+        w = f"dram.buffers[{i}]."
+        shape = _field(b, "shape", list, w)
+        buffers.append(Buffer(_field(b, "name", str, w), _field(b, "kind", str, w),
+                              _field(b, "offset", int, w), tuple(shape),
+                              _field(b, "dtype", str, w)))
+    inputs = _field(m, "inputs", list, "")
+    outputs = _field(m, "outputs", list, "")
+    for key, names in (("inputs", inputs), ("outputs", outputs)):
+        if not all(isinstance(n, str) for n in names):
+            raise ProgramError("must be a list of buffer names", file=MANIFEST,
+                               field=key)
+    tiles = []
+    for i, t in enumerate(_field(m, "tiles", list, "")):
+        w = f"tiles[{i}]."
+        rel = _field(t, "stream", str, w)
+        path = _safe_path(root, rel, f"{w}stream")
+        if not path.is_file():
+            raise ProgramError(f"the stream {rel!r} does not exist", file=MANIFEST,
+                               field=f"{w}stream")
+        stream = path.read_bytes()
+        row, col = _field(t, "row", int, w), _field(t, "col", int, w)
+        count = _field(t, "instructions", int, w)
+        sems = _field(t, "semaphores", list, w)
+        tokens = _field(t, "tokens", int, w)
+        if len(stream) >= isa.HEADER_BYTES and stream[:4] == isa.MAGIC:
+            have = _stream_count(stream)
+            if have != count:
+                raise ProgramError(f"says {count} instructions, the stream {rel!r} "
+                                   f"header says {have}", file=MANIFEST,
+                                   field=f"{w}instructions")
+        if rel != stream_path(row, col):
+            raise ProgramError(f"the stream of tile ({row}, {col}) must be "
+                               f"{stream_path(row, col)!r}, got {rel!r}",
+                               file=MANIFEST, field=f"{w}stream")
+        tiles.append(TileProgram(row, col, stream, tuple(sems), tokens))
+    tags = []
+    for i, t in enumerate(m.get("tags", [])):
+        w = f"tags[{i}]."
+        tags.append(Tag(_field(t, "id", int, w), _field(t, "name", str, w),
+                        t.get("op", "") if isinstance(t.get("op", ""), str) else "",
+                        t.get("loc", "") if isinstance(t.get("loc", ""), str) else ""))
+    program = Program(arch, dram_bytes, buffers, list(inputs), list(outputs),
+                      tiles, tags, image_path.read_bytes())
+    program.validate()
+    return program
+
+
+# ---------------------------------------------------------------------------
+# Building.
+# ---------------------------------------------------------------------------
+
+def sram(base: int, strides: Sequence[int], tile: tuple[int, int] | None = None
+         ) -> Endpoint:
+    """A DMA endpoint in SRAM: tile ``tile``'s, or (``None``) the issuing
+    tile's own."""
+    row, col = tile if tile is not None else (-1, -1)
+    return Endpoint("sram", row, col, View(int(base), tuple(strides)))
+
+
+def dram(base: int, strides: Sequence[int]) -> Endpoint:
+    """A DMA endpoint in DRAM (``base`` is a DRAM byte address)."""
+    return Endpoint("dram", 0, 0, View(int(base), tuple(strides)))
+
+
+ViewLike = "View | tuple[int, Sequence[int]]"
+
+
+def _view(v: Any) -> View:
+    base, strides = v
+    return View(int(base), tuple(int(s) for s in strides))
+
+
+class StreamBuilder:
+    """Appends instructions to one tile's stream. Get one from
+    :meth:`ProgramBuilder.tile`.
+
+    Views are ``(base, strides)``: an SRAM byte address and one stride per
+    dimension in elements (0 broadcasts). The sizes are given once per
+    instruction. Dtypes and operation codes are the names of docs/isa.md
+    (``"f32"``, ``"exp"``, ``"lt"``). ``tag`` is an id from
+    :meth:`ProgramBuilder.add_tag`, or ``None`` to use :attr:`default_tag`.
+    Operands are encoded at once (a ``ValueError`` names a bad one); the rules
+    that involve the whole program are checked by
+    :meth:`ProgramBuilder.build`.
+    """
+
+    def __init__(self, row: int, col: int, semaphores: Sequence[int], tokens: int):
+        self.row, self.col = row, col
+        self.semaphores = list(semaphores)
+        self.tokens = tokens
+        self.default_tag: int | None = None
+        self._words: list[list[int]] = []
+
+    def __len__(self) -> int:
+        return len(self._words)
+
+    def _emit(self, op: str, tag: int | None, **fields: Any) -> int:
+        self._words.append(isa.encode(op, fields,
+                                      self.default_tag if tag is None else tag))
+        return len(self._words) - 1
+
+    # ---- synchronization and data movement ---------------------------------
+
+    def dma(self, channel: int, token: int, dtype: str, sizes: Sequence[int],
+            src: Endpoint, dst: Endpoint, *, tag: int | None = None) -> int:
+        """Start copying ``sizes`` elements from ``src`` to ``dst`` (endpoints
+        from :func:`sram` / :func:`dram`) on DMA ``channel``; sets ``token``
+        pending until the transfer completes. Returns the instruction index."""
+        def resolve(ep: Endpoint) -> Endpoint:
+            if ep.kind == "sram" and ep.row < 0:
+                return ep._replace(row=self.row, col=self.col)
+            return ep._replace(view=_view(ep.view))
+        return self._emit("dma", tag, channel=channel, token=token, dtype=dtype,
+                          sizes=tuple(sizes), src=resolve(src), dst=resolve(dst))
+
+    def wait(self, *tokens: int | Iterable[int], tag: int | None = None) -> int:
+        """Block until every listed token slot is free: ``wait(0, 1)`` or
+        ``wait([0, 1])``."""
+        flat: list[int] = []
+        for t in tokens:
+            flat.extend([t] if isinstance(t, int) else t)
+        return self._emit("wait", tag, tokens=tuple(flat))
+
+    def signal(self, row: int, col: int, semaphore: int, count: int = 1, *,
+               tag: int | None = None) -> int:
+        """Add ``count`` to semaphore ``semaphore`` of tile ``(row, col)``,
+        after every transfer this tile started earlier into that tile's SRAM."""
+        return self._emit("signal", tag, row=row, col=col, semaphore=semaphore,
+                          count=count)
+
+    def wait_semaphore(self, semaphore: int, count: int = 1, *,
+                       tag: int | None = None) -> int:
+        """Block until this tile's semaphore holds ``count``, then take it."""
+        return self._emit("wait_semaphore", tag, semaphore=semaphore, count=count)
+
+    # ---- compute ------------------------------------------------------------
+
+    def matmul(self, dtype: str, m: int, k: int, n: int, lhs, rhs, acc, *,
+               tag: int | None = None) -> int:
+        """``acc[m, n] += lhs[m, k] @ rhs[k, n]`` (acc is f32, or i32 for i8)."""
+        return self._emit("matmul", tag, dtype=dtype, m=m, k=k, n=n,
+                          lhs=_view(lhs), rhs=_view(rhs), acc=_view(acc))
+
+    def vector_unary(self, op: str, in_dtype: str, out_dtype: str,
+                     sizes: Sequence[int], in_, out, *, tag: int | None = None) -> int:
+        """``out = op(in)``; ``out_dtype`` differs from ``in_dtype`` only for
+        ``cast``."""
+        return self._emit("vector_unary", tag, op=op, in_dtype=in_dtype,
+                          out_dtype=out_dtype, sizes=tuple(sizes), **{"in": _view(in_)},
+                          out=_view(out))
+
+    def vector_binary(self, op: str, dtype: str, sizes: Sequence[int], lhs, rhs,
+                      out, *, tag: int | None = None) -> int:
+        """``out = lhs op rhs`` elementwise."""
+        return self._emit("vector_binary", tag, op=op, dtype=dtype,
+                          sizes=tuple(sizes), lhs=_view(lhs), rhs=_view(rhs),
+                          out=_view(out))
+
+    def vector_binary_imm(self, op: str, dtype: str, imm: float,
+                          sizes: Sequence[int], in_, out, *, imm_is_lhs: bool = False,
+                          tag: int | None = None) -> int:
+        """``out = in op imm`` (or ``imm op in`` with ``imm_is_lhs``)."""
+        return self._emit("vector_binary_imm", tag, op=op, dtype=dtype, imm=imm,
+                          imm_is_lhs=int(bool(imm_is_lhs)), sizes=tuple(sizes),
+                          **{"in": _view(in_)}, out=_view(out))
+
+    def vector_reduce(self, op: str, dtype: str, sizes: Sequence[int], dim: int,
+                      in_, out, *, tag: int | None = None) -> int:
+        """Combine ``in`` along ``dim`` in index order; ``out`` has the rank
+        ``len(sizes) - 1`` (its strides omit ``dim``)."""
+        return self._emit("vector_reduce", tag, op=op, dtype=dtype,
+                          sizes=tuple(sizes), dim=dim, **{"in": _view(in_)},
+                          out=_view(out))
+
+    def vector_fill(self, dtype: str, value: float, sizes: Sequence[int], out, *,
+                    tag: int | None = None) -> int:
+        """Write ``value`` (converted to ``dtype``) everywhere in ``out``."""
+        return self._emit("vector_fill", tag, dtype=dtype, value=value,
+                          sizes=tuple(sizes), out=_view(out))
+
+    def vector_compare(self, predicate: str, dtype: str, sizes: Sequence[int],
+                       lhs, rhs, out, *, tag: int | None = None) -> int:
+        """``out = 1 if lhs predicate rhs else 0``, in ``dtype``."""
+        return self._emit("vector_compare", tag, predicate=predicate, dtype=dtype,
+                          sizes=tuple(sizes), lhs=_view(lhs), rhs=_view(rhs),
+                          out=_view(out))
+
+    def vector_select(self, dtype: str, sizes: Sequence[int], cond, lhs, rhs, out,
+                      *, tag: int | None = None) -> int:
+        """``out = lhs if cond != 0 else rhs``."""
+        return self._emit("vector_select", tag, dtype=dtype, sizes=tuple(sizes),
+                          cond=_view(cond), lhs=_view(lhs), rhs=_view(rhs),
+                          out=_view(out))
+
+    def encode(self) -> bytes:
+        return isa.encode_stream(self._words)
+
+
+class ProgramBuilder:
+    """Builds a :class:`Program`: DRAM buffers (with their initial data),
+    tags, and one :class:`StreamBuilder` per tile that runs code.
+
+    ``arch`` is an :class:`~tessel.arch.Arch`, a preset name or a YAML path.
+    The same calls give the same bytes.
+    """
+
+    def __init__(self, arch: "arch_model.Arch | str | os.PathLike"):
+        self.arch = arch_model.load(arch)
+        self._buffers: list[Buffer] = []
+        self._data: dict[str, bytes] = {}
+        self._tags: list[Tag] = []
+        self._tiles: dict[tuple[int, int], StreamBuilder] = {}
+        self._end = 0
+
+    def add_buffer(self, name: str, kind: str, shape: Sequence[int], dtype: str, *,
+                   offset: int | None = None, data: Any = None) -> Buffer:
+        """Place an array in DRAM. ``offset`` defaults to the next multiple of
+        64 after the buffers so far. ``data`` (an array-like, converted to
+        ``dtype``; bf16 from a float array by rounding to nearest even) is its
+        initial content in the DRAM image — weights have it; inputs are
+        written by whoever runs the program."""
+        if kind not in BUFFER_KINDS:
+            raise ValueError(f"buffer kind {kind!r} is not one of {', '.join(BUFFER_KINDS)}")
+        if dtype not in isa.DTYPES:
+            raise ValueError(f"dtype {dtype!r} is not one of {', '.join(isa.DTYPES)}")
+        if any(b.name == name for b in self._buffers):
+            raise ValueError(f"buffer {name!r} exists already")
+        if offset is None:
+            offset = -(-self._end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
+        buf = Buffer(name, kind, int(offset), tuple(int(s) for s in shape), dtype)
+        self._buffers.append(buf)
+        self._end = max(self._end, buf.offset + buf.nbytes)
+        if data is not None:
+            from .numerics import to_storage
+            raw = to_storage(np.asarray(data), dtype)
+            if raw.size != buf.size:
+                raise ValueError(f"buffer {name!r}: data has {raw.size} elements, "
+                                 f"the shape {list(buf.shape)} has {buf.size}")
+            self._data[name] = raw.tobytes()
+        return buf
+
+    def add_tag(self, name: str, op: str = "", loc: str = "") -> int:
+        """A new tag for per-layer reports; returns its id."""
+        tag = Tag(len(self._tags), name, op, loc)
+        self._tags.append(tag)
+        return tag.id
+
+    def tile(self, row: int, col: int, *, semaphores: int | Sequence[int] = 0,
+             tokens: int = 0) -> StreamBuilder:
+        """The stream of tile ``(row, col)``, created on first call.
+        ``semaphores`` is the initial count of each semaphore (an int ``n``
+        means ``n`` semaphores starting at 0); ``tokens`` the number of DMA
+        token slots. Later calls return the same builder (and may raise the
+        counts)."""
+        sems = [0] * semaphores if isinstance(semaphores, int) else list(semaphores)
+        s = self._tiles.get((row, col))
+        if s is None:
+            s = self._tiles[(row, col)] = StreamBuilder(row, col, sems, tokens)
+        else:
+            if len(sems) > len(s.semaphores):
+                s.semaphores += sems[len(s.semaphores):]
+            s.tokens = max(s.tokens, tokens)
+        return s
+
+    def build(self, *, dram_bytes: int | None = None) -> Program:
+        """The validated program (raises :class:`ProgramError`).
+        ``dram_bytes`` defaults to the end of the last buffer, rounded up to
+        64."""
+        if dram_bytes is None:
+            dram_bytes = -(-self._end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
+        image = bytearray()
+        for b in sorted(self._buffers, key=lambda b: b.offset):
+            data = self._data.get(b.name)
+            if data is None:
+                continue
+            if len(image) < b.offset:
+                image.extend(bytes(b.offset - len(image)))
+            image[b.offset:b.offset + len(data)] = data
+        kinds = {b.name: b.kind for b in self._buffers}
+        program = Program(
+            arch=self.arch, dram_bytes=dram_bytes, buffers=list(self._buffers),
+            inputs=[n for n, k in kinds.items() if k == "input"],
+            outputs=[n for n, k in kinds.items() if k == "output"],
+            tiles=[TileProgram(r, c, s.encode(), tuple(s.semaphores), s.tokens)
+                   for (r, c), s in sorted(self._tiles.items())],
+            tags=list(self._tags), dram_image=bytes(image))
+        program.validate()
+        return program
