@@ -3,6 +3,9 @@
 Subcommands:
   archs            list the architecture presets
   archs NAME|PATH  print one description as YAML (validated)
+  disasm DIR       print a compiled program as text
+  simulate DIR     run a compiled program on the simulator (random inputs
+                   unless --inputs names an .npz) and print its statistics
 
 Imports nothing compiled: it runs where only Python is installed.
 """
@@ -54,6 +57,54 @@ def _archs(args: argparse.Namespace) -> int:
     return 0
 
 
+def _disasm(args: argparse.Namespace) -> int:
+    from .runtime.disasm import disassemble
+    from .runtime.program import ProgramError, load_program
+
+    try:
+        program = load_program(args.program)
+    except ProgramError as e:
+        print(f"error: {args.program}: {e}", file=sys.stderr)
+        return 1
+    sys.stdout.write(disassemble(program))
+    return 0
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    import numpy as np
+
+    from .runtime.program import ProgramError, load_program
+    from .runtime.simulator import SimulationError, simulate
+
+    try:
+        program = load_program(args.program)
+    except ProgramError as e:
+        print(f"error: {args.program}: {e}", file=sys.stderr)
+        return 1
+    inputs = {}
+    if args.inputs:
+        with np.load(args.inputs) as data:
+            inputs = {k: data[k] for k in data.files}
+    else:
+        rng = np.random.default_rng(0)
+        for name in program.inputs:
+            b = program.buffer(name)
+            inputs[name] = rng.standard_normal(b.shape).astype(np.float32)
+    try:
+        result = simulate(program, inputs, numerics=not args.timing_only,
+                          trace=bool(args.trace))
+    except SimulationError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 1
+    print(result.summary())
+    if args.trace:
+        result.save_trace(args.trace)
+        print(f"trace written to {args.trace} (open in ui.perfetto.dev)")
+    if args.outputs:
+        np.savez(args.outputs, **result.outputs)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="tessel", description="Tessel: an MLIR compiler for spatial ML "
@@ -63,6 +114,18 @@ def main(argv: list[str] | None = None) -> int:
                            "print one as YAML")
     archs.add_argument("arch", nargs="?", help="a preset name or a YAML path")
     archs.set_defaults(run=_archs)
+    dis = sub.add_parser("disasm", help="print a compiled program as text")
+    dis.add_argument("program", help="a program directory")
+    dis.set_defaults(run=_disasm)
+    sim = sub.add_parser("simulate", help="run a compiled program on the "
+                         "cycle-approximate simulator")
+    sim.add_argument("program", help="a program directory")
+    sim.add_argument("--inputs", help=".npz with one array per input")
+    sim.add_argument("--outputs", help="write the outputs to this .npz")
+    sim.add_argument("--trace", help="write a Chrome/Perfetto trace here")
+    sim.add_argument("--timing-only", action="store_true",
+                     help="model time only, skip the arithmetic")
+    sim.set_defaults(run=_simulate)
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -1,0 +1,944 @@
+"""The cycle-approximate simulator: executes a :class:`~.program.Program`
+for its outputs (bit-exact to docs/isa.md) and its time (the model of
+docs/simulator.md).
+
+It is event-driven: a priority queue holds the moments something changes (a
+tile resumes, a transfer starts or completes, a flow's bandwidth share changes,
+a signal arrives). A tile runs its compute instructions back to back without
+touching the queue; only ``dma``, ``wait``, ``signal`` and ``wait_semaphore``,
+which interact with other tiles, are taken in global time order.
+
+    result = simulate(program, {"x": x})
+    result.outputs["y"], result.cycles, result.summary()
+    result.save_trace("trace.json")        # with simulate(..., trace=True)
+"""
+
+from __future__ import annotations
+
+import heapq
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+import numpy as np
+
+from . import isa, numerics
+from .disasm import format_instruction
+from .program import Program
+
+# Instruction kinds of the pre-decoded streams.
+_COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM = range(5)
+# Event kinds.
+_EV_TILE, _EV_START, _EV_FLOW, _EV_DONE, _EV_SIGNAL = range(5)
+# Cycles a control instruction (dma, wait, signal, wait_semaphore) takes to
+# issue; docs/simulator.md.
+ISSUE_CYCLES = 1
+STALL_CAUSES = ("dram", "noc", "dma", "tile")
+
+
+class SimulationError(RuntimeError):
+    """The program did something docs/isa.md forbids while running (a ``dma``
+    on a pending token slot, a missing input ...). ``result`` holds the
+    statistics up to that point, when there are any."""
+
+    def __init__(self, message: str, result: "SimulationResult | None" = None):
+        super().__init__(message)
+        self.result = result
+
+
+class DeadlockError(SimulationError):
+    """No tile can progress and nothing is in flight. ``waiting`` lists, per
+    blocked tile, what it waits on; the message is the readable report."""
+
+    def __init__(self, message: str, waiting: list[dict],
+                 result: "SimulationResult | None" = None):
+        super().__init__(message, result)
+        self.waiting = waiting
+
+
+# ---------------------------------------------------------------------------
+# Results.
+# ---------------------------------------------------------------------------
+
+@dataclass
+class TileStats:
+    """Cycles of one tile. ``busy = mac + vector + control``; ``stalls`` by
+    cause (``dram``, ``noc``, ``dma``: waiting on a token whose transfer is of
+    that kind; ``tile``: waiting on a semaphore, i.e. on another tile);
+    ``idle`` is the rest of the program's cycles (before the end, after the
+    tile's last instruction)."""
+
+    busy: float = 0
+    mac: float = 0
+    vector: float = 0
+    control: float = 0
+    stalls: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STALL_CAUSES, 0))
+    idle: float = 0
+    finished_at: float = 0
+    instructions: int = 0
+    macs: int = 0
+    mac_peak_cycles: float = 0          # sum of MACs / macs_per_cycle
+
+    def mac_utilization(self, cycles: float) -> float:
+        return self.mac_peak_cycles / cycles if cycles else 0.0
+
+
+@dataclass
+class TagStats:
+    """Per source op (tag): tile-cycles busy and stalled in its instructions,
+    MACs, and bytes its transfers moved."""
+
+    name: str
+    instructions: int = 0
+    busy: float = 0
+    stall: float = 0
+    macs: int = 0
+    dram_bytes: int = 0
+    noc_bytes: int = 0
+    first: float = math.inf
+    last: float = 0.0
+
+
+@dataclass
+class SimulationResult:
+    outputs: dict[str, np.ndarray]
+    cycles: int
+    seconds: float
+    end_time: float
+    instructions: int
+    tiles: dict[tuple[int, int], TileStats]
+    tags: dict[str, TagStats]
+    bytes: dict[str, int]
+    mac_utilization: float
+    events: int
+    trace_events: list[dict] | None = None
+
+    def save_trace(self, path: str | Path) -> Path:
+        """Write the Chrome/Perfetto JSON trace (needs ``trace=True``)."""
+        if self.trace_events is None:
+            raise ValueError("no trace was recorded: run simulate(..., trace=True)")
+        path = Path(path)
+        path.write_text(json.dumps({"traceEvents": self.trace_events,
+                                    "displayTimeUnit": "ns"}))
+        return path
+
+    def summary(self) -> str:
+        lines = [f"{self.cycles} cycles ({self.seconds * 1e6:.3f} us), "
+                 f"{self.instructions} instructions, MAC utilization "
+                 f"{100 * self.mac_utilization:.1f}%"]
+        lines.append("bytes: " + ", ".join(f"{k} {v}" for k, v in self.bytes.items()))
+        lines.append("tile   busy     mac      vector   control  "
+                     + "  ".join(f"{c:<8}" for c in STALL_CAUSES) + "  idle")
+        for (r, c), s in sorted(self.tiles.items()):
+            lines.append(f"({r},{c})  {s.busy:<8.0f} {s.mac:<8.0f} {s.vector:<8.0f} "
+                         f"{s.control:<8.0f} "
+                         + "  ".join(f"{s.stalls[k]:<8.0f}" for k in STALL_CAUSES)
+                         + f"  {s.idle:.0f}")
+        if self.tags:
+            lines.append("tag              instrs   busy     stall    MACs")
+            for name, t in self.tags.items():
+                lines.append(f"{name:<16} {t.instructions:<8} {t.busy:<8.0f} "
+                             f"{t.stall:<8.0f} {t.macs}")
+        return "\n".join(lines)
+
+
+# ---------------------------------------------------------------------------
+# Timing of compute instructions (docs/simulator.md, "Compute").
+# ---------------------------------------------------------------------------
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
+    """(cycles, SRAM bytes) of one matmul block."""
+    mac = arch.tile.mac
+    item, acc = isa.DTYPE_SIZE[dtype], isa.DTYPE_SIZE[isa.acc_dtype(dtype)]
+    sram_bytes = (m * k + k * n) * item + 2 * m * n * acc
+    sram_cycles = _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle)
+    cells, rate = mac.rows * mac.cols, mac.macs_per_cycle[dtype]
+    if mac.dataflow == "weight_stationary":
+        fill, drain, steps = k, k + n - 1, _ceil_div(m * cells, rate)
+    else:
+        fill, drain, steps = m + n - 2, m, _ceil_div(k * cells, rate)
+    return fill + drain + max(steps, sram_cycles), sram_bytes
+
+
+def vector_cycles(arch, latency_key: str, elements: int, sram_bytes: int) -> int:
+    v = arch.tile.vector
+    return v.latency[latency_key] + max(
+        _ceil_div(elements, v.lanes),
+        _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle))
+
+
+def _prod(sizes) -> int:
+    n = 1
+    for s in sizes:
+        n *= s
+    return n
+
+
+def _vector_timing(arch, ins) -> tuple[int, int]:
+    f, op = ins.fields, ins.op
+    sizes = f["sizes"]
+    e = _prod(sizes)
+    if op == "vector_unary":
+        key = isa.UNARY_LATENCY_KEY[f["op"]]
+        nbytes = e * (isa.DTYPE_SIZE[f["in_dtype"]] + isa.DTYPE_SIZE[f["out_dtype"]])
+    else:
+        item = isa.DTYPE_SIZE[f["dtype"]]
+        if op == "vector_reduce":
+            key = isa.REDUCE_LATENCY_KEY[f["op"]]
+            nbytes = (e + e // sizes[f["dim"]]) * item
+        else:
+            key = {"vector_binary": None, "vector_binary_imm": "add",
+                   "vector_fill": "add", "vector_compare": "cmp",
+                   "vector_select": "select"}[op] or f["op"]
+            nbytes = e * item * (len(isa.READS[op]) + 1)
+    return vector_cycles(arch, key, e, nbytes), nbytes
+
+
+# ---------------------------------------------------------------------------
+# Memory views for numerics.
+# ---------------------------------------------------------------------------
+
+def _array(mem: np.ndarray, view: isa.View, sizes, dtype: str) -> np.ndarray:
+    st = numerics.STORAGE[dtype]
+    return np.ndarray(tuple(sizes), st, buffer=mem, offset=view.base,
+                      strides=tuple(s * st.itemsize for s in view.strides))
+
+
+def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
+    """A closure executing one compute instruction on the tile's SRAM."""
+    f, op = ins.fields, ins.op
+    if op == "matmul":
+        dt, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
+        lhs = _array(mem, f["lhs"], (m, k), dt)
+        rhs = _array(mem, f["rhs"], (k, n), dt)
+        acc = _array(mem, f["acc"], (m, n), isa.acc_dtype(dt))
+        return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, acc, dt))
+    sizes = f["sizes"]
+    if op == "vector_unary":
+        src = _array(mem, f["in"], sizes, f["in_dtype"])
+        out = _array(mem, f["out"], sizes, f["out_dtype"])
+        uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]
+        return lambda: np.copyto(out, numerics.unary(uop, src, din, dout))
+    dt = f["dtype"]
+    if op == "vector_reduce":
+        src = _array(mem, f["in"], sizes, dt)
+        osz = tuple(s for i, s in enumerate(sizes) if i != f["dim"])
+        out = _array(mem, f["out"], osz, dt)
+        rop, dim = f["op"], f["dim"]
+        return lambda: np.copyto(out, numerics.reduce(rop, src, dim, dt))
+    out = _array(mem, f["out"], sizes, dt)
+    if op == "vector_fill":
+        value = numerics.fill(f["value"], dt, ())
+        return lambda: out.fill(value)
+    if op == "vector_binary_imm":
+        src = _array(mem, f["in"], sizes, dt)
+        bop, imm, lhs_imm = f["op"], f["imm"], bool(f["imm_is_lhs"])
+        return lambda: np.copyto(out, numerics.binary_imm(bop, src, imm, lhs_imm, dt))
+    lhs = _array(mem, f["lhs"], sizes, dt)
+    rhs = _array(mem, f["rhs"], sizes, dt)
+    if op == "vector_binary":
+        bop = f["op"]
+        return lambda: np.copyto(out, numerics.binary(bop, lhs, rhs, dt))
+    if op == "vector_compare":
+        pred = f["predicate"]
+        return lambda: np.copyto(out, numerics.compare(pred, lhs, rhs, dt))
+    assert op == "vector_select"
+    cond = _array(mem, f["cond"], sizes, dt)
+    return lambda: np.copyto(out, numerics.select(cond, lhs, rhs, dt))
+
+
+# ---------------------------------------------------------------------------
+# The machine.
+# ---------------------------------------------------------------------------
+
+class _Xfer:
+    """One dma transfer, from issue to completion."""
+
+    __slots__ = ("tile", "token", "channel", "nbytes", "resources", "latency",
+                 "kind", "dst_tile", "copy", "rem", "rate", "t0", "version",
+                 "signals", "tag", "issued", "started", "data_end", "links",
+                 "dram_channel", "pc")
+
+
+class _Tile:
+    __slots__ = ("index", "row", "col", "kinds", "args", "cum", "cum_mac",
+                 "cum_vec", "next_ctrl", "thunks", "n", "pc", "tokens",
+                 "sems", "blocked", "block_t", "finished", "done_at",
+                 "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
+                 "channels", "queues", "to_dst")
+
+
+def _xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
+    """Directed links of the XY route: along the row (columns) first."""
+    (r, c), (r2, c2) = src, dst
+    links = []
+    while c != c2:
+        nc = c + (1 if c2 > c else -1)
+        links.append(((r, c), (r, nc)))
+        c = nc
+    while r != r2:
+        nr = r + (1 if r2 > r else -1)
+        links.append(((r, c), (nr, c)))
+        r = nr
+    return links
+
+
+def dram_channel_for(arch, row: int, col: int, dma_channel: int) -> int:
+    """The DRAM channel a transfer of tile (row, col) on ``dma_channel`` uses:
+    the nearest attached (Manhattan hops); among equally near ones, the
+    ``dma_channel mod count``-th in index order (docs/isa.md)."""
+    dists = [abs(r - row) + abs(c - col) for r, c in arch.dram.attach]
+    best = min(dists)
+    tied = [i for i, d in enumerate(dists) if d == best]
+    return tied[dma_channel % len(tied)]
+
+
+class _Simulator:
+    def __init__(self, program: Program, inputs: Mapping[str, Any], numerics_on: bool,
+                 trace: bool):
+        self.p = program
+        self.a = a = program.arch
+        self.numerics = numerics_on
+        self.trace = trace
+        decoded = program.decoded()
+        self.tile_list = [(t.row, t.col) for t in program.tiles]
+        self.index = {rc: i for i, rc in enumerate(self.tile_list)}
+        # Memories.
+        self.dram = None
+        self.srams: dict[tuple[int, int], np.ndarray] = {}
+        if numerics_on:
+            size = -(-max(program.dram_bytes, 1) // 8) * 8
+            self.dram = np.zeros(size, np.uint8)
+            img = np.frombuffer(program.dram_image, np.uint8)
+            self.dram[:img.size] = img
+            for name in program.inputs:
+                if name not in inputs:
+                    raise SimulationError(f"input {name!r} is missing (the program's "
+                                          f"inputs: {', '.join(program.inputs)})")
+            for name, value in inputs.items():
+                try:
+                    buf = program.buffer(name)
+                except KeyError:
+                    raise SimulationError(f"{name!r} is not an input of the program "
+                                          f"(inputs: {', '.join(program.inputs)})") from None
+                arr = np.asarray(value)
+                if tuple(arr.shape) != buf.shape:
+                    raise SimulationError(f"input {name!r} has shape {list(arr.shape)}, "
+                                          f"the program expects {list(buf.shape)}")
+                raw = numerics.to_storage(arr, buf.dtype)
+                self.dram[buf.offset:buf.offset + buf.nbytes] = \
+                    np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
+        # Resources for bandwidth sharing: capacity per id.
+        self.cap: dict[Any, float] = {}
+        self.dram_bytes_read = self.dram_bytes_written = 0
+        self.noc_bytes = self.noc_link_bytes = self.sram_dma_bytes = 0
+        self.tiles = [self._prepare_tile(i, rc, decoded[rc]) for i, rc in
+                      enumerate(self.tile_list)]
+        self.heap: list = []
+        self.seq = 0
+        self.active: list[_Xfer] = []
+        self.now = 0.0
+        self.events = 0
+        self.trace_log: list = [] if trace else None
+        self.link_busy: dict = {}
+        # Static producers of each semaphore, for deadlock reports.
+        self.producers: dict[tuple, list] = {}
+        for rc, instrs in decoded.items():
+            for ins in instrs:
+                if ins.op == "signal":
+                    key = (ins["row"], ins["col"], ins["semaphore"])
+                    self.producers.setdefault(key, []).append((rc, ins))
+
+    # ---- preparation -------------------------------------------------------
+
+    def _mem(self, rc) -> np.ndarray:
+        m = self.srams.get(rc)
+        if m is None:
+            m = self.srams[rc] = np.zeros(self.a.tile.sram.bytes, np.uint8)
+        return m
+
+    def _prepare_tile(self, i: int, rc, instrs) -> _Tile:
+        a = self.a
+        t = _Tile()
+        t.index, (t.row, t.col) = i, rc
+        t.instrs = instrs
+        n = t.n = len(instrs)
+        kinds, args = [0] * n, [None] * n
+        cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
+        thunks = [None] * n if self.numerics else None
+        mem = self._mem(rc) if self.numerics else None
+        tinfo = self.p.tile(*rc)
+        for j, ins in enumerate(instrs):
+            op = ins.op
+            c = mc = vc = 0
+            if op == "dma":
+                kinds[j] = _DMA
+                args[j] = self._prepare_dma(rc, ins)
+            elif op == "wait":
+                kinds[j] = _WAIT
+                args[j] = ins["tokens"]
+            elif op == "signal":
+                kinds[j] = _SIGNAL
+                target = (ins["row"], ins["col"])
+                hops = abs(target[0] - rc[0]) + abs(target[1] - rc[1])
+                args[j] = (self.index[target], ins["semaphore"], ins["count"],
+                           hops * a.noc.hop_cycles)
+            elif op == "wait_semaphore":
+                kinds[j] = _WAITSEM
+                args[j] = (ins["semaphore"], ins["count"])
+            else:
+                kinds[j] = _COMPUTE
+                if op == "matmul":
+                    c, _ = matmul_cycles(a, ins["dtype"], ins["m"], ins["k"], ins["n"])
+                    mc = c
+                else:
+                    c, _ = _vector_timing(a, ins)
+                    vc = c
+                if self.numerics:
+                    thunks[j] = _compute_thunk(ins, mem)
+            cum[j + 1] = cum[j] + c
+            cum_mac[j + 1] = cum_mac[j] + mc
+            cum_vec[j + 1] = cum_vec[j] + vc
+        next_ctrl = [n] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            next_ctrl[j] = j if kinds[j] != _COMPUTE else next_ctrl[j + 1]
+        t.kinds, t.args, t.cum, t.cum_mac, t.cum_vec = kinds, args, cum, cum_mac, cum_vec
+        t.next_ctrl, t.thunks = next_ctrl, thunks
+        t.pc = 0
+        t.tokens = [None] * tinfo.tokens
+        t.sems = list(tinfo.semaphores)
+        t.blocked = None
+        t.block_t = 0.0
+        t.finished = n == 0
+        t.done_at = 0.0
+        t.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
+        t.ctrl_cycles = 0
+        t.runs = [] if self.trace else None
+        t.stall_log = []
+        t.channels = [None] * a.tile.dma.channels
+        t.queues = [[] for _ in range(a.tile.dma.channels)]
+        t.to_dst = {}
+        return t
+
+    def _prepare_dma(self, rc, ins):
+        """Static part of a transfer: resources, latency, kind, copy thunk."""
+        a = self.a
+        f = ins.fields
+        src, dst = f["src"], f["dst"]
+        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        ch = f["channel"]
+        res = [("dma", rc, ch)]
+        cap = self.cap
+        cap[("dma", rc, ch)] = a.tile.dma.bytes_per_cycle
+        latency = 0
+        dram_ch = None
+        if src.kind == "dram" or dst.kind == "dram":
+            kind = "dram"
+            dram_ch = dram_channel_for(a, rc[0], rc[1], ch)
+            port = a.dram.attach[dram_ch]
+            links = _xy_route(port, rc) if src.kind == "dram" else _xy_route(rc, port)
+            res.append(("dram", dram_ch))
+            cap[("dram", dram_ch)] = a.dram.bytes_per_cycle
+            latency += a.dram.latency_cycles
+        else:
+            s, d = (src.row, src.col), (dst.row, dst.col)
+            links = _xy_route(s, d)
+            kind = "dma" if s == d else "noc"
+        for ep in (src, dst):
+            if ep.kind == "sram":
+                key = ("sram", (ep.row, ep.col))
+                if key not in res:
+                    res.append(key)
+                    cap[key] = a.tile.sram.bytes_per_cycle
+        for link in links:
+            key = ("link",) + link
+            res.append(key)
+            cap[key] = a.noc.link_bytes_per_cycle
+        latency += len(links) * a.noc.hop_cycles
+        dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
+        copy = None
+        if self.numerics:
+            def mem_of(ep):
+                return self.dram if ep.kind == "dram" else self._mem((ep.row, ep.col))
+            sa = _array(mem_of(src), src.view, f["sizes"], f["dtype"])
+            da = _array(mem_of(dst), dst.view, f["sizes"], f["dtype"])
+            copy = (sa, da)
+        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile, copy,
+                tuple(links), dram_ch, ins.tag,
+                (src.kind == "dram", dst.kind == "dram"))
+
+    # ---- the event loop ----------------------------------------------------
+
+    def push(self, t: float, kind: int, data) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (t, self.seq, kind, data))
+
+    def run(self) -> SimulationResult:
+        for tile in self.tiles:
+            if not tile.finished:
+                self.push(0.0, _EV_TILE, tile)
+        heap = self.heap
+        pop = heapq.heappop
+        while heap:
+            t, _, kind, data = pop(heap)
+            self.now = t
+            self.events += 1
+            if kind == _EV_TILE:
+                self._run_tile(data, t)
+            elif kind == _EV_FLOW:
+                x, version = data
+                if version == x.version:
+                    self._flow_finished(x, t)
+            elif kind == _EV_START:
+                self._flow_start(data, t)
+            elif kind == _EV_DONE:
+                self._xfer_done(data, t)
+            else:
+                self._signal_arrives(data, t)
+        unfinished = [tl for tl in self.tiles if not tl.finished]
+        if unfinished:
+            raise self._deadlock(unfinished)
+        return self._result()
+
+    def _run_tile(self, tile: _Tile, t: float) -> None:
+        kinds, heap = tile.kinds, self.heap
+        n = tile.n
+        pc = tile.pc
+        while True:
+            if pc >= n:
+                tile.pc = pc
+                tile.finished = True
+                tile.done_at = t
+                return
+            kind = kinds[pc]
+            if kind == _COMPUTE:
+                j = tile.next_ctrl[pc]
+                if self.numerics:
+                    thunks = tile.thunks
+                    for k in range(pc, j):
+                        thunks[k]()
+                if tile.runs is not None:
+                    tile.runs.append((pc, j, t))
+                t += tile.cum[j] - tile.cum[pc]
+                pc = j
+                continue
+            if heap and heap[0][0] < t:
+                tile.pc = pc
+                self.push(t, _EV_TILE, tile)
+                return
+            self.now = t
+            tile.ctrl_cycles += ISSUE_CYCLES
+            if tile.runs is not None:
+                tile.runs.append((pc, pc + 1, t))
+            if kind == _DMA:
+                self._issue_dma(tile, pc, t)
+                t += ISSUE_CYCLES
+                pc += 1
+            elif kind == _WAIT:
+                toks = tile.tokens
+                if all(toks[k] is None for k in tile.args[pc]):
+                    t += ISSUE_CYCLES
+                    pc += 1
+                else:
+                    tile.pc = pc
+                    tile.blocked = _WAIT
+                    tile.block_t = t
+                    return
+            elif kind == _SIGNAL:
+                self._issue_signal(tile, pc, t)
+                t += ISSUE_CYCLES
+                pc += 1
+            else:
+                sem, count = tile.args[pc]
+                if tile.sems[sem] >= count:
+                    tile.sems[sem] -= count
+                    t += ISSUE_CYCLES
+                    pc += 1
+                else:
+                    tile.pc = pc
+                    tile.blocked = _WAITSEM
+                    tile.block_t = t
+                    return
+
+    def _resume(self, tile: _Tile, t: float, cause: str) -> None:
+        """Wake a blocked tile at ``t``: it goes on after its wait instruction."""
+        start = tile.block_t + ISSUE_CYCLES
+        resume = t if t > start else start
+        stall = resume - start
+        if stall > 0:
+            tile.stalls[cause] += stall
+            tile.stall_log.append((tile.pc, start, resume, cause))
+        tile.blocked = None
+        tile.pc += 1
+        self.push(resume, _EV_TILE, tile)
+
+    # ---- transfers ----------------------------------------------------------
+
+    def _issue_dma(self, tile: _Tile, pc: int, t: float) -> None:
+        (ch, token, nbytes, res, latency, kind, dst_tile, copy, links, dram_ch,
+         tag, dram_sides) = tile.args[pc]
+        if tile.tokens[token] is not None:
+            ins = tile.instrs[pc]
+            raise SimulationError(
+                f"tile ({tile.row}, {tile.col}) offset {ins.offset} at cycle {t:g}: "
+                f"dma on token slot {token}, which is still pending (a wait on it "
+                f"must come first): {format_instruction(ins)}", self._result())
+        x = _Xfer()
+        x.tile, x.token, x.channel, x.nbytes = tile, token, ch, nbytes
+        x.resources, x.latency, x.kind, x.dst_tile = res, latency, kind, dst_tile
+        x.copy, x.links, x.dram_channel, x.tag, x.pc = copy, links, dram_ch, tag, pc
+        x.rem, x.rate, x.t0, x.version = float(nbytes), 0.0, t, 0
+        x.signals = []
+        x.issued = t
+        tile.tokens[token] = x
+        if dst_tile is not None:
+            tile.to_dst[dst_tile] = tile.to_dst.get(dst_tile, 0) + 1
+        if dram_sides[0]:
+            self.dram_bytes_read += nbytes
+        if dram_sides[1]:
+            self.dram_bytes_written += nbytes
+        if links:
+            self.noc_bytes += nbytes
+            self.noc_link_bytes += nbytes * len(links)
+        self.sram_dma_bytes += nbytes * (2 - dram_sides[0] - dram_sides[1])
+        if tile.channels[ch] is None:
+            tile.channels[ch] = x
+            self.push(t + self.a.tile.dma.setup_cycles, _EV_START, x)
+        else:
+            tile.queues[ch].append(x)
+
+    def _flow_start(self, x: _Xfer, t: float) -> None:
+        x.started = t
+        self.active.append(x)
+        self._reshare(t)
+
+    def _flow_finished(self, x: _Xfer, t: float) -> None:
+        x.data_end = t
+        self.active.remove(x)
+        if self.trace:
+            for link in x.links:
+                self.link_busy.setdefault(link, []).append((x.started, t))
+            if x.dram_channel is not None:
+                self.link_busy.setdefault(("dram", x.dram_channel), []).append(
+                    (x.started, t))
+        self._reshare(t)
+        self.push(t + x.latency, _EV_DONE, x)
+
+    def _reshare(self, t: float) -> None:
+        """Max-min fair shares of every active flow (progressive filling),
+        then reschedule the flows whose rate changed."""
+        active = self.active
+        if not active:
+            return
+        for x in active:
+            if x.rate:
+                x.rem -= x.rate * (t - x.t0)
+            x.t0 = t
+        cap = self.cap
+        left: dict = {}
+        users: dict = {}
+        for x in active:
+            for r in x.resources:
+                if r in users:
+                    users[r].append(x)
+                else:
+                    users[r] = [x]
+                    left[r] = cap[r]
+        fixed: dict = {}
+        while len(fixed) < len(active):
+            best_r, best = None, math.inf
+            for r, xs in users.items():
+                if xs:
+                    share = left[r] / len(xs)
+                    if share < best:
+                        best, best_r = share, r
+            for x in users[best_r][:]:
+                fixed[x] = best
+                for r in x.resources:
+                    left[r] -= best
+                    users[r].remove(x)
+        for x in active:
+            rate = fixed[x]
+            if rate != x.rate or x.version == 0:
+                x.rate = rate
+                x.version += 1
+                rem = x.rem if x.rem > 0 else 0.0
+                self.push(t + rem / rate, _EV_FLOW, (x, x.version))
+
+    def _xfer_done(self, x: _Xfer, t: float) -> None:
+        tile = x.tile
+        if x.copy is not None:
+            np.copyto(x.copy[1], x.copy[0])
+        if self.trace:
+            self.trace_log.append(("dma", tile.row, tile.col, x.channel, x.issued,
+                                   x.started, x.data_end, t, x.pc, x.tag, x.kind))
+        tile.tokens[x.token] = None
+        ch = x.channel
+        queue = tile.queues[ch]
+        if queue:
+            nxt = queue.pop(0)
+            tile.channels[ch] = nxt
+            self.push(t + self.a.tile.dma.setup_cycles, _EV_START, nxt)
+        else:
+            tile.channels[ch] = None
+        if x.dst_tile is not None:
+            tile.to_dst[x.dst_tile] -= 1
+        for sig in x.signals:
+            sig[0] -= 1
+            if sig[0] == 0:
+                self._send_signal(sig, t)
+        if tile.blocked == _WAIT:
+            toks = tile.tokens
+            if all(toks[k] is None for k in tile.args[tile.pc]):
+                self._resume(tile, t, x.kind)
+
+    # ---- signals -----------------------------------------------------------
+
+    def _issue_signal(self, tile: _Tile, pc: int, t: float) -> None:
+        target, sem, count, delay = tile.args[pc]
+        dst = self.tile_list[target]
+        # [pending transfers, earliest send, target, sem, count, delay]
+        sig = [0, t + ISSUE_CYCLES, target, sem, count, delay]
+        if tile.to_dst.get(dst):
+            for x in self._pending_to(tile, dst):
+                x.signals.append(sig)
+                sig[0] += 1
+        if sig[0] == 0:
+            self._send_signal(sig, t)
+
+    def _pending_to(self, tile: _Tile, dst) -> list[_Xfer]:
+        out = []
+        for x in tile.channels:
+            if x is not None and x.dst_tile == dst:
+                out.append(x)
+        for q in tile.queues:
+            out.extend(x for x in q if x.dst_tile == dst)
+        return out
+
+    def _send_signal(self, sig, t: float) -> None:
+        start = sig[1] if sig[1] > t else t
+        self.push(start + sig[5], _EV_SIGNAL, (sig[2], sig[3], sig[4]))
+
+    def _signal_arrives(self, data, t: float) -> None:
+        target, sem, count = data
+        tile = self.tiles[target]
+        tile.sems[sem] += count
+        if tile.blocked == _WAITSEM:
+            want_sem, want = tile.args[tile.pc]
+            if want_sem == sem and tile.sems[sem] >= want:
+                tile.sems[sem] -= want
+                self._resume(tile, t, "tile")
+
+    # ---- deadlock ------------------------------------------------------------
+
+    def _deadlock(self, unfinished: list[_Tile]) -> DeadlockError:
+        lines = [f"deadlock at cycle {self.now:g}: no tile can progress and "
+                 "nothing is in flight"]
+        waiting = []
+        for tile in unfinished:
+            ins = tile.instrs[tile.pc]
+            where = (f"tile ({tile.row}, {tile.col}) at offset {ins.offset} "
+                     f"(instruction {tile.pc}): {format_instruction(ins)}")
+            entry = {"tile": (tile.row, tile.col), "offset": ins.offset,
+                     "instruction": format_instruction(ins)}
+            if tile.blocked == _WAITSEM:
+                sem, count = tile.args[tile.pc]
+                have = tile.sems[sem]
+                prods = self.producers.get((tile.row, tile.col, sem), [])
+                entry.update(semaphore=sem, count=have, needs=count,
+                             producers=[rc for rc, _ in prods])
+                lines.append(f"  {where}")
+                lines.append(f"    waits for semaphore {sem} to hold {count}; it "
+                             f"holds {have}")
+                if not prods:
+                    lines.append("    no instruction of the program signals it")
+                for rc, p in prods:
+                    other = self.tiles[self.index[rc]]
+                    if other.finished:
+                        state = "has finished"
+                    else:
+                        o = other.instrs[other.pc]
+                        state = (f"is blocked at offset {o.offset}: "
+                                 f"{format_instruction(o)}")
+                    lines.append(f"    signalled by tile {rc} at offset {p.offset} "
+                                 f"(+{p['count']}), which {state}")
+            else:
+                toks = [k for k in tile.args[tile.pc] if tile.tokens[k] is not None]
+                entry.update(tokens=toks)
+                lines.append(f"  {where}")
+                lines.append(f"    waits for token slots {toks}")
+            waiting.append(entry)
+        return DeadlockError("\n".join(lines), waiting, self._result())
+
+    # ---- results -----------------------------------------------------------
+
+    def _result(self) -> SimulationResult:
+        a, p = self.a, self.p
+        end = max([self.now] + [tl.done_at for tl in self.tiles])
+        cycles = int(math.ceil(end - 1e-9)) if end > 0 else 0
+        tag_names = {t.id: t.name for t in p.tags}
+        tags: dict[str, TagStats] = {}
+
+        def tag_stats(tag):
+            name = tag_names.get(tag, f"#{tag}") if tag is not None else "(untagged)"
+            s = tags.get(name)
+            if s is None:
+                s = tags[name] = TagStats(name)
+            return s
+
+        tiles: dict[tuple[int, int], TileStats] = {}
+        total_instr = 0
+        mac_peak = 0.0
+        sram_compute = 0
+        for tl in self.tiles:
+            s = TileStats()
+            done = tl.pc if not tl.finished else tl.n
+            s.instructions = done
+            total_instr += done
+            s.mac = tl.cum_mac[done]
+            s.vector = tl.cum_vec[done]
+            s.control = tl.ctrl_cycles
+            s.busy = s.mac + s.vector + s.control
+            s.stalls = dict(tl.stalls)
+            s.finished_at = tl.done_at if tl.finished else end
+            s.idle = max(0.0, end - s.busy - sum(s.stalls.values()))
+            for j in range(done):
+                ins = tl.instrs[j]
+                ts = tag_stats(ins.tag)
+                ts.instructions += 1
+                ts.busy += (tl.cum[j + 1] - tl.cum[j]) or ISSUE_CYCLES
+                if ins.op == "matmul":
+                    macs = ins["m"] * ins["k"] * ins["n"]
+                    s.macs += macs
+                    ts.macs += macs
+                    s.mac_peak_cycles += macs / a.tile.mac.macs_per_cycle[ins["dtype"]]
+                    sram_compute += matmul_cycles(a, ins["dtype"], ins["m"],
+                                                  ins["k"], ins["n"])[1]
+                elif ins.op.startswith("vector_"):
+                    sram_compute += _vector_timing(a, ins)[1]
+                elif ins.op == "dma":
+                    nb = tl.args[j][2]
+                    if tl.args[j][5] == "dram":
+                        ts.dram_bytes += nb
+                    if tl.args[j][8]:
+                        ts.noc_bytes += nb
+            for pc, start, stop, cause in tl.stall_log:
+                tag_stats(tl.instrs[pc].tag).stall += stop - start
+            mac_peak += s.mac_peak_cycles
+            tiles[(tl.row, tl.col)] = s
+        if self.trace:
+            self._tag_spans(tags, tag_stats)
+        outputs = {}
+        if self.numerics:
+            for name in p.outputs:
+                b = p.buffer(name)
+                raw = self.dram[b.offset:b.offset + b.nbytes].view(
+                    numerics.STORAGE[b.dtype]).reshape(b.shape)
+                outputs[name] = numerics.from_storage(raw.copy(), b.dtype)
+        util = mac_peak / (cycles * a.num_tiles) if cycles else 0.0
+        return SimulationResult(
+            outputs=outputs, cycles=cycles, seconds=cycles / a.clock_hz,
+            end_time=end, instructions=total_instr, tiles=tiles, tags=tags,
+            bytes={"dram": self.dram_bytes_read + self.dram_bytes_written,
+                   "dram_read": self.dram_bytes_read,
+                   "dram_write": self.dram_bytes_written,
+                   "noc": self.noc_bytes, "noc_link": self.noc_link_bytes,
+                   "sram": sram_compute + self.sram_dma_bytes},
+            mac_utilization=util, events=self.events,
+            trace_events=self._trace_events() if self.trace else None)
+
+    def _tag_spans(self, tags, tag_stats) -> None:
+        for tl in self.tiles:
+            for pc, j, t0 in tl.runs:
+                for k in range(pc, j):
+                    ins = tl.instrs[k]
+                    ts = tag_stats(ins.tag)
+                    start = t0 + tl.cum[k] - tl.cum[pc]
+                    dur = (tl.cum[k + 1] - tl.cum[k]) or ISSUE_CYCLES
+                    ts.first = min(ts.first, start)
+                    ts.last = max(ts.last, start + dur)
+
+    def _trace_events(self) -> list[dict]:
+        a = self.a
+        us = 1.0 / a.clock_mhz            # one cycle in microseconds
+        ev: list[dict] = []
+        tag_names = {t.id: t.name for t in self.p.tags}
+        engines = {"matmul": (1, "MAC array")}
+        pid_of = {}
+        for i, tl in enumerate(self.tiles):
+            pid = i + 1
+            pid_of[(tl.row, tl.col)] = pid
+            ev.append({"ph": "M", "name": "process_name", "pid": pid,
+                       "args": {"name": f"tile ({tl.row},{tl.col})"}})
+            names = {0: "control", 1: "MAC array", 2: "vector unit"}
+            names.update({10 + c: f"DMA ch{c}" for c in range(a.tile.dma.channels)})
+            for tid, name in names.items():
+                ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
+                           "args": {"name": name}})
+            for pc, j, t0 in tl.runs:
+                for k in range(pc, j):
+                    ins = tl.instrs[k]
+                    start = t0 + tl.cum[k] - tl.cum[pc]
+                    dur = (tl.cum[k + 1] - tl.cum[k]) or ISSUE_CYCLES
+                    tid = engines.get(ins.op, (2 if ins.op.startswith("vector") else 0,))[0]
+                    ev.append({"ph": "X", "pid": pid, "tid": tid, "ts": start * us,
+                               "dur": dur * us, "name": ins.op,
+                               "args": {"offset": ins.offset,
+                                        "tag": tag_names.get(ins.tag),
+                                        "instruction": format_instruction(ins)}})
+            for pc, start, stop, cause in tl.stall_log:
+                ev.append({"ph": "X", "pid": pid, "tid": 0, "ts": start * us,
+                           "dur": (stop - start) * us, "name": f"stall ({cause})",
+                           "args": {"offset": tl.instrs[pc].offset}})
+        for (_, r, c, ch, issued, started, data_end, done, pc, tag, kind) in self.trace_log:
+            ins = self.tiles[self.index[(r, c)]].instrs[pc]
+            ev.append({"ph": "X", "pid": pid_of[(r, c)], "tid": 10 + ch,
+                       "ts": started * us, "dur": (done - started) * us,
+                       "name": f"dma ({kind})",
+                       "args": {"offset": ins.offset, "tag": tag_names.get(tag),
+                                "issued": issued, "data_end": data_end,
+                                "instruction": format_instruction(ins)}})
+        noc_pid = len(self.tiles) + 1
+        ev.append({"ph": "M", "name": "process_name", "pid": noc_pid,
+                   "args": {"name": "NoC links and DRAM channels"}})
+        for tid, (link, spans) in enumerate(sorted(self.link_busy.items(),
+                                                   key=lambda kv: str(kv[0]))):
+            if link[0] == "dram":
+                name = f"DRAM channel {link[1]}"
+            else:
+                (r1, c1), (r2, c2) = link
+                name = f"link ({r1},{c1})->({r2},{c2})"
+            ev.append({"ph": "M", "name": "thread_name", "pid": noc_pid, "tid": tid,
+                       "args": {"name": name}})
+            merged: list[list[float]] = []
+            for s, e in sorted(spans):
+                if merged and s <= merged[-1][1]:
+                    merged[-1][1] = max(merged[-1][1], e)
+                else:
+                    merged.append([s, e])
+            for s, e in merged:
+                ev.append({"ph": "X", "pid": noc_pid, "tid": tid, "ts": s * us,
+                           "dur": (e - s) * us, "name": "busy"})
+        return ev
+
+
+def simulate(program: Program, inputs: Mapping[str, Any] | None = None, *,
+             numerics: bool = True, trace: bool = False) -> SimulationResult:
+    """Run ``program`` to its end.
+
+    ``inputs`` maps each input buffer's name to an array of its shape
+    (converted to the buffer's dtype). With ``numerics=False`` only time is
+    modelled (no arithmetic, no outputs, inputs not needed). With ``trace``
+    the result can :meth:`~SimulationResult.save_trace`.
+
+    Raises :class:`DeadlockError` when the program deadlocks and
+    :class:`SimulationError` when it breaks a rule at run time; both carry the
+    statistics so far in ``result``.
+    """
+    return _Simulator(program, inputs or {}, numerics, trace).run()
