@@ -54,3 +54,32 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
   int64_t bits = type.getNumElements() * type.getElementTypeBitWidth();
   return llvm::divideCeil(bits, 8);
 }
+
+//===----------------------------------------------------------------------===//
+// MappingAttr
+//===----------------------------------------------------------------------===//
+
+LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
+                                  int64_t row, int64_t col, int64_t rows,
+                                  int64_t cols, ArrayRef<int64_t> parts,
+                                  int64_t stage) {
+  if (row < 0 || col < 0)
+    return emitError() << "mapping origin (" << row << ", " << col
+                       << ") must not be negative";
+  if (rows < 1 || cols < 1)
+    return emitError() << "mapping rectangle " << rows << "x" << cols
+                       << " must have at least one tile";
+  if (stage < 0)
+    return emitError() << "mapping stage must not be negative, got " << stage;
+  int64_t product = 1;
+  for (int64_t p : parts) {
+    if (p < 1)
+      return emitError() << "mapping parts must be >= 1, got " << p;
+    product *= p;
+  }
+  if (product != rows * cols)
+    return emitError() << "mapping splits into " << product
+                       << " parts but its " << rows << "x" << cols
+                       << " rectangle has " << rows * cols << " tiles";
+  return success();
+}

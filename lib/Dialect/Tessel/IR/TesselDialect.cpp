@@ -7,6 +7,7 @@
 
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
+#include "mlir/Interfaces/TilingInterface.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -43,8 +44,47 @@ void TesselDialect::initialize() {
   addInterfaces<TesselOpAsmDialectInterface>();
 }
 
+/// A mapping names one part per loop of the op and tiles inside the grid.
+static LogicalResult verifyMapping(Operation *op, Attribute value) {
+  auto mapping = dyn_cast<MappingAttr>(value);
+  if (!mapping)
+    return op->emitError() << "'" << TesselDialect::getMappingAttrName()
+                           << "' must be a #tessel.mapping attribute";
+  auto tilingOp = dyn_cast<TilingInterface>(op);
+  if (!tilingOp)
+    return op->emitError() << "'" << TesselDialect::getMappingAttrName()
+                           << "' is only meaningful on ops with loops "
+                              "(TilingInterface), not on '"
+                           << op->getName() << "'";
+  size_t loops = tilingOp.getLoopIteratorTypes().size();
+  if (mapping.getParts().size() != loops)
+    return op->emitError() << "mapping has " << mapping.getParts().size()
+                           << " parts but '" << op->getName() << "' has "
+                           << loops << " loops: give one part count per loop";
+  ArchAttr arch = lookupArch(op);
+  if (!arch)
+    return success();
+  int64_t gridRows = arch.getGridRows(), gridCols = arch.getGridCols();
+  if (mapping.getRow() + mapping.getRows() > gridRows ||
+      mapping.getCol() + mapping.getCols() > gridCols)
+    return op->emitError() << "mapping rectangle at (" << mapping.getRow()
+                           << ", " << mapping.getCol() << ") of "
+                           << mapping.getRows() << "x" << mapping.getCols()
+                           << " tiles does not fit the " << gridRows << "x"
+                           << gridCols << " grid";
+  return success();
+}
+
 LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                                                       NamedAttribute attr) {
+  if (attr.getName() == getMappingAttrName())
+    return verifyMapping(op, attr.getValue());
+  if (attr.getName() == getPartitionAttrName()) {
+    if (!isa<MappingAttr>(attr.getValue()))
+      return op->emitError() << "'" << getPartitionAttrName()
+                             << "' must be a #tessel.mapping attribute";
+    return success();
+  }
   if (attr.getName() != getArchAttrName())
     return op->emitError() << "unknown tessel attribute '"
                            << attr.getName().getValue() << "'";

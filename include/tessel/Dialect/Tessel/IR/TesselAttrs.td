@@ -91,6 +91,52 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
 }
 
 //===----------------------------------------------------------------------===//
+// MappingAttr
+//===----------------------------------------------------------------------===//
+
+def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
+  let summary = "Where an op runs and how its iterations are split over tiles";
+  let description = [{
+    The mapper's decision for one op, written on it as `tessel.mapping` so
+    every later pass (and a lit test with a hand-written mapping) reads the
+    same thing.
+
+    - `row`, `col`, `rows`, `cols`: the rectangle of tiles the op runs on,
+      with `(row, col)` its north-west corner.
+    - `parts`: for each loop of the op (in the order of its iteration
+      domain), into how many parts it is split. Their product is the number
+      of tiles in the rectangle. Parts are assigned to tiles in row-major
+      order of the rectangle, the last loop varying fastest: splitting a
+      parallel loop is data or tensor parallelism, splitting a reduction
+      loop needs a cross-tile reduction.
+    - `stage`: the pipeline stage (0 when the program runs op after op);
+      ops of different stages run concurrently on disjoint rectangles.
+
+    ```mlir
+    // A matmul (loops m, n, k) on the whole 4x4 grid: m in 4 parts along
+    // the rows of the grid, n in 4 parts along its columns.
+    %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+        rows = 4, cols = 4, parts = [4, 4, 1]>} ins(...) outs(...)
+    ```
+  }];
+  let parameters = (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows,
+                        "int64_t":$cols, ArrayRefParameter<"int64_t">:$parts,
+                        DefaultValuedParameter<"int64_t", "0">:$stage);
+  let assemblyFormat = [{
+    `<` `row` `=` $row `,` `col` `=` $col `,` `rows` `=` $rows `,` `cols` `=`
+    $cols `,` `parts` `=` `[` $parts `]` (`,` `stage` `=` $stage^)? `>`
+  }];
+  let genVerifyDecl = 1;
+  let extraClassDeclaration = [{
+    int64_t getNumTiles() const { return getRows() * getCols(); }
+    /// The tile (row, col) that runs part `index` (row-major over `parts`).
+    std::pair<int64_t, int64_t> getTileOfPart(int64_t index) const {
+      return {getRow() + index / getCols(), getCol() + index % getCols()};
+    }
+  }];
+}
+
+//===----------------------------------------------------------------------===//
 // Enums
 //===----------------------------------------------------------------------===//
 

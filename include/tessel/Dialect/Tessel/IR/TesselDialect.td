@@ -32,6 +32,11 @@ def Tessel_Dialect : Dialect {
   let extraClassDeclaration = [{
     /// The module attribute holding the #tessel.arch passes compile for.
     static ::llvm::StringRef getArchAttrName() { return "tessel.arch"; }
+    /// The attribute holding an op's #tessel.mapping.
+    static ::llvm::StringRef getMappingAttrName() { return "tessel.mapping"; }
+    /// The attribute an scf.forall made by tessel-partition carries: the
+    /// mapping its iterations (one per part) follow.
+    static ::llvm::StringRef getPartitionAttrName() { return "tessel.partition"; }
 
   private:
     void registerAttributes();

@@ -42,4 +42,84 @@ def TesselCheckInputContract
   ];
 }
 
+def TesselDefaultMapping
+    : Pass<"tessel-default-mapping", "::mlir::ModuleOp"> {
+  let summary = "Map every unmapped op over the grid along its largest "
+                "parallel loop";
+  let description = [{
+    The mapping used until a mapper decides: every linalg op without a
+    `tessel.mapping` runs on as much of the grid as its largest parallel
+    loop (with a static extent) can feed, split along that loop only. With
+    an extent of at least `rows * cols` that is the whole grid; otherwise the
+    largest rectangle at the grid's north-west corner with at most `extent`
+    tiles. An op with no parallel loop of static extent runs on tile (0, 0).
+    Ops that already carry a mapping (hand-written, or the mapper's) are
+    left alone. The module must carry `tessel.arch`.
+
+    Before (on a 4x4 grid):
+
+    ```mlir
+    %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>)
+                       outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+             rows = 4, cols = 4, parts = [16, 1, 1]>}
+         ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>)
+         outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessel::TesselDialect"];
+  let statistics = [
+    Statistic<"numOpsMapped", "num-ops-mapped", "Number of ops given a mapping">
+  ];
+}
+
+def TesselPartition : Pass<"tessel-partition", "::mlir::func::FuncOp"> {
+  let summary = "Split each mapped op into one part per tile";
+  let description = [{
+    Applies each op's `tessel.mapping`: the op is tiled (through its
+    `TilingInterface`) into an `scf.forall` whose iterations are the parts,
+    each computing one slice of the result. The forall carries the mapping
+    as `tessel.partition`, so iteration `i` (row-major over the parts) runs
+    on tile `getTileOfPart(i)`. Splitting a reduction loop, which needs a
+    cross-tile reduction, is rejected with the op and loop named.
+
+    Before:
+
+    ```mlir
+    %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+             rows = 2, cols = 2, parts = [4, 1, 1]>}
+         ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>)
+         outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+    ```
+
+    After:
+
+    ```mlir
+    %0 = scf.forall (%i) = (0) to (64) step (16) shared_outs(%o = %c)
+         -> (tensor<64x8xf32>) {
+      %a_i = tensor.extract_slice %a[%i, 0] [16, 32] [1, 1] : ...
+      %o_i = tensor.extract_slice %o[%i, 0] [16, 8] [1, 1] : ...
+      %r = linalg.matmul ins(%a_i, %b : ...) outs(%o_i : ...)
+      scf.forall.in_parallel {
+        tensor.parallel_insert_slice %r into %o[%i, 0] [16, 8] [1, 1] : ...
+      }
+    } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2,
+        cols = 2, parts = [4, 1, 1]>}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+  let statistics = [
+    Statistic<"numOpsPartitioned", "num-ops-partitioned",
+              "Number of ops split over tiles">
+  ];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

@@ -1,0 +1,80 @@
+//===- DefaultMapping.cpp - Map ops over the grid before a mapper does ----===//
+//
+// A simple, predictable mapping that lets every later stage run without the
+// CP-SAT mapper: each op is data-parallel along its largest parallel loop.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/BuiltinOps.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELDEFAULTMAPPING
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The largest rectangle of tiles, anchored at (0, 0), with at most `limit`
+/// tiles; for equal areas the one with fewer rows (nearer the north edge).
+std::pair<int64_t, int64_t> largestRectangle(int64_t gridRows, int64_t gridCols,
+                                             int64_t limit) {
+  std::pair<int64_t, int64_t> best = {1, 1};
+  for (int64_t rows = 1; rows <= gridRows; ++rows) {
+    int64_t cols = std::min(gridCols, limit / rows);
+    if (cols >= 1 && rows * cols > best.first * best.second)
+      best = {rows, cols};
+  }
+  return best;
+}
+
+struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto arch =
+        module->getAttrOfType<ArchAttr>(TesselDialect::getArchAttrName());
+    if (!arch) {
+      module.emitError() << "the module has no '"
+                         << TesselDialect::getArchAttrName()
+                         << "' attribute: attach the target's #tessel.arch "
+                            "before mapping (the Python driver does this)";
+      return signalPassFailure();
+    }
+    int64_t gridRows = arch.getGridRows(), gridCols = arch.getGridCols();
+    StringRef mappingName = TesselDialect::getMappingAttrName();
+
+    module.walk([&](linalg::LinalgOp op) {
+      if (op->hasAttr(mappingName))
+        return;
+      SmallVector<int64_t> ranges = op.getStaticLoopRanges();
+      SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+      // The outermost of the largest parallel loops: splitting it keeps each
+      // tile's slice contiguous in row-major tensors.
+      std::optional<size_t> splitLoop;
+      for (auto [loop, range] : llvm::enumerate(ranges)) {
+        if (iterators[loop] != utils::IteratorType::parallel ||
+            ShapedType::isDynamic(range))
+          continue;
+        if (!splitLoop || range > ranges[*splitLoop])
+          splitLoop = loop;
+      }
+      SmallVector<int64_t> parts(ranges.size(), 1);
+      std::pair<int64_t, int64_t> shape = {1, 1};
+      if (splitLoop) {
+        shape = largestRectangle(gridRows, gridCols, ranges[*splitLoop]);
+        parts[*splitLoop] = shape.first * shape.second;
+      }
+      op->setAttr(mappingName,
+                  MappingAttr::get(op->getContext(), /*row=*/0, /*col=*/0,
+                                   shape.first, shape.second, parts,
+                                   /*stage=*/0));
+      ++numOpsMapped;
+    });
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel

@@ -1,0 +1,151 @@
+//===- Partition.cpp - Split mapped ops into one part per tile ------------===//
+//
+// Applies an op's #tessel.mapping with the upstream tiling machinery: the
+// parts become the iterations of an scf.forall, each computing one slice of
+// the result, so the later stages see per-tile work as ordinary tensor IR.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/DestinationStyleOpInterface.h"
+#include "mlir/Interfaces/TilingInterface.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELPARTITION
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Tile sizes that cut each loop into its number of parts; a loop in one part
+/// is not tiled (size 0). An op in a single part is "split" along its first
+/// parallel loop into one piece, so that it too becomes a forall.
+FailureOr<SmallVector<OpFoldResult>>
+getPartSizes(RewriterBase &rewriter, TilingInterface op, MappingAttr mapping) {
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  ArrayRef<int64_t> parts = mapping.getParts();
+  SmallVector<OpFoldResult> sizes(domain.size(), rewriter.getIndexAttr(0));
+  bool split = false;
+  for (auto [loop, range] : llvm::enumerate(domain)) {
+    if (parts[loop] == 1)
+      continue;
+    if (iterators[loop] != utils::IteratorType::parallel)
+      return op.emitOpError()
+             << "splits reduction loop #" << loop << " into " << parts[loop]
+             << " parts, which needs a cross-tile reduction; map it with one "
+                "part on that loop";
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (!extent)
+      return op.emitOpError() << "splits loop #" << loop
+                              << ", whose extent is not static, into "
+                              << parts[loop] << " parts";
+    sizes[loop] = rewriter.getIndexAttr(llvm::divideCeil(*extent, parts[loop]));
+    split = true;
+  }
+  if (!split) {
+    auto parallel = llvm::find(iterators, utils::IteratorType::parallel);
+    size_t loop = std::distance(iterators.begin(), parallel);
+    sizes[loop] = domain[loop].size;
+  }
+  return sizes;
+}
+
+/// Wraps an op without parallel loops (a full reduction) in a one-iteration
+/// scf.forall, the form every other mapped op takes after partitioning.
+FailureOr<scf::ForallOp> wrapInSingleIterationForall(RewriterBase &rewriter,
+                                                    TilingInterface op) {
+  auto dps = dyn_cast<DestinationStyleOpInterface>(op.getOperation());
+  if (!dps || !dps.hasPureTensorSemantics())
+    return op.emitOpError("has no parallel loop and is not a destination-"
+                          "style op on tensors, so it cannot be placed");
+  Location loc = op.getLoc();
+  SmallVector<Value> inits = llvm::to_vector(dps.getDpsInits());
+  auto forall = scf::ForallOp::create(
+      rewriter, loc, ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1)}, inits,
+      /*mapping=*/std::nullopt);
+  Block *body = forall.getBody();
+  rewriter.setInsertionPointToStart(body);
+  IRMapping map;
+  for (auto [init, shared] : llvm::zip(inits, forall.getRegionIterArgs()))
+    map.map(init, shared);
+  Operation *part = rewriter.clone(*op.getOperation(), map);
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [result, shared] :
+       llvm::zip(part->getResults(), forall.getRegionIterArgs())) {
+    auto type = cast<RankedTensorType>(result.getType());
+    SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
+    SmallVector<OpFoldResult> sizes = llvm::map_to_vector(
+        type.getShape(), [&](int64_t d) -> OpFoldResult {
+          return rewriter.getIndexAttr(d);
+        });
+    SmallVector<OpFoldResult> strides(type.getRank(), rewriter.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, result, shared,
+                                          offsets, sizes, strides);
+  }
+  part->removeAttr(TesselDialect::getMappingAttrName());
+  rewriter.replaceOp(op, forall.getResults());
+  return forall;
+}
+
+struct Partition : impl::TesselPartitionBase<Partition> {
+  void runOnOperation() override {
+    StringRef mappingName = TesselDialect::getMappingAttrName();
+    SmallVector<TilingInterface> mapped;
+    getOperation().walk([&](TilingInterface op) {
+      if (op->hasAttr(mappingName))
+        mapped.push_back(op);
+    });
+
+    IRRewriter rewriter(&getContext());
+    for (TilingInterface op : mapped) {
+      auto mapping = cast<MappingAttr>(op->getAttr(mappingName));
+      rewriter.setInsertionPoint(op);
+      if (!llvm::is_contained(op.getLoopIteratorTypes(),
+                              utils::IteratorType::parallel)) {
+        FailureOr<scf::ForallOp> forall =
+            wrapInSingleIterationForall(rewriter, op);
+        if (failed(forall))
+          return signalPassFailure();
+        (*forall)->setAttr(TesselDialect::getPartitionAttrName(), mapping);
+        ++numOpsPartitioned;
+        continue;
+      }
+      FailureOr<SmallVector<OpFoldResult>> sizes =
+          getPartSizes(rewriter, op, mapping);
+      if (failed(sizes))
+        return signalPassFailure();
+
+      scf::SCFTilingOptions options;
+      options.setTileSizes(*sizes);
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      FailureOr<scf::SCFTilingResult> tiled =
+          scf::tileUsingSCF(rewriter, op, options);
+      if (failed(tiled)) {
+        op.emitOpError() << "could not be split into the parts of its mapping";
+        return signalPassFailure();
+      }
+      // The mapping now describes the loop; each tiled op is one tile's part.
+      tiled->loops.front()->setAttr(TesselDialect::getPartitionAttrName(),
+                                    mapping);
+      for (Operation *part : tiled->tiledOps)
+        part->removeAttr(mappingName);
+      rewriter.replaceOp(op, tiled->replacements);
+      ++numOpsPartitioned;
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel

@@ -1,0 +1,68 @@
+// RUN: tessel-opt %s -split-input-file -tessel-partition -verify-diagnostics | FileCheck %s
+
+// A 2x2 grid.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+module attributes {tessel.arch = #tiny} {
+// m in four parts of 16 rows: one forall iteration per tile.
+// CHECK-LABEL: func.func @rows
+// CHECK-SAME:    (%[[A:.+]]: tensor<64x32xf32>, %[[B:.+]]: tensor<32x8xf32>, %[[C:.+]]: tensor<64x8xf32>)
+// CHECK:         %[[R:.+]] = scf.forall (%[[I:.+]]) = (0) to (64) step (16) shared_outs(%[[O:.+]] = %[[C]])
+// CHECK:           %[[AI:.+]] = tensor.extract_slice %[[A]][%[[I]], 0] [16, 32] [1, 1]
+// CHECK:           %[[OI:.+]] = tensor.extract_slice %[[O]][%[[I]], 0] [16, 8] [1, 1]
+// CHECK:           %[[P:.+]] = linalg.matmul ins(%[[AI]], %{{.+}} : tensor<16x32xf32>, tensor<32x8xf32>) outs(%[[OI]] : tensor<16x8xf32>)
+// CHECK-NOT:       tessel.mapping
+// CHECK:           tensor.parallel_insert_slice %[[P]] into %[[O]][%[[I]], 0] [16, 8] [1, 1]
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+// CHECK:         return %[[R]]
+func.func @rows(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %0 : tensor<64x8xf32>
+}
+
+// Data and tensor parallel at once: m in 2 parts, n in 2 parts.
+// CHECK-LABEL: func.func @grid
+// CHECK:         scf.forall (%[[I:.+]], %[[J:.+]]) = (0, 0) to (64, 8) step (32, 4)
+// CHECK:           linalg.matmul ins({{.*}} : tensor<32x32xf32>, tensor<32x4xf32>) outs({{.*}} : tensor<32x4xf32>)
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1]>}
+func.func @grid(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %0 : tensor<64x8xf32>
+}
+
+// One part: a one-iteration forall, the same form as the others.
+// CHECK-LABEL: func.func @one_tile
+// CHECK:         scf.forall (%{{.+}}) = (0) to (8) step (8)
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 1, col = 1, rows = 1, cols = 1, parts = [1, 1]>}
+func.func @one_tile(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %e = tensor.empty() : tensor<8x8xf32>
+  %0 = linalg.transpose {tessel.mapping = #tessel.mapping<row = 1, col = 1, rows = 1, cols = 1, parts = [1, 1]>} ins(%a : tensor<8x8xf32>) outs(%e : tensor<8x8xf32>) permutation = [1, 0]
+  return %0 : tensor<8x8xf32>
+}
+
+// No parallel loop at all: wrapped as it is.
+// CHECK-LABEL: func.func @sum
+// CHECK:         scf.forall (%{{.+}}) in (1) shared_outs(%[[O:.+]] = %{{.+}}) -> (tensor<f32>)
+// CHECK:           %[[S:.+]] = linalg.reduce
+// CHECK:           tensor.parallel_insert_slice %[[S]] into %[[O]][] [] []
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+func.func @sum(%a: tensor<16xf32>, %init: tensor<f32>) -> tensor<f32> {
+  %0 = linalg.reduce ins(%a : tensor<16xf32>) outs(%init : tensor<f32>) dimensions = [0] {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+    (%in: f32, %acc: f32) {
+      %s = arith.addf %in, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<f32>
+}
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @split_reduction(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-error @+1 {{'linalg.matmul' op splits reduction loop #2 into 4 parts, which needs a cross-tile reduction; map it with one part on that loop}}
+  %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 1, 4]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %0 : tensor<64x8xf32>
+}
+}
