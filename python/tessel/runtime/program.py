@@ -670,6 +670,7 @@ def load_program(directory: str | os.PathLike) -> Program:
             raise ProgramError("must be a list of buffer names", file=MANIFEST,
                                field=key)
     tiles = []
+    stream_files: dict[tuple[int, int], str] = {}
     for i, t in enumerate(_field(m, "tiles", list, "")):
         w = f"tiles[{i}]."
         rel = _field(t, "stream", str, w)
@@ -688,11 +689,8 @@ def load_program(directory: str | os.PathLike) -> Program:
                 raise ProgramError(f"says {count} instructions, the stream {rel!r} "
                                    f"header says {have}", file=MANIFEST,
                                    field=f"{w}instructions")
-        if rel != stream_path(row, col):
-            raise ProgramError(f"the stream of tile ({row}, {col}) must be "
-                               f"{stream_path(row, col)!r}, got {rel!r}",
-                               file=MANIFEST, field=f"{w}stream")
         tiles.append(TileProgram(row, col, stream, tuple(sems), tokens))
+        stream_files[(row, col)] = rel
     tags = []
     for i, t in enumerate(m.get("tags", [])):
         w = f"tags[{i}]."
@@ -701,7 +699,16 @@ def load_program(directory: str | os.PathLike) -> Program:
                         t.get("loc", "") if isinstance(t.get("loc", ""), str) else ""))
     program = Program(arch, dram_bytes, buffers, list(inputs), list(outputs),
                       tiles, tags, image_path.read_bytes())
-    program.validate()
+    try:
+        program.validate()
+    except ProgramError as e:
+        # Name the stream file as the manifest does.
+        if e.file and e.file.startswith("tiles/"):
+            for rc, rel in stream_files.items():
+                if e.file == stream_path(*rc) and rel != e.file:
+                    raise ProgramError(e.problem, file=rel, field=e.field,
+                                       offset=e.offset) from None
+        raise
     return program
 
 
@@ -754,7 +761,7 @@ class StreamBuilder:
     def __len__(self) -> int:
         return len(self._words)
 
-    def _emit(self, op: str, tag: int | None, **fields: Any) -> int:
+    def _emit(self, op: str, tag: int | None, /, **fields: Any) -> int:
         self._words.append(isa.encode(op, fields,
                                       self.default_tag if tag is None else tag))
         return len(self._words) - 1

@@ -156,7 +156,9 @@ def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
     """(cycles, SRAM bytes) of one matmul block."""
     mac = arch.tile.mac
     item, acc = isa.DTYPE_SIZE[dtype], isa.DTYPE_SIZE[isa.acc_dtype(dtype)]
-    sram_bytes = (m * k + k * n) * item + 2 * m * n * acc
+    # The accumulator update is a read-modify-write inside the banks
+    # (accumulate-on-write): one port transfer per element.
+    sram_bytes = (m * k + k * n) * item + m * n * acc
     sram_cycles = _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle)
     cells, rate = mac.rows * mac.cols, mac.macs_per_cycle[dtype]
     if mac.dataflow == "weight_stationary":
@@ -487,14 +489,16 @@ class _Simulator:
         pop = heapq.heappop
         while heap:
             t, _, kind, data = pop(heap)
+            if kind == _EV_FLOW:
+                x, version = data
+                if version != x.version:
+                    continue            # superseded by a later rate change
             self.now = t
             self.events += 1
             if kind == _EV_TILE:
                 self._run_tile(data, t)
             elif kind == _EV_FLOW:
-                x, version = data
-                if version == x.version:
-                    self._flow_finished(x, t)
+                self._flow_finished(data[0], t)
             elif kind == _EV_START:
                 self._flow_start(data, t)
             elif kind == _EV_DONE:

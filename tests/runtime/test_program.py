@@ -1,0 +1,288 @@
+"""The program format: builder, writer, loader, validation, disassembler."""
+
+import json
+import os
+import struct
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tessel.runtime import isa
+from tessel.runtime.disasm import disassemble
+from tessel.runtime.program import (ProgramBuilder, ProgramError, dram,
+                                    load_program, sram)
+
+
+def small_program(arch="tessel-4x4"):
+    b = ProgramBuilder(arch)
+    x = b.add_buffer("x", "input", (16, 16), "f32")
+    w = b.add_buffer("w", "weight", (16, 16), "f32",
+                     data=np.arange(256, dtype=np.float32).reshape(16, 16))
+    y = b.add_buffer("y", "output", (16, 16), "f32")
+    fc = b.add_tag("fc1", op="linalg.matmul", loc="model.py:12:0")
+    t = b.tile(0, 0, semaphores=1, tokens=2)
+    t.dma(0, 0, "f32", (16, 16), src=dram(x.offset, (16, 1)), dst=sram(0, (16, 1)),
+          tag=fc)
+    t.dma(1, 1, "f32", (16, 16), src=dram(w.offset, (16, 1)),
+          dst=sram(1024, (16, 1)), tag=fc)
+    t.wait(0, 1)
+    t.vector_fill("f32", 0.0, (16, 16), (2048, (16, 1)), tag=fc)
+    t.matmul("f32", 16, 16, 16, (0, (16, 1)), (1024, (16, 1)), (2048, (16, 1)), tag=fc)
+    t.vector_unary("exp", "f32", "f32", (16, 16), (2048, (16, 1)), (2048, (16, 1)))
+    t.dma(0, 0, "f32", (16, 16), src=sram(2048, (16, 1)), dst=dram(y.offset, (16, 1)))
+    t.wait([0])
+    return b.build()
+
+
+def test_round_trip_is_byte_identical(tmp_path):
+    p = small_program()
+    p.save(tmp_path / "prog")
+    q = load_program(tmp_path / "prog")
+    assert q.manifest() == p.manifest()
+    assert q.tile(0, 0).stream == p.tile(0, 0).stream
+    assert q.dram_image == p.dram_image
+    assert [i.op for i in q.instructions(0, 0)] == [
+        "dma", "dma", "wait", "vector_fill", "matmul", "vector_unary", "dma", "wait"]
+    m = json.loads((tmp_path / "prog" / "manifest.json").read_text())
+    assert m["format"] == "tessel-program" and m["version"] == 1
+    assert m["tiles"][0]["instructions"] == 8
+    # Weights are in the image at their offset.
+    w = p.buffer("w")
+    img = np.frombuffer(q.dram_image[w.offset:w.offset + w.nbytes], np.float32)
+    assert img[17] == 17.0
+
+
+def test_encoding_is_deterministic(tmp_path):
+    a, b = small_program(), small_program()
+    a.save(tmp_path / "a")
+    b.save(tmp_path / "b")
+    for rel in ("manifest.json", "dram.bin", "tiles/r0c0.bin"):
+        assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+
+
+def test_save_replaces_atomically(tmp_path):
+    small_program().save(tmp_path / "p")
+    small_program().save(tmp_path / "p")
+    assert sorted(os.listdir(tmp_path)) == ["p"]
+
+
+def test_header_word_layout():
+    words = isa.encode("signal", {"row": 1, "col": 2, "semaphore": 3, "count": 4}, tag=7)
+    assert words == [0x03 | (5 << 8) | (7 << 16), 1, 2, 3, 4]
+    words = isa.encode("wait_semaphore", {"semaphore": 0, "count": 1})
+    assert words[0] >> 16 == 0xFFFF
+
+
+def test_every_opcode_round_trips_through_the_decoder():
+    p = small_program()
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(1, 1, semaphores=2, tokens=1)
+    b.tile(0, 0, semaphores=1)
+    t.signal(0, 0, 0, 3)
+    t.wait_semaphore(1, 2)
+    t.vector_binary("max", "f32", (4, 8), (0, (8, 1)), (128, (0, 1)), (256, (8, 1)))
+    t.vector_binary_imm("div", "bf16", 2.5, (32,), (512, (1,)), (512, (1,)),
+                        imm_is_lhs=True)
+    t.vector_reduce("add", "f32", (4, 8), 1, (0, (8, 1)), (1024, (1,)))
+    t.vector_compare("ne", "f16", (2, 2, 2, 2), (0, (8, 4, 2, 1)),
+                     (64, (8, 4, 2, 1)), (128, (8, 4, 2, 1)))
+    t.vector_select("f32", (8,), (0, (1,)), (64, (1,)), (128, (1,)), (192, (1,)))
+    t.vector_unary("cast", "f32", "bf16", (8,), (0, (1,)), (2048, (1,)))
+    prog = b.build()
+    ins = prog.instructions(1, 1)
+    assert ins[0].fields == {"row": 0, "col": 0, "semaphore": 0, "count": 3}
+    assert ins[2]["rhs"] == isa.View(128, (0, 1))
+    assert ins[3]["imm"] == 2.5 and ins[3]["imm_is_lhs"] == 1
+    assert ins[4]["out"] == isa.View(1024, (1,))
+    assert ins[7]["out_dtype"] == "bf16"
+    assert p.num_instructions == 8
+
+
+# ---- rejection -----------------------------------------------------------
+
+@pytest.fixture
+def saved(tmp_path):
+    path = tmp_path / "prog"
+    small_program().save(path)
+    return path
+
+
+def rejects(path, *fragments):
+    with pytest.raises(ProgramError) as info:
+        load_program(path)
+    msg = str(info.value)
+    for f in fragments:
+        assert f in msg, msg
+    return info.value
+
+
+def edit_manifest(path, fn):
+    m = json.loads((path / "manifest.json").read_text())
+    fn(m)
+    (path / "manifest.json").write_text(json.dumps(m))
+
+
+def test_rejects_a_truncated_stream(saved):
+    s = saved / "tiles/r0c0.bin"
+    s.write_bytes(s.read_bytes()[:-6])
+    e = rejects(saved, "tiles/r0c0.bin", "truncated")
+    assert e.file == "tiles/r0c0.bin"
+
+
+def test_rejects_an_instruction_cut_short(saved):
+    s = saved / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    n = (len(data) - 16) // 4 - 2                    # drop the last two words
+    data = data[:16 + 4 * n]
+    struct.pack_into("<I", data, 12, n)
+    s.write_bytes(bytes(data))
+    rejects(saved, "tiles/r0c0.bin", "offset", "stream ends after")
+
+
+def test_rejects_an_unknown_opcode(saved):
+    s = saved / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    data[16] = 0x7E
+    s.write_bytes(bytes(data))
+    e = rejects(saved, "unknown opcode 0x7e", "offset 16")
+    assert e.offset == 16
+
+
+def test_rejects_a_length_that_disagrees(saved):
+    s = saved / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    first = isa.decode_stream(bytes(data))
+    off = first[2].offset                            # wait tok0 tok1: 4 words
+    data[off + 1] = 3
+    s.write_bytes(bytes(data))
+    rejects(saved, f"offset {off}", "wait")
+
+
+def test_rejects_a_wrong_version(saved):
+    edit_manifest(saved, lambda m: m.update(version=2))
+    rejects(saved, "manifest.json", "version", "version 2 is not supported",
+            "supported: 1")
+    small_program().save(saved)
+    s = saved / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    data[4] = 9
+    s.write_bytes(bytes(data))
+    rejects(saved, "tiles/r0c0.bin", "version 9")
+
+
+def test_rejects_a_tile_outside_the_grid(saved):
+    edit_manifest(saved, lambda m: m["tiles"][0].update(row=4))
+    rejects(saved, "manifest.json", "tiles[0]", "outside the 4x4 grid")
+
+
+def test_rejects_overlapping_buffers(saved):
+    edit_manifest(saved, lambda m: m["dram"]["buffers"][1].update(offset=512))
+    rejects(saved, "manifest.json", "dram.buffers", "overlap")
+
+
+def test_rejects_a_buffer_beyond_dram(saved):
+    edit_manifest(saved, lambda m: m["dram"].update(bytes=2048))
+    rejects(saved, "does not fit dram.bytes")
+
+
+def test_rejects_a_missing_stream_and_bad_json(saved):
+    (saved / "tiles/r0c0.bin").unlink()
+    rejects(saved, "tiles[0].stream", "does not exist")
+    (saved / "manifest.json").write_text("{")
+    rejects(saved, "manifest.json", "not valid JSON")
+
+
+def test_rejects_a_bad_arch_naming_the_field(saved):
+    edit_manifest(saved, lambda m: m["arch"]["tile"]["sram"].update(alignment=48))
+    rejects(saved, "arch.tile.sram.alignment")
+
+
+def test_rejects_an_instruction_count_mismatch(saved):
+    edit_manifest(saved, lambda m: m["tiles"][0].update(instructions=3))
+    rejects(saved, "tiles[0].instructions", "says 3")
+
+
+def build_one(fn, arch="tessel-4x4"):
+    b = ProgramBuilder(arch)
+    b.add_buffer("x", "input", (64,), "f32")
+    t = b.tile(0, 0, semaphores=1, tokens=1)
+    b.tile(1, 1, semaphores=1)
+    fn(t)
+    return b.build()
+
+
+@pytest.mark.parametrize("emit, fragments", [
+    (lambda t: t.vector_fill("f32", 1, (16,), (262140, (1,))), ("outside [0, 262144)",)),
+    (lambda t: t.dma(0, 0, "f32", (64,), dram(0, (2,)), sram(0, (1,))),
+     ("src", "outside [0, 256)")),
+    (lambda t: t.dma(0, 1, "f32", (4,), dram(0, (1,)), sram(0, (1,))), ("token 1",)),
+    (lambda t: t.dma(2, 0, "f32", (4,), dram(0, (1,)), sram(0, (1,))), ("channel 2",)),
+    (lambda t: t.dma(0, 0, "f32", (4,), dram(0, (1,)), sram(0, (1,), tile=(1, 1))),
+     ("neither endpoint",)),
+    (lambda t: t.vector_binary("add", "f32", (8,), (0, (1,)), (64, (1,)), (16, (1,))),
+     ("lhs and out overlap partially",)),
+    (lambda t: t.vector_fill("f32", 0, (4, 4), (0, (1, 1))), ("addresses an element twice",)),
+    (lambda t: t.vector_fill("f32", 0, (4,), (2, (1,))), ("not a multiple",)),
+    (lambda t: t.matmul("f32", 8, 32, 8, (0, (32, 1)), (4096, (8, 1)), (8192, (8, 1))),
+     ("k <= 16",)),
+    (lambda t: t.vector_unary("exp", "f32", "f16", (4,), (0, (1,)), (64, (1,))),
+     ("in_dtype = out_dtype",)),
+    (lambda t: t.wait_semaphore(3), ("semaphore 3",)),
+    (lambda t: t.signal(2, 2, 0), ("runs no code",)),
+    (lambda t: t.vector_reduce("add", "f32", (4, 4), 2, (0, (4, 1)), (64, (1,))),
+     ("dim 2",)),
+    (lambda t: t.vector_binary("add", "i8", (4,), (0, (1,)), (4, (1,)), (8, (1,))),
+     ("does not support i8",)),
+])
+def test_rejects_bad_instructions(emit, fragments):
+    with pytest.raises(ProgramError) as info:
+        build_one(emit)
+    msg = str(info.value)
+    assert "tiles/r0c0.bin" in msg and "offset 16" in msg
+    for f in fragments:
+        assert f in msg, msg
+
+
+def test_interleaved_views_are_not_an_overlap():
+    # Even and odd elements of one buffer: extents intersect, elements do not.
+    build_one(lambda t: t.vector_binary("add", "f32", (8,), (0, (2,)), (0, (2,)),
+                                        (4, (2,))))
+
+
+def test_builder_names_a_bad_operand():
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(0, 0)
+    with pytest.raises(ValueError, match="vector_unary.op = 'expp'"):
+        t.vector_unary("expp", "f32", "f32", (4,), (0, (1,)), (0, (1,)))
+    with pytest.raises(ValueError, match="has 1 strides"):
+        t.matmul("f32", 1, 1, 1, (0, (1,)), (0, (1, 1)), (0, (1, 1)))
+
+
+# ---- disassembler ----------------------------------------------------------
+
+def test_disassembly_lists_every_instruction():
+    text = disassemble(small_program())
+    lines = [l for l in text.splitlines() if l.startswith("r0c0")]
+    assert len(lines) == 8
+    assert lines[0] == ("r0c0 +0x0010 [fc1] dma ch0 tok0 f32 [16x16] dram@0x0(16,1) "
+                        "-> sram(0,0)@0x0(16,1)")
+    assert "[fc1] matmul f32 m16 k16 n16 lhs@0x0(16,1) rhs@0x400(16,1) acc@0x800(16,1)" \
+        in text
+    assert "vector_unary exp f32->f32 [16x16] in@0x800(16,1) out@0x800(16,1)" in text
+    assert "; dram 0x400 weight w f32[16x16]" in text
+
+
+def test_cli_disasm_and_bad_program(tmp_path, repo):
+    small_program().save(tmp_path / "p")
+    env = dict(os.environ, PYTHONPATH=str(repo / "python"))
+    out = subprocess.run([sys.executable, "-m", "tessel.cli", "disasm", str(tmp_path / "p")],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 0, out.stderr
+    assert "r0c0 +0x0010 [fc1] dma" in out.stdout
+    (tmp_path / "p" / "tiles/r0c0.bin").write_bytes(b"TSL1")
+    out = subprocess.run([sys.executable, "-m", "tessel.cli", "disasm", str(tmp_path / "p")],
+                         capture_output=True, text=True, env=env)
+    assert out.returncode == 1
+    assert "truncated header" in out.stderr and "Traceback" not in out.stderr
