@@ -2,6 +2,12 @@
 emulation target. Nothing here imports MLIR, so this package runs wherever a
 program is, with Python and NumPy alone.
 
+- ``program``: :class:`~.program.Program`, ``load_program``, ``ProgramBuilder``
+  (docs/isa.md);
+- ``disasm``: the text of a program;
+- ``numerics``: the ISA's arithmetic, bit-exact;
+- ``simulator``: ``simulate`` (docs/simulator.md).
+
 ``np_to_memref`` (from upstream MLIR) converts NumPy arrays to and from the
 memref descriptors the MLIR CPU JIT passes to compiled functions.
 """

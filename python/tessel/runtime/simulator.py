@@ -273,7 +273,7 @@ class _Tile:
                  "cum_vec", "next_ctrl", "thunks", "n", "pc", "tokens",
                  "sems", "blocked", "block_t", "finished", "done_at",
                  "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
-                 "channels", "queues", "to_dst")
+                 "channels", "queues", "to_dst", "static", "copies")
 
 
 def _xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
@@ -299,6 +299,132 @@ def dram_channel_for(arch, row: int, col: int, dma_channel: int) -> int:
     best = min(dists)
     tied = [i for i, d in enumerate(dists) if d == best]
     return tied[dma_channel % len(tied)]
+
+
+class _StaticTile:
+    """What a tile's stream means for timing, computed once per program:
+    kinds, arguments, prefix sums of compute cycles, next control
+    instruction, per-instruction statistics."""
+
+    __slots__ = ("instrs", "n", "kinds", "args", "cum", "cum_mac", "cum_vec",
+                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes")
+
+
+class _Static:
+    def __init__(self, program: Program):
+        self.a = program.arch
+        self.cap: list[float] = []
+        self.res_names: list = []
+        self.res_id: dict = {}
+        self.index = {(t.row, t.col): i for i, t in enumerate(program.tiles)}
+        self._mm_cache: dict = {}
+        decoded = program.decoded()
+        self.tiles = {rc: self._tile(rc, decoded[rc]) for rc in self.index}
+
+    def _res(self, key, capacity) -> int:
+        rid = self.res_id.get(key)
+        if rid is None:
+            rid = self.res_id[key] = len(self.cap)
+            self.cap.append(float(capacity))
+            self.res_names.append(key)
+        return rid
+
+    def _tile(self, rc, instrs) -> _StaticTile:
+        a = self.a
+        st = _StaticTile()
+        st.instrs = instrs
+        n = st.n = len(instrs)
+        kinds, args = [0] * n, [None] * n
+        cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
+        st.tags = [ins.tag for ins in instrs]
+        st.macs, st.mac_peak, st.sram_bytes = [0] * n, [0.0] * n, [0] * n
+        mm_cache = self._mm_cache
+        for j, ins in enumerate(instrs):
+            op = ins.op
+            c = mc = vc = 0
+            if op == "dma":
+                kinds[j] = _DMA
+                args[j] = self._dma(rc, ins)
+            elif op == "wait":
+                kinds[j] = _WAIT
+                args[j] = ins["tokens"]
+            elif op == "signal":
+                kinds[j] = _SIGNAL
+                target = (ins["row"], ins["col"])
+                hops = abs(target[0] - rc[0]) + abs(target[1] - rc[1])
+                args[j] = (self.index[target], ins["semaphore"], ins["count"],
+                           hops * a.noc.hop_cycles)
+            elif op == "wait_semaphore":
+                kinds[j] = _WAITSEM
+                args[j] = (ins["semaphore"], ins["count"])
+            else:
+                kinds[j] = _COMPUTE
+                f = ins.fields
+                if op == "matmul":
+                    key = (f["dtype"], f["m"], f["k"], f["n"])
+                    got = mm_cache.get(key)
+                    if got is None:
+                        got = mm_cache[key] = matmul_cycles(a, *key)
+                    c, st.sram_bytes[j] = got
+                    mc = c
+                    st.macs[j] = f["m"] * f["k"] * f["n"]
+                    st.mac_peak[j] = st.macs[j] / a.tile.mac.macs_per_cycle[f["dtype"]]
+                else:
+                    c, st.sram_bytes[j] = _vector_timing(a, ins)
+                    vc = c
+            cum[j + 1] = cum[j] + c
+            cum_mac[j + 1] = cum_mac[j] + mc
+            cum_vec[j + 1] = cum_vec[j] + vc
+        next_ctrl = [n] * (n + 1)
+        for j in range(n - 1, -1, -1):
+            next_ctrl[j] = j if kinds[j] != _COMPUTE else next_ctrl[j + 1]
+        st.kinds, st.args, st.cum = kinds, args, cum
+        st.cum_mac, st.cum_vec, st.next_ctrl = cum_mac, cum_vec, next_ctrl
+        return st
+
+    def _dma(self, rc, ins):
+        """Static part of a transfer: resources, latency, kind, route."""
+        a = self.a
+        f = ins.fields
+        src, dst = f["src"], f["dst"]
+        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        ch = f["channel"]
+        res = [self._res(("dma", rc, ch), a.tile.dma.bytes_per_cycle)]
+        latency = 0
+        dram_ch = None
+        if src.kind == "dram" or dst.kind == "dram":
+            kind = "dram"
+            dram_ch = dram_channel_for(a, rc[0], rc[1], ch)
+            port = a.dram.attach[dram_ch]
+            links = _xy_route(port, rc) if src.kind == "dram" else _xy_route(rc, port)
+            res.append(self._res(("dram", dram_ch), a.dram.bytes_per_cycle))
+            latency += a.dram.latency_cycles
+        else:
+            s_, d_ = (src.row, src.col), (dst.row, dst.col)
+            links = _xy_route(s_, d_)
+            kind = "dma" if s_ == d_ else "noc"
+        for ep in (src, dst):
+            if ep.kind == "sram":
+                rid = self._res(("sram", (ep.row, ep.col)), a.tile.sram.bytes_per_cycle)
+                if rid not in res:
+                    res.append(rid)
+        for link in links:
+            res.append(self._res(("link",) + link, a.noc.link_bytes_per_cycle))
+        latency += len(links) * a.noc.hop_cycles
+        dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
+        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile, None,
+                tuple(links), dram_ch, ins.tag,
+                (src.kind == "dram", dst.kind == "dram"))
+
+
+def _static_of(program: Program) -> _Static:
+    """The program's static timing data, computed on first use and kept with
+    the program (a program is not modified after it is built or loaded)."""
+    st = getattr(program, "_sim_static", None)
+    if st is None:
+        st = _Static(program)
+        program._sim_static = st
+    return st
 
 
 class _Simulator:
@@ -336,15 +462,17 @@ class _Simulator:
                 raw = numerics.to_storage(arr, buf.dtype)
                 self.dram[buf.offset:buf.offset + buf.nbytes] = \
                     np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
-        # Resources for bandwidth sharing: capacity per id.
-        self.cap: dict[Any, float] = {}
+        static = _static_of(program)
+        # Resources for bandwidth sharing: capacity, flows using each.
+        self.cap = static.cap
+        self.users: list[list] = [[] for _ in static.cap]
+        self.res_names = static.res_names
         self.dram_bytes_read = self.dram_bytes_written = 0
         self.noc_bytes = self.noc_link_bytes = self.sram_dma_bytes = 0
-        self.tiles = [self._prepare_tile(i, rc, decoded[rc]) for i, rc in
+        self.tiles = [self._make_tile(i, rc, static.tiles[rc]) for i, rc in
                       enumerate(self.tile_list)]
         self.heap: list = []
         self.seq = 0
-        self.active: list[_Xfer] = []
         self.now = 0.0
         self.events = 0
         self.trace_log: list = [] if trace else None
@@ -365,59 +493,36 @@ class _Simulator:
             m = self.srams[rc] = np.zeros(self.a.tile.sram.bytes, np.uint8)
         return m
 
-    def _prepare_tile(self, i: int, rc, instrs) -> _Tile:
+    def _make_tile(self, i: int, rc, st: "_StaticTile") -> _Tile:
         a = self.a
         t = _Tile()
         t.index, (t.row, t.col) = i, rc
-        t.instrs = instrs
-        n = t.n = len(instrs)
-        kinds, args = [0] * n, [None] * n
-        cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
-        thunks = [None] * n if self.numerics else None
-        mem = self._mem(rc) if self.numerics else None
+        t.instrs = st.instrs
+        t.n = st.n
+        t.kinds, t.args, t.cum = st.kinds, st.args, st.cum
+        t.cum_mac, t.cum_vec, t.next_ctrl = st.cum_mac, st.cum_vec, st.next_ctrl
+        t.static = st
+        t.thunks = t.copies = None
+        if self.numerics:
+            mem = self._mem(rc)
+            t.thunks = [None] * st.n
+            t.copies = [None] * st.n
+            for j, ins in enumerate(st.instrs):
+                if st.kinds[j] == _COMPUTE:
+                    t.thunks[j] = _compute_thunk(ins, mem)
+                elif st.kinds[j] == _DMA:
+                    f = ins.fields
+                    src, dst = f["src"], f["dst"]
+                    t.copies[j] = (
+                        _array(self._endpoint_mem(src), src.view, f["sizes"], f["dtype"]),
+                        _array(self._endpoint_mem(dst), dst.view, f["sizes"], f["dtype"]))
         tinfo = self.p.tile(*rc)
-        for j, ins in enumerate(instrs):
-            op = ins.op
-            c = mc = vc = 0
-            if op == "dma":
-                kinds[j] = _DMA
-                args[j] = self._prepare_dma(rc, ins)
-            elif op == "wait":
-                kinds[j] = _WAIT
-                args[j] = ins["tokens"]
-            elif op == "signal":
-                kinds[j] = _SIGNAL
-                target = (ins["row"], ins["col"])
-                hops = abs(target[0] - rc[0]) + abs(target[1] - rc[1])
-                args[j] = (self.index[target], ins["semaphore"], ins["count"],
-                           hops * a.noc.hop_cycles)
-            elif op == "wait_semaphore":
-                kinds[j] = _WAITSEM
-                args[j] = (ins["semaphore"], ins["count"])
-            else:
-                kinds[j] = _COMPUTE
-                if op == "matmul":
-                    c, _ = matmul_cycles(a, ins["dtype"], ins["m"], ins["k"], ins["n"])
-                    mc = c
-                else:
-                    c, _ = _vector_timing(a, ins)
-                    vc = c
-                if self.numerics:
-                    thunks[j] = _compute_thunk(ins, mem)
-            cum[j + 1] = cum[j] + c
-            cum_mac[j + 1] = cum_mac[j] + mc
-            cum_vec[j + 1] = cum_vec[j] + vc
-        next_ctrl = [n] * (n + 1)
-        for j in range(n - 1, -1, -1):
-            next_ctrl[j] = j if kinds[j] != _COMPUTE else next_ctrl[j + 1]
-        t.kinds, t.args, t.cum, t.cum_mac, t.cum_vec = kinds, args, cum, cum_mac, cum_vec
-        t.next_ctrl, t.thunks = next_ctrl, thunks
         t.pc = 0
         t.tokens = [None] * tinfo.tokens
         t.sems = list(tinfo.semaphores)
         t.blocked = None
         t.block_t = 0.0
-        t.finished = n == 0
+        t.finished = st.n == 0
         t.done_at = 0.0
         t.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
         t.ctrl_cycles = 0
@@ -428,52 +533,8 @@ class _Simulator:
         t.to_dst = {}
         return t
 
-    def _prepare_dma(self, rc, ins):
-        """Static part of a transfer: resources, latency, kind, copy thunk."""
-        a = self.a
-        f = ins.fields
-        src, dst = f["src"], f["dst"]
-        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
-        ch = f["channel"]
-        res = [("dma", rc, ch)]
-        cap = self.cap
-        cap[("dma", rc, ch)] = a.tile.dma.bytes_per_cycle
-        latency = 0
-        dram_ch = None
-        if src.kind == "dram" or dst.kind == "dram":
-            kind = "dram"
-            dram_ch = dram_channel_for(a, rc[0], rc[1], ch)
-            port = a.dram.attach[dram_ch]
-            links = _xy_route(port, rc) if src.kind == "dram" else _xy_route(rc, port)
-            res.append(("dram", dram_ch))
-            cap[("dram", dram_ch)] = a.dram.bytes_per_cycle
-            latency += a.dram.latency_cycles
-        else:
-            s, d = (src.row, src.col), (dst.row, dst.col)
-            links = _xy_route(s, d)
-            kind = "dma" if s == d else "noc"
-        for ep in (src, dst):
-            if ep.kind == "sram":
-                key = ("sram", (ep.row, ep.col))
-                if key not in res:
-                    res.append(key)
-                    cap[key] = a.tile.sram.bytes_per_cycle
-        for link in links:
-            key = ("link",) + link
-            res.append(key)
-            cap[key] = a.noc.link_bytes_per_cycle
-        latency += len(links) * a.noc.hop_cycles
-        dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
-        copy = None
-        if self.numerics:
-            def mem_of(ep):
-                return self.dram if ep.kind == "dram" else self._mem((ep.row, ep.col))
-            sa = _array(mem_of(src), src.view, f["sizes"], f["dtype"])
-            da = _array(mem_of(dst), dst.view, f["sizes"], f["dtype"])
-            copy = (sa, da)
-        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile, copy,
-                tuple(links), dram_ch, ins.tag,
-                (src.kind == "dram", dst.kind == "dram"))
+    def _endpoint_mem(self, ep) -> np.ndarray:
+        return self.dram if ep.kind == "dram" else self._mem((ep.row, ep.col))
 
     # ---- the event loop ----------------------------------------------------
 
@@ -585,8 +646,9 @@ class _Simulator:
     # ---- transfers ----------------------------------------------------------
 
     def _issue_dma(self, tile: _Tile, pc: int, t: float) -> None:
-        (ch, token, nbytes, res, latency, kind, dst_tile, copy, links, dram_ch,
+        (ch, token, nbytes, res, latency, kind, dst_tile, _, links, dram_ch,
          tag, dram_sides) = tile.args[pc]
+        copy = tile.copies[pc] if tile.copies is not None else None
         if tile.tokens[token] is not None:
             ins = tile.instrs[pc]
             raise SimulationError(
@@ -619,61 +681,47 @@ class _Simulator:
 
     def _flow_start(self, x: _Xfer, t: float) -> None:
         x.started = t
-        self.active.append(x)
-        self._reshare(t)
+        x.t0 = t
+        users = self.users
+        for r in x.resources:
+            users[r].append(x)
+        self._reshare(x, t)
 
     def _flow_finished(self, x: _Xfer, t: float) -> None:
         x.data_end = t
-        self.active.remove(x)
+        users = self.users
+        for r in x.resources:
+            users[r].remove(x)
         if self.trace:
             for link in x.links:
                 self.link_busy.setdefault(link, []).append((x.started, t))
             if x.dram_channel is not None:
                 self.link_busy.setdefault(("dram", x.dram_channel), []).append(
                     (x.started, t))
-        self._reshare(t)
+        self._reshare(x, t)
         self.push(t + x.latency, _EV_DONE, x)
 
-    def _reshare(self, t: float) -> None:
-        """Max-min fair shares of every active flow (progressive filling),
-        then reschedule the flows whose rate changed."""
-        active = self.active
-        if not active:
-            return
-        for x in active:
-            if x.rate:
-                x.rem -= x.rate * (t - x.t0)
-            x.t0 = t
-        cap = self.cap
-        left: dict = {}
-        users: dict = {}
-        for x in active:
-            for r in x.resources:
-                if r in users:
-                    users[r].append(x)
-                else:
-                    users[r] = [x]
-                    left[r] = cap[r]
-        fixed: dict = {}
-        while len(fixed) < len(active):
-            best_r, best = None, math.inf
-            for r, xs in users.items():
-                if xs:
-                    share = left[r] / len(xs)
-                    if share < best:
-                        best, best_r = share, r
-            for x in users[best_r][:]:
-                fixed[x] = best
-                for r in x.resources:
-                    left[r] -= best
-                    users[r].remove(x)
-        for x in active:
-            rate = fixed[x]
-            if rate != x.rate or x.version == 0:
-                x.rate = rate
-                x.version += 1
-                rem = x.rem if x.rem > 0 else 0.0
-                self.push(t + rem / rate, _EV_FLOW, (x, x.version))
+    def _reshare(self, changed: _Xfer, t: float) -> None:
+        """Fair shares after ``changed`` started or finished: every flow gets
+        ``min over its resources of capacity / flows using it``. Only flows
+        that share a resource with ``changed`` can see their rate change; those
+        whose rate changes get a new finish event."""
+        users, cap = self.users, self.cap
+        seen = set()
+        for r in changed.resources:
+            for x in users[r]:
+                if x in seen:
+                    continue
+                seen.add(x)
+                rate = min([cap[q] / len(users[q]) for q in x.resources])
+                if rate != x.rate:
+                    if x.rate:
+                        x.rem -= x.rate * (t - x.t0)
+                    x.t0 = t
+                    x.rate = rate
+                    x.version += 1
+                    rem = x.rem if x.rem > 0 else 0.0
+                    self.push(t + rem / rate, _EV_FLOW, (x, x.version))
 
     def _xfer_done(self, x: _Xfer, t: float) -> None:
         tile = x.tile
@@ -812,26 +860,34 @@ class _Simulator:
             s.stalls = dict(tl.stalls)
             s.finished_at = tl.done_at if tl.finished else end
             s.idle = max(0.0, end - s.busy - sum(s.stalls.values()))
+            st = tl.static
+            cum, tags_of, macs_of = tl.cum, st.tags, st.macs
+            args, kinds = tl.args, tl.kinds
+            per_tag: dict = {}
             for j in range(done):
-                ins = tl.instrs[j]
-                ts = tag_stats(ins.tag)
-                ts.instructions += 1
-                ts.busy += (tl.cum[j + 1] - tl.cum[j]) or ISSUE_CYCLES
-                if ins.op == "matmul":
-                    macs = ins["m"] * ins["k"] * ins["n"]
-                    s.macs += macs
-                    ts.macs += macs
-                    s.mac_peak_cycles += macs / a.tile.mac.macs_per_cycle[ins["dtype"]]
-                    sram_compute += matmul_cycles(a, ins["dtype"], ins["m"],
-                                                  ins["k"], ins["n"])[1]
-                elif ins.op.startswith("vector_"):
-                    sram_compute += _vector_timing(a, ins)[1]
-                elif ins.op == "dma":
-                    nb = tl.args[j][2]
-                    if tl.args[j][5] == "dram":
-                        ts.dram_bytes += nb
-                    if tl.args[j][8]:
-                        ts.noc_bytes += nb
+                tag = tags_of[j]
+                acc = per_tag.get(tag)
+                if acc is None:
+                    acc = per_tag[tag] = [0, 0, 0, 0, 0]
+                acc[0] += 1
+                acc[1] += (cum[j + 1] - cum[j]) or ISSUE_CYCLES
+                acc[2] += macs_of[j]
+                if kinds[j] == _DMA:
+                    arg = args[j]
+                    if arg[5] == "dram":
+                        acc[3] += arg[2]
+                    if arg[8]:
+                        acc[4] += arg[2]
+            for tag, (count, busy, macs, db, nb) in per_tag.items():
+                ts = tag_stats(tag)
+                ts.instructions += count
+                ts.busy += busy
+                ts.macs += macs
+                ts.dram_bytes += db
+                ts.noc_bytes += nb
+            s.macs = sum(macs_of[:done])
+            s.mac_peak_cycles = sum(st.mac_peak[:done])
+            sram_compute += sum(st.sram_bytes[:done])
             for pc, start, stop, cause in tl.stall_log:
                 tag_stats(tl.instrs[pc].tag).stall += stop - start
             mac_peak += s.mac_peak_cycles
