@@ -122,4 +122,55 @@ def TesselPartition : Pass<"tessel-partition", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
+  let summary = "Tile each tile's part into steps whose working set fits "
+                "SRAM twice over";
+  let description = [{
+    A tile computes its part of an op in steps: DMA a step's slices of the
+    operands into SRAM, compute, DMA the result slice out. With double
+    buffering the next step's slices arrive while this one computes, so two
+    steps' working sets (the slices of every operand, inputs and outputs)
+    must fit the tile's SRAM together: `2 * working_set <= tile.sram.bytes`.
+
+    For every op inside a `tessel.partition` forall, this pass bounds each
+    loop's extent (exactly, or from the value bounds of the part's slices),
+    then halves, one at a time, the loop whose halving shrinks the working
+    set most, until it fits; it tiles the op with `scf.for` loops of those
+    step sizes (a reduction loop carries its partial result, accumulating in
+    order, so splitting it does not change the bits). An op whose single
+    element step does not fit is rejected with the bytes needed and the
+    bytes available.
+
+    Before (16 KiB of SRAM per tile):
+
+    ```mlir
+    scf.forall ... {
+      %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>)
+                         outs(%c : tensor<64x64xf32>) -> tensor<64x64xf32>
+      ...
+    } {tessel.partition = ...}
+    ```
+
+    After (steps of 32x16 by 16: 2 * (2 + 1 + 2) KiB fit):
+
+    ```mlir
+    scf.forall ... {
+      %r = scf.for %i = %c0 to %c64 step %c32 iter_args(...) {
+        scf.for %j = ... step %c16 {
+          scf.for %k = ... step %c16 {
+            linalg.matmul ins(... : tensor<32x16xf32>, tensor<16x16xf32>) ...
+      ...
+    } {tessel.partition = ...}
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::affine::AffineDialect", "::mlir::arith::ArithDialect",
+    "::mlir::scf::SCFDialect", "::mlir::tensor::TensorDialect"
+  ];
+  let statistics = [
+    Statistic<"numOpsTiled", "num-ops-tiled",
+              "Number of parts split into several steps">
+  ];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

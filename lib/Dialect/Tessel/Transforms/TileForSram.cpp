@@ -1,0 +1,167 @@
+//===- TileForSram.cpp - Steps whose working set fits SRAM ----------------===//
+//
+// Chooses, per part of a partitioned op, the step (tile) sizes that let two
+// steps' operand slices share the tile's SRAM, so the schedule can prefetch
+// one step while computing the other.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ValueBoundsOpInterface.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELTILEFORSRAM
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// The largest extent each loop of `op` can have: exact when static, else
+/// the bound the value-bounds analysis derives (a part's slice sizes come
+/// from an affine.min of the part size).
+FailureOr<SmallVector<int64_t>> getLoopBounds(OpBuilder &builder,
+                                              linalg::LinalgOp op) {
+  SmallVector<int64_t> bounds;
+  for (Range range : op.createLoopRanges(builder, op.getLoc())) {
+    if (std::optional<int64_t> size = getConstantIntValue(range.size)) {
+      bounds.push_back(*size);
+      continue;
+    }
+    FailureOr<int64_t> bound = ValueBoundsConstraintSet::computeConstantBound(
+        presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(range.size),
+        /*stopCondition=*/nullptr, /*closedUB=*/true);
+    if (failed(bound))
+      return op.emitOpError("has a loop whose extent cannot be bounded");
+    bounds.push_back(*bound);
+  }
+  return bounds;
+}
+
+/// The extent of one dimension of an operand slice when each loop `d` spans
+/// [0, steps[d]): the largest index plus one, for the monotone (non-negative
+/// coefficient) affine accesses linalg ops use; `full` otherwise.
+int64_t getSliceExtent(AffineExpr expr, ArrayRef<int64_t> steps, int64_t full) {
+  SmallVector<AffineExpr> last;
+  for (int64_t step : steps)
+    last.push_back(getAffineConstantExpr(step - 1, expr.getContext()));
+  bool monotone = true;
+  expr.walk([&](AffineExpr e) {
+    if (isa<AffineBinaryOpExpr>(e) && e.getKind() != AffineExprKind::Add &&
+        e.getKind() != AffineExprKind::Mul)
+      monotone = false;
+    if (auto c = dyn_cast<AffineConstantExpr>(e))
+      if (c.getValue() < 0)
+        monotone = false;
+  });
+  if (!monotone)
+    return full;
+  auto value = dyn_cast<AffineConstantExpr>(
+      expr.replaceDims(last).replaceSymbols({}));
+  if (!value)
+    return full;
+  return std::min(value.getValue() + 1, full);
+}
+
+/// Bytes of every operand's slice for one step of `steps`.
+int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
+  int64_t bytes = 0;
+  for (OpOperand &operand : op->getOpOperands()) {
+    auto type = dyn_cast<ShapedType>(operand.get().getType());
+    if (!type)
+      continue; // a scalar operand lives in the instruction
+    AffineMap map = op.getMatchingIndexingMap(&operand);
+    int64_t elements = 1;
+    for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+      int64_t full = type.isDynamicDim(dim) ? std::numeric_limits<int64_t>::max()
+                                            : type.getDimSize(dim);
+      elements *= getSliceExtent(expr, steps, full);
+    }
+    bytes += elements *
+             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  }
+  return bytes;
+}
+
+struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
+  void runOnOperation() override {
+    ArchAttr arch = lookupArch(getOperation());
+    if (!arch) {
+      getOperation().emitError()
+          << "the enclosing module has no '" << TesselDialect::getArchAttrName()
+          << "' attribute, so the SRAM size is unknown";
+      return signalPassFailure();
+    }
+    int64_t sramBytes = arch.getTileSramBytes();
+
+    SmallVector<linalg::LinalgOp> parts;
+    getOperation().walk([&](scf::ForallOp forall) {
+      if (!forall->hasAttr(TesselDialect::getPartitionAttrName()))
+        return;
+      forall.getBody()->walk(
+          [&](linalg::LinalgOp op) { parts.push_back(op); });
+    });
+
+    IRRewriter rewriter(&getContext());
+    for (linalg::LinalgOp op : parts) {
+      rewriter.setInsertionPoint(op);
+      FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(rewriter, op);
+      if (failed(bounds))
+        return signalPassFailure();
+      SmallVector<int64_t> steps = *bounds;
+      // Halve the loop whose halving shrinks the working set most; ties go
+      // to the outermost loop, which keeps slices contiguous.
+      while (2 * getWorkingSet(op, steps) > sramBytes) {
+        std::optional<size_t> best;
+        int64_t bestBytes = 0;
+        for (size_t loop = 0; loop < steps.size(); ++loop) {
+          if (steps[loop] == 1)
+            continue;
+          SmallVector<int64_t> trial = steps;
+          trial[loop] = llvm::divideCeil(trial[loop], 2);
+          int64_t bytes = getWorkingSet(op, trial);
+          if (!best || bytes < bestBytes) {
+            best = loop;
+            bestBytes = bytes;
+          }
+        }
+        if (!best) {
+          op.emitOpError() << "needs " << 2 * getWorkingSet(op, steps)
+                           << " bytes of SRAM for two single-element steps, "
+                              "but a tile has "
+                           << sramBytes << " bytes";
+          return signalPassFailure();
+        }
+        steps[*best] = llvm::divideCeil(steps[*best], 2);
+      }
+      if (steps == *bounds)
+        continue;
+
+      SmallVector<OpFoldResult> sizes;
+      for (auto [step, bound] : llvm::zip(steps, *bounds))
+        sizes.push_back(rewriter.getIndexAttr(step == bound ? 0 : step));
+      scf::SCFTilingOptions options;
+      options.setTileSizes(sizes);
+      options.setLoopType(scf::SCFTilingOptions::LoopType::ForOp);
+      FailureOr<scf::SCFTilingResult> tiled = scf::tileUsingSCF(
+          rewriter, cast<TilingInterface>(op.getOperation()), options);
+      if (failed(tiled)) {
+        op.emitOpError("could not be tiled into SRAM-sized steps");
+        return signalPassFailure();
+      }
+      rewriter.replaceOp(op, tiled->replacements);
+      ++numOpsTiled;
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel

@@ -1,0 +1,86 @@
+// RUN: tessel-opt %s -split-input-file -tessel-tile-for-sram -verify-diagnostics | FileCheck %s
+
+// A 2x2 grid with 16 KiB of SRAM per tile: a step's working set may be at
+// most 8 KiB, so that two steps fit.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+module attributes {tessel.arch = #tiny} {
+// Each part is 64x64x64 (48 KiB of slices). Halving whichever loop shrinks the
+// slices most gives 16x32x32 steps: (16*32 + 32*32 + 16*32) * 4 = 8 KiB.
+// CHECK-LABEL: func.func @matmul
+// CHECK:         scf.forall
+// CHECK:           scf.for %{{.+}} = %{{.+}} to %{{.+}} step %{{.+}} iter_args
+// CHECK:             scf.for
+// CHECK:               scf.for
+// CHECK:                 linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<16x32xf32>, tensor<32x32xf32>) outs(%{{.+}} : tensor<16x32xf32>)
+// CHECK:         } {tessel.partition
+func.func @matmul(%a: tensor<128x64xf32>, %b: tensor<64x64xf32>, %c: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %0 = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %c) -> (tensor<128x64xf32>) {
+    %ai = tensor.extract_slice %a[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %oi = tensor.extract_slice %o[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %r = linalg.matmul ins(%ai, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%oi : tensor<64x64xf32>) -> tensor<64x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[%i, 0] [64, 64] [1, 1] : tensor<64x64xf32> into tensor<128x64xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1, 1]>}
+  return %0 : tensor<128x64xf32>
+}
+
+// An uneven part (affine.min sizes): bounded by its largest size, 500.
+// CHECK-LABEL: func.func @uneven
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             linalg.generic {{.*}} ins(%{{.+}} : tensor<3x?xf32>)
+func.func @uneven(%a: tensor<3x999xf32>) -> tensor<3x999xf32> {
+  %e = tensor.empty() : tensor<3x999xf32>
+  %0 = scf.forall (%i) = (0) to (999) step (500) shared_outs(%o = %e) -> (tensor<3x999xf32>) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 999, 500)>(%i)
+    %ai = tensor.extract_slice %a[0, %i] [3, %n] [1, 1] : tensor<3x999xf32> to tensor<3x?xf32>
+    %oi = tensor.extract_slice %o[0, %i] [3, %n] [1, 1] : tensor<3x999xf32> to tensor<3x?xf32>
+    %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ai : tensor<3x?xf32>) outs(%oi : tensor<3x?xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %x = math.exp %in : f32
+      linalg.yield %x : f32
+    } -> tensor<3x?xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, %i] [3, %n] [1, 1] : tensor<3x?xf32> into tensor<3x999xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2]>}
+  return %0 : tensor<3x999xf32>
+}
+
+// A part that already fits is left as it is.
+// CHECK-LABEL: func.func @fits
+// CHECK-NOT:     scf.for %
+// CHECK:         linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<16x16xf32>, tensor<16x16xf32>)
+func.func @fits(%a: tensor<16x16xf32>, %b: tensor<16x16xf32>, %c: tensor<16x16xf32>) -> tensor<16x16xf32> {
+  %0 = scf.forall (%i) in (1) shared_outs(%o = %c) -> (tensor<16x16xf32>) {
+    %r = linalg.matmul ins(%a, %b : tensor<16x16xf32>, tensor<16x16xf32>) outs(%o : tensor<16x16xf32>) -> tensor<16x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, 0] [16, 16] [1, 1] : tensor<16x16xf32> into tensor<16x16xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return %0 : tensor<16x16xf32>
+}
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// A reversed read touches the whole input whatever the step: it cannot fit.
+func.func @reversed(%a: tensor<5000xf32>) -> tensor<5000xf32> {
+  %e = tensor.empty() : tensor<5000xf32>
+  %0 = scf.forall (%i) in (1) shared_outs(%o = %e) -> (tensor<5000xf32>) {
+    // expected-error @+1 {{'linalg.generic' op needs 40008 bytes of SRAM for two single-element steps, but a tile has 16384 bytes}}
+    %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (-d0 + 4999)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%a : tensor<5000xf32>) outs(%o : tensor<5000xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<5000xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0] [5000] [1] : tensor<5000xf32> into tensor<5000xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+  return %0 : tensor<5000xf32>
+}
+}
