@@ -3,6 +3,7 @@
 #include "tessel/InitAll.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Pipelines/Pipelines.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Conversion/ArithToLLVM/ArithToLLVM.h"
@@ -121,6 +122,7 @@ void mlir::tessel::registerAllDialects(DialectRegistry &registry) {
 
 void mlir::tessel::registerAllPasses() {
   tessel::registerTesselPasses();
+  tessel::registerPipelines();
 
   registerTransformsPasses();
   affine::registerAffinePasses();

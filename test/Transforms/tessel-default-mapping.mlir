@@ -12,9 +12,10 @@ func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf
   return %0 : tensor<64x8xf32>
 }
 
-// The larger loop wins, even if it is not the outermost (n = 5 > m = 3).
+// The larger loop wins, even if it is not the outermost (n = 5 > m = 3). Four
+// parts of 5 would be 2 + 2 + 1 and leave a tile idle: 2 parts (3 + 2).
 // CHECK-LABEL: func.func @elementwise
-// CHECK: linalg.generic {{.*}}tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 4]>
+// CHECK: linalg.generic {{.*}}tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2]>
 func.func @elementwise(%a: tensor<3x5xf32>) -> tensor<3x5xf32> {
   %e = tensor.empty() : tensor<3x5xf32>
   %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<3x5xf32>) outs(%e : tensor<3x5xf32>) {

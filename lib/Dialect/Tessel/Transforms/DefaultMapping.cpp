@@ -18,16 +18,23 @@ namespace mlir::tessel {
 
 namespace {
 
-/// The largest rectangle of tiles, anchored at (0, 0), with at most `limit`
-/// tiles; for equal areas the one with fewer rows (nearer the north edge).
+/// Whether splitting `extent` into `parts` (each ceil(extent / parts) long)
+/// leaves no part empty: 10 in 9 parts of 2 would use only 5 tiles.
+bool usesEveryPart(int64_t extent, int64_t parts) {
+  return llvm::divideCeil(extent, llvm::divideCeil(extent, parts)) == parts;
+}
+
+/// The largest rectangle of tiles, anchored at (0, 0), whose tiles all get a
+/// non-empty part of `extent`; for equal areas the one with fewer rows
+/// (nearer the north edge).
 std::pair<int64_t, int64_t> largestRectangle(int64_t gridRows, int64_t gridCols,
-                                             int64_t limit) {
+                                             int64_t extent) {
   std::pair<int64_t, int64_t> best = {1, 1};
-  for (int64_t rows = 1; rows <= gridRows; ++rows) {
-    int64_t cols = std::min(gridCols, limit / rows);
-    if (cols >= 1 && rows * cols > best.first * best.second)
-      best = {rows, cols};
-  }
+  for (int64_t rows = 1; rows <= gridRows; ++rows)
+    for (int64_t cols = 1; cols <= gridCols; ++cols)
+      if (rows * cols > best.first * best.second &&
+          usesEveryPart(extent, rows * cols))
+        best = {rows, cols};
   return best;
 }
 

@@ -14,6 +14,12 @@ class AffineDialect;
 namespace arith {
 class ArithDialect;
 } // namespace arith
+namespace bufferization {
+class BufferizationDialect;
+} // namespace bufferization
+namespace memref {
+class MemRefDialect;
+} // namespace memref
 namespace scf {
 class SCFDialect;
 } // namespace scf

@@ -49,10 +49,12 @@ def TesselDefaultMapping
   let description = [{
     The mapping used until a mapper decides: every linalg op without a
     `tessel.mapping` runs on as much of the grid as its largest parallel
-    loop (with a static extent) can feed, split along that loop only. With
-    an extent of at least `rows * cols` that is the whole grid; otherwise the
-    largest rectangle at the grid's north-west corner with at most `extent`
-    tiles. An op with no parallel loop of static extent runs on tile (0, 0).
+    loop (with a static extent) can feed, split along that loop only: the
+    largest rectangle at the grid's north-west corner whose every tile gets
+    a non-empty part (an extent of 10 on a 3x3 grid uses 4 tiles, as 9 parts
+    of 2 would leave 4 tiles idle). With an extent that is a multiple of
+    `rows * cols`, or much larger, that is the whole grid. An op with no
+    parallel loop of static extent runs on tile (0, 0).
     Ops that already carry a mapping (hand-written, or the mapper's) are
     left alone. The module must carry `tessel.arch`.
 
@@ -170,6 +172,60 @@ def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
   let statistics = [
     Statistic<"numOpsTiled", "num-ops-tiled",
               "Number of parts split into several steps">
+  ];
+}
+
+def TesselBufferize : Pass<"tessel-bufferize", "::mlir::ModuleOp"> {
+  let summary = "Bufferize the partitioned program into DRAM memrefs";
+  let description = [{
+    One-Shot Bufferize over the whole module, function boundaries included
+    (identity layouts), with every buffer it creates in
+    `#tessel.memory_space<dram>`: the model's inputs, weights, outputs and
+    the intermediate tensors between ops all live in DRAM. A part's slices
+    become subviews of those buffers; `tessel-promote-to-sram` then gives
+    each step its SRAM buffers.
+
+    ```mlir
+    func.func @f(%x: tensor<64x8xf32>) -> tensor<64x8xf32>
+    // becomes
+    func.func @f(%x: memref<64x8xf32, #dram>) -> memref<64x8xf32, #dram>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::bufferization::BufferizationDialect",
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+}
+
+def TesselPromoteToSram
+    : Pass<"tessel-promote-to-sram", "::mlir::func::FuncOp"> {
+  let summary = "Give every step of a part its operands in SRAM";
+  let description = [{
+    Compute units read and write only their tile's SRAM. For each linalg op
+    inside a `tessel.partition` forall (one step of one tile's part), every
+    memref operand outside SRAM gets an SRAM buffer of the step's largest
+    shape: inputs, and outputs the op reads, are copied in before the op;
+    outputs are copied back after it; the buffer is freed after that. The
+    copies become DMA transfers, which the schedule overlaps with compute.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<16x32xf32, strided<[64, 1], offset: ?>, #dram>, ...)
+                  outs(%c : memref<16x32xf32, strided<[64, 1], offset: ?>, #dram>)
+    // becomes
+    %a_s = memref.alloc() : memref<16x32xf32, #sram>
+    memref.copy %a, %a_s : ...
+    ...
+    linalg.matmul ins(%a_s, %b_s : ...) outs(%c_s : ...)
+    memref.copy %c_s, %c : ...
+    memref.dealloc %a_s : ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numOperandsPromoted", "num-operands-promoted",
+              "Number of operands given an SRAM buffer">
   ];
 }
 

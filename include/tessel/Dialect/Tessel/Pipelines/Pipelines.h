@@ -1,0 +1,22 @@
+//===- Pipelines.h - Tessel's named pass pipelines --------------*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_PIPELINES_PIPELINES_H
+#define TESSEL_DIALECT_TESSEL_PIPELINES_PIPELINES_H
+
+namespace mlir {
+class OpPassManager;
+
+namespace tessel {
+
+/// Adds the lowering from legalized linalg-on-tensors (with `tessel.arch` on
+/// the module) through mapping, partitioning, SRAM tiling and bufferization.
+void buildLoweringPipeline(OpPassManager &pm);
+
+/// Registers `tessel-lowering-pipeline`, so tessel-opt and Python run the
+/// same stages by name.
+void registerPipelines();
+
+} // namespace tessel
+} // namespace mlir
+
+#endif // TESSEL_DIALECT_TESSEL_PIPELINES_PIPELINES_H

@@ -1,0 +1,41 @@
+//===- Pipelines.cpp - Tessel's named pass pipelines ----------------------===//
+
+#include "tessel/Dialect/Tessel/Pipelines/Pipelines.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/Passes.h"
+#include "mlir/Pass/PassManager.h"
+#include "mlir/Pass/PassRegistry.h"
+#include "mlir/Transforms/Passes.h"
+
+using namespace mlir;
+
+void tessel::buildLoweringPipeline(OpPassManager &pm) {
+  // Legalize: reject what is outside the contract, then fuse elementwise
+  // chains into their producers.
+  pm.addPass(createTesselCheckInputContract());
+  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addPass(createCanonicalizerPass());
+  // Map and split over the grid; size each tile's steps for SRAM.
+  pm.addPass(createTesselDefaultMapping());
+  pm.addNestedPass<func::FuncOp>(createTesselPartition());
+  pm.addNestedPass<func::FuncOp>(createTesselTileForSram());
+  pm.addPass(createCanonicalizerPass());
+  // Bufferize into DRAM; CSE lets canonicalization drop the copies between
+  // identical views that bufferizing loop-carried slices leaves.
+  pm.addPass(createTesselBufferize());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCSEPass());
+  pm.addPass(createCanonicalizerPass());
+  pm.addNestedPass<func::FuncOp>(createTesselPromoteToSram());
+  pm.addPass(createCanonicalizerPass());
+}
+
+void tessel::registerPipelines() {
+  PassPipelineRegistration<>(
+      "tessel-lowering-pipeline",
+      "Lower legalized linalg-on-tensors to per-tile steps on SRAM buffers "
+      "(check, fuse, map, partition, tile for SRAM, bufferize, promote)",
+      buildLoweringPipeline);
+}

@@ -1,0 +1,60 @@
+// RUN: tessel-opt %s -tessel-promote-to-sram | FileCheck %s
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+
+// Inputs are copied in; the accumulator, which matmul reads, is copied in
+// and back out; the buffers are freed after the copies back.
+// CHECK-LABEL: func.func @matmul_step
+// CHECK:         scf.forall
+// CHECK:           %[[A:.+]] = memref.subview
+// CHECK:           %[[C:.+]] = memref.subview
+// CHECK:           %[[AS:.+]] = memref.alloc() : memref<16x32xf32, #sram>
+// CHECK:           memref.copy %[[A]], %[[AS]]
+// CHECK:           %[[BS:.+]] = memref.alloc() : memref<32x8xf32, #sram>
+// CHECK:           memref.copy %{{.+}}, %[[BS]]
+// CHECK:           %[[CS:.+]] = memref.alloc() : memref<16x8xf32, #sram>
+// CHECK:           memref.copy %[[C]], %[[CS]]
+// CHECK:           linalg.matmul ins(%[[AS]], %[[BS]] : memref<16x32xf32, #sram>, memref<32x8xf32, #sram>) outs(%[[CS]] : memref<16x8xf32, #sram>)
+// CHECK:           memref.copy %[[CS]], %[[C]]
+// CHECK:           memref.dealloc %[[AS]]
+// CHECK:           memref.dealloc %[[BS]]
+// CHECK:           memref.dealloc %[[CS]]
+func.func @matmul_step(%a: memref<64x32xf32, #dram>, %b: memref<32x8xf32, #dram>, %c: memref<64x8xf32, #dram>) {
+  scf.forall (%i) = (0) to (64) step (16) {
+    %ai = memref.subview %a[%i, 0] [16, 32] [1, 1] : memref<64x32xf32, #dram> to memref<16x32xf32, strided<[32, 1], offset: ?>, #dram>
+    %ci = memref.subview %c[%i, 0] [16, 8] [1, 1] : memref<64x8xf32, #dram> to memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.matmul ins(%ai, %b : memref<16x32xf32, strided<[32, 1], offset: ?>, #dram>, memref<32x8xf32, #dram>) outs(%ci : memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+  return
+}
+
+// An output the op only writes is not copied in. A step of dynamic size (the
+// short last part of an uneven split) gets a buffer of its largest size.
+// CHECK-LABEL: func.func @exp_step
+// CHECK:           %[[N:.+]] = affine.min
+// CHECK:           %[[XS:.+]] = memref.alloc() : memref<3x500xf32, #sram>
+// CHECK:           %[[XV:.+]] = memref.subview %[[XS]][0, 0] [3, %{{.+}}] [1, 1]
+// CHECK:           memref.copy %{{.+}}, %[[XV]]
+// CHECK:           %[[YS:.+]] = memref.alloc() : memref<3x500xf32, #sram>
+// CHECK:           %[[YV:.+]] = memref.subview %[[YS]][0, 0] [3, %{{.+}}] [1, 1]
+// CHECK-NOT:       memref.copy %{{.+}}, %[[YV]]
+// CHECK:           linalg.generic {{.*}} ins(%[[XV]] : {{.*}}) outs(%[[YV]] : {{.*}})
+// CHECK:           memref.copy %[[YV]], %{{.+}}
+// The step that is not in a partition is not touched.
+// CHECK:         linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<4xf32, #dram>)
+func.func @exp_step(%x: memref<3x999xf32, #dram>, %y: memref<3x999xf32, #dram>, %z: memref<4xf32, #dram>) {
+  scf.forall (%i) = (0) to (999) step (500) {
+    %n = affine.min affine_map<(d0) -> (-d0 + 999, 500)>(%i)
+    %xi = memref.subview %x[0, %i] [3, %n] [1, 1] : memref<3x999xf32, #dram> to memref<3x?xf32, strided<[999, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[0, %i] [3, %n] [1, 1] : memref<3x999xf32, #dram> to memref<3x?xf32, strided<[999, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%xi : memref<3x?xf32, strided<[999, 1], offset: ?>, #dram>) outs(%yi : memref<3x?xf32, strided<[999, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %out: f32):
+      %e = math.exp %in : f32
+      linalg.yield %e : f32
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2]>}
+  %zero = arith.constant 0.0 : f32
+  linalg.fill ins(%zero : f32) outs(%z : memref<4xf32, #dram>)
+  return
+}
