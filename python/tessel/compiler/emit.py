@@ -1,0 +1,520 @@
+"""The program emitter: the last compiler stage, from ``tessel.device`` IR to
+a :class:`~tessel.runtime.program.Program` (docs/isa.md, "Emitting from tessel
+IR").
+
+The IR is emitted as it is: every decision the ISA needs (DRAM offsets, DMA
+token slots and channels, semaphore numbers, tags) is either read from the IR
+or made here by a fixed rule, so the same IR gives the same bytes. The program
+is built with the runtime's :class:`~tessel.runtime.program.ProgramBuilder`,
+so what the simulator reads is exactly what was validated here.
+
+    from tessel.compiler.emit import emit_program
+
+    program = emit_program(module, weights={"fc1.weight": w})
+    program.save("out/prog")
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+import numpy as np
+
+from .. import arch as arch_model
+from ..dialects import tessel
+from ..ir import FloatAttr, IntegerAttr, MemRefType, Module, OpResult, Operation
+from ..runtime import isa
+from ..runtime.numerics import STORAGE, to_storage
+from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
+                               ProgramError, dram, sram)
+
+__all__ = ["EmitError", "emit_program"]
+
+# Ops that only give another type to the memory of their first operand.
+VIEW_OPS = ("memref.subview", "memref.view", "memref.expand_shape",
+            "memref.collapse_shape", "memref.transpose",
+            "memref.reinterpret_cast", "memref.cast")
+# Ops a core may hold besides the tessel instructions and the views.
+PASSIVE_OPS = VIEW_OPS + ("arith.constant", "tessel.end")
+
+ELEMENT_DTYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16", "i8": "i8",
+                  "i32": "i32"}
+MAX_RANK = 4
+
+
+class EmitError(ValueError):
+    """IR the emitter cannot turn into a program; the message names the op,
+    buffer or operand and what to do."""
+
+
+def emit_program(module: "Module | Operation | Any", *,
+                 weights: Mapping[str, Any] | None = None) -> Program:
+    """The program of the one ``tessel.device`` in ``module`` (a
+    :class:`~tessel.ir.Module`, an operation holding the device, or the
+    device itself).
+
+    ``weights`` maps the name of each ``weight`` DRAM buffer to its array
+    (of the buffer's shape; f32, f16, i8, i32 in their NumPy type, bf16 as
+    float32, rounded to nearest even, or as uint16 bits), which goes into the
+    DRAM image. Raises :class:`EmitError`.
+    """
+    device = _find_device(module)
+    try:
+        device.verify()
+    except Exception as e:  # the bindings raise MLIRError
+        raise EmitError(f"the tessel.device does not verify: {e}") from None
+    return _Emitter(device, dict(weights or {})).run()
+
+
+def _operation(obj: Any) -> Operation:
+    if isinstance(obj, Module):
+        return obj.operation
+    return getattr(obj, "operation", obj)
+
+
+def _find_device(module: Any) -> Operation:
+    root = _operation(module)
+    if root.name == "tessel.device":
+        return root
+    found: list[Operation] = []
+
+    def walk(op: Operation) -> None:
+        for region in op.regions:
+            for block in region.blocks:
+                for child in block.operations:
+                    child = child.operation
+                    if child.name == "tessel.device":
+                        found.append(child)
+                    else:
+                        walk(child)
+
+    walk(root)
+    if len(found) != 1:
+        raise EmitError(f"expected exactly one tessel.device, found {len(found)}")
+    return found[0]
+
+
+# ---------------------------------------------------------------------------
+# Locations.
+# ---------------------------------------------------------------------------
+
+def _file_text(loc) -> str | None:
+    if loc.is_a_file():
+        return f"{loc.filename}:{loc.start_line}:{loc.start_col}"
+    return None
+
+
+def describe_location(loc) -> tuple[str, str] | None:
+    """``(name, "file:line:col")`` of a location for a tag, or ``None`` for
+    an unknown one. A ``NameLoc`` gives its name; otherwise the name is the
+    position itself. Fused locations take the first name and the first
+    position among their parts; call sites, the callee's."""
+    if loc.is_a_name():
+        child = describe_location(loc.child_loc)
+        return loc.name_str, child[1] if child else ""
+    if loc.is_a_file():
+        text = _file_text(loc)
+        return text, text
+    if loc.is_a_callsite():
+        return describe_location(loc.callee) or describe_location(loc.caller)
+    if loc.is_a_fused():
+        parts = [p for p in (describe_location(l) for l in loc.locations) if p]
+        names = [l.name_str for l in loc.locations if l.is_a_name()]
+        places = [p[1] for p in parts if p[1]]
+        if not parts:
+            return None
+        place = places[0] if places else ""
+        return (names[0] if names else parts[0][0]), place
+    return None
+
+
+def _where(op) -> str:
+    described = describe_location(op.location)
+    return f" at {described[1] or described[0]}" if described else ""
+
+
+def _name(op) -> str:
+    return f"'{op.name}'{_where(op)}"
+
+
+# ---------------------------------------------------------------------------
+# Views.
+# ---------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class _Ref:
+    """Where an operand's elements are: a memory (``sram`` of tile ``tile``,
+    or ``dram``), a byte base and element strides, with the memref's shape
+    and ISA dtype."""
+
+    space: str
+    tile: tuple[int, int]
+    base: int
+    strides: tuple[int, ...]
+    shape: tuple[int, ...]
+    dtype: str
+
+    @property
+    def view(self) -> tuple[int, tuple[int, ...]]:
+        return self.base, self.strides
+
+
+def _int_attr(attr) -> int:
+    return IntegerAttr(attr).value
+
+
+def _dtype(element_type, what: str) -> str:
+    dtype = ELEMENT_DTYPES.get(str(element_type))
+    if dtype is None:
+        raise EmitError(f"{what} has element type {element_type}; the ISA has "
+                        f"{', '.join(isa.DTYPES)}")
+    return dtype
+
+
+# ---------------------------------------------------------------------------
+# The emitter.
+# ---------------------------------------------------------------------------
+
+class _Tile:
+    """Per-core state: token slots in use and the next DMA channel."""
+
+    def __init__(self, row: int, col: int):
+        self.row, self.col = row, col
+        self.pending: dict[Operation, int] = {}   # tessel.dma → its slot
+        self.slots_used = 0
+        self.next_channel = 0
+
+    def take_slot(self, dma: Operation) -> int:
+        busy = set(self.pending.values())
+        slot = next(i for i in range(len(busy) + 1) if i not in busy)
+        self.pending[dma] = slot
+        self.slots_used = max(self.slots_used, slot + 1)
+        return slot
+
+
+class _Emitter:
+    def __init__(self, device: Operation, weights: dict[str, Any]):
+        self.device = device
+        self.weights = weights
+        self.arch = arch_model.Arch.from_attribute(device.attributes["arch"])
+        self.builder = ProgramBuilder(self.arch)
+        self.tags: dict[str, int] = {}
+        # tessel.buffer / tessel.dram_buffer op → (space, tile, address)
+        self.buffers: dict[Operation, tuple[str, tuple[int, int], int]] = {}
+        # tessel.semaphore op → (row, col, index)
+        self.semaphores: dict[Operation, tuple[int, int, int]] = {}
+        self.sem_inits: dict[tuple[int, int], list[int]] = {}
+
+    def run(self) -> Program:
+        ops = [op.operation for op in self.device.regions[0].blocks[0].operations]
+        cores = []
+        dram_ops = []
+        for op in ops:
+            if op.name == "tessel.dram_buffer":
+                dram_ops.append(op)
+            elif op.name == "tessel.buffer":
+                self.declare_sram(op)
+            elif op.name == "tessel.semaphore":
+                self.declare_semaphore(op)
+            elif op.name == "tessel.core":
+                cores.append(op)
+            elif op.name != "tessel.tile":
+                raise EmitError(f"unexpected op {_name(op)} in the tessel.device")
+        self.declare_dram(dram_ops)
+        # A tile that owns semaphores but runs no code is still listed, so
+        # that other tiles can signal it.
+        for rc, inits in self.sem_inits.items():
+            self.builder.tile(*rc, semaphores=inits)
+        for core in cores:
+            self.emit_core(core)
+        try:
+            return self.builder.build()
+        except ProgramError as e:
+            raise EmitError(f"the emitted program breaks docs/isa.md: {e}") from None
+
+    # ---- declarations -----------------------------------------------------
+
+    @staticmethod
+    def tile_of(op: Operation) -> tuple[int, int]:
+        tile = op.operands[0].owner
+        return (_int_attr(tile.attributes["row"]), _int_attr(tile.attributes["col"]))
+
+    def declare_sram(self, op: Operation) -> None:
+        name = op.attributes["sym_name"].value
+        if "address" not in op.attributes:
+            raise EmitError(f"SRAM buffer @{name}{_where(op)} has no address "
+                            "('at'); run SRAM allocation first")
+        self.buffers[op] = ("sram", self.tile_of(op),
+                            _int_attr(op.attributes["address"]))
+
+    def declare_semaphore(self, op: Operation) -> None:
+        rc = self.tile_of(op)
+        inits = self.sem_inits.setdefault(rc, [])
+        self.semaphores[op] = (*rc, len(inits))
+        inits.append(_int_attr(op.attributes["init"]))
+
+    def declare_dram(self, ops: list[Operation]) -> None:
+        """Buffers with ``at`` keep it; the others, in declaration order, take
+        the lowest multiple of 64 where they overlap nothing placed so far."""
+        taken = []
+        for op in ops:
+            if "address" in op.attributes:
+                start = _int_attr(op.attributes["address"])
+                taken.append((start, start + self.nbytes(op)))
+        names = set()
+        for op in ops:
+            name = op.attributes["sym_name"].value
+            kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
+            mtype = MemRefType(op.results[0].type)
+            dtype = _dtype(mtype.element_type, f"DRAM buffer @{name}")
+            size = self.nbytes(op)
+            if "address" in op.attributes:
+                offset = _int_attr(op.attributes["address"])
+            else:
+                offset = 0
+                for lo, hi in sorted(taken):
+                    if offset + size <= lo or size == 0:
+                        break
+                    offset = max(offset, -(-hi // DRAM_ALIGNMENT) * DRAM_ALIGNMENT)
+                taken.append((offset, offset + size))
+            data = None
+            if kind == "weight":
+                data = self.weight(name, tuple(mtype.shape), dtype)
+            names.add(name)
+            self.builder.add_buffer(name, kind, tuple(mtype.shape), dtype,
+                                    offset=offset, data=data)
+            self.buffers[op] = ("dram", (0, 0), offset)
+        unknown = sorted(set(self.weights) - names)
+        if unknown:
+            raise EmitError(f"weights given for {', '.join(unknown)}, which the "
+                            "device has no DRAM buffer of")
+
+    @staticmethod
+    def nbytes(op: Operation) -> int:
+        mtype = MemRefType(op.results[0].type)
+        n = isa.DTYPE_SIZE.get(str(mtype.element_type), 1)
+        for s in mtype.shape:
+            n *= s
+        return n
+
+    def weight(self, name: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+        if name not in self.weights:
+            raise EmitError(f"no data for weight buffer @{name}: pass it in "
+                            f"weights={{'{name}': array}}")
+        array = np.asarray(self.weights[name])
+        if array.shape != shape:
+            raise EmitError(f"weight @{name} has shape {list(array.shape)}, the "
+                            f"buffer has {list(shape)}")
+        accepted = [STORAGE[dtype]] + ([np.dtype(np.float32)] if dtype == "bf16" else [])
+        if array.dtype not in accepted:
+            raise EmitError(f"weight @{name} has NumPy dtype {array.dtype}, the "
+                            f"buffer holds {dtype} (pass "
+                            f"{' or '.join(str(a) for a in accepted)})")
+        return to_storage(array, dtype)
+
+    # ---- operands ---------------------------------------------------------
+
+    def ref(self, value, op: Operation, what: str) -> _Ref:
+        """Trace ``value`` (operand ``what`` of ``op``) through view ops to
+        its buffer; the view is the buffer's address plus the byte shifts of
+        ``memref.view`` plus the final type's strided layout."""
+        mtype = MemRefType(value.type)
+        shift = 0
+        v = value
+        maker = None
+        while True:
+            if not isinstance(v, OpResult):
+                raise EmitError(f"operand '{what}' of {_name(op)} is not a view "
+                                "of a tessel.buffer or tessel.dram_buffer")
+            owner = v.owner.operation
+            if owner in self.buffers:
+                break
+            if owner.name not in VIEW_OPS:
+                raise EmitError(f"operand '{what}' of {_name(op)} comes from "
+                                f"{_name(owner)}, not from a view of a "
+                                "tessel.buffer or tessel.dram_buffer")
+            if maker is None:
+                maker = owner
+            if owner.name == "memref.view":
+                shift += self.constant(owner.operands[1], owner, op, what)
+            v = owner.operands[0]
+        space, tile, address = self.buffers[owner]
+        strides, offset = mtype.get_strides_and_offset()
+        if any(mtype.is_dynamic_stride_or_offset(x) for x in [offset, *strides]):
+            source = f" (made by {_name(maker)})" if maker is not None else ""
+            raise EmitError(f"operand '{what}' of {_name(op)}{source} has a "
+                            f"dynamic offset or stride ({mtype}): views must be "
+                            "static after unrolling")
+        dtype = _dtype(mtype.element_type, f"operand '{what}' of {_name(op)}")
+        base = address + shift + offset * isa.DTYPE_SIZE[dtype]
+        return _Ref(space, tile, base, tuple(strides), tuple(mtype.shape), dtype)
+
+    @staticmethod
+    def constant(value, view: Operation, op: Operation, what: str) -> int:
+        owner = value.owner if isinstance(value, OpResult) else None
+        if owner is None or owner.operation.name != "arith.constant":
+            raise EmitError(f"the byte shift of {_name(view)} (operand '{what}' "
+                            f"of {_name(op)}) is not an arith.constant: views "
+                            "must be static after unrolling")
+        return _int_attr(owner.attributes["value"])
+
+    def local(self, tile: _Tile, op: Operation, names: tuple[str, ...]
+              ) -> list[_Ref]:
+        refs = [self.ref(v, op, n) for v, n in zip(op.operands, names)]
+        for r, n in zip(refs, names):
+            if r.space != "sram" or r.tile != (tile.row, tile.col):
+                raise EmitError(f"operand '{n}' of {_name(op)} is not in the SRAM "
+                                f"of the core's tile ({tile.row}, {tile.col})")
+        return refs
+
+    def tag(self, op: Operation) -> int | None:
+        loc = op.location
+        described = describe_location(loc)
+        if described is None:
+            return None
+        key = str(loc)
+        if key not in self.tags:
+            self.tags[key] = self.builder.add_tag(described[0], loc=described[1])
+        return self.tags[key]
+
+    # ---- one core ---------------------------------------------------------
+
+    def emit_core(self, core: Operation) -> None:
+        row, col = self.tile_of(core)
+        tile = _Tile(row, col)
+        stream = self.builder.tile(row, col)
+        for child in core.regions[0].blocks[0].operations:
+            op = child.operation
+            if op.name in PASSIVE_OPS:
+                continue
+            emit = getattr(self, "emit_" + op.name.removeprefix("tessel."), None)
+            if not op.name.startswith("tessel.") or emit is None:
+                raise EmitError(f"the emitter does not know {_name(op)} in the "
+                                f"core of tile ({row}, {col})")
+            emit(tile, stream, op, self.tag(op))
+        self.builder.tile(row, col, tokens=tile.slots_used)
+
+    def emit_dma(self, tile: _Tile, s, op: Operation, tag) -> None:
+        src = self.ref(op.operands[0], op, "source")
+        dst = self.ref(op.operands[1], op, "target")
+        channels = self.arch.tile.dma.channels
+        if "channel" in op.attributes:
+            channel = _int_attr(op.attributes["channel"])
+            if channel >= channels:
+                raise EmitError(f"{_name(op)} uses DMA channel {channel}; the "
+                                f"arch has {channels}")
+        else:
+            channel = tile.next_channel % channels
+            tile.next_channel += 1
+
+        def endpoint(r: _Ref, strides):
+            if r.space == "dram":
+                return dram(r.base, strides)
+            return sram(r.base, strides, tile=r.tile)
+
+        sizes, (sv, dv) = _fit_rank(src.shape, [src.strides, dst.strides], op)
+        s.dma(channel, tile.take_slot(op), src.dtype, sizes, endpoint(src, sv),
+              endpoint(dst, dv), tag=tag)
+
+    def emit_wait(self, tile: _Tile, s, op: Operation, tag) -> None:
+        slots = []
+        for value in op.operands:
+            dma = value.owner.operation
+            # A token already waited for has completed: nothing to wait for.
+            if dma in tile.pending:
+                slots.append(tile.pending.pop(dma))
+        if slots:
+            s.wait(slots, tag=tag)
+
+    def emit_signal(self, tile: _Tile, s, op: Operation, tag) -> None:
+        row, col, index = self.semaphores[op.operands[0].owner.operation]
+        s.signal(row, col, index, _int_attr(op.attributes["count"]), tag=tag)
+
+    def emit_wait_semaphore(self, tile: _Tile, s, op: Operation, tag) -> None:
+        row, col, index = self.semaphores[op.operands[0].owner.operation]
+        s.wait_semaphore(index, _int_attr(op.attributes["count"]), tag=tag)
+
+    def emit_matmul(self, tile: _Tile, s, op: Operation, tag) -> None:
+        lhs, rhs, acc = self.local(tile, op, ("lhs", "rhs", "acc"))
+        (m, k), (_, n) = lhs.shape, rhs.shape
+        s.matmul(lhs.dtype, m, k, n, lhs.view, rhs.view, acc.view, tag=tag)
+
+    def emit_vector_unary(self, tile: _Tile, s, op: Operation, tag) -> None:
+        a, out = self.local(tile, op, ("input", "result"))
+        kind = tessel.VectorUnaryKind(_int_attr(op.attributes["kind"])).name
+        sizes, (av, ov) = _fit_rank(a.shape, [a.strides, out.strides], op)
+        s.vector_unary(kind, a.dtype, out.dtype, sizes, (a.base, av),
+                       (out.base, ov), tag=tag)
+
+    def emit_vector_binary(self, tile: _Tile, s, op: Operation, tag) -> None:
+        lhs, rhs, out = self.local(tile, op, ("lhs", "rhs", "result"))
+        kind = tessel.VectorBinaryKind(_int_attr(op.attributes["kind"])).name
+        sizes, (lv, rv, ov) = _fit_rank(lhs.shape, [lhs.strides, rhs.strides,
+                                                    out.strides], op)
+        s.vector_binary(kind, lhs.dtype, sizes, (lhs.base, lv), (rhs.base, rv),
+                        (out.base, ov), tag=tag)
+
+    def emit_vector_binary_imm(self, tile: _Tile, s, op: Operation, tag) -> None:
+        a, out = self.local(tile, op, ("input", "result"))
+        kind = tessel.VectorBinaryKind(_int_attr(op.attributes["kind"])).name
+        imm = FloatAttr(op.attributes["imm"]).value
+        sizes, (av, ov) = _fit_rank(a.shape, [a.strides, out.strides], op)
+        s.vector_binary_imm(kind, a.dtype, imm, sizes, (a.base, av), (out.base, ov),
+                            imm_is_lhs="imm_lhs" in op.attributes, tag=tag)
+
+    def emit_vector_fill(self, tile: _Tile, s, op: Operation, tag) -> None:
+        (out,) = self.local(tile, op, ("result",))
+        value = FloatAttr(op.attributes["value"]).value
+        sizes, (ov,) = _fit_rank(out.shape, [out.strides], op)
+        s.vector_fill(out.dtype, value, sizes, (out.base, ov), tag=tag)
+
+    def emit_vector_compare(self, tile: _Tile, s, op: Operation, tag) -> None:
+        lhs, rhs, out = self.local(tile, op, ("lhs", "rhs", "result"))
+        pred = tessel.ComparePredicate(_int_attr(op.attributes["predicate"])).name
+        sizes, (lv, rv, ov) = _fit_rank(lhs.shape, [lhs.strides, rhs.strides,
+                                                    out.strides], op)
+        s.vector_compare(pred, lhs.dtype, sizes, (lhs.base, lv), (rhs.base, rv),
+                         (out.base, ov), tag=tag)
+
+    def emit_vector_select(self, tile: _Tile, s, op: Operation, tag) -> None:
+        refs = self.local(tile, op, ("cond", "lhs", "rhs", "result"))
+        sizes, views = _fit_rank(refs[0].shape, [r.strides for r in refs], op)
+        s.vector_select(refs[1].dtype, sizes,
+                        *[(r.base, v) for r, v in zip(refs, views)], tag=tag)
+
+    def emit_vector_reduce(self, tile: _Tile, s, op: Operation, tag) -> None:
+        a, out = self.local(tile, op, ("input", "result"))
+        kind = tessel.ReductionKind(_int_attr(op.attributes["kind"])).name
+        dim = _int_attr(op.attributes["dim"])
+        if not 1 <= len(a.shape) <= MAX_RANK:
+            raise EmitError(f"{_name(op)} reduces a rank-{len(a.shape)} memref; "
+                            f"the ISA has ranks 1 to {MAX_RANK}")
+        s.vector_reduce(kind, a.dtype, a.shape, dim, a.view, out.view, tag=tag)
+
+
+def _fit_rank(shape: tuple[int, ...], strides: list[tuple[int, ...]],
+              op: Operation) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    """Sizes and per-operand strides of rank 1 to 4 for an elementwise
+    instruction or a DMA. A rank-0 memref is one element; above rank 4,
+    dimensions of size 1 are dropped and neighbours that are contiguous in
+    every operand merged."""
+    if not shape:
+        return (1,), [(1,) for _ in strides]
+    if len(shape) <= MAX_RANK:
+        return shape, strides
+    keep = [i for i, n in enumerate(shape) if n != 1] or [len(shape) - 1]
+    sizes = [shape[i] for i in keep]
+    views = [[st[i] for i in keep] for st in strides]
+    i = len(sizes) - 2
+    while i >= 0:
+        if all(v[i] == v[i + 1] * sizes[i + 1] for v in views):
+            sizes[i] *= sizes.pop(i + 1)
+            for v in views:
+                v[i] = v.pop(i + 1)
+        i -= 1
+    if len(sizes) > MAX_RANK:
+        raise EmitError(f"{_name(op)} has rank {len(shape)} and its views do not "
+                        f"merge to rank {MAX_RANK} or less; the ISA has ranks 1 "
+                        f"to {MAX_RANK}")
+    return tuple(sizes), [tuple(v) for v in views]
