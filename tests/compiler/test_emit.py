@@ -132,3 +132,255 @@ def test_emit_is_deterministic(tmp_path):
     x = rng_array((8, 4), 0)
     again = simulate(load_program(first), {"x": x}).outputs["y"]
     np.testing.assert_allclose(again, np.exp(matmul_ref(x, w)), rtol=1e-6, atol=1e-7)
+
+
+# ---------------------------------------------------------------------------
+# 2. Two tiles: a semaphore hands tile (0, 0)'s result to tile (0, 1).
+# ---------------------------------------------------------------------------
+
+# Tile (0, 1)'s SRAM is one i8 arena; its buffers are memref.views into it at
+# byte shifts, as the lowering makes them.
+TWO_TILES = """
+  %t00 = tessel.tile(0, 0)
+  %t01 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+  %s = tessel.dram_buffer @s output : memref<8xf32, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<8x4xf32, #sram>
+  %b = tessel.buffer @b on %t00 at 128 : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %t00 at 256 : memref<8x4xf32, #sram>
+  %arena = tessel.buffer @sram_0_1 on %t01 at 0 : memref<1024xi8, #sram>
+  %spare = tessel.semaphore on %t01 init 3
+  %ready = tessel.semaphore on %t01
+  %done = tessel.semaphore on %t00
+  tessel.core(%t00) {
+    %t0 = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    %t1 = tessel.dma %w to %b channel 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %t0
+    tessel.wait %t1
+    tessel.vector_fill 0.0, %c : memref<8x4xf32, #sram>
+    tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
+    %c192 = arith.constant 192 : index
+    %in = memref.view %arena[%c192][] : memref<1024xi8, #sram> to memref<8x4xf32, #sram>
+    %t2 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
+    tessel.wait %t2
+    tessel.signal %ready by 2
+    tessel.wait_semaphore %done
+  }
+  tessel.core(%t01) {
+    %c192 = arith.constant 192 : index
+    %c320 = arith.constant 320 : index
+    %c448 = arith.constant 448 : index
+    %in = memref.view %arena[%c192][] : memref<1024xi8, #sram> to memref<8x4xf32, #sram>
+    %r = memref.view %arena[%c320][] : memref<1024xi8, #sram> to memref<8x4xf32, #sram>
+    %sum = memref.view %arena[%c448][] : memref<1024xi8, #sram> to memref<8xf32, #sram>
+    tessel.wait_semaphore %ready for 2
+    tessel.vector_binary_imm max %in, 0.0, %r : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_binary_imm sub %r, 1.0, %r {imm_lhs} : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.vector_reduce add %r, %sum dim 1 : memref<8x4xf32, #sram>, memref<8xf32, #sram>
+    %t0 = tessel.dma %r to %y : memref<8x4xf32, #sram> to memref<8x4xf32, #dram>
+    %t1 = tessel.dma %sum to %s : memref<8xf32, #sram> to memref<8xf32, #dram>
+    tessel.wait %t0, %t1
+    tessel.signal %done
+  }
+"""
+
+
+def test_two_tiles_semaphore_hand_off():
+    x, w = rng_array((8, 4), 2), rng_array((4, 4), 3)
+    program = emit(TWO_TILES, weights={"w": w})
+    result = simulate(program, {"x": x})
+    r = np.float32(1) - np.maximum(matmul_ref(x, w), np.float32(0))
+    np.testing.assert_array_equal(result.outputs["y"], r)
+    s = r[:, 0]
+    for j in range(1, 4):
+        s = s + r[:, j]
+    np.testing.assert_array_equal(result.outputs["s"], s)
+
+    # Semaphores are numbered per owning tile in declaration order.
+    assert [(t.row, t.col, t.semaphores) for t in program.tiles] == [
+        (0, 0, (0,)), (0, 1, (3, 0))]
+    a, b = program.instructions(0, 0), program.instructions(0, 1)
+    signal = next(i for i in a if i.op == "signal")
+    assert (signal["row"], signal["col"], signal["semaphore"], signal["count"]) == (0, 1, 1, 2)
+    assert (b[0].op, b[0]["semaphore"], b[0]["count"]) == ("wait_semaphore", 1, 2)
+    assert (b[-1].op, b[-1]["row"], b[-1]["col"], b[-1]["semaphore"]) == ("signal", 0, 0, 0)
+    # The DMA into the other tile's SRAM: the view's byte shift is the base.
+    xfer = next(i for i in a if i.op == "dma" and i["dst"].kind == "sram"
+                and (i["dst"].row, i["dst"].col) == (0, 1))
+    assert xfer["dst"].view == isa.View(192, (4, 1))
+    # The explicit channel is kept; the others go round-robin. Separate waits
+    # free one slot each, so the third transfer reuses slot 0.
+    assert [(i["channel"], i["token"]) for i in a if i.op == "dma"] == [
+        (0, 0), (1, 1), (1, 0)]
+    assert [i["tokens"] for i in a if i.op == "wait"] == [(0,), (1,), (0,)]
+    reduce = next(i for i in b if i.op == "vector_reduce")
+    assert reduce["out"] == isa.View(448, (1,)) and reduce["dim"] == 1
+
+
+# ---------------------------------------------------------------------------
+# 3. Strided views of SRAM and DRAM.
+# ---------------------------------------------------------------------------
+
+STRIDED = """
+  %t00 = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<8x8xf32, #dram>
+  %w = tessel.dram_buffer @w weight at 4096 : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  %yt = tessel.dram_buffer @yt output : memref<4x8xf32, #dram>
+  %flat = tessel.dram_buffer @flat output : memref<64xf32, #dram>
+  %even = tessel.dram_buffer @even output : memref<8x4xf32, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<8x4xf32, #sram>
+  %b = tessel.buffer @b on %t00 at 128 : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %t00 at 256 : memref<8x8xf32, #sram>
+  %d = tessel.buffer @d on %t00 at 512 : memref<4x8xf32, #sram>
+  tessel.core(%t00) {
+    %xcols = memref.subview %x[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #dram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #dram>
+    %t0 = tessel.dma %xcols to %a : memref<8x4xf32, strided<[8, 1], offset: 4>, #dram> to memref<8x4xf32, #sram>
+    %t1 = tessel.dma %w to %b : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %t0, %t1
+    tessel.vector_fill 0.0, %c : memref<8x8xf32, #sram>
+    %right = memref.subview %c[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %a, %b, %right : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %left = memref.subview %c[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.vector_unary copy %a, %left : memref<8x4xf32, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %at = memref.reinterpret_cast %a to offset: [0], sizes: [4, 8], strides: [1, 4] : memref<8x4xf32, #sram> to memref<4x8xf32, strided<[1, 4]>, #sram>
+    tessel.vector_unary copy %at, %d : memref<4x8xf32, strided<[1, 4]>, #sram>, memref<4x8xf32, #sram>
+    %t2 = tessel.dma %c to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    %t3 = tessel.dma %d to %yt : memref<4x8xf32, #sram> to memref<4x8xf32, #dram>
+    %cflat = memref.collapse_shape %c [[0, 1]] : memref<8x8xf32, #sram> into memref<64xf32, #sram>
+    %t4 = tessel.dma %cflat to %flat : memref<64xf32, #sram> to memref<64xf32, #dram>
+    %rows = memref.subview %c[0, 4] [4, 4] [2, 1] : memref<8x8xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 4>, #sram>
+    %erows = memref.subview %even[1, 0] [4, 4] [2, 1] : memref<8x4xf32, #dram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #dram>
+    %t5 = tessel.dma %rows to %erows : memref<4x4xf32, strided<[16, 1], offset: 4>, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #dram>
+    tessel.wait %t2, %t3, %t4, %t5
+  }
+"""
+
+
+def test_strided_views():
+    x, w = rng_array((8, 8), 4), rng_array((4, 4), 5)
+    program = emit(STRIDED, weights={"w": w})
+    out = simulate(program, {"x": x}).outputs
+    block = x[:, 4:8]
+    product = matmul_ref(block, w)
+    np.testing.assert_array_equal(out["y"], np.concatenate([block, product], axis=1))
+    np.testing.assert_array_equal(out["yt"], block.T)
+    np.testing.assert_array_equal(out["flat"], out["y"].reshape(-1))
+    even = np.zeros((8, 4), np.float32)
+    even[1::2] = product[0::2]
+    np.testing.assert_array_equal(out["even"], even)
+
+    ins = program.instructions(0, 0)
+    x_off = program.buffer("x").offset
+    assert ins[0]["src"].view == isa.View(x_off + 16, (8, 1))
+    matmul = next(i for i in ins if i.op == "matmul")
+    assert matmul["acc"] == isa.View(256 + 16, (8, 1))
+    copy_t = [i for i in ins if i.op == "vector_unary"][1]
+    assert copy_t["in"] == isa.View(0, (1, 4)) and copy_t["sizes"] == (4, 8)
+    last = [i for i in ins if i.op == "dma"][-1]
+    assert last["src"].view == isa.View(256 + 16, (16, 1))
+    assert last["dst"].view == isa.View(program.buffer("even").offset + 16, (8, 1))
+    # `at` is kept; the others fill the gaps from 0 up, 64-byte aligned.
+    assert [(b.name, b.offset) for b in program.buffers] == [
+        ("x", 0), ("w", 4096), ("y", 256), ("yt", 512), ("flat", 640),
+        ("even", 896)]
+
+
+# ---------------------------------------------------------------------------
+# 4. Errors.
+# ---------------------------------------------------------------------------
+
+def emit_error(body: str, **kwargs) -> str:
+    with pytest.raises(EmitError) as info:
+        emit(body, **kwargs)
+    return str(info.value)
+
+
+def test_error_device_count():
+    with Context():
+        with pytest.raises(EmitError, match="exactly one tessel.device, found 0"):
+            emit_program(Module.parse("module {}"))
+        two = Module.parse(PRELUDE + "tessel.device @a arch #tiny {}\n"
+                           "tessel.device @b arch #tiny {}")
+        with pytest.raises(EmitError, match="exactly one tessel.device, found 2"):
+            emit_program(two)
+
+
+def test_error_buffer_without_address():
+    message = emit_error(ONE_TILE.replace("@b on %t00 at 128", "@b on %t00"),
+                         weights={"w": rng_array((4, 4), 1)})
+    assert "SRAM buffer @b" in message and "has no address" in message
+    assert "run SRAM allocation first" in message
+
+
+def test_error_unknown_op_in_core():
+    body = ONE_TILE.replace(
+        "tessel.wait %t2 loc(unknown)",
+        "tessel.wait %t2 loc(unknown)\n"
+        '    %one = arith.constant 1 : index\n'
+        '    %two = arith.addi %one, %one : index loc("bad.py":7:3)')
+    message = emit_error(body, weights={"w": rng_array((4, 4), 1)})
+    assert message == ("the emitter does not know 'arith.addi' at bad.py:7:3 in "
+                       "the core of tile (0, 0)")
+
+
+def test_error_weights():
+    assert emit_error(ONE_TILE) == (
+        "no data for weight buffer @w: pass it in weights={'w': array}")
+    message = emit_error(ONE_TILE, weights={"w": rng_array((4, 5), 1)})
+    assert message == "weight @w has shape [4, 5], the buffer has [4, 4]"
+    message = emit_error(ONE_TILE, weights={"w": np.zeros((4, 4), np.float64)})
+    assert message.startswith("weight @w has NumPy dtype float64, the buffer holds f32")
+    message = emit_error(ONE_TILE, weights={"w": rng_array((4, 4), 1),
+                                            "v": rng_array((4, 4), 1)})
+    assert "weights given for v" in message
+
+
+def test_error_dynamic_subview_offset():
+    body = ONE_TILE.replace(
+        "%t2 = tessel.dma %c to %y : memref<8x4xf32, #sram> to memref<8x4xf32, #dram> loc(unknown)",
+        '%i = arith.constant 2 : index\n'
+        '    %half = memref.subview %c[%i, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to '
+        'memref<4x4xf32, strided<[4, 1], offset: ?>, #sram> loc("view.py":5:1)\n'
+        '    %yhalf = memref.subview %y[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #dram> to '
+        'memref<4x4xf32, strided<[4, 1]>, #dram>\n'
+        '    %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1], offset: ?>, '
+        '#sram> to memref<4x4xf32, strided<[4, 1]>, #dram> loc("out.py":9:2)')
+    message = emit_error(body, weights={"w": rng_array((4, 4), 1)})
+    assert message.startswith(
+        "operand 'source' of 'tessel.dma' at out.py:9:2 (made by 'memref.subview' "
+        "at view.py:5:1) has a dynamic offset or stride")
+    assert message.endswith("views must be static after unrolling")
+
+
+def test_error_invalid_ir():
+    from tessel import arch
+    from tessel.dialects import tessel
+    from tessel.ir import InsertionPoint, Location
+
+    with Context(), Location.unknown():
+        module = Module.parse(PRELUDE + "tessel.device @d arch #tiny {}")
+        device = module.body.operations[0]
+        with InsertionPoint(device.regions[0].blocks[0]):
+            tessel.TileOp(5, 0)
+        with pytest.raises(EmitError, match=r"(?s)does not verify.*\(5, 0\) lies "
+                           "outside the 2x2 grid"):
+            emit_program(module)
+
+
+# ---------------------------------------------------------------------------
+# 5. The disassembler reads what the emitter wrote.
+# ---------------------------------------------------------------------------
+
+def test_disassembly(tmp_path):
+    program = emit(TWO_TILES, weights={"w": rng_array((4, 4), 3)})
+    text = disassemble(load_program(program.save(tmp_path / "p")))
+    lines = text.splitlines()
+    body = [l for l in lines if not l.startswith(";")]
+    assert len(body) == program.num_instructions == 18
+    assert "; tile (0,1): semaphores [3, 0], 2 token slots" in lines
+    for word in ("dma", "wait", "matmul", "vector_fill", "vector_binary_imm",
+                 "vector_reduce", "signal", "wait_semaphore"):
+        assert any(f" {word}" in l for l in body), word

@@ -398,14 +398,10 @@ class _Emitter:
     def emit_dma(self, tile: _Tile, s, op: Operation, tag) -> None:
         src = self.ref(op.operands[0], op, "source")
         dst = self.ref(op.operands[1], op, "target")
-        channels = self.arch.tile.dma.channels
-        if "channel" in op.attributes:
+        if "channel" in op.attributes:  # checked against the arch by the verifier
             channel = _int_attr(op.attributes["channel"])
-            if channel >= channels:
-                raise EmitError(f"{_name(op)} uses DMA channel {channel}; the "
-                                f"arch has {channels}")
         else:
-            channel = tile.next_channel % channels
+            channel = tile.next_channel % self.arch.tile.dma.channels
             tile.next_channel += 1
 
         def endpoint(r: _Ref, strides):
