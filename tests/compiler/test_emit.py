@@ -288,6 +288,48 @@ def test_strided_views():
         ("even", 896)]
 
 
+RANKS = """
+  %t00 = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<1x2x2x2x4xf32, #dram>
+  %wb = tessel.dram_buffer @wb weight : memref<4xbf16, #dram>
+  %y = tessel.dram_buffer @y output : memref<32xf32, #dram>
+  %yb = tessel.dram_buffer @yb output : memref<4xbf16, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<32xf32, #sram>
+  %b = tessel.buffer @b on %t00 at 128 : memref<4xbf16, #sram>
+  tessel.core(%t00) {
+    %a5 = memref.expand_shape %a [[0, 1, 2, 3, 4]] output_shape [1, 2, 2, 2, 4] : memref<32xf32, #sram> into memref<1x2x2x2x4xf32, #sram>
+    %t0 = tessel.dma %x to %a5 : memref<1x2x2x2x4xf32, #dram> to memref<1x2x2x2x4xf32, #sram>
+    %t1 = tessel.dma %wb to %b : memref<4xbf16, #dram> to memref<4xbf16, #sram>
+    tessel.wait %t0, %t1
+    tessel.vector_binary_imm mul %a5, 3.0, %a5 : memref<1x2x2x2x4xf32, #sram>, memref<1x2x2x2x4xf32, #sram>
+    %first = memref.subview %a[5] [1] [1] : memref<32xf32, #sram> to memref<1xf32, strided<[1], offset: 5>, #sram>
+    %scalar = memref.collapse_shape %first [] : memref<1xf32, strided<[1], offset: 5>, #sram> into memref<f32, strided<[], offset: 5>, #sram>
+    tessel.vector_fill 7.0, %scalar : memref<f32, strided<[], offset: 5>, #sram>
+    %t2 = tessel.dma %a to %y : memref<32xf32, #sram> to memref<32xf32, #dram>
+    %t3 = tessel.dma %b to %yb : memref<4xbf16, #sram> to memref<4xbf16, #dram>
+    tessel.wait %t2, %t3
+  }
+"""
+
+
+def test_ranks_above_four_and_zero():
+    x = rng_array((1, 2, 2, 2, 4), 6)
+    wb = np.array([1.0, -2.5, 1 + 2 ** -9, 3.0], np.float32)
+    program = emit(RANKS, weights={"wb": wb})
+    out = simulate(program, {"x": x}).outputs
+    expected = x.reshape(-1) * np.float32(3)
+    expected[5] = 7
+    np.testing.assert_array_equal(out["y"], expected)
+    # bf16 weights given as float32 are rounded to nearest even.
+    np.testing.assert_array_equal(out["yb"], [1.0, -2.5, 1.0, 3.0])
+    ins = program.instructions(0, 0)
+    # Rank 5, contiguous everywhere: one dimension of 32.
+    assert ins[0]["sizes"] == (32,) and ins[0]["dst"].view == isa.View(0, (1,))
+    assert ins[3]["sizes"] == (32,)
+    # Rank 0: one element at the view's offset.
+    assert ins[4]["sizes"] == (1,) and ins[4]["out"] == isa.View(20, (1,))
+
+
 # ---------------------------------------------------------------------------
 # 4. Errors.
 # ---------------------------------------------------------------------------
@@ -334,8 +376,8 @@ def test_error_weights():
     message = emit_error(ONE_TILE, weights={"w": np.zeros((4, 4), np.float64)})
     assert message.startswith("weight @w has NumPy dtype float64, the buffer holds f32")
     message = emit_error(ONE_TILE, weights={"w": rng_array((4, 4), 1),
-                                            "v": rng_array((4, 4), 1)})
-    assert "weights given for v" in message
+                                            "x": rng_array((8, 4), 1)})
+    assert message == "weights given for x: the device has no weight buffer of that name"
 
 
 def test_error_dynamic_subview_offset():

@@ -23,7 +23,7 @@ import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
-from ..ir import FloatAttr, IntegerAttr, MemRefType, Module, OpResult, Operation
+from ..ir import FloatAttr, IntegerAttr, MemRefType, OpResult, Operation
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -48,7 +48,7 @@ class EmitError(ValueError):
     buffer or operand and what to do."""
 
 
-def emit_program(module: "Module | Operation | Any", *,
+def emit_program(module: Any, *,
                  weights: Mapping[str, Any] | None = None) -> Program:
     """The program of the one ``tessel.device`` in ``module`` (a
     :class:`~tessel.ir.Module`, an operation holding the device, or the
@@ -67,14 +67,8 @@ def emit_program(module: "Module | Operation | Any", *,
     return _Emitter(device, dict(weights or {})).run()
 
 
-def _operation(obj: Any) -> Operation:
-    if isinstance(obj, Module):
-        return obj.operation
-    return getattr(obj, "operation", obj)
-
-
 def _find_device(module: Any) -> Operation:
-    root = _operation(module)
+    root = module.operation  # a Module, an OpView and an Operation all have it
     if root.name == "tessel.device":
         return root
     found: list[Operation] = []
@@ -262,7 +256,7 @@ class _Emitter:
             if "address" in op.attributes:
                 start = _int_attr(op.attributes["address"])
                 taken.append((start, start + self.nbytes(op)))
-        names = set()
+        weight_names = set()
         for op in ops:
             name = op.attributes["sym_name"].value
             kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
@@ -281,14 +275,14 @@ class _Emitter:
             data = None
             if kind == "weight":
                 data = self.weight(name, tuple(mtype.shape), dtype)
-            names.add(name)
+                weight_names.add(name)
             self.builder.add_buffer(name, kind, tuple(mtype.shape), dtype,
                                     offset=offset, data=data)
             self.buffers[op] = ("dram", (0, 0), offset)
-        unknown = sorted(set(self.weights) - names)
+        unknown = sorted(set(self.weights) - weight_names)
         if unknown:
-            raise EmitError(f"weights given for {', '.join(unknown)}, which the "
-                            "device has no DRAM buffer of")
+            raise EmitError(f"weights given for {', '.join(unknown)}: the device "
+                            "has no weight buffer of that name")
 
     @staticmethod
     def nbytes(op: Operation) -> int:
@@ -388,11 +382,11 @@ class _Emitter:
             op = child.operation
             if op.name in PASSIVE_OPS:
                 continue
-            emit = getattr(self, "emit_" + op.name.removeprefix("tessel."), None)
-            if not op.name.startswith("tessel.") or emit is None:
+            emit = _INSTRUCTIONS.get(op.name)
+            if emit is None:
                 raise EmitError(f"the emitter does not know {_name(op)} in the "
                                 f"core of tile ({row}, {col})")
-            emit(tile, stream, op, self.tag(op))
+            emit(self, tile, stream, op, self.tag(op))
         self.builder.tile(row, col, tokens=tile.slots_used)
 
     def emit_dma(self, tile: _Tile, s, op: Operation, tag) -> None:
@@ -487,6 +481,13 @@ class _Emitter:
             raise EmitError(f"{_name(op)} reduces a rank-{len(a.shape)} memref; "
                             f"the ISA has ranks 1 to {MAX_RANK}")
         s.vector_reduce(kind, a.dtype, a.shape, dim, a.view, out.view, tag=tag)
+
+
+# The tessel op → the method that emits its instruction.
+_INSTRUCTIONS = {f"tessel.{name}": getattr(_Emitter, f"emit_{name}") for name in (
+    "dma", "wait", "signal", "wait_semaphore", "matmul", "vector_unary",
+    "vector_binary", "vector_binary_imm", "vector_fill", "vector_compare",
+    "vector_select", "vector_reduce")}
 
 
 def _fit_rank(shape: tuple[int, ...], strides: list[tuple[int, ...]],
