@@ -330,6 +330,33 @@ def test_ranks_above_four_and_zero():
     assert ins[4]["sizes"] == (1,) and ins[4]["out"] == isa.View(20, (1,))
 
 
+def test_repeated_wait_and_semaphore_tile_without_core():
+    body = """
+  %t00 = tessel.tile(0, 0)
+  %t11 = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4xf32, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<4xf32, #sram>
+  %seen = tessel.semaphore on %t11 init 2
+  tessel.core(%t00) {
+    %t0 = tessel.dma %x to %a : memref<4xf32, #dram> to memref<4xf32, #sram>
+    tessel.wait %t0
+    tessel.wait %t0
+    %t1 = tessel.dma %a to %y : memref<4xf32, #sram> to memref<4xf32, #dram>
+    tessel.signal %seen
+  }
+"""
+    program = emit(body)
+    x = rng_array((4,), 7)
+    np.testing.assert_array_equal(simulate(program, {"x": x}).outputs["y"], x)
+    # The second wait has nothing left to wait for; the last DMA, never
+    # waited for, reuses the freed slot (the program ends when it completes).
+    assert [i.op for i in program.instructions(0, 0)] == ["dma", "wait", "dma", "signal"]
+    assert [(t.row, t.col, t.semaphores, t.tokens) for t in program.tiles] == [
+        (0, 0, (), 1), (1, 1, (2,), 0)]
+    assert program.instructions(1, 1) == []
+
+
 # ---------------------------------------------------------------------------
 # 4. Errors.
 # ---------------------------------------------------------------------------
