@@ -357,6 +357,21 @@ def test_repeated_wait_and_semaphore_tile_without_core():
     assert program.instructions(1, 1) == []
 
 
+def test_dram_placement():
+    program = emit("""
+  %a = tessel.dram_buffer @a scratch : memref<8xf32, #dram>
+  %b = tessel.dram_buffer @b input at 64 : memref<16xf32, #dram>
+  %c = tessel.dram_buffer @c scratch : memref<32xf32, #dram>
+  %d = tessel.dram_buffer @d output : memref<4xi8, #dram>
+  %e = tessel.dram_buffer @e input at 1024 : memref<4xf32, #dram>
+""")
+    # a fits below b; c does not fit the gap before b; e keeps its `at`.
+    assert [(b.name, b.offset) for b in program.buffers] == [
+        ("a", 0), ("b", 64), ("c", 128), ("d", 256), ("e", 1024)]
+    assert program.inputs == ["b", "e"] and program.outputs == ["d"]
+    assert program.dram_bytes == 1024 + 64 and program.tiles == []
+
+
 # ---------------------------------------------------------------------------
 # 4. Errors.
 # ---------------------------------------------------------------------------

@@ -23,7 +23,8 @@ import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
-from ..ir import FloatAttr, IntegerAttr, MemRefType, OpResult, Operation
+from ..ir import (FloatAttr, IntegerAttr, MemRefType, MLIRError, OpResult,
+                  Operation)
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -38,8 +39,6 @@ VIEW_OPS = ("memref.subview", "memref.view", "memref.expand_shape",
 # Ops a core may hold besides the tessel instructions and the views.
 PASSIVE_OPS = VIEW_OPS + ("arith.constant", "tessel.end")
 
-ELEMENT_DTYPES = {"f32": "f32", "f16": "f16", "bf16": "bf16", "i8": "i8",
-                  "i32": "i32"}
 MAX_RANK = 4
 
 
@@ -62,7 +61,7 @@ def emit_program(module: Any, *,
     device = _find_device(module)
     try:
         device.verify()
-    except Exception as e:  # the bindings raise MLIRError
+    except MLIRError as e:
         raise EmitError(f"the tessel.device does not verify: {e}") from None
     return _Emitter(device, dict(weights or {})).run()
 
@@ -93,12 +92,6 @@ def _find_device(module: Any) -> Operation:
 # Locations.
 # ---------------------------------------------------------------------------
 
-def _file_text(loc) -> str | None:
-    if loc.is_a_file():
-        return f"{loc.filename}:{loc.start_line}:{loc.start_col}"
-    return None
-
-
 def describe_location(loc) -> tuple[str, str] | None:
     """``(name, "file:line:col")`` of a location for a tag, or ``None`` for
     an unknown one. A ``NameLoc`` gives its name; otherwise the name is the
@@ -108,18 +101,17 @@ def describe_location(loc) -> tuple[str, str] | None:
         child = describe_location(loc.child_loc)
         return loc.name_str, child[1] if child else ""
     if loc.is_a_file():
-        text = _file_text(loc)
+        text = f"{loc.filename}:{loc.start_line}:{loc.start_col}"
         return text, text
     if loc.is_a_callsite():
         return describe_location(loc.callee) or describe_location(loc.caller)
     if loc.is_a_fused():
-        parts = [p for p in (describe_location(l) for l in loc.locations) if p]
-        names = [l.name_str for l in loc.locations if l.is_a_name()]
-        places = [p[1] for p in parts if p[1]]
+        parts = [p for p in map(describe_location, loc.locations) if p]
         if not parts:
             return None
-        place = places[0] if places else ""
-        return (names[0] if names else parts[0][0]), place
+        names = [l.name_str for l in loc.locations if l.is_a_name()]
+        places = [place for _, place in parts if place] + [""]
+        return (names[0] if names else parts[0][0]), places[0]
     return None
 
 
@@ -159,8 +151,8 @@ def _int_attr(attr) -> int:
 
 
 def _dtype(element_type, what: str) -> str:
-    dtype = ELEMENT_DTYPES.get(str(element_type))
-    if dtype is None:
+    dtype = str(element_type)  # the ISA's names are MLIR's
+    if dtype not in isa.DTYPES:
         raise EmitError(f"{what} has element type {element_type}; the ISA has "
                         f"{', '.join(isa.DTYPES)}")
     return dtype
@@ -251,46 +243,37 @@ class _Emitter:
     def declare_dram(self, ops: list[Operation]) -> None:
         """Buffers with ``at`` keep it; the others, in declaration order, take
         the lowest multiple of 64 where they overlap nothing placed so far."""
-        taken = []
-        for op in ops:
-            if "address" in op.attributes:
-                start = _int_attr(op.attributes["address"])
-                taken.append((start, start + self.nbytes(op)))
-        weight_names = set()
+        decls = []
         for op in ops:
             name = op.attributes["sym_name"].value
-            kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
             mtype = MemRefType(op.results[0].type)
             dtype = _dtype(mtype.element_type, f"DRAM buffer @{name}")
-            size = self.nbytes(op)
-            if "address" in op.attributes:
-                offset = _int_attr(op.attributes["address"])
-            else:
+            size = isa.DTYPE_SIZE[dtype] * int(np.prod(mtype.shape, dtype=np.int64))
+            at = (_int_attr(op.attributes["address"])
+                  if "address" in op.attributes else None)
+            decls.append((op, name, tuple(mtype.shape), dtype, size, at))
+        taken = [(at, at + size) for *_, size, at in decls if at is not None]
+        weight_names = set()
+        for op, name, shape, dtype, size, offset in decls:
+            if offset is None:
                 offset = 0
                 for lo, hi in sorted(taken):
                     if offset + size <= lo or size == 0:
                         break
                     offset = max(offset, -(-hi // DRAM_ALIGNMENT) * DRAM_ALIGNMENT)
                 taken.append((offset, offset + size))
+            kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
             data = None
             if kind == "weight":
-                data = self.weight(name, tuple(mtype.shape), dtype)
+                data = self.weight(name, shape, dtype)
                 weight_names.add(name)
-            self.builder.add_buffer(name, kind, tuple(mtype.shape), dtype,
-                                    offset=offset, data=data)
+            self.builder.add_buffer(name, kind, shape, dtype, offset=offset,
+                                    data=data)
             self.buffers[op] = ("dram", (0, 0), offset)
         unknown = sorted(set(self.weights) - weight_names)
         if unknown:
             raise EmitError(f"weights given for {', '.join(unknown)}: the device "
                             "has no weight buffer of that name")
-
-    @staticmethod
-    def nbytes(op: Operation) -> int:
-        mtype = MemRefType(op.results[0].type)
-        n = isa.DTYPE_SIZE.get(str(mtype.element_type), 1)
-        for s in mtype.shape:
-            n *= s
-        return n
 
     def weight(self, name: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
         if name not in self.weights:
