@@ -153,7 +153,83 @@ def test_inputs_are_checked():
     with pytest.raises(SimulationError, match="input 'x' is missing"):
         simulate(prog, {})
     with pytest.raises(SimulationError, match=r"has shape \[3\], the program expects \[32, 16\]"):
-        simulate(prog, {"x": np.zeros(3)})
+        simulate(prog, {"x": np.zeros(3, np.float32)})
+
+
+def test_inputs_must_be_program_inputs_weights_are_not_overwritten():
+    prog, wv = pipeline_program()
+    xv = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
+    want = simulate(prog, {"x": xv}).outputs["y"]
+    # A weight, an output, a name the program does not have: each refused with
+    # the list of the program's inputs, in both modes.
+    for name, what in (("w", "'w' is a weight buffer, not an input"),
+                       ("y", "'y' is an output buffer, not an input"),
+                       ("nope", "'nope' is not an input")):
+        value = np.zeros(prog.buffer(name).shape if name != "nope" else (2,),
+                         np.float32)
+        for numerics in (True, False):
+            with pytest.raises(SimulationError) as e:
+                simulate(prog, {"x": xv, name: value}, numerics=numerics)
+            assert str(e.value) == f"{what} of the program (its inputs: x)"
+    # The weight is still the program's.
+    again = simulate(prog, {"x": xv}).outputs["y"]
+    assert again.tobytes() == want.tobytes()
+    assert prog.dram_image[prog.buffer("w").offset:][:wv.nbytes] == wv.tobytes()
+
+
+def test_inputs_are_all_required_with_numerics_optional_without():
+    b = ProgramBuilder("tessel-4x4")
+    b.add_buffer("a", "input", (4,), "f32")
+    b.add_buffer("b", "input", (4,), "i32")
+    b.tile(0, 0).vector_fill("f32", 1.0, (4,), (0, (1,)))
+    prog = b.build()
+    with pytest.raises(SimulationError) as e:
+        simulate(prog, {})
+    assert str(e.value) == ("inputs 'a', 'b' are missing (the program's inputs: "
+                            "a, b)")
+    with pytest.raises(SimulationError, match=r"^input 'b' is missing"):
+        simulate(prog, {"a": np.zeros(4, np.float32)})
+    assert simulate(prog, numerics=False).cycles == simulate(
+        prog, {"a": np.zeros(4, np.float32), "b": np.zeros(4, np.int32)}).cycles
+    # Given inputs are checked in timing-only mode as well.
+    with pytest.raises(SimulationError, match="has shape"):
+        simulate(prog, {"a": np.zeros(5, np.float32)}, numerics=False)
+
+
+@pytest.mark.parametrize("dtype, good, bad", [
+    ("f32", [np.float32], [np.float64, np.float16, np.int32]),
+    ("f16", [np.float16], [np.float32, np.float64]),
+    ("bf16", [np.float32, np.uint16], [np.float64, np.float16, np.int16]),
+    ("i8", [np.int8], [np.int32, np.uint8, np.float32]),
+    ("i32", [np.int32], [np.int64, np.float32, np.bool_]),
+])
+def test_input_dtype_is_checked(dtype, good, bad):
+    b = ProgramBuilder("tessel-4x4")
+    b.add_buffer("x", "input", (2, 3), dtype)
+    b.tile(0, 0).vector_fill("f32", 1.0, (4,), (0, (1,)))
+    prog = b.build()
+    for d in good:
+        simulate(prog, {"x": np.zeros((2, 3), d)})
+    for d in bad:
+        with pytest.raises(SimulationError) as e:
+            simulate(prog, {"x": np.zeros((2, 3), d)})
+        assert str(e.value).startswith(
+            f"input 'x' has dtype {np.dtype(d)}, the program expects {dtype} (pass ")
+
+
+def test_input_reaches_dram_in_its_storage_type():
+    # An i8 input round-trips through DRAM and SRAM unchanged.
+    b = ProgramBuilder("tessel-4x4")
+    x = b.add_buffer("x", "input", (8,), "i8")
+    y = b.add_buffer("y", "output", (8,), "i8")
+    t = b.tile(0, 0, tokens=1)
+    t.dma(0, 0, "i8", (8,), dram(x.offset, (1,)), sram(0, (1,)))
+    t.wait(0)
+    t.dma(0, 0, "i8", (8,), sram(0, (1,)), dram(y.offset, (1,)))
+    t.wait(0)
+    xv = np.arange(-4, 4, dtype=np.int8) * 31
+    out = simulate(b.build(), {"x": xv}).outputs["y"]
+    assert out.dtype == np.int8 and out.tolist() == xv.tolist()
 
 
 def test_bf16_program_and_broadcast_views():

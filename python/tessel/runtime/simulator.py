@@ -256,6 +256,58 @@ def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
 
 
 # ---------------------------------------------------------------------------
+# Inputs.
+# ---------------------------------------------------------------------------
+
+def input_dtypes(dtype: str) -> tuple[np.dtype, ...]:
+    """The NumPy dtypes an input array of a buffer of ``dtype`` may have: its
+    storage type, and for bf16 also float32 (rounded to nearest even)."""
+    st = numerics.STORAGE[dtype]
+    return (st, np.dtype(np.float32)) if dtype == "bf16" else (st,)
+
+
+def check_inputs(program: Program, inputs: Mapping[str, Any], *,
+                 required: bool = True) -> dict[str, np.ndarray]:
+    """Check ``inputs`` against the program's input buffers and return them in
+    storage form. Every key must be one of ``program.inputs`` (a weight,
+    output or scratch buffer is refused: its content is the program's); with
+    ``required`` every input must be given. Each array must have the buffer's
+    shape and one of :func:`input_dtypes`. Raises :class:`SimulationError`
+    naming the input, what the program expects and what it got."""
+    listed = ", ".join(program.inputs) or "none"
+    out: dict[str, np.ndarray] = {}
+    for name, value in inputs.items():
+        if name not in program.inputs:
+            try:
+                kind = program.buffer(name).kind
+                article = "an" if kind[:1] in "aeiou" else "a"
+                what = f"{name!r} is {article} {kind} buffer, not an input"
+            except (KeyError, TypeError):
+                what = f"{name!r} is not an input"
+            raise SimulationError(f"{what} of the program (its inputs: {listed})")
+        buf = program.buffer(name)
+        arr = np.asarray(value)
+        if tuple(arr.shape) != buf.shape:
+            raise SimulationError(f"input {name!r} has shape {list(arr.shape)}, "
+                                  f"the program expects {list(buf.shape)}")
+        accepted = input_dtypes(buf.dtype)
+        if arr.dtype not in accepted:
+            raise SimulationError(
+                f"input {name!r} has dtype {arr.dtype}, the program expects "
+                f"{buf.dtype} (pass {' or '.join(str(d) for d in accepted)})")
+        out[name] = numerics.to_storage(arr, buf.dtype)
+    if required:
+        missing = [n for n in program.inputs if n not in out]
+        if missing:
+            raise SimulationError(
+                f"input{'s' if len(missing) > 1 else ''} "
+                f"{', '.join(repr(n) for n in missing)} "
+                f"{'are' if len(missing) > 1 else 'is'} missing (the program's "
+                f"inputs: {listed})")
+    return out
+
+
+# ---------------------------------------------------------------------------
 # The machine.
 # ---------------------------------------------------------------------------
 
@@ -433,6 +485,7 @@ class _Simulator:
         self.p = program
         self.a = a = program.arch
         self.numerics = numerics_on
+        inputs = check_inputs(program, inputs, required=numerics_on)
         self.trace = trace
         decoded = program.decoded()
         self.tile_list = [(t.row, t.col) for t in program.tiles]
@@ -445,21 +498,8 @@ class _Simulator:
             self.dram = np.zeros(size, np.uint8)
             img = np.frombuffer(program.dram_image, np.uint8)
             self.dram[:img.size] = img
-            for name in program.inputs:
-                if name not in inputs:
-                    raise SimulationError(f"input {name!r} is missing (the program's "
-                                          f"inputs: {', '.join(program.inputs)})")
-            for name, value in inputs.items():
-                try:
-                    buf = program.buffer(name)
-                except KeyError:
-                    raise SimulationError(f"{name!r} is not an input of the program "
-                                          f"(inputs: {', '.join(program.inputs)})") from None
-                arr = np.asarray(value)
-                if tuple(arr.shape) != buf.shape:
-                    raise SimulationError(f"input {name!r} has shape {list(arr.shape)}, "
-                                          f"the program expects {list(buf.shape)}")
-                raw = numerics.to_storage(arr, buf.dtype)
+            for name, raw in inputs.items():
+                buf = program.buffer(name)
                 self.dram[buf.offset:buf.offset + buf.nbytes] = \
                     np.ascontiguousarray(raw).view(np.uint8).reshape(-1)
         static = _static_of(program)
@@ -992,9 +1032,13 @@ def simulate(program: Program, inputs: Mapping[str, Any] | None = None, *,
              numerics: bool = True, trace: bool = False) -> SimulationResult:
     """Run ``program`` to its end.
 
-    ``inputs`` maps each input buffer's name to an array of its shape
-    (converted to the buffer's dtype). With ``numerics=False`` only time is
-    modelled (no arithmetic, no outputs, inputs not needed). With ``trace``
+    ``inputs`` maps the name of every input buffer (``program.inputs``) to
+    an array of its shape and dtype (float32 for f32, float16 for f16, int8,
+    int32; bf16 takes float32, rounded to nearest even, or uint16 bits).
+    Weights, outputs and scratch buffers are not inputs: naming one is an
+    error, as is a missing input (see :func:`check_inputs`). With
+    ``numerics=False`` only time is modelled (no arithmetic, no outputs);
+    inputs may then be left out, and those given are still checked. With ``trace``
     the result can :meth:`~SimulationResult.save_trace`.
 
     Raises :class:`DeadlockError` when the program deadlocks and
