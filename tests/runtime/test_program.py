@@ -204,6 +204,132 @@ def test_rejects_an_instruction_count_mismatch(saved):
     rejects(saved, "tiles[0].instructions", "says 3")
 
 
+# The type of every manifest field (docs/isa.md). Paths index into the
+# manifest of small_program(); "[]" marks one item of a list.
+MANIFEST_FIELDS = {
+    "format": str, "version": int, "arch": dict, "dram": dict,
+    "inputs": list, "outputs": list, "tiles": list, "tags": list,
+    "dram.bytes": int, "dram.image": str, "dram.buffers": list,
+    "dram.buffers[0]": dict, "dram.buffers[0].name": str,
+    "dram.buffers[0].kind": str, "dram.buffers[0].offset": int,
+    "dram.buffers[0].shape": list, "dram.buffers[0].dtype": str,
+    "tiles[0]": dict, "tiles[0].row": int, "tiles[0].col": int,
+    "tiles[0].stream": str, "tiles[0].instructions": int,
+    "tiles[0].semaphores": list, "tiles[0].tokens": int,
+    "tags[0]": dict, "tags[0].id": int, "tags[0].name": str,
+    "tags[0].op": str, "tags[0].loc": str,
+}
+# Items of lists: a wrong item type names the list.
+MANIFEST_ITEMS = {"inputs": str, "outputs": str, "dram.buffers[0].shape": int,
+                  "tiles[0].semaphores": int}
+OPTIONAL_FIELDS = {"tags", "tags[0].op", "tags[0].loc"}
+JSON_VALUES = [5, -1, 1.5, True, None, "s", "", [], [1], {}, {"a": 1}]
+
+
+def _split(path):
+    parts = []
+    for name in path.split("."):
+        if name.endswith("]"):
+            name, index = name[:-1].split("[")
+            parts += [name, int(index)]
+        else:
+            parts.append(name)
+    return parts
+
+
+def _set(m, path, value, delete=False):
+    *parent, leaf = _split(path)
+    for p in parent:
+        m = m[p]
+    if delete:
+        del m[leaf]
+    else:
+        m[leaf] = value
+
+
+def _is(value, kind):
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, kind)
+
+
+def _load_edited(saved, original, path, value, delete=False):
+    m = json.loads(original)
+    _set(m, path, value, delete)
+    (saved / "manifest.json").write_text(json.dumps(m))
+    return load_program(saved)
+
+
+def test_manifest_field_types_are_checked(saved):
+    """Each field given a value of another type, or removed, is a
+    ProgramError naming that field, never another exception."""
+    original = (saved / "manifest.json").read_text()
+    checked = 0
+    for path, kind in MANIFEST_FIELDS.items():
+        for value in JSON_VALUES:
+            if _is(value, kind):
+                continue
+            with pytest.raises(ProgramError) as info:
+                _load_edited(saved, original, path, value)
+            assert info.value.file == "manifest.json", (path, value)
+            assert info.value.field == path, (path, value, str(info.value))
+            checked += 1
+        if path in OPTIONAL_FIELDS or path.endswith("]"):
+            continue
+        with pytest.raises(ProgramError) as info:
+            _load_edited(saved, original, path, None, delete=True)
+        assert info.value.field == path and "is missing" in str(info.value)
+    for path, kind in MANIFEST_ITEMS.items():
+        for value in JSON_VALUES:
+            if _is(value, kind):
+                continue
+            with pytest.raises(ProgramError) as info:
+                _load_edited(saved, original, f"{path}[0]", value)
+            assert info.value.field == path, (path, value, str(info.value))
+            assert "item 0" in str(info.value)
+    assert checked > 200
+    # The optional fields may be left out.
+    for path in OPTIONAL_FIELDS - {"tags"}:
+        _load_edited(saved, original, path, None, delete=True)
+
+
+def test_manifest_fuzz_raises_only_program_errors(saved):
+    """Random values at random places of the manifest (the arch included):
+    the loader accepts the program or raises ProgramError, nothing else."""
+    original = (saved / "manifest.json").read_text()
+    rng = np.random.default_rng(0)
+
+    def nodes(obj, path=()):
+        yield path
+        items = (obj.items() if isinstance(obj, dict) else
+                 enumerate(obj) if isinstance(obj, list) else ())
+        for k, v in items:
+            yield from nodes(v, path + (k,))
+
+    paths = [p for p in nodes(json.loads(original)) if p]
+    values = JSON_VALUES + [2 ** 40, -2 ** 40, 0, 1e300, "f32", "input",
+                            [[]], [{"a": []}], "../x", "/etc/passwd"]
+    outcomes = {"accepted": 0, "rejected": 0}
+    for _ in range(600):
+        m = json.loads(original)
+        for _ in range(int(rng.integers(1, 4))):
+            path = paths[int(rng.integers(len(paths)))]
+            node = m
+            try:
+                for p in path[:-1]:
+                    node = node[p]
+                node[path[-1]] = values[int(rng.integers(len(values)))]
+            except (KeyError, IndexError, TypeError):
+                continue              # an earlier edit replaced the parent
+        (saved / "manifest.json").write_text(json.dumps(m))
+        try:
+            load_program(saved)
+            outcomes["accepted"] += 1
+        except ProgramError:
+            outcomes["rejected"] += 1
+    assert outcomes["rejected"] > 500
+
+
 def build_one(fn, arch="tessel-4x4"):
     b = ProgramBuilder(arch)
     b.add_buffer("x", "input", (64,), "f32")

@@ -598,37 +598,77 @@ class _Validator:
 # Loading.
 # ---------------------------------------------------------------------------
 
-def _field(obj: Mapping, key: str, kind, where: str, *, file: str = MANIFEST):
-    if not isinstance(obj, Mapping) or key not in obj:
+_KIND_NAMES = {int: "an integer", str: "a string", list: "a list",
+               dict: "an object"}
+
+
+def _object(value: Any, where: str, *, file: str = MANIFEST) -> Mapping:
+    """``value`` if it is a JSON object; else a ProgramError naming ``where``."""
+    if not isinstance(value, Mapping):
+        raise ProgramError(f"must be an object, got {value!r}", file=file,
+                           field=where)
+    return value
+
+
+def _field(obj: Mapping, key: str, kind, where: str, *, file: str = MANIFEST,
+           default: Any = ...):
+    """``obj[key]`` checked to be of ``kind`` (``int`` excludes booleans);
+    ``where`` is the field path of ``obj`` with a trailing dot. A missing key
+    is an error unless a ``default`` is given."""
+    if not isinstance(obj, Mapping):
+        raise ProgramError(f"must be an object, got {obj!r}", file=file,
+                           field=where.rstrip(".") or None)
+    if key not in obj:
+        if default is not ...:
+            return default
         raise ProgramError("is missing", file=file, field=f"{where}{key}")
     value = obj[key]
     ok = _is_int(value) if kind is int else isinstance(value, kind)
     if not ok:
-        name = {int: "an integer", str: "a string", list: "a list",
-                dict: "an object"}.get(kind, str(kind))
+        name = _KIND_NAMES.get(kind, getattr(kind, "__name__", str(kind)))
         raise ProgramError(f"must be {name}, got {value!r}", file=file,
                            field=f"{where}{key}")
     return value
 
 
+def _list_of(obj: Mapping, key: str, kind, where: str, what: str) -> list:
+    """``obj[key]`` checked to be a list whose items are all of ``kind``."""
+    items = _field(obj, key, list, where)
+    for i, item in enumerate(items):
+        ok = _is_int(item) if kind is int else isinstance(item, kind)
+        if not ok:
+            raise ProgramError(f"must be a list of {what}, item {i} is {item!r}",
+                               file=MANIFEST, field=f"{where}{key}")
+    return items
+
+
 def _safe_path(root: Path, rel: str, field_name: str) -> Path:
     p = Path(rel)
-    if p.is_absolute() or ".." in p.parts:
+    if not rel or p.is_absolute() or ".." in p.parts:
         raise ProgramError(f"path {rel!r} must be relative and inside the program "
-                           "directory", field=field_name)
+                           "directory", file=MANIFEST, field=field_name)
     return root / p
+
+
+def _read(path: Path, rel: str, field_name: str | None) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as e:
+        raise ProgramError(f"cannot read {rel!r}: {e.strerror or e}", file=MANIFEST,
+                           field=field_name) from None
 
 
 def load_program(directory: str | os.PathLike) -> Program:
     """Read and validate a program directory; raises :class:`ProgramError`
-    (never another exception for a bad program)."""
+    (never another exception for a bad program). Needs no YAML: the arch is
+    the manifest's JSON object (``Arch.from_dict``)."""
     root = Path(directory)
     mpath = root / MANIFEST
     if not mpath.is_file():
         raise ProgramError(f"no {MANIFEST} in {root}", file=MANIFEST)
     try:
-        m = json.loads(mpath.read_text())
-    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        m = json.loads(_read(mpath, MANIFEST, None).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ProgramError(f"not valid JSON: {e}", file=MANIFEST) from None
     if not isinstance(m, dict):
         raise ProgramError("must be a JSON object", file=MANIFEST)
@@ -641,14 +681,16 @@ def load_program(directory: str | os.PathLike) -> Program:
         raise ProgramError(f"program format version {version} is not supported "
                            f"(supported: {', '.join(map(str, isa.SUPPORTED_VERSIONS))})",
                            file=MANIFEST, field="version")
+    arch_desc = _field(m, "arch", dict, "")
     try:
-        arch = arch_model.Arch.from_dict(_field(m, "arch", dict, ""))
+        arch = arch_model.Arch.from_dict(arch_desc)
     except arch_model.ArchError as e:
         raise ProgramError(str(e), file=MANIFEST,
                            field=f"arch.{e.field}" if e.field else "arch") from None
-    except (TypeError, KeyError, AttributeError) as e:
-        raise ProgramError(f"malformed architecture description: {e}",
-                           file=MANIFEST, field="arch") from None
+    except Exception as e:  # a malformed description the schema let through
+        raise ProgramError(f"malformed architecture description: "
+                           f"{type(e).__name__}: {e}", file=MANIFEST,
+                           field="arch") from None
     d = _field(m, "dram", dict, "")
     dram_bytes = _field(d, "bytes", int, "dram.")
     image_rel = _field(d, "image", str, "dram.")
@@ -659,30 +701,28 @@ def load_program(directory: str | os.PathLike) -> Program:
     buffers = []
     for i, b in enumerate(_field(d, "buffers", list, "dram.")):
         w = f"dram.buffers[{i}]."
-        shape = _field(b, "shape", list, w)
+        _object(b, w[:-1])
         buffers.append(Buffer(_field(b, "name", str, w), _field(b, "kind", str, w),
-                              _field(b, "offset", int, w), tuple(shape),
+                              _field(b, "offset", int, w),
+                              tuple(_list_of(b, "shape", int, w, "integers")),
                               _field(b, "dtype", str, w)))
-    inputs = _field(m, "inputs", list, "")
-    outputs = _field(m, "outputs", list, "")
-    for key, names in (("inputs", inputs), ("outputs", outputs)):
-        if not all(isinstance(n, str) for n in names):
-            raise ProgramError("must be a list of buffer names", file=MANIFEST,
-                               field=key)
+    inputs = _list_of(m, "inputs", str, "", "buffer names")
+    outputs = _list_of(m, "outputs", str, "", "buffer names")
     tiles = []
     stream_files: dict[tuple[int, int], str] = {}
     for i, t in enumerate(_field(m, "tiles", list, "")):
         w = f"tiles[{i}]."
+        _object(t, w[:-1])
+        row, col = _field(t, "row", int, w), _field(t, "col", int, w)
         rel = _field(t, "stream", str, w)
+        count = _field(t, "instructions", int, w)
+        sems = _list_of(t, "semaphores", int, w, "integers")
+        tokens = _field(t, "tokens", int, w)
         path = _safe_path(root, rel, f"{w}stream")
         if not path.is_file():
             raise ProgramError(f"the stream {rel!r} does not exist", file=MANIFEST,
                                field=f"{w}stream")
-        stream = path.read_bytes()
-        row, col = _field(t, "row", int, w), _field(t, "col", int, w)
-        count = _field(t, "instructions", int, w)
-        sems = _field(t, "semaphores", list, w)
-        tokens = _field(t, "tokens", int, w)
+        stream = _read(path, rel, f"{w}stream")
         if len(stream) >= isa.HEADER_BYTES and stream[:4] == isa.MAGIC:
             have = _stream_count(stream)
             if have != count:
@@ -692,13 +732,14 @@ def load_program(directory: str | os.PathLike) -> Program:
         tiles.append(TileProgram(row, col, stream, tuple(sems), tokens))
         stream_files[(row, col)] = rel
     tags = []
-    for i, t in enumerate(m.get("tags", [])):
+    for i, t in enumerate(_field(m, "tags", list, "", default=[])):
         w = f"tags[{i}]."
+        _object(t, w[:-1])
         tags.append(Tag(_field(t, "id", int, w), _field(t, "name", str, w),
-                        t.get("op", "") if isinstance(t.get("op", ""), str) else "",
-                        t.get("loc", "") if isinstance(t.get("loc", ""), str) else ""))
+                        _field(t, "op", str, w, default=""),
+                        _field(t, "loc", str, w, default="")))
     program = Program(arch, dram_bytes, buffers, list(inputs), list(outputs),
-                      tiles, tags, image_path.read_bytes())
+                      tiles, tags, _read(image_path, image_rel, "dram.image"))
     try:
         program.validate()
     except ProgramError as e:
