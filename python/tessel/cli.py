@@ -31,8 +31,7 @@ def _archs(args: argparse.Namespace) -> int:
         try:
             described = arch_model.load(args.arch)
         except arch_model.ArchError as e:
-            print(f"error: {e}", file=sys.stderr)
-            return 1
+            return _error(str(e))
         sys.stdout.write(described.to_yaml())
         return 0
     header = ("name", "grid", "MAC array / tile", "SRAM / tile", "DRAM",
@@ -57,51 +56,102 @@ def _archs(args: argparse.Namespace) -> int:
     return 0
 
 
-def _disasm(args: argparse.Namespace) -> int:
-    from .runtime.disasm import disassemble
+def _error(message: str) -> int:
+    print(f"error: {message}", file=sys.stderr)
+    return 1
+
+
+def _load(args: argparse.Namespace):
+    """The program of ``args.program``, or None after printing the error."""
     from .runtime.program import ProgramError, load_program
 
     try:
-        program = load_program(args.program)
+        return load_program(args.program)
     except ProgramError as e:
-        print(f"error: {args.program}: {e}", file=sys.stderr)
+        _error(f"{args.program}: {e}")
+        return None
+
+
+def _disasm(args: argparse.Namespace) -> int:
+    from .runtime.disasm import disassemble
+
+    program = _load(args)
+    if program is None:
         return 1
     sys.stdout.write(disassemble(program))
     return 0
 
 
-def _simulate(args: argparse.Namespace) -> int:
+def random_inputs(program, seed: int = 0) -> dict:
+    """An array per input of ``program``, of the buffer's shape and dtype:
+    standard normal values for floats (float32 for f32 and bf16, float16 for
+    f16), uniform over the whole range for i8 and i32."""
     import numpy as np
 
-    from .runtime.program import ProgramError, load_program
-    from .runtime.simulator import SimulationError, simulate
+    rng = np.random.default_rng(seed)
+    out = {}
+    for name in program.inputs:
+        b = program.buffer(name)
+        if b.dtype in ("i8", "i32"):
+            dt = np.int8 if b.dtype == "i8" else np.int32
+            info = np.iinfo(dt)
+            out[name] = rng.integers(info.min, info.max, b.shape, dtype=dt,
+                                     endpoint=True)
+        else:
+            dt = np.float16 if b.dtype == "f16" else np.float32
+            out[name] = rng.standard_normal(b.shape).astype(dt)
+    return out
+
+
+def _read_npz(path: str) -> dict:
+    """The arrays of an .npz file; ValueError with the reason if it cannot be
+    read."""
+    import numpy as np
 
     try:
-        program = load_program(args.program)
-    except ProgramError as e:
-        print(f"error: {args.program}: {e}", file=sys.stderr)
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError("no such file") from None
+    except Exception as e:     # OSError, a bad zip, a bad header ...
+        raise ValueError(f"cannot read it as .npz: {e}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError("a single .npy array, not an .npz archive with one "
+                         "array per input")
+    try:
+        with data:
+            return {k: data[k] for k in data.files}
+    except Exception as e:
+        raise ValueError(f"cannot read it as .npz: {e}") from None
+
+
+def _simulate(args: argparse.Namespace) -> int:
+    from .runtime.simulator import SimulationError, simulate
+
+    program = _load(args)
+    if program is None:
         return 1
-    inputs = {}
     if args.inputs:
-        with np.load(args.inputs) as data:
-            inputs = {k: data[k] for k in data.files}
+        try:
+            inputs = _read_npz(args.inputs)
+        except ValueError as e:
+            return _error(f"--inputs {args.inputs}: {e}")
     else:
-        rng = np.random.default_rng(0)
-        for name in program.inputs:
-            b = program.buffer(name)
-            inputs[name] = rng.standard_normal(b.shape).astype(np.float32)
+        inputs = random_inputs(program)
     try:
         result = simulate(program, inputs, numerics=not args.timing_only,
                           trace=bool(args.trace))
     except SimulationError as e:
-        print(f"error: {e}", file=sys.stderr)
-        return 1
+        return _error(str(e))
     print(result.summary())
-    if args.trace:
-        result.save_trace(args.trace)
-        print(f"trace written to {args.trace} (open in ui.perfetto.dev)")
-    if args.outputs:
-        np.savez(args.outputs, **result.outputs)
+    try:
+        if args.trace:
+            result.save_trace(args.trace)
+            print(f"trace written to {args.trace} (open in ui.perfetto.dev)")
+        if args.outputs:
+            import numpy as np
+            np.savez(args.outputs, **result.outputs)
+    except OSError as e:
+        return _error(f"{e.filename or ''}: {e.strerror or e}")
     return 0
 
 

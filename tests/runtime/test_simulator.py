@@ -285,3 +285,92 @@ def test_runtime_imports_nothing_from_mlir(repo):
                          capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "3"
+
+
+# ---- the command line ------------------------------------------------------
+
+def run_cli(capsys, *argv):
+    from tessel import cli
+    code = cli.main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_cli_simulate_bad_inputs_file(tmp_path, capsys):
+    prog, _ = pipeline_program()
+    prog.save(tmp_path / "p")
+    corrupt = tmp_path / "corrupt.npz"
+    corrupt.write_bytes(b"PK\x03\x04 this is not a zip archive")
+    text = tmp_path / "text.npz"
+    text.write_text("x = 1\n")
+    single = tmp_path / "single.npy"
+    np.save(single, np.zeros((32, 16), np.float32))
+    for path, reason in ((tmp_path / "missing.npz", "no such file"),
+                         (corrupt, "cannot read it as .npz"),
+                         (text, "cannot read it as .npz"),
+                         (single, "a single .npy array")):
+        code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs", path)
+        assert code == 1 and out == ""
+        assert err.startswith(f"error: --inputs {path}: {reason}"), err
+
+
+def test_cli_simulate_checks_the_arrays_of_inputs(tmp_path, capsys):
+    prog, _ = pipeline_program()
+    prog.save(tmp_path / "p")
+    cases = [({"x": np.zeros((32, 16))}, "input 'x' has dtype float64, the program "
+              "expects f32"),
+             ({"x": np.zeros((32, 16), np.float32), "w": np.zeros((16, 16), np.float32)},
+              "'w' is a weight buffer, not an input of the program (its inputs: x)"),
+             ({}, "input 'x' is missing")]
+    for arrays, message in cases:
+        np.savez(tmp_path / "in.npz", **arrays)
+        code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",
+                                 tmp_path / "in.npz")
+        assert code == 1 and err.startswith(f"error: {message}")
+    xv = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
+    np.savez(tmp_path / "in.npz", x=xv)
+    code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",
+                             tmp_path / "in.npz", "--outputs", tmp_path / "out.npz")
+    assert code == 0, err
+    with np.load(tmp_path / "out.npz") as got:
+        assert got["y"].tobytes() == simulate(prog, {"x": xv}).outputs["y"].tobytes()
+
+
+def test_cli_random_inputs_follow_the_buffer_dtype(tmp_path, capsys):
+    from tessel.cli import random_inputs
+    b = ProgramBuilder("tessel-4x4")
+    dts = {"a": "f32", "b": "f16", "c": "bf16", "d": "i8", "e": "i32"}
+    for name, dt in dts.items():
+        b.add_buffer(name, "input", (64,), dt)
+    d = b.add_buffer("y", "output", (64,), "i8")
+    t = b.tile(0, 0, tokens=1)
+    t.dma(0, 0, "i8", (64,), dram(b._buffers[3].offset, (1,)), sram(0, (1,)))
+    t.wait(0)
+    t.dma(0, 0, "i8", (64,), sram(0, (1,)), dram(d.offset, (1,)))
+    t.wait(0)
+    prog = b.build()
+    arrays = random_inputs(prog)
+    want = {"a": np.float32, "b": np.float16, "c": np.float32, "d": np.int8,
+            "e": np.int32}
+    assert {k: v.dtype for k, v in arrays.items()} == {k: np.dtype(v)
+                                                       for k, v in want.items()}
+    assert arrays["d"].min() < -64 and arrays["d"].max() > 64
+    assert np.abs(arrays["e"]).max() > 2 ** 24
+    prog.save(tmp_path / "p")
+    code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--outputs",
+                             tmp_path / "out.npz")
+    assert code == 0, err
+    with np.load(tmp_path / "out.npz") as got:
+        assert got["y"].tolist() == arrays["d"].tolist()
+
+
+def test_cli_bad_program_and_unwritable_outputs(tmp_path, capsys):
+    code, out, err = run_cli(capsys, "simulate", tmp_path / "nothing")
+    assert code == 1 and err.startswith(f"error: {tmp_path / 'nothing'}: ")
+    code, out, err = run_cli(capsys, "disasm", tmp_path / "nothing")
+    assert code == 1 and "no manifest.json" in err
+    prog, _ = pipeline_program()
+    prog.save(tmp_path / "p")
+    code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--trace",
+                             tmp_path / "no" / "such" / "dir" / "t.json")
+    assert code == 1 and err.startswith("error: ") and "Traceback" not in err
