@@ -196,9 +196,9 @@ def _lower_program(prog, func_name, what):
 
 
 def import_torch(req):
-    torch = _torch()
     model = _unpickle(req["module"], "module")
     inputs = tuple(_unpickle(req["inputs"], "example inputs"))
+    torch = _torch()
     what = f"module {type(model).__name__}"
     if not isinstance(model, torch.nn.Module):
         raise Failure("ModelTransferError", f"{what}: expected a torch.nn.Module")
@@ -407,9 +407,14 @@ def main() -> int:
         if blob is None:
             return 0
         req = pickle.loads(blob)
+        rid = req.get("id")
         if req.get("op") == "exit":
-            _protocol.send(_PROTO_OUT, {"ok": True})
+            _protocol.send(_PROTO_OUT, {"ok": True, "id": rid})
             return 0
+        # The receipt tells the parent the request arrived: a process that
+        # dies before sending it never acted on the request, which can then
+        # safely go to a fresh process.
+        _protocol.send(_PROTO_OUT, {"id": rid, "received": True})
         for p in req.get("sys_path", ()):
             if p not in sys.path:
                 sys.path.append(p)
@@ -424,6 +429,7 @@ def main() -> int:
                       "message": f"the frontend failed unexpectedly ({type(e).__name__}: "
                                  f"{_first_lines(str(e), 4)})",
                       "traceback": traceback.format_exc()}
+        answer["id"] = rid  # the parent matches answers to requests by it
         sys.stderr.flush()
         _protocol.send(_PROTO_OUT, answer)
 
