@@ -280,3 +280,63 @@ def test_matmul_i8_accumulates_in_i32():
     b = np.full((16, 3), -128, np.int8)
     got = nx.matmul(a, b, np.zeros((2, 3), np.int32), "i8")
     assert got.dtype == np.int32 and (got == 16 * 127 * -128).all()
+
+
+def _matmul_all_products(a, b, acc, dtype):
+    """The same sum through an m x k x n array of products (each rounded to
+    f32), added in k order."""
+    af, bf = nx.to_f32(a, dtype), nx.to_f32(b, dtype)
+    out = np.array(acc, np.float32)
+    with np.errstate(all="ignore"):
+        prods = af[:, :, None] * bf[None, :, :]
+        for k in range(prods.shape[1]):
+            out += prods[:, k, :]
+    return nx.canonicalize(out)
+
+
+def test_matmul_large_m_bit_exact_in_bounded_memory():
+    import tracemalloc
+    rng = np.random.default_rng(6)
+    m, k, n = 2048, 128, 128             # a weight-stationary block: m unbounded
+    a = np.float32(rng.standard_normal((m, k)))
+    b = np.float32(rng.standard_normal((k, n)))
+    acc = np.float32(rng.standard_normal((m, n)))
+    tracemalloc.start()
+    try:
+        got = nx.matmul(a, b, acc, "f32")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    # Output, accumulator, one product row block and lhs transposed: 4 MiB;
+    # all the products at once would be m * k * n * 4 = 128 MiB.
+    assert peak < 8 * 2 ** 20, peak
+    assert got.tobytes() == _matmul_all_products(a, b, acc, "f32").tobytes()
+    # Strided operands (views into a larger SRAM image), specials, bf16 and f16.
+    big = np.float32(rng.standard_normal((64, 96)))
+    big[3, 5], big[7, 2], big[1, 1] = np.inf, np.nan, -np.inf
+    # Both ways of summing: a k loop (large m * n), all products at once
+    # (m * n small against k), and a long k (output-stationary) in between.
+    for lhs, rhs in ((big[::2, 1:41:2], big[1:21, 50:90:2]),
+                     (big[:4, ::2], big[16:64, 3:7]),
+                     (big[5:9, 1:41], big[10:50, ::24])):
+        for dtype in ("f32", "bf16", "f16"):
+            la, rb = nx.to_storage(lhs, dtype), nx.to_storage(rhs, dtype)
+            c0 = np.float32(rng.standard_normal((lhs.shape[0], rhs.shape[1])))
+            assert nx.matmul(la, rb, c0, dtype).tobytes() == \
+                _matmul_all_products(la, rb, c0, dtype).tobytes()
+    a = np.float32(rng.standard_normal((4, 20000)))
+    b = np.float32(rng.standard_normal((20000, 4)))
+    tracemalloc.start()
+    try:
+        got = nx.matmul(a, b, np.zeros((4, 4), np.float32), "f32")
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert peak < 8 * 2 ** 20, peak
+    zero = np.zeros((4, 4), np.float32)
+    half = nx.matmul(a[:, :10000], b[:10000], zero, "f32")
+    assert got.tobytes() == nx.matmul(a[:, 10000:], b[10000:], half, "f32").tobytes()
+    ref = zero
+    for k in range(0, 20000, 1000):
+        ref = _matmul_all_products(a[:, k:k + 1000], b[k:k + 1000], ref, "f32")
+    assert got.tobytes() == ref.tobytes()

@@ -390,6 +390,10 @@ def reduce(op: str, raw: np.ndarray, dim: int, dtype: str) -> np.ndarray:
     return from_f32(np.asarray(r, np.float32), dtype)
 
 
+# Elements of the products of one chunk of k in :func:`matmul` (1 MiB).
+_MATMUL_CHUNK = 1 << 18
+
+
 def matmul(lhs: np.ndarray, rhs: np.ndarray, acc: np.ndarray, dtype: str) -> np.ndarray:
     """``acc + lhs @ rhs`` in the ISA's order: for each (i, j), ``a = a + p_k``
     for k = 0, 1, .. with each product and sum rounded to f32 (i32 wraps for
@@ -401,10 +405,27 @@ def matmul(lhs: np.ndarray, rhs: np.ndarray, acc: np.ndarray, dtype: str) -> np.
             for k in range(l32.shape[1]):
                 a += l32[:, k:k + 1] * r32[k:k + 1, :]
         return a
+    # a = a + p_k for k ascending, p_k = lhs[i, k] * rhs[k, j], each product
+    # rounded to f32 before its add. Memory stays O(m * n) plus at most
+    # _MATMUL_CHUNK elements, whatever m and k (weight-stationary blocks have
+    # an unbounded m, output-stationary ones an unbounded k).
     l32, r32 = to_f32(lhs, dtype), to_f32(rhs, dtype)
-    a = np.array(acc, dtype=np.float32, copy=True)
+    kk, (m, n) = l32.shape[1], acc.shape
     with np.errstate(all="ignore"):
-        prods = l32[:, :, None] * r32[None, :, :]      # each rounded to f32
-        for k in range(prods.shape[1]):
-            a += prods[:, k, :]
+        if m * n <= 8 * kk and (kk + 1) * m * n <= _MATMUL_CHUNK:
+            # Small blocks: every product at once, [a, p_0, p_1, ...] summed
+            # along the last axis by np.add.accumulate (strictly sequential:
+            # every prefix is an output).
+            buf = np.empty((m, n, kk + 1), np.float32)
+            buf[:, :, 0] = acc
+            np.multiply(l32[:, None, :], r32.T[None, :, :], out=buf[:, :, 1:])
+            a = np.add.accumulate(buf, axis=2, dtype=np.float32)[:, :, kk].copy()
+        else:
+            # One k at a time: p_k for all (i, j) at once, then a = a + p_k.
+            a = np.array(acc, dtype=np.float32, copy=True)
+            p = np.empty_like(a)
+            lt = l32.T
+            for k in range(kk):
+                np.multiply(lt[k, :, None], r32[k, None, :], out=p)
+                np.add(a, p, out=a)
     return canonicalize(a)
