@@ -138,6 +138,7 @@ void mlir::tessel::registerAllPasses() {
 
   // The reference lowering to LLVM (see registerAllDialects).
   registerArithToLLVMConversionPass();
+  registerConvertBufferizationToMemRefPass();
   registerConvertControlFlowToLLVMPass();
   registerConvertFuncToLLVMPass();
   registerConvertIndexToLLVMPass();

@@ -35,6 +35,15 @@ func.func @short(%a: tensor<3xf32>) -> tensor<3xf32> {
   return %0 : tensor<3xf32>
 }
 
+// Loops of extent 0 or 1 are not split (nothing to share).
+// CHECK-LABEL: func.func @empty
+// CHECK: linalg.fill {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+func.func @empty(%a: tensor<0xf32>) -> tensor<0xf32> {
+  %z = arith.constant 0.0 : f32
+  %0 = linalg.fill ins(%z : f32) outs(%a : tensor<0xf32>) -> tensor<0xf32>
+  return %0 : tensor<0xf32>
+}
+
 // No parallel loop: one tile.
 // CHECK-LABEL: func.func @sum
 // CHECK: linalg.reduce {{.*}}tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>

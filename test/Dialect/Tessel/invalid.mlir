@@ -338,9 +338,9 @@ tessel.device @main arch #tiny {
   %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
   %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
   tessel.core(%t) {
-    %m = memref.alloc() : memref<4x4xf32, #sram>
-    // expected-error @+1 {{'tessel.dma' op target must be a tessel.buffer or tessel.dram_buffer, or a view of one}}
-    %d = tessel.dma %x to %m : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %m = memref.alloc() : memref<4x4xf32, #dram>
+    // expected-error @+1 {{'tessel.dma' op target must be a tessel.buffer or tessel.dram_buffer, a view of one, or an SRAM allocation in the core}}
+    %d = tessel.dma %a to %m : memref<4x4xf32, #sram> to memref<4x4xf32, #dram>
   }
 }
 
@@ -705,7 +705,7 @@ tessel.device @main arch #tiny {
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
     // expected-error @+1 {{'tessel.vector_unary' op the vector unit does not support 'f16': it supports f32, bf16}}
-    tessel.vector_unary cast %a, %p : memref<4x4xf32, #sram>, memref<4x4xf16, #sram>
+    tessel.vector_unary neg %p, %p : memref<4x4xf16, #sram>, memref<4x4xf16, #sram>
   }
 }
 
@@ -949,6 +949,114 @@ tessel.device @main arch #tiny {
   tessel.core(%t) {
     // expected-error @+1 {{'tessel.vector_compare' op operands must have one element type, got 'f32', 'bf16', 'f32'}}
     tessel.vector_compare lt %a, %h, %a : memref<4x4xf32, #sram>, memref<4x4xbf16, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// Integers: only exact operations; ranks 1 to 4; element-aligned addresses.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16", "i8"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_unary' op 'exp' is not defined on 'i8': on integers the vector unit has neg, abs, copy, cast, add, sub, mul, max, min, comparisons, select, fill and reductions}}
+    tessel.vector_unary exp %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16", "i8"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_binary' op 'div' is not defined on 'i8'}}
+    tessel.vector_binary div %q, %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %a = tessel.buffer @a on %t : memref<2x2x2x2x2xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.vector_fill' op the iteration space has rank 5; instructions address views of rank 1 to 4}}
+    tessel.vector_fill 0.0, %a : memref<2x2x2x2x2xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  // expected-error @+1 {{'tessel.dram_buffer' op address 2 is not a multiple of the element size (4 bytes)}}
+  %x = tessel.dram_buffer @x input at 2 : memref<4xf32, #dram>
+}
+
+// -----
+
+// A cast converts between any element types, even ones the vector unit does not otherwise support.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    tessel.vector_unary cast %a, %p : memref<4x4xf32, #sram>, memref<4x4xf16, #sram>
+    // expected-error @+1 {{'tessel.vector_unary' op the vector unit does not support 'f16'}}
+    tessel.vector_unary neg %p, %p : memref<4x4xf16, #sram>, memref<4x4xf16, #sram>
   }
 }
 

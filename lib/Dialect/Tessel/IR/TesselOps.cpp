@@ -8,6 +8,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
@@ -35,18 +36,39 @@ std::string describeShape(MemRefType type) {
                     "x");
 }
 
-/// The tessel.buffer or tessel.dram_buffer `value` is, or is a view of
-/// (subview, reshape, cast): the memory it names.
+/// The memory `value` names: the tessel.buffer or tessel.dram_buffer it is,
+/// or is a view of (subview, reshape, cast, transpose), or an SRAM
+/// memref.alloc in a core (on the core's tile, until tessel-allocate-sram
+/// places it in the tile's SRAM).
 Operation *getBufferDef(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (isa<BufferOp, DramBufferOp>(def))
       return def;
+    if (auto alloc = dyn_cast<memref::AllocOp>(def))
+      return getMemorySpace(alloc.getType()) == MemorySpace::sram &&
+                     alloc->getParentOfType<CoreOp>()
+                 ? def
+                 : nullptr;
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      value = transpose.getIn();
+      continue;
+    }
     auto view = dyn_cast<ViewLikeOpInterface>(def);
     if (!view)
       return nullptr;
     value = view.getViewSource();
   }
   return nullptr;
+}
+
+/// The tile whose SRAM a buffer definition (from getBufferDef) is in; null
+/// for DRAM.
+TileOp getSramTile(Operation *def) {
+  if (auto buffer = dyn_cast<BufferOp>(def))
+    return buffer.getTileOp();
+  if (isa<memref::AllocOp>(def))
+    return def->getParentOfType<CoreOp>().getTileOp();
+  return {};
 }
 
 TileOp getCoreTile(Operation *op) {
@@ -62,17 +84,17 @@ LogicalResult verifyLocalSram(Operation *op) {
     if (!def)
       return op->emitOpError()
              << "operand #" << index
-             << " must be a tessel.buffer, or a view of one, so its tile is "
-                "known";
-    auto buffer = dyn_cast<BufferOp>(def);
-    if (!buffer)
+             << " must be a tessel.buffer, a view of one, or an SRAM "
+                "allocation in the core, so its tile is known";
+    TileOp tile = getSramTile(def);
+    if (!tile)
       return op->emitOpError()
              << "operand #" << index << " is in DRAM, but compute units read "
              << "only their own tile's SRAM; move it there with tessel.dma";
-    if (buffer.getTileOp() != coreTile)
+    if (tile != coreTile)
       return op->emitOpError()
              << "operand #" << index << " lives in the SRAM of tile "
-             << describeTile(buffer.getTileOp()) << ", but the core runs on tile "
+             << describeTile(tile) << ", but the core runs on tile "
              << describeTile(coreTile)
              << ": compute units read only their own tile's SRAM";
   }
@@ -99,6 +121,27 @@ LogicalResult verifyVectorDtype(Operation *op, Type elementType) {
   return op->emitOpError() << "the vector unit does not support "
                            << elementType << ": it supports "
                            << supportedList(arch, /*mac=*/false);
+}
+
+/// The ISA addresses 1- to 4-D views.
+LogicalResult verifyRank(Operation *op, MemRefType type, StringRef role,
+                         int64_t minRank = 1) {
+  if (type.getRank() >= minRank && type.getRank() <= 4)
+    return success();
+  return op->emitOpError() << role << " has rank " << type.getRank()
+                           << "; instructions address views of rank "
+                           << minRank << " to 4";
+}
+
+/// On integers the vector unit defines only exact operations (docs/isa.md).
+LogicalResult verifyIntegerKind(Operation *op, Type elementType,
+                                StringRef kind, bool defined) {
+  if (!isa<IntegerType>(elementType) || defined)
+    return success();
+  return op->emitOpError()
+         << "'" << kind << "' is not defined on " << elementType
+         << ": on integers the vector unit has neg, abs, copy, cast, add, "
+            "sub, mul, max, min, comparisons, select, fill and reductions";
 }
 
 LogicalResult verifySameShape(Operation *op, MemRefType a, MemRefType b) {
@@ -277,6 +320,17 @@ LogicalResult CoreOp::verify() {
 // BufferOp and DramBufferOp
 //===----------------------------------------------------------------------===//
 
+/// Views address whole elements (docs/isa.md).
+static LogicalResult verifyElementAligned(Operation *op, uint64_t address,
+                                          MemRefType type) {
+  int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  if (address % elementBytes == 0)
+    return success();
+  return op->emitOpError() << "address " << address
+                           << " is not a multiple of the element size ("
+                           << elementBytes << " bytes)";
+}
+
 TileOp BufferOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
 
 int64_t BufferOp::getSizeInBytes() {
@@ -304,6 +358,8 @@ LogicalResult BufferOp::verify() {
   std::optional<uint64_t> address = getAddress();
   if (!address)
     return success();
+  if (failed(verifyElementAligned(*this, *address, getResult().getType())))
+    return failure();
   if (*address % alignment != 0)
     return emitOpError() << "address " << *address
                          << " is not a multiple of the SRAM alignment "
@@ -328,6 +384,9 @@ LogicalResult DramBufferOp::verify() {
     return emitOpError("must be in #tessel.memory_space<dram>; buffers in a "
                        "tile's SRAM are tessel.buffer");
   std::optional<uint64_t> address = getAddress();
+  if (address &&
+      failed(verifyElementAligned(*this, *address, getResult().getType())))
+    return failure();
   int64_t capacity = lookupArch(*this).getDramCapacityBytes();
   if (address && static_cast<int64_t>(*address) + getSizeInBytes() > capacity)
     return emitOpError() << "at " << *address << " with " << getSizeInBytes()
@@ -352,6 +411,8 @@ void DmaOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 
 LogicalResult DmaOp::verify() {
   MemRefType source = getSource().getType(), target = getTarget().getType();
+  if (failed(verifyRank(*this, source, "the transfer")))
+    return failure();
   if (source.getShape() != target.getShape() ||
       source.getElementType() != target.getElementType())
     return emitOpError() << "source and target must have the same shape and "
@@ -364,14 +425,15 @@ LogicalResult DmaOp::verify() {
     if (!def)
       return emitOpError() << role
                            << " must be a tessel.buffer or tessel.dram_buffer, "
-                              "or a view of one";
+                              "a view of one, or an SRAM allocation in the "
+                              "core";
     return success();
   };
   Operation *sourceDef, *targetDef;
   if (failed(endpoint(getSource(), "source", sourceDef)) ||
       failed(endpoint(getTarget(), "target", targetDef)))
     return failure();
-  if (isa<DramBufferOp>(sourceDef) && isa<DramBufferOp>(targetDef))
+  if (!getSramTile(sourceDef) && !getSramTile(targetDef))
     return emitOpError("DRAM-to-DRAM transfers have no path: stage the data "
                        "through a tile's SRAM");
 
@@ -379,14 +441,11 @@ LogicalResult DmaOp::verify() {
   // is reached through the NoC.
   TileOp coreTile = getCoreTile(*this);
   auto where = [&](Operation *def) -> std::string {
-    if (auto buffer = dyn_cast<BufferOp>(def))
-      return "the SRAM of tile " + describeTile(buffer.getTileOp());
+    if (TileOp tile = getSramTile(def))
+      return "the SRAM of tile " + describeTile(tile);
     return "DRAM";
   };
-  auto isLocal = [&](Operation *def) {
-    auto buffer = dyn_cast<BufferOp>(def);
-    return buffer && buffer.getTileOp() == coreTile;
-  };
+  auto isLocal = [&](Operation *def) { return getSramTile(def) == coreTile; };
   if (!isLocal(sourceDef) && !isLocal(targetDef))
     return emitOpError() << "the DMA engine of tile " << describeTile(coreTile)
                          << " moves data to or from its own SRAM only, but "
@@ -471,18 +530,25 @@ LogicalResult MatmulOp::verify() {
 
 LogicalResult VectorUnaryOp::verify() {
   MemRefType input = getInput().getType(), result = getResult().getType();
-  if (failed(verifySameShape(*this, input, result)) ||
+  if (failed(verifyRank(*this, input, "the input")) ||
+      failed(verifySameShape(*this, input, result)) ||
       failed(verifyLocalSram(*this)))
     return failure();
-  if (getKind() != VectorUnaryKind::cast &&
-      input.getElementType() != result.getElementType())
+  VectorUnaryKind kind = getKind();
+  // cast converts between any two element types (docs/isa.md).
+  if (kind == VectorUnaryKind::cast)
+    return success();
+  if (input.getElementType() != result.getElementType())
     return emitOpError() << "input and result must have one element type, got "
                          << input.getElementType() << " and "
                          << result.getElementType()
                          << " (only 'cast' converts)";
   if (failed(verifyVectorDtype(*this, input.getElementType())))
     return failure();
-  return verifyVectorDtype(*this, result.getElementType());
+  bool exact = kind == VectorUnaryKind::neg || kind == VectorUnaryKind::abs ||
+               kind == VectorUnaryKind::copy;
+  return verifyIntegerKind(*this, input.getElementType(),
+                           stringifyVectorUnaryKind(kind), exact);
 }
 
 /// Elementwise vector ops: operands of one shape and one element type the
@@ -490,6 +556,8 @@ LogicalResult VectorUnaryOp::verify() {
 static LogicalResult verifyElementwise(Operation *op, ValueRange operands) {
   auto typeOf = [](Value v) { return cast<MemRefType>(v.getType()); };
   MemRefType first = typeOf(operands.front());
+  if (failed(verifyRank(op, first, "the iteration space")))
+    return failure();
   for (Value operand : operands.drop_front())
     if (failed(verifySameShape(op, first, typeOf(operand))))
       return failure();
@@ -509,11 +577,19 @@ static LogicalResult verifyElementwise(Operation *op, ValueRange operands) {
 }
 
 LogicalResult VectorBinaryOp::verify() {
-  return verifyElementwise(*this, (*this)->getOperands());
+  if (failed(verifyElementwise(*this, (*this)->getOperands())))
+    return failure();
+  return verifyIntegerKind(*this, getLhs().getType().getElementType(),
+                           stringifyVectorBinaryKind(getKind()),
+                           getKind() != VectorBinaryKind::div);
 }
 
 LogicalResult VectorBinaryImmOp::verify() {
-  return verifyElementwise(*this, (*this)->getOperands());
+  if (failed(verifyElementwise(*this, (*this)->getOperands())))
+    return failure();
+  return verifyIntegerKind(*this, getInput().getType().getElementType(),
+                           stringifyVectorBinaryKind(getKind()),
+                           getKind() != VectorBinaryKind::div);
 }
 
 LogicalResult VectorFillOp::verify() {
@@ -530,6 +606,8 @@ LogicalResult VectorSelectOp::verify() {
 
 LogicalResult VectorReduceOp::verify() {
   MemRefType input = getInput().getType(), result = getResult().getType();
+  if (failed(verifyRank(*this, input, "the input")))
+    return failure();
   int64_t dim = getDim();
   if (dim >= input.getRank())
     return emitOpError() << "dim " << dim << " is out of range for a rank-"

@@ -62,8 +62,9 @@ struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
       // tile's slice contiguous in row-major tensors.
       std::optional<size_t> splitLoop;
       for (auto [loop, range] : llvm::enumerate(ranges)) {
+        // Loops of extent 0 or 1 have nothing to split.
         if (iterators[loop] != utils::IteratorType::parallel ||
-            ShapedType::isDynamic(range))
+            ShapedType::isDynamic(range) || range < 2)
           continue;
         if (!splitLoop || range > ranges[*splitLoop])
           splitLoop = loop;

@@ -77,6 +77,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     for (linalg::LinalgOp op : steps) {
       Location loc = op.getLoc();
       SmallVector<Value> buffers;
+      Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
         Value value = operand.get();
         if (!isa<MemRefType>(value.getType()) || isInSram(value))
@@ -96,17 +97,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           memref::CopyOp::create(rewriter, loc, value, view);
         operand.set(view);
         if (isOutput) {
-          rewriter.setInsertionPointAfter(op);
-          memref::CopyOp::create(rewriter, loc, view, value);
+          rewriter.setInsertionPointAfter(last);
+          last = memref::CopyOp::create(rewriter, loc, view, value);
         }
         buffers.push_back(buffer);
         ++numOperandsPromoted;
       }
-      rewriter.setInsertionPointAfter(op);
-      // After the copies back, which were inserted right after the op.
-      Operation *last = op;
-      while (auto copy = dyn_cast_or_null<memref::CopyOp>(last->getNextNode()))
-        last = copy;
       rewriter.setInsertionPointAfter(last);
       for (Value buffer : buffers)
         memref::DeallocOp::create(rewriter, loc, buffer);

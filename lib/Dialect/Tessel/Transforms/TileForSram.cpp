@@ -18,6 +18,7 @@
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "llvm/Support/MathExtras.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELTILEFORSRAM
@@ -71,8 +72,14 @@ int64_t getSliceExtent(AffineExpr expr, ArrayRef<int64_t> steps, int64_t full) {
   return std::min(value.getValue() + 1, full);
 }
 
-/// Bytes of every operand's slice for one step of `steps`.
+/// Bytes of every operand's slice for one step of `steps`; saturates at
+/// INT64_MAX (an operand of unbounded size never fits).
 int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+  auto multiply = [](int64_t a, int64_t b) {
+    int64_t product;
+    return llvm::MulOverflow(a, b, product) ? kUnbounded : product;
+  };
   int64_t bytes = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
@@ -81,12 +88,13 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     int64_t elements = 1;
     for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
-      int64_t full = type.isDynamicDim(dim) ? std::numeric_limits<int64_t>::max()
-                                            : type.getDimSize(dim);
-      elements *= getSliceExtent(expr, steps, full);
+      int64_t full = type.isDynamicDim(dim) ? kUnbounded : type.getDimSize(dim);
+      elements = multiply(elements, getSliceExtent(expr, steps, full));
     }
-    bytes += elements *
-             llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t operandBytes =
+        multiply(elements, llvm::divideCeil(type.getElementTypeBitWidth(), 8));
+    if (llvm::AddOverflow(bytes, operandBytes, bytes))
+      return kUnbounded;
   }
   return bytes;
 }
@@ -119,7 +127,8 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
       SmallVector<int64_t> steps = *bounds;
       // Halve the loop whose halving shrinks the working set most; ties go
       // to the outermost loop, which keeps slices contiguous.
-      while (2 * getWorkingSet(op, steps) > sramBytes) {
+      // Compared as W > S / 2, so an unbounded W does not overflow.
+      while (getWorkingSet(op, steps) > sramBytes / 2) {
         std::optional<size_t> best;
         int64_t bestBytes = 0;
         for (size_t loop = 0; loop < steps.size(); ++loop) {
@@ -134,10 +143,14 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
           }
         }
         if (!best) {
-          op.emitOpError() << "needs " << 2 * getWorkingSet(op, steps)
-                           << " bytes of SRAM for two single-element steps, "
-                              "but a tile has "
-                           << sramBytes << " bytes";
+          int64_t needed = getWorkingSet(op, steps);
+          InFlightDiagnostic diag = op.emitOpError() << "needs ";
+          if (needed > std::numeric_limits<int64_t>::max() / 2)
+            diag << "an unbounded amount of SRAM";
+          else
+            diag << 2 * needed << " bytes of SRAM";
+          diag << " for two single-element steps, but a tile has " << sramBytes
+               << " bytes";
           return signalPassFailure();
         }
         steps[*best] = llvm::divideCeil(steps[*best], 2);

@@ -229,4 +229,72 @@ def TesselPromoteToSram
   ];
 }
 
+def TesselConvertToDevice
+    : Pass<"tessel-convert-to-device", "::mlir::ModuleOp"> {
+  let summary = "Place a bufferized function's parts on the tiles of a device";
+  let description = [{
+    Builds the `tessel.device` (named after the function, carrying the
+    module's arch) from the one function of the module, after
+    `tessel-promote-to-sram`:
+
+    - a `tessel.dram_buffer` per argument (`input`, or `weight` if the
+      argument has `tessel.kind = "weight"`; named by its `tessel.name`
+      attribute or `argN`), per returned allocation (`output`, `resultN`)
+      and per other allocation (`scratch`, `scratchN`);
+    - the tiles every mapping names, and per tile a `tessel.core` holding, in
+      program order, the iterations of each partition forall that its
+      mapping puts on the tile, with the induction values as constants;
+    - after every op but the last, a barrier: each tile signals the first
+      tile, which waits for all and releases each through the tile's own
+      semaphore, so no tile starts an op before every write of the previous
+      one is done;
+    - the step loops unrolled: each core becomes straight-line code.
+
+    The function is removed; what remains inside the cores (views, copies,
+    SRAM allocations, linalg ops on SRAM) is lowered by
+    `tessel-lower-to-instructions` and `tessel-allocate-sram`.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tessel::TesselDialect"
+  ];
+}
+
+def TesselLowerToInstructions
+    : Pass<"tessel-lower-to-instructions", "::mlir::ModuleOp"> {
+  let summary = "Lower copies and linalg ops in cores to tessel instructions";
+  let description = [{
+    Inside every `tessel.core`:
+
+    - `memref.copy` between DRAM and SRAM becomes `tessel.dma` and a
+      `tessel.wait` right after it (the schedule moves waits later);
+    - `linalg.matmul` becomes MAC-array blocks: for a weight-stationary array
+      of R x C, one `tessel.matmul` per C columns of the result and R rows of
+      the reduction, the reduction blocks in increasing order, which is the
+      accumulation order the ISA defines (output-stationary: R rows of the
+      result per block);
+    - `linalg.fill` with a float constant becomes `tessel.vector_fill`;
+    - `linalg.transpose` becomes a `copy` through a `memref.transpose` view;
+    - an elementwise `linalg.generic` becomes one vector instruction per body
+      op (arith and math ops, `cmpf`, `select`), through SRAM temporaries
+      that are freed after it; broadcast operands are read through zero-
+      stride views and float constants from filled temporaries. An unordered
+      comparison is computed as 1 minus the opposite ordered one, so NaNs
+      compare as MLIR defines.
+
+    Any other linalg op is rejected with its name and location.
+
+    ```mlir
+    linalg.matmul ins(%a, %b : memref<8x32xf32, #sram>, memref<32x16xf32, #sram>)
+                  outs(%c : memref<8x16xf32, #sram>)
+    // on a 16x16 weight-stationary array becomes
+    tessel.matmul %a0, %b0, %c : memref<8x16xf32, ...>, memref<16x16xf32, ...>, ...
+    tessel.matmul %a1, %b1, %c : memref<8x16xf32, ...>, memref<16x16xf32, ...>, ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD

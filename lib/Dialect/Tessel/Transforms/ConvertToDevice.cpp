@@ -1,0 +1,270 @@
+//===- ConvertToDevice.cpp - A function's parts become per-tile cores -----===//
+//
+// The bufferized function runs its partitioned ops one after another; each
+// part of each op runs on the tile its mapping names. This pass makes that
+// explicit: a tessel.device with the function's DRAM buffers, and per tile a
+// core holding, in program order, the parts that run there, step loops
+// unrolled into straight-line code, separated by barriers.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/Dialect/SCF/Utils/Utils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/PatternMatch.h"
+#include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include <map>
+#include <set>
+#include "llvm/ADT/MapVector.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCONVERTTODEVICE
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+using Coord = std::pair<int64_t, int64_t>;
+
+/// One tile's program under construction.
+struct TileProgram {
+  TileOp tile;
+  CoreOp core;
+  /// Values of the function (DRAM buffers, constants) as the core sees them.
+  IRMapping mapping;
+  /// The semaphore the tile waits on to start the next op.
+  Value go;
+};
+
+/// The forall iterations of `forall`, each with its induction values and the
+/// index of the part it computes (row-major over the forall's dimensions,
+/// which are the mapping's split loops in order).
+FailureOr<SmallVector<SmallVector<int64_t>>>
+getIterations(scf::ForallOp forall) {
+  ArrayRef<int64_t> lbs = forall.getStaticLowerBound();
+  ArrayRef<int64_t> ubs = forall.getStaticUpperBound();
+  ArrayRef<int64_t> steps = forall.getStaticStep();
+  auto isDynamic = [](ArrayRef<int64_t> values) {
+    return llvm::any_of(values, ShapedType::isDynamic);
+  };
+  if (isDynamic(lbs) || isDynamic(ubs) || isDynamic(steps))
+    return forall.emitOpError("must have static bounds to be placed on tiles");
+  SmallVector<SmallVector<int64_t>> iterations = {{}};
+  for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
+    SmallVector<SmallVector<int64_t>> next;
+    for (const SmallVector<int64_t> &prefix : iterations)
+      for (int64_t iv = lb; iv < ub; iv += step) {
+        next.push_back(prefix);
+        next.back().push_back(iv);
+      }
+    iterations = std::move(next);
+  }
+  return iterations;
+}
+
+struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    auto arch =
+        module->getAttrOfType<ArchAttr>(TesselDialect::getArchAttrName());
+    if (!arch) {
+      module.emitError() << "the module has no '"
+                         << TesselDialect::getArchAttrName()
+                         << "' attribute, so there is no chip to place on";
+      return signalPassFailure();
+    }
+    SmallVector<func::FuncOp> funcs =
+        llvm::to_vector(module.getOps<func::FuncOp>());
+    if (funcs.size() != 1) {
+      module.emitError() << "expected one function to place on the chip, got "
+                         << funcs.size();
+      return signalPassFailure();
+    }
+    if (failed(convert(funcs.front(), arch)))
+      return signalPassFailure();
+  }
+
+  LogicalResult convert(func::FuncOp func, ArchAttr arch) {
+    Location loc = func.getLoc();
+    OpBuilder builder(func);
+    auto device = DeviceOp::create(builder, loc, func.getSymName(), arch);
+    Block &body = device.getBody().front();
+    builder.setInsertionPointToStart(&body);
+
+    // DRAM buffers: arguments are inputs (weights once the frontend marks
+    // them), returned allocations outputs, other allocations scratch.
+    auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    llvm::SmallPtrSet<Value, 4> returned(returnOp.getOperands().begin(),
+                                         returnOp.getOperands().end());
+    IRMapping dram;
+    for (BlockArgument arg : func.getArguments()) {
+      auto type = dyn_cast<MemRefType>(arg.getType());
+      if (!type)
+        return func.emitOpError() << "argument #" << arg.getArgNumber()
+                                  << " is not a memref after bufferization";
+      if (returned.contains(arg))
+        return func.emitOpError()
+               << "returns its argument #" << arg.getArgNumber()
+               << "; an output must be its own DRAM buffer";
+      auto kindAttr =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.kind");
+      DramBufferKind kind = DramBufferKind::input;
+      if (kindAttr && kindAttr.getValue() == "weight")
+        kind = DramBufferKind::weight;
+      auto nameAttr =
+          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.name");
+      std::string name = nameAttr ? nameAttr.getValue().str()
+                                  : "arg" + std::to_string(arg.getArgNumber());
+      auto buffer = DramBufferOp::create(builder, arg.getLoc(), type, name,
+                                         kind, /*address=*/nullptr);
+      dram.map(arg, buffer.getResult());
+    }
+    int64_t scratch = 0, outputs = 0;
+    for (auto alloc : func.getBody().getOps<memref::AllocOp>()) {
+      bool isOutput = returned.contains(alloc.getResult());
+      std::string name = isOutput ? "result" + std::to_string(outputs++)
+                                  : "scratch" + std::to_string(scratch++);
+      MemRefType type = alloc.getType();
+      if (!type.hasStaticShape())
+        return alloc.emitOpError("has a dynamic shape; DRAM buffers are static");
+      auto buffer = DramBufferOp::create(
+          builder, alloc.getLoc(), type, name,
+          isOutput ? DramBufferKind::output : DramBufferKind::scratch,
+          /*address=*/nullptr);
+      dram.map(alloc.getResult(), buffer.getResult());
+    }
+    for (Value value : returnOp.getOperands())
+      if (!dram.contains(value))
+        return returnOp.emitOpError(
+            "returns a value that is not a DRAM allocation of the function");
+
+    // Tiles: every tile some mapping names, in row-major order.
+    SmallVector<scf::ForallOp> parts;
+    for (Operation &op : func.getBody().front()) {
+      auto forall = dyn_cast<scf::ForallOp>(op);
+      if (forall && forall->hasAttr(TesselDialect::getPartitionAttrName())) {
+        parts.push_back(forall);
+        continue;
+      }
+      if (isa<memref::AllocOp, memref::DeallocOp, func::ReturnOp,
+              arith::ConstantOp>(op))
+        continue;
+      return op.emitOpError()
+             << "is outside any partitioned op; run tessel-partition first";
+    }
+    std::set<Coord> coords;
+    for (scf::ForallOp forall : parts) {
+      auto mapping = cast<MappingAttr>(
+          forall->getAttr(TesselDialect::getPartitionAttrName()));
+      for (int64_t i = 0; i < mapping.getNumTiles(); ++i)
+        coords.insert(mapping.getTileOfPart(i));
+    }
+    if (coords.empty())
+      coords.insert({0, 0});
+    std::map<Coord, TileProgram> tiles;
+    for (Coord c : coords)
+      tiles[c].tile = TileOp::create(builder, loc, c.first, c.second);
+    // Barrier semaphores: the first tile collects one signal per tile, then
+    // releases each tile through the tile's own semaphore.
+    TileProgram &leader = tiles.begin()->second;
+    Value arrived = SemaphoreOp::create(builder, loc, leader.tile, 0);
+    for (auto &[c, program] : tiles)
+      program.go = SemaphoreOp::create(builder, loc, program.tile, 0);
+    for (auto &[c, program] : tiles) {
+      program.core = CoreOp::create(builder, loc, program.tile);
+      program.mapping = dram;
+    }
+
+    // Each part's body, with the iteration's induction values as constants,
+    // goes to the core of its tile, in program order.
+    for (auto [index, forall] : llvm::enumerate(parts)) {
+      auto mapping = cast<MappingAttr>(
+          forall->getAttr(TesselDialect::getPartitionAttrName()));
+      FailureOr<SmallVector<SmallVector<int64_t>>> iterations =
+          getIterations(forall);
+      if (failed(iterations))
+        return failure();
+      for (auto [part, ivs] : llvm::enumerate(*iterations)) {
+        TileProgram &program = tiles[mapping.getTileOfPart(part)];
+        OpBuilder coreBuilder =
+            OpBuilder::atBlockTerminator(&program.core.getBody().front());
+        IRMapping map = program.mapping;
+        for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
+          map.map(iv, arith::ConstantIndexOp::create(coreBuilder,
+                                                      forall.getLoc(), value)
+                          .getResult());
+        // Values the body captures from the function (constants).
+        forall.getBody()->walk([&](Operation *op) {
+          for (Value operand : op->getOperands()) {
+            if (map.contains(operand))
+              continue;
+            if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
+              if (constant->getBlock() == &func.getBody().front())
+                map.map(operand, coreBuilder.clone(*constant)->getResult(0));
+          }
+        });
+        for (Operation &op : forall.getBody()->without_terminator())
+          coreBuilder.clone(op, map);
+      }
+      // Barrier after every op but the last: all its writes to DRAM are
+      // done (every transfer is waited for where it is issued) before any
+      // tile starts the next op.
+      if (index + 1 == parts.size())
+        continue;
+      for (auto &[c, program] : tiles) {
+        OpBuilder coreBuilder =
+            OpBuilder::atBlockTerminator(&program.core.getBody().front());
+        SignalOp::create(coreBuilder, forall.getLoc(), arrived, 1);
+        if (&program == &leader) {
+          WaitSemaphoreOp::create(coreBuilder, forall.getLoc(), arrived,
+                                  static_cast<int32_t>(tiles.size()));
+          for (auto &[c2, other] : tiles)
+            SignalOp::create(coreBuilder, forall.getLoc(), other.go, 1);
+        }
+        WaitSemaphoreOp::create(coreBuilder, forall.getLoc(), program.go, 1);
+      }
+    }
+
+    func.erase();
+    return unrollSteps(device);
+  }
+
+  /// Straight-line cores: unrolls the step loops outermost first; folding
+  /// after each round makes the inner loops' bounds (affine.min of an outer
+  /// induction value) constant.
+  LogicalResult unrollSteps(DeviceOp device) {
+    MLIRContext *ctx = &getContext();
+    RewritePatternSet patterns(ctx);
+    for (Dialect *dialect : ctx->getLoadedDialects())
+      dialect->getCanonicalizationPatterns(patterns);
+    for (RegisteredOperationName op : ctx->getRegisteredOperations())
+      op.getCanonicalizationPatterns(patterns, ctx);
+    FrozenRewritePatternSet canonicalization(std::move(patterns));
+
+    while (true) {
+      if (failed(applyPatternsGreedily(device, canonicalization)))
+        return device.emitOpError("did not converge while folding steps");
+      SmallVector<scf::ForOp> outermost;
+      device.walk([&](scf::ForOp loop) {
+        if (!loop->getParentOfType<scf::ForOp>())
+          outermost.push_back(loop);
+      });
+      if (outermost.empty())
+        return success();
+      for (scf::ForOp loop : outermost)
+        if (failed(loopUnrollFull(loop)))
+          return loop.emitOpError("has a trip count that is not constant, so "
+                                  "the tile's program cannot be unrolled");
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel

@@ -1,0 +1,81 @@
+// RUN: tessel-opt %s -split-input-file -tessel-convert-to-device -verify-diagnostics | FileCheck %s
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Two ops on a 2x2 grid: a matmul in 4 row blocks (one per tile), then an
+// elementwise op on 2 tiles. Each tile's core gets its parts in program
+// order, with the step loop unrolled and a barrier between the ops.
+// CHECK-LABEL: tessel.device @two_ops arch #arch {
+// CHECK-DAG:     %[[X:.+]] = tessel.dram_buffer @x input : memref<64x32xf32, #dram>
+// CHECK-DAG:     %[[W:.+]] = tessel.dram_buffer @w weight : memref<32x8xf32, #dram>
+// CHECK-DAG:     %[[S:.+]] = tessel.dram_buffer @scratch0 scratch : memref<64x8xf32, #dram>
+// CHECK-DAG:     %[[Y:.+]] = tessel.dram_buffer @result0 output : memref<64x8xf32, #dram>
+// CHECK:         %[[T00:.+]] = tessel.tile(0, 0)
+// CHECK:         %[[T11:.+]] = tessel.tile(1, 1)
+// CHECK:         %[[ARRIVED:.+]] = tessel.semaphore on %[[T00]]
+// CHECK:         %[[GO00:.+]] = tessel.semaphore on %[[T00]]
+// CHECK:         tessel.core(%[[T00]]) {
+// CHECK:           memref.subview %[[X]][0, 0] [16, 32] [1, 1]
+// Two steps of 8 rows each, unrolled.
+// CHECK:           memref.subview %{{.+}}[0, 0] [8, 32]
+// CHECK:           linalg.matmul
+// CHECK:           memref.subview %{{.+}}[8, 0] [8, 32]
+// CHECK:           linalg.matmul
+// CHECK:           tessel.signal %[[ARRIVED]]
+// CHECK:           tessel.wait_semaphore %[[ARRIVED]] for 4
+// CHECK:           tessel.signal %[[GO00]]
+// CHECK:           tessel.wait_semaphore %[[GO00]]
+// CHECK:           linalg.generic
+// CHECK-NOT:       scf.for
+// CHECK:         }
+// Tile (1, 1) runs the last matmul part and no part of the second op.
+// CHECK:         tessel.core(%[[T11]]) {
+// CHECK:           memref.subview %[[X]][48, 0] [16, 32] [1, 1]
+// CHECK:           tessel.signal %[[ARRIVED]]
+// CHECK:           tessel.wait_semaphore
+// CHECK-NOT:       linalg.generic
+// CHECK:         }
+// CHECK-NOT:     func.func
+module attributes {tessel.arch = #tiny} {
+func.func @two_ops(%x: memref<64x32xf32, #dram> {tessel.name = "x"}, %w: memref<32x8xf32, #dram> {tessel.kind = "weight", tessel.name = "w"}) -> memref<64x8xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %s = memref.alloc() : memref<64x8xf32, #dram>
+  %y = memref.alloc() : memref<64x8xf32, #dram>
+  scf.forall (%i) = (0) to (64) step (16) {
+    %xi = memref.subview %x[%i, 0] [16, 32] [1, 1] : memref<64x32xf32, #dram> to memref<16x32xf32, strided<[32, 1], offset: ?>, #dram>
+    %si = memref.subview %s[%i, 0] [16, 8] [1, 1] : memref<64x8xf32, #dram> to memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>
+    scf.for %j = %c0 to %c16 step %c8 {
+      %xj = memref.subview %xi[%j, 0] [8, 32] [1, 1] : memref<16x32xf32, strided<[32, 1], offset: ?>, #dram> to memref<8x32xf32, strided<[32, 1], offset: ?>, #dram>
+      %sj = memref.subview %si[%j, 0] [8, 8] [1, 1] : memref<16x8xf32, strided<[8, 1], offset: ?>, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+      linalg.matmul ins(%xj, %w : memref<8x32xf32, strided<[32, 1], offset: ?>, #dram>, memref<32x8xf32, #dram>) outs(%sj : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+  scf.forall (%i) = (0) to (64) step (32) {
+    %si = memref.subview %s[%i, 0] [32, 8] [1, 1] : memref<64x8xf32, #dram> to memref<32x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [32, 8] [1, 1] : memref<64x8xf32, #dram> to memref<32x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%si : memref<32x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<32x8xf32, strided<[8, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %out: f32):
+      %e = math.exp %in : f32
+      linalg.yield %e : f32
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1]>}
+  return %y : memref<64x8xf32, #dram>
+}
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @loose(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
+  %y = memref.alloc() : memref<4xf32, #dram>
+  // expected-error @+1 {{'memref.copy' op is outside any partitioned op; run tessel-partition first}}
+  memref.copy %x, %y : memref<4xf32, #dram> to memref<4xf32, #dram>
+  return %y : memref<4xf32, #dram>
+}
+}

@@ -1,0 +1,90 @@
+// RUN: tessel-opt %s -split-input-file -tessel-lower-to-instructions -verify-diagnostics | FileCheck %s
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// A 2x2 grid with a 4x4 weight-stationary MAC array.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// CHECK-LABEL: tessel.device @steps
+tessel.device @steps arch #tiny {
+  %x = tessel.dram_buffer @x input : memref<8x8xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<8x6xf32, #dram>
+  %b = tessel.dram_buffer @b weight : memref<6xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x6xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %cst = arith.constant 0.0 : f32
+    // A copy between DRAM and SRAM: a transfer, waited for.
+    // CHECK:     %[[XS:.+]] = memref.alloc() : memref<8x8xf32, #sram>
+    // CHECK:     %[[D:.+]] = tessel.dma %x to %[[XS]]
+    // CHECK:     tessel.wait %[[D]]
+    %xs = memref.alloc() : memref<8x8xf32, #sram>
+    memref.copy %x, %xs : memref<8x8xf32, #dram> to memref<8x8xf32, #sram>
+    %ws = memref.alloc() : memref<8x6xf32, #sram>
+    memref.copy %w, %ws : memref<8x6xf32, #dram> to memref<8x6xf32, #sram>
+    %bs = memref.alloc() : memref<6xf32, #sram>
+    memref.copy %b, %bs : memref<6xf32, #dram> to memref<6xf32, #sram>
+    %acc = memref.alloc() : memref<8x6xf32, #sram>
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[ACC:.+]] : memref<8x6xf32, #sram>
+    linalg.fill ins(%cst : f32) outs(%acc : memref<8x6xf32, #sram>)
+    // 8x8x6 on a 4x4 array: column blocks of 4 and 2, each over k = 0..3
+    // then 4..7 (the ISA's accumulation order).
+    // CHECK:     %[[A0:.+]] = memref.subview %[[XS]][0, 0] [8, 4] [1, 1]
+    // CHECK:     %[[B0:.+]] = memref.subview %{{.+}}[0, 0] [4, 4] [1, 1]
+    // CHECK:     %[[C0:.+]] = memref.subview %[[ACC]][0, 0] [8, 4] [1, 1]
+    // CHECK:     tessel.matmul %[[A0]], %[[B0]], %[[C0]]
+    // CHECK:     memref.subview %[[XS]][0, 4] [8, 4] [1, 1]
+    // CHECK:     tessel.matmul
+    // CHECK:     memref.subview %[[ACC]][0, 4] [8, 2] [1, 1]
+    // CHECK:     tessel.matmul
+    // CHECK:     tessel.matmul
+    // CHECK-NOT: tessel.matmul
+    linalg.matmul ins(%xs, %ws : memref<8x8xf32, #sram>, memref<8x6xf32, #sram>) outs(%acc : memref<8x6xf32, #sram>)
+    // Bias (broadcast along rows through a zero stride) and relu as torch-mlir
+    // writes it: ugt is computed as 1 - ole.
+    // CHECK:     %[[BB:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [8, 6], strides: [0, 1]
+    // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<8x6xf32, #sram>
+    // CHECK:     tessel.vector_binary add %[[ACC]], %[[BB]], %[[SUM]]
+    // CHECK:     %[[MASK:.+]] = memref.alloc() : memref<8x6xf32, #sram>
+    // CHECK:     %[[ZERO:.+]] = memref.alloc() : memref<8x6xf32, #sram>
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[ZERO]]
+    // CHECK:     tessel.vector_compare le %[[SUM]], %[[ZERO]], %[[MASK]]
+    // CHECK:     tessel.vector_binary_imm sub %[[MASK]], 1.000000e+00, %[[MASK]] {imm_lhs}
+    // CHECK:     tessel.vector_select %[[MASK]], %[[SUM]], %[[ZERO]], %[[OUT:.+]] :
+    // CHECK:     memref.dealloc %[[SUM]]
+    %out = memref.alloc() : memref<8x6xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %bs : memref<8x6xf32, #sram>, memref<6xf32, #sram>) outs(%out : memref<8x6xf32, #sram>) {
+    ^bb0(%in: f32, %bias: f32, %o: f32):
+      %s = arith.addf %in, %bias : f32
+      %gt = arith.cmpf ugt, %s, %cst : f32
+      %r = arith.select %gt, %s, %cst : f32
+      linalg.yield %r : f32
+    }
+    // CHECK:     tessel.dma %[[OUT]] to %y
+    memref.copy %out, %y : memref<8x6xf32, #sram> to memref<8x6xf32, #dram>
+    // A transpose: a copy through a permuted view.
+    // CHECK:     %[[TV:.+]] = memref.transpose %[[XS]] (d0, d1) -> (d1, d0)
+    // CHECK:     tessel.vector_unary copy %[[TV]], %{{.+}}
+    %xt = memref.alloc() : memref<8x8xf32, #sram>
+    linalg.transpose ins(%xs : memref<8x8xf32, #sram>) outs(%xt : memref<8x8xf32, #sram>) permutation = [1, 0]
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+tessel.device @unsupported arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<4x4xf32, #sram>
+    %b = memref.alloc() : memref<4xf32, #sram>
+    // expected-error @+1 {{'linalg.reduce' op has no lowering to tessel instructions yet}}
+    linalg.reduce ins(%a : memref<4x4xf32, #sram>) outs(%b : memref<4xf32, #sram>) dimensions = [1]
+      (%in: f32, %acc: f32) {
+        %s = arith.addf %in, %acc : f32
+        linalg.yield %s : f32
+      }
+  }
+}
