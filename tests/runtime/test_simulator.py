@@ -105,6 +105,29 @@ def test_trace_is_chrome_json(tmp_path):
         simulate(prog, numerics=False).save_trace(tmp_path / "u.json")
 
 
+def test_trace_instruction_spans_and_tag_spans_agree():
+    prog, _ = pipeline_program()
+    r = simulate(prog, {"x": np.zeros((32, 16), np.float32)}, trace=True)
+    us = 1.0 / prog.arch.clock_mhz
+    cycles = {}
+    for e in r.trace_events:
+        if e["ph"] == "X" and e["tid"] in (0, 1, 2) and "tag" in e.get("args", {}):
+            tag = e["args"]["tag"] or "(untagged)"
+            lo, hi = cycles.get(tag, (np.inf, 0.0))
+            cycles[tag] = (min(lo, e["ts"] / us), max(hi, (e["ts"] + e["dur"]) / us))
+    assert set(cycles) == set(r.tags)
+    for name, t in r.tags.items():
+        assert (t.first, t.last) == pytest.approx(cycles[name]), name
+    # Every executed instruction has exactly one span on its engine track.
+    n = sum(1 for e in r.trace_events
+            if e["ph"] == "X" and e["tid"] in (0, 1, 2) and "tag" in e.get("args", {}))
+    assert n == r.instructions == prog.num_instructions
+    # Without a trace no spans are kept; the statistics are the same.
+    q = simulate(prog, {"x": np.zeros((32, 16), np.float32)})
+    assert q.cycles == r.cycles and q.tags["fc"].busy == r.tags["fc"].busy
+    assert q.tags["fc"].first == np.inf and r.tags["fc"].first == 0
+
+
 def test_deadlock_on_a_semaphore_nobody_signals():
     b = ProgramBuilder("tessel-4x4")
     t = b.tile(1, 1, semaphores=2)

@@ -953,16 +953,22 @@ class _Simulator:
             mac_utilization=util, events=self.events,
             trace_events=self._trace_events() if self.trace else None)
 
+    @staticmethod
+    def _executed(tl: _Tile):
+        """``(instruction, start, duration)`` of every instruction the tile
+        ran, in order (needs ``trace``: the runs are recorded then)."""
+        cum, instrs = tl.cum, tl.instrs
+        for pc, j, t0 in tl.runs:
+            for k in range(pc, j):
+                yield (instrs[k], t0 + cum[k] - cum[pc],
+                       (cum[k + 1] - cum[k]) or ISSUE_CYCLES)
+
     def _tag_spans(self, tags, tag_stats) -> None:
         for tl in self.tiles:
-            for pc, j, t0 in tl.runs:
-                for k in range(pc, j):
-                    ins = tl.instrs[k]
-                    ts = tag_stats(ins.tag)
-                    start = t0 + tl.cum[k] - tl.cum[pc]
-                    dur = (tl.cum[k + 1] - tl.cum[k]) or ISSUE_CYCLES
-                    ts.first = min(ts.first, start)
-                    ts.last = max(ts.last, start + dur)
+            for ins, start, dur in self._executed(tl):
+                ts = tag_stats(ins.tag)
+                ts.first = min(ts.first, start)
+                ts.last = max(ts.last, start + dur)
 
     def _trace_events(self) -> list[dict]:
         a = self.a
@@ -981,17 +987,13 @@ class _Simulator:
             for tid, name in names.items():
                 ev.append({"ph": "M", "name": "thread_name", "pid": pid, "tid": tid,
                            "args": {"name": name}})
-            for pc, j, t0 in tl.runs:
-                for k in range(pc, j):
-                    ins = tl.instrs[k]
-                    start = t0 + tl.cum[k] - tl.cum[pc]
-                    dur = (tl.cum[k + 1] - tl.cum[k]) or ISSUE_CYCLES
-                    tid = engines.get(ins.op, (2 if ins.op.startswith("vector") else 0,))[0]
-                    ev.append({"ph": "X", "pid": pid, "tid": tid, "ts": start * us,
-                               "dur": dur * us, "name": ins.op,
-                               "args": {"offset": ins.offset,
-                                        "tag": tag_names.get(ins.tag),
-                                        "instruction": format_instruction(ins)}})
+            for ins, start, dur in self._executed(tl):
+                tid = engines.get(ins.op, (2 if ins.op.startswith("vector") else 0,))[0]
+                ev.append({"ph": "X", "pid": pid, "tid": tid, "ts": start * us,
+                           "dur": dur * us, "name": ins.op,
+                           "args": {"offset": ins.offset,
+                                    "tag": tag_names.get(ins.tag),
+                                    "instruction": format_instruction(ins)}})
             for pc, start, stop, cause in tl.stall_log:
                 ev.append({"ph": "X", "pid": pid, "tid": 0, "ts": start * us,
                            "dur": (stop - start) * us, "name": f"stall ({cause})",
