@@ -68,6 +68,61 @@ def test_save_replaces_atomically(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["p"]
 
 
+def test_save_ignores_stale_temporaries_and_replaces_another_program(tmp_path):
+    # Leftovers of an interrupted save, under the names an earlier version
+    # used, do not stop a save and are not touched.
+    stale = [f".p.old.{os.getpid()}", ".p.abc123"]
+    for name in stale:
+        (tmp_path / name).mkdir()
+        (tmp_path / name / "x").write_text("stale")
+    small_program().save(tmp_path / "p")
+    other = ProgramBuilder("tessel-4x4")
+    other.add_buffer("z", "input", (4,), "f32")
+    other.tile(1, 1).vector_fill("f32", 2.0, (4,), (0, (1,)))
+    other.build().save(tmp_path / "p")
+    assert sorted(os.listdir(tmp_path)) == sorted(stale + ["p"])
+    assert sorted(os.listdir(tmp_path / "p" / "tiles")) == ["r1c1.bin"]
+    assert load_program(tmp_path / "p").inputs == ["z"]
+    for name in stale:
+        assert (tmp_path / name / "x").read_text() == "stale"
+
+
+def test_save_keeps_the_old_program_when_renaming_in_fails(tmp_path, monkeypatch):
+    small_program().save(tmp_path / "p")
+    before = (tmp_path / "p" / "manifest.json").read_text()
+    real = os.rename
+    calls = []
+
+    def failing(src, dst):
+        calls.append((src, dst))
+        if len(calls) == 2:                      # the new program into place
+            raise OSError("disk on fire")
+        return real(src, dst)
+
+    monkeypatch.setattr(os, "rename", failing)
+    with pytest.raises(OSError, match="disk on fire"):
+        small_program("systolic-32x32").save(tmp_path / "p")
+    monkeypatch.undo()
+    assert sorted(os.listdir(tmp_path)) == ["p"]
+    assert (tmp_path / "p" / "manifest.json").read_text() == before
+    load_program(tmp_path / "p")
+
+
+def test_save_does_not_replace_what_is_not_a_program(tmp_path):
+    (tmp_path / "file").write_text("data")
+    with pytest.raises(FileExistsError, match="not a program directory"):
+        small_program().save(tmp_path / "file")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "dir" / "notes.txt").write_text("mine")
+    with pytest.raises(FileExistsError, match="without a manifest.json"):
+        small_program().save(tmp_path / "dir")
+    assert (tmp_path / "dir" / "notes.txt").read_text() == "mine"
+    assert sorted(os.listdir(tmp_path)) == ["dir", "file"]
+    (tmp_path / "empty").mkdir()
+    small_program().save(tmp_path / "empty")
+    load_program(tmp_path / "empty")
+
+
 def test_header_word_layout():
     words = isa.encode("signal", {"row": 1, "col": 2, "semaphore": 3, "count": 4}, tag=7)
     assert words == [0x03 | (5 << 8) | (7 << 16), 1, 2, 3, 4]

@@ -227,28 +227,52 @@ class Program:
     # ---- writing ---------------------------------------------------------
 
     def save(self, directory: str | os.PathLike) -> Path:
-        """Write the program directory atomically: everything goes to a
-        temporary sibling that is renamed into place (an existing program
-        there is replaced)."""
+        """Write the program directory atomically: everything goes to a fresh
+        temporary sibling (``tempfile.mkdtemp``) that is renamed into place.
+        An existing program there is replaced: it is renamed away into
+        another fresh sibling, the new one renamed in, and the old one removed
+        (if renaming the new one in fails, the old one is put back). Readers
+        see the old program or the new one, never a mixture. A path that is
+        a file, or a non-empty directory without a ``manifest.json``, is not
+        replaced (``FileExistsError``)."""
         target = Path(directory)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+        parent = target.parent
+        parent.mkdir(parents=True, exist_ok=True)
+        if target.exists() or target.is_symlink():
+            if not target.is_dir() or target.is_symlink():
+                raise FileExistsError(f"{target} exists and is not a program "
+                                      "directory")
+            if not (target / MANIFEST).exists() and any(target.iterdir()):
+                raise FileExistsError(f"{target} is a non-empty directory without "
+                                      f"a {MANIFEST}: not replacing it")
+        tmp = Path(tempfile.mkdtemp(prefix=f".{target.name}.new.", dir=parent))
+        graveyard = None
         try:
             (tmp / "tiles").mkdir()
             (tmp / MANIFEST).write_text(json.dumps(self.manifest(), indent=1) + "\n")
             (tmp / "dram.bin").write_bytes(self.dram_image)
             for t in self.tiles:
                 (tmp / t.path).write_bytes(t.stream)
-            old = None
             if target.exists():
-                old = target.with_name(f".{target.name}.old.{os.getpid()}")
+                graveyard = Path(tempfile.mkdtemp(prefix=f".{target.name}.old.",
+                                                  dir=parent))
+                old = graveyard / target.name
                 os.rename(target, old)
-            os.rename(tmp, target)
-            if old is not None:
-                shutil.rmtree(old, ignore_errors=True)
+                try:
+                    os.rename(tmp, target)
+                except BaseException:
+                    if not target.exists():
+                        os.rename(old, target)
+                    raise
+            else:
+                os.rename(tmp, target)
         except BaseException:
             shutil.rmtree(tmp, ignore_errors=True)
+            if graveyard is not None and not any(graveyard.iterdir()):
+                graveyard.rmdir()
             raise
+        if graveyard is not None:
+            shutil.rmtree(graveyard, ignore_errors=True)
         return target
 
     # ---- validation ------------------------------------------------------
