@@ -397,3 +397,35 @@ def test_cli_bad_program_and_unwritable_outputs(tmp_path, capsys):
     code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--trace",
                              tmp_path / "no" / "such" / "dir" / "t.json")
     assert code == 1 and err.startswith("error: ") and "Traceback" not in err
+
+
+def test_loading_and_simulating_need_no_yaml(tmp_path, repo):
+    prog, _ = pipeline_program()
+    prog.save(tmp_path / "p")
+    desc = json.dumps(prog.arch.to_dict())
+    code = (
+        "import sys, json\n"
+        "sys.modules['yaml'] = None        # import yaml fails\n"
+        "import numpy as np\n"
+        "from tessel.runtime import program, simulator, disasm\n"
+        "from tessel.arch import Arch\n"
+        f"p = program.load_program({str(tmp_path / 'p')!r})\n"
+        "x = np.zeros((32, 16), np.float32)\n"
+        "print(simulator.simulate(p, {'x': x}).cycles)\n"
+        "disasm.disassemble(p)\n"
+        f"desc = json.loads({desc!r})\n"
+        "for arch in (desc, Arch.from_dict(desc)):\n"
+        "    b = program.ProgramBuilder(arch)\n"
+        "    b.tile(0, 0).vector_fill('f32', 1.0, (8,), (0, (1,)))\n"
+        "    print(simulator.simulate(b.build()).cycles)\n"
+        "try:\n"
+        "    program.ProgramBuilder('tessel-4x4')\n"
+        "except ImportError:\n"
+        "    print('preset needs yaml')\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(repo / "python"))
+    out = subprocess.run([sys.executable, "-c", code], env=env,
+                         capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    cycles = simulate(prog, {"x": np.zeros((32, 16), np.float32)}).cycles
+    assert out.stdout.split() == [str(cycles), "3", "3", "preset", "needs", "yaml"]

@@ -1,6 +1,10 @@
 """Executing compiled programs: the program format, the simulator and the GPU
 emulation target. Nothing here imports MLIR, so this package runs wherever a
-program is, with Python and NumPy alone.
+program is, with Python and NumPy alone: loading a program
+(``load_program``), simulating and disassembling it need nothing else (the
+manifest holds the arch as JSON, read by ``Arch.from_dict``). Only naming an
+architecture by preset or YAML path, as in ``ProgramBuilder("tessel-4x4")``,
+needs PyYAML; ``ProgramBuilder`` given an ``Arch`` or its dict does not.
 
 - ``program``: :class:`~.program.Program`, ``load_program``, ``ProgramBuilder``
   (docs/isa.md);

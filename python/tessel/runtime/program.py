@@ -932,11 +932,15 @@ class ProgramBuilder:
     """Builds a :class:`Program`: DRAM buffers (with their initial data),
     tags, and one :class:`StreamBuilder` per tile that runs code.
 
-    ``arch`` is an :class:`~tessel.arch.Arch`, a preset name or a YAML path.
+    ``arch`` is an :class:`~tessel.arch.Arch`, its plain form (a dict, as
+    ``Arch.to_dict()`` gives and a manifest holds), a preset name or a YAML
+    path. Presets and YAML paths need PyYAML; an ``Arch`` or a dict does not.
     The same calls give the same bytes.
     """
 
-    def __init__(self, arch: "arch_model.Arch | str | os.PathLike"):
+    def __init__(self, arch: "arch_model.Arch | Mapping | str | os.PathLike"):
+        if isinstance(arch, Mapping):
+            arch = arch_model.Arch.from_dict(arch)
         self.arch = arch_model.load(arch)
         self._buffers: list[Buffer] = []
         self._data: dict[str, bytes] = {}
