@@ -308,6 +308,47 @@ def _load_onnx(path, what):
     return model
 
 
+# Operand positions of ONNX ops that control shapes, sizes, axes or counts
+# rather than carry data. Lifted to function arguments, such an operand
+# would turn static shape arithmetic into run-time reads.
+_SHAPE_OPERANDS = {
+    "Resize": {1, 2, 3},          # roi, scales, sizes
+    "Upsample": {1},              # scales
+    "Pad": {1, 3},                # pads, axes
+    "Slice": {1, 2, 3, 4},        # starts, ends, axes, steps
+    "Reshape": {1}, "Expand": {1}, "Tile": {1},
+    "ConstantOfShape": {0},
+    "Range": {0, 1, 2},
+    "Squeeze": {1}, "Unsqueeze": {1},
+    "Split": {1}, "TopK": {1}, "OneHot": {1}, "Trilu": {1},
+    "CenterCropPad": {1, 2}, "Col2Im": {1, 2},
+    "RandomNormalLike": {0}, "RandomUniformLike": {0}, "EyeLike": {0},
+}
+
+
+def _shape_operands(op_type: str) -> set[int]:
+    if op_type.startswith("Reduce"):  # ReduceSum, ReduceMean, ...: axes
+        return {1}
+    return _SHAPE_OPERANDS.get(op_type, set())
+
+
+def _shape_operand_names(graph) -> set[str]:
+    """Names used as a shape operand anywhere in ``graph``, its subgraphs
+    included."""
+    import onnx
+    names = set()
+    for node in graph.node:
+        positions = _shape_operands(node.op_type)
+        names.update(n for i, n in enumerate(node.input) if i in positions and n)
+        for attr in node.attribute:
+            if attr.type == onnx.AttributeProto.GRAPH:
+                names |= _shape_operand_names(attr.g)
+            elif attr.type == onnx.AttributeProto.GRAPHS:
+                for g in attr.graphs:
+                    names |= _shape_operand_names(g)
+    return names
+
+
 def import_onnx(req):
     import onnx
     from onnx import numpy_helper
@@ -326,12 +367,16 @@ def import_onnx(req):
     user_inputs = [i.name for i in graph.input]
     init_names = {t.name for t in graph.initializer}
     user_inputs = [n for n in user_inputs if n not in init_names]
-    # Lift floating-point tensors to function arguments; small integer
-    # initializers (shapes, axes, indices) stay constants so shapes stay static.
+    # Lift floating-point tensors consumed only as data to function
+    # arguments. Integer initializers (shapes, axes, indices) and those
+    # feeding shape operands (Resize scales, Pad pads, ...) stay constants so
+    # shapes stay static.
+    shape_feeding = _shape_operand_names(graph)
     weights, kept = {}, []
     for t in graph.initializer:
         arr = numpy_helper.to_array(t)
-        if arr.dtype.kind == "f" and arr.size > 1 and arr.dtype in (np.float32, np.float64, np.float16):
+        if arr.size > 1 and arr.dtype in (np.float32, np.float64, np.float16) \
+                and t.name not in shape_feeding:
             weights[t.name] = np.ascontiguousarray(arr)
         else:
             kept.append(t)
