@@ -506,6 +506,8 @@ class _Simulator:
         # Resources for bandwidth sharing: capacity, flows using each.
         self.cap = static.cap
         self.users: list[list] = [[] for _ in static.cap]
+        # The fair share of each resource: capacity / flows using it.
+        self.share: list[float] = list(static.cap)
         self.res_names = static.res_names
         self.dram_bytes_read = self.dram_bytes_written = 0
         self.noc_bytes = self.noc_link_bytes = self.sram_dma_bytes = 0
@@ -722,16 +724,20 @@ class _Simulator:
     def _flow_start(self, x: _Xfer, t: float) -> None:
         x.started = t
         x.t0 = t
-        users = self.users
+        users, share, cap = self.users, self.share, self.cap
         for r in x.resources:
-            users[r].append(x)
+            u = users[r]
+            u.append(x)
+            share[r] = cap[r] / len(u)
         self._reshare(x, t)
 
     def _flow_finished(self, x: _Xfer, t: float) -> None:
         x.data_end = t
-        users = self.users
+        users, share, cap = self.users, self.share, self.cap
         for r in x.resources:
-            users[r].remove(x)
+            u = users[r]
+            u.remove(x)
+            share[r] = cap[r] / len(u) if u else cap[r]
         if self.trace:
             for link in x.links:
                 self.link_busy.setdefault(link, []).append((x.started, t))
@@ -746,14 +752,16 @@ class _Simulator:
         ``min over its resources of capacity / flows using it``. Only flows
         that share a resource with ``changed`` can see their rate change; those
         whose rate changes get a new finish event."""
-        users, cap = self.users, self.cap
+        users, share, heap = self.users, self.share, self.heap
         seen = set()
         for r in changed.resources:
             for x in users[r]:
                 if x in seen:
                     continue
                 seen.add(x)
-                rate = min([cap[q] / len(users[q]) for q in x.resources])
+                # share[q] is cap[q] / len(users[q]), kept up to date by
+                # _flow_start and _flow_finished.
+                rate = min([share[q] for q in x.resources])
                 if rate != x.rate:
                     if x.rate:
                         x.rem -= x.rate * (t - x.t0)
@@ -761,7 +769,9 @@ class _Simulator:
                     x.rate = rate
                     x.version += 1
                     rem = x.rem if x.rem > 0 else 0.0
-                    self.push(t + rem / rate, _EV_FLOW, (x, x.version))
+                    self.seq += 1
+                    heapq.heappush(heap, (t + rem / rate, self.seq, _EV_FLOW,
+                                          (x, x.version)))
 
     def _xfer_done(self, x: _Xfer, t: float) -> None:
         tile = x.tile
