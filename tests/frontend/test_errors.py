@@ -95,3 +95,44 @@ def test_failed_import_writes_nothing(tmp_path, monkeypatch):
     with pytest.raises(fe.FrontendError):
         fe.import_torch(badmodels.Sorts(), torch.randn(4, 4))
     assert list(tmp_path.iterdir()) == []
+
+
+def test_unsupported_element_type_names_the_model_and_the_argument():
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.import_torch(badmodels.Doubles(), torch.randn(4, dtype=torch.bfloat16))
+    msg = str(info.value)
+    assert msg.startswith("module Doubles: element type bf16 of input 'x' is not supported")
+
+
+def test_export_to_a_missing_directory_names_the_path(tmp_path):
+    out = tmp_path / "absent" / "m.onnx"
+    with pytest.raises(fe.ModelFileError) as info:
+        fe.export_onnx(badmodels.Linear(), torch.randn(2, 4), out)
+    assert f"cannot write {out}: the directory {out.parent} does not exist" in str(info.value)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_concurrent_exports_use_distinct_temporary_files(tmp_path, monkeypatch):
+    seen = []
+
+    def fake_request(req, what, timeout=-1):
+        seen.append(req["path"])
+        open(req["path"], "wb").close()
+        return {"ok": True}
+
+    monkeypatch.setattr(fe.worker, "request", fake_request)
+    for _ in range(2):
+        fe.export_onnx(badmodels.Linear(), torch.randn(2, 4), tmp_path / "m.onnx")
+    assert len(set(seen)) == 2
+    assert all(p.startswith(str(tmp_path / ".m.onnx.")) for p in seen)
+    assert [p.name for p in tmp_path.iterdir()] == ["m.onnx"]
+
+
+def test_loss_function_defined_in_main_is_called_a_function():
+    def loss(out, target):
+        return ((out - target) ** 2).mean()
+
+    loss.__module__ = "__main__"
+    with pytest.raises(fe.ModelTransferError,
+                       match=r"function .*loss is defined in __main__"):
+        fe.import_torch_training(badmodels.Linear(), loss, torch.randn(2, 4), torch.randn(2, 3))

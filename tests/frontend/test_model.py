@@ -64,6 +64,15 @@ def test_failed_save_leaves_nothing(mlp, tmp_path, monkeypatch):
     (lambda d: (d / "weights.npz").unlink(), "weights.npz: file missing"),
     (lambda d: (d / "signature.json").write_text("{"), "signature.json: not valid JSON"),
     (lambda d: _edit_sig(d, lambda s: s.update(version=99)), "field 'version' is 99"),
+    (lambda d: _edit_sig(d, lambda s: s.update(version=True)),
+     "field 'version' should be int, got bool"),
+    (lambda d: _edit_sig(d, lambda s: s["args"][-1].update(shape=[True, 64])),
+     "field 'args[4]': tensor 'x': bad dimension True"),
+    (lambda d: _edit_sig(d, lambda s: s["args"].pop(0)),
+     "arrays ['fc1.weight'] are not weights in signature.json"),
+    (lambda d: _edit_sig(d, lambda s: s["args"].insert(
+        0, {"name": "extra", "shape": [2], "dtype": "float32", "kind": "weight"})),
+     "weight 'extra', an argument in signature.json, is missing"),
     (lambda d: _edit_sig(d, lambda s: s["args"][0].pop("dtype")), "field 'args[0].dtype' is missing"),
     (lambda d: _edit_sig(d, lambda s: s["args"][0].update(shape=[1, 2])),
      "weight 'fc1.weight' is float32[128, 64], signature.json says float32[1, 2]"),
@@ -81,6 +90,14 @@ def _edit_sig(d, change):
     sig = json.loads((d / "signature.json").read_text())
     change(sig)
     (d / "signature.json").write_text(json.dumps(sig))
+
+
+def test_constructor_checks_weights_like_load(mlp):
+    _, _, model = mlp
+    weights = dict(model.weights, **{"fc1.weight": np.zeros((1, 2), np.float32)})
+    with pytest.raises(ValueError, match=r"weight 'fc1.weight' is float32\[1, 2\], the "
+                                         r"signature says float32\[128, 64\]"):
+        fe.ImportedModel(model.mlir, weights, model.signature)
 
 
 def test_dynamic_batch():
@@ -115,6 +132,30 @@ def test_contract_check_names_op_and_location():
         fe.check_input_contract(text, "model f")
     assert "op 'scf.for' at model.py:12:7 is outside Tessel's input contract" in str(info.value)
     assert info.value.op == "scf.for" and info.value.location == "model.py:12:7"
+
+
+@pytest.mark.parametrize("loc,library_dirs,where", [
+    # A user's own directory named torch is the user's.
+    ('callsite("/venv/lib/python3.11/site-packages/torch/nn/modules/linear.py":125:0 at '
+     '"/home/me/torch/mymodel.py":12:3)', (), "/home/me/torch/mymodel.py:12:3"),
+    ('callsite("/src/torch/torch/nn/functional.py":10:0 at "/home/me/m.py":5:1)',
+     ("/src/torch/torch",), "/home/me/m.py:5:1"),
+    ('callsite("/usr/lib/python3/dist-packages/torch_mlir/x.py":1:0 at '
+     '"/work/torch/net.py":7:2)', (), "/work/torch/net.py:7:2"),
+])
+def test_contract_location_skips_only_library_frames(loc, library_dirs, where):
+    text = f"""
+    func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {{
+      %c0 = arith.constant 0 : index
+      %c1 = arith.constant 1 : index
+      %r = scf.for %i = %c0 to %c1 step %c1 iter_args(%t = %a) -> tensor<4xf32> {{
+        scf.yield %t : tensor<4xf32>
+      }} loc({loc})
+      return %r : tensor<4xf32>
+    }}"""
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.check_input_contract(text, "model f", library_dirs=library_dirs)
+    assert info.value.location == where
 
 
 def test_contract_check_drops_asserts():

@@ -59,7 +59,8 @@ def _unpickle(blob: bytes, what: str):
 
 
 def _func_types(module, func_name):
-    """(argument types, result types) of @func_name as (shape, dtype) pairs."""
+    """(argument types, result types) of @func_name as (shape, element type)
+    pairs, the element type as MLIR prints it."""
     from torch_mlir import ir
     for op in module.body.operations:
         if op.operation.name == "func.func" and \
@@ -72,31 +73,37 @@ def _func_types(module, func_name):
     def spec(t):
         rt = ir.RankedTensorType(t)
         shape = [None if rt.is_dynamic_dim(i) else rt.get_dim_size(i) for i in range(rt.rank)]
-        et = str(rt.element_type)
-        if et not in _DTYPES:
-            raise Failure("UnsupportedOpError",
-                          f"element type {et} of a function argument or result is not "
-                          f"supported; cast the model to float32")
-        return shape, _DTYPES[et]
+        return shape, str(rt.element_type)
 
     return [spec(t) for t in ftype.inputs], [spec(t) for t in ftype.results]
 
 
-def _signature(module, func_name, source, weight_names, input_names, output_names):
+def _dtype(et: str, what: str, role: str, name: str) -> str:
+    if et not in _DTYPES:
+        raise Failure("UnsupportedOpError",
+                      f"{what}: element type {et} of {role} {name!r} is not supported "
+                      f"(supported: {', '.join(_DTYPES)}); cast it, e.g. to float32")
+    return _DTYPES[et]
+
+
+def _signature(module, func_name, source, weight_names, input_names, output_names,
+               what):
     arg_types, res_types = _func_types(module, func_name)
     names = list(weight_names) + list(input_names)
     if len(names) != len(arg_types):
         raise Failure("LoweringError",
-                      f"@{func_name} has {len(arg_types)} arguments, expected "
+                      f"{what}: @{func_name} has {len(arg_types)} arguments, expected "
                       f"{len(names)} ({len(weight_names)} weights + {len(input_names)} inputs)")
     if output_names is None or len(output_names) != len(res_types):
         output_names = (["output"] if len(res_types) == 1
                         else [f"output{i}" for i in range(len(res_types))])
-    args = [{"name": n, "shape": s, "dtype": d,
-             "kind": "weight" if i < len(weight_names) else "input"}
-            for i, (n, (s, d)) in enumerate(zip(names, arg_types))]
-    outs = [{"name": n, "shape": s, "dtype": d, "kind": "output"}
-            for n, (s, d) in zip(output_names, res_types)]
+    args, outs = [], []
+    for i, (n, (s, et)) in enumerate(zip(names, arg_types)):
+        kind = "weight" if i < len(weight_names) else "input"
+        args.append({"name": n, "shape": s, "dtype": _dtype(et, what, kind, n), "kind": kind})
+    for n, (s, et) in zip(output_names, res_types):
+        outs.append({"name": n, "shape": s, "dtype": _dtype(et, what, "output", n),
+                     "kind": "output"})
     return {"format": "tessel-imported-model", "version": 1, "func_name": func_name,
             "source": source, "args": args, "outputs": outs}
 
@@ -228,7 +235,8 @@ def import_torch(req):
     module = _lower_program(prog, req["name"], what)
     n_out = len(prog.graph_signature.user_outputs)
     out_names = (["output"] if n_out == 1 else [f"output{i}" for i in range(n_out)])
-    sig = _signature(module, req["name"], "torch", names, _input_names(model, n_in), out_names)
+    sig = _signature(module, req["name"], "torch", names, _input_names(model, n_in), out_names,
+                     what)
     return {"mlir": _asm(module), "signature": sig,
             "weights": {n: _to_numpy(t) for n, t in named}}
 
@@ -286,7 +294,7 @@ def import_training(req):
                                                   for i in range(len(targets))]
     out_names = ["loss"] + [f"grad.{strip(n)}" for n in grads]
     sig = _signature(module, req["name"], "torch-training",
-                     [strip(n) for n in weight_names], in_names, out_names)
+                     [strip(n) for n in weight_names], in_names, out_names, what)
     return {"mlir": _asm(module), "signature": sig,
             "weights": {strip(n): _to_numpy(tensors[n]) for n in weight_names}}
 
@@ -407,7 +415,8 @@ def import_onnx(req):
                 "builtin.module(torch-backend-to-linalg-on-tensors-backend-pipeline)").run(op)
     except Exception as e:
         raise _lowering_failure(e, what, diagnostics) from e
-    sig = _signature(_ModuleView(op), func_name, "onnx", list(weights), user_inputs, out_names)
+    sig = _signature(_ModuleView(op), func_name, "onnx", list(weights), user_inputs, out_names,
+                     what)
     return {"mlir": _asm(op), "signature": sig, "weights": weights}
 
 
@@ -427,6 +436,12 @@ def export_onnx(req):
         torch.onnx.export(model, inputs, req["path"], dynamo=True, verbose=False,
                           optimize=True, external_data=False)
     except Exception as e:
+        cause = e if isinstance(e, OSError) else e.__cause__
+        if isinstance(cause, OSError):
+            raise Failure("ModelFileError",
+                          f"module {type(model).__name__}: cannot write the ONNX file in "
+                          f"{os.path.dirname(req['path'])} ({type(cause).__name__}: {cause}); "
+                          f"check that the directory exists and is writable") from e
         raise Failure("TraceError",
                       f"module {type(model).__name__}: torch.onnx.export failed: "
                       f"{_first_lines(str(e), 4)}") from e
@@ -439,6 +454,19 @@ def warm(req):
     from torch_mlir import fx  # noqa: F401
     from torch_mlir.extras import onnx_importer  # noqa: F401
     return {}
+
+
+def _library_dirs() -> list[str]:
+    """Where torch and torch-mlir live: locations inside them are not the
+    model's source line."""
+    dirs = []
+    for name in ("torch", "torch_mlir"):
+        mod = sys.modules.get(name)
+        path = getattr(mod, "__file__", None)
+        if path:
+            d = os.path.dirname(os.path.abspath(path))
+            dirs += [d, os.path.realpath(d)]
+    return sorted(set(dirs))
 
 
 HANDLERS = {"torch": import_torch, "training": import_training, "onnx": import_onnx,
@@ -474,6 +502,8 @@ def main() -> int:
                       "message": f"the frontend failed unexpectedly ({type(e).__name__}: "
                                  f"{_first_lines(str(e), 4)})",
                       "traceback": traceback.format_exc()}
+        if answer.get("ok") and "mlir" in answer:
+            answer["library_dirs"] = _library_dirs()
         answer["id"] = rid  # the parent matches answers to requests by it
         sys.stderr.flush()
         _protocol.send(_PROTO_OUT, answer)

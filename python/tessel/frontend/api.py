@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import pickle
 import re
+import uuid
 from pathlib import Path
 
 from . import worker
@@ -28,7 +29,7 @@ def _pickled(obj, what: str, owner: str) -> bytes:
     main_defined = _classes_in_main(obj)
     if main_defined:
         raise ModelTransferError(
-            f"{owner}: class {main_defined} is defined in __main__, which the frontend "
+            f"{owner}: {main_defined} is defined in __main__, which the frontend "
             f"process cannot import; move it into a module (a .py file on sys.path) and "
             f"import it from there")
     try:
@@ -41,7 +42,8 @@ def _pickled(obj, what: str, owner: str) -> bytes:
 
 
 def _classes_in_main(obj) -> str | None:
-    """Name of a class or function in ``obj`` defined in ``__main__``."""
+    """``class X`` or ``function f`` for a class or function in ``obj``
+    defined in ``__main__``."""
     import inspect
 
     import torch
@@ -51,7 +53,8 @@ def _classes_in_main(obj) -> str | None:
         for part in parts:
             defining = part if inspect.isclass(part) or inspect.isfunction(part) else type(part)
             if getattr(defining, "__module__", None) == "__main__":
-                return defining.__qualname__
+                kind = "class" if inspect.isclass(defining) else "function"
+                return f"{kind} {defining.__qualname__}"
     return None
 
 
@@ -61,7 +64,8 @@ def _as_tuple(x):
 
 def _finish(answer: dict, what: str) -> ImportedModel:
     sig = Signature.from_json(answer["signature"], where=f"{what} signature")
-    mlir = check_input_contract(answer["mlir"], what)
+    mlir = check_input_contract(answer["mlir"], what,
+                                library_dirs=answer.get("library_dirs", ()))
     return ImportedModel(mlir=mlir, weights=answer["weights"], signature=sig)
 
 
@@ -135,7 +139,15 @@ def export_onnx(module, example_inputs, path) -> Path:
     if not isinstance(module, torch.nn.Module):
         raise ModelTransferError(f"{owner}: export_onnx takes a torch.nn.Module")
     p = Path(path)
-    tmp = p.with_name(f".{p.name}.tmp{os.getpid()}")
+    if not p.parent.is_dir():
+        raise ModelFileError(
+            f"{owner}: cannot write {p}: the directory {p.parent} does not exist; create "
+            f"it first")
+    if p.is_dir():
+        raise ModelFileError(f"{owner}: cannot write {p}: it is a directory; pass a file path")
+    # A sibling unique to this call, so concurrent exports (threads,
+    # processes) never share it; the export creates it with the usual mode.
+    tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex}.tmp")
     try:
         worker.request({"op": "export_onnx", "path": str(tmp.absolute()),
                         "module": _pickled(module, "module", owner),

@@ -10,6 +10,7 @@ bodies, control flow) into every later stage.
 
 from __future__ import annotations
 
+import os
 import re
 
 from .errors import UnsupportedOpError
@@ -21,15 +22,31 @@ _OP_IN_MESSAGE = re.compile(r"'([\w.]+)' is outside")
 
 _FRAME = re.compile(r'"([^"]+)":(\d+):(\d+)')
 
+# Frames inside an installed torch or torch-mlir (torch-mlir records the
+# whole call stack) are not the model's source line. Matched by path, since
+# the compiler process imports neither; the frontend process also reports
+# where its torch and torch-mlir live (``library_dirs``).
+_INSTALLED_LIBRARY = re.compile(r"[/\\](?:site|dist)-packages[/\\](?:torch|torch_mlir)[/\\]")
+_FRONTEND_DIRS = tuple({os.path.dirname(os.path.abspath(__file__)),
+                        os.path.dirname(os.path.realpath(__file__))})
 
-def _location_text(loc) -> str:
+
+def _is_under(path: str, dirs) -> bool:
+    return any(path == d or path.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+
+
+def _library_frame(path: str, library_dirs=()) -> bool:
+    return bool(_INSTALLED_LIBRARY.search(path)) or _is_under(path, _FRONTEND_DIRS) \
+        or _is_under(path, library_dirs)
+
+
+def _location_text(loc, library_dirs=()) -> str:
     """The model's own source line for ``loc``: the innermost frame outside
-    torch and Tessel's frontend (torch-mlir records call stacks), or the
-    location as MLIR prints it."""
+    torch, torch-mlir and Tessel's frontend, or the location as MLIR prints
+    it."""
     text = str(loc)
     frames = _FRAME.findall(text)
-    user = [f for f in frames
-            if "/torch/" not in f[0] and "tessel/frontend/" not in f[0]]
+    user = [f for f in frames if not _library_frame(f[0], library_dirs)]
     if user:
         return "{}:{}:{}".format(*user[0])
     if frames:
@@ -39,12 +56,12 @@ def _location_text(loc) -> str:
     return text
 
 
-def parse_and_check(text: str, what: str):
+def parse_and_check(text: str, what: str, library_dirs=()):
     """Parse ``text`` in a fresh ``tessel.ir.Context`` (ops of unknown
     dialects parse as unregistered ops so they can be named), run the
     contract check and drop the ``cf.assert`` ops. Returns (context, module);
     raises UnsupportedOpError naming the first offending op and where it
-    came from."""
+    came from (skipping frames under ``library_dirs``)."""
     from tessel import ir
     from tessel.passmanager import PassManager
 
@@ -54,7 +71,7 @@ def parse_and_check(text: str, what: str):
         try:
             module = ir.Module.parse(text)
         except ir.MLIRError as e:
-            diags = "; ".join(f"{d.message} at {_location_text(d.location)}"
+            diags = "; ".join(f"{d.message} at {_location_text(d.location, library_dirs)}"
                               for d in e.error_diagnostics) or str(e)
             raise UnsupportedOpError(
                 f"{what}: the linalg-on-tensors text does not parse in MLIR 22 ({diags}); "
@@ -67,7 +84,7 @@ def parse_and_check(text: str, what: str):
             msg = first.message if first else str(e)
             m = _OP_IN_MESSAGE.search(msg)
             op = m.group(1) if m else None
-            loc = _location_text(first.location) if first else None
+            loc = _location_text(first.location, library_dirs) if first else None
             others = sorted({m2.group(1) for d in diags[1:]
                              if (m2 := _OP_IN_MESSAGE.search(d.message))} - {op})
             more = f" (also: {', '.join(others)})" if others else ""
@@ -97,9 +114,12 @@ def _drop_asserts(module) -> int:
     return len(asserts)
 
 
-def check_input_contract(text: str, what: str = "imported model") -> str:
+def check_input_contract(text: str, what: str = "imported model", *,
+                         library_dirs=()) -> str:
     """Check ``text`` against the input contract and return it as MLIR 22
-    prints it, without ``cf.assert``."""
-    ctx, module = parse_and_check(text, what)
+    prints it, without ``cf.assert``. Source locations under
+    ``library_dirs`` (e.g. torch's directory) are not reported as the
+    model's."""
+    ctx, module = parse_and_check(text, what, library_dirs)
     with ctx:
         return module.operation.get_asm(enable_debug_info=True)

@@ -56,7 +56,7 @@ class TensorSpec:
             raise ValueError(f"tensor {self.name!r}: kind {self.kind!r} is not one of {KINDS}")
         shape = tuple(self.shape)
         for d in shape:
-            if d is not None and (not isinstance(d, int) or d < 0):
+            if d is not None and (not isinstance(d, int) or isinstance(d, bool) or d < 0):
                 raise ValueError(f"tensor {self.name!r}: bad dimension {d!r} in shape {shape}")
         object.__setattr__(self, "shape", shape)
 
@@ -109,7 +109,8 @@ class Signature:
                     f"{where}: field '{ctx}{key}' is missing; re-save the model with "
                     f"ImportedModel.save or re-import it")
             value = obj[key]
-            if not isinstance(value, typ):
+            # bool is an int in Python, never in the format.
+            if not isinstance(value, typ) or (isinstance(value, bool) and typ is not bool):
                 raise ImportedModelFormatError(
                     f"{where}: field '{ctx}{key}' should be {typ.__name__}, got "
                     f"{type(value).__name__}")
@@ -148,6 +149,27 @@ class Signature:
             raise ImportedModelFormatError(f"{where}: {e}") from e
 
 
+def weights_problem(signature: Signature, weights: Mapping,
+                    described_by: str = "the signature") -> str | None:
+    """What is wrong with ``weights`` for ``signature`` (a weight missing,
+    of the wrong dtype or shape, or not an argument), or None.
+    ``described_by`` names where the signature came from in the message."""
+    for w in signature.weights:
+        if w.name not in weights:
+            return f"weight {w.name!r}, an argument in {described_by}, is missing"
+        a = weights[w.name]
+        if not isinstance(a, np.ndarray):
+            return (f"weight {w.name!r} is a {type(a).__name__}, not a NumPy array "
+                    f"({w.dtype}{list(w.shape)})")
+        if not w.matches(a):
+            return (f"weight {w.name!r} is {a.dtype}{list(a.shape)}, {described_by} says "
+                    f"{w.dtype}{list(w.shape)}")
+    extra = sorted(set(weights) - {w.name for w in signature.weights})
+    if extra:
+        return f"arrays {extra[:5]} are not weights in {described_by}"
+    return None
+
+
 @dataclass(frozen=True)
 class ImportedModel:
     """A model in Tessel's input form. ``mlir`` holds one ``func.func`` named
@@ -159,17 +181,9 @@ class ImportedModel:
     signature: Signature
 
     def __post_init__(self):
-        missing = [w.name for w in self.signature.weights if w.name not in self.weights]
-        if missing:
-            raise ValueError(f"weights missing for arguments {missing[:5]}")
-        extra = sorted(set(self.weights) - {w.name for w in self.signature.weights})
-        if extra:
-            raise ValueError(f"weights {extra[:5]} are not arguments of the function")
-        for w in self.signature.weights:
-            if not w.matches(self.weights[w.name]):
-                a = self.weights[w.name]
-                raise ValueError(f"weight {w.name!r} is {a.dtype}{list(a.shape)}, the "
-                                 f"signature says {w.dtype}{list(w.shape)}")
+        problem = weights_problem(self.signature, self.weights)
+        if problem:
+            raise ValueError(problem)
 
     @property
     def name(self) -> str:
@@ -236,18 +250,7 @@ class ImportedModel:
         except Exception as e:
             raise ImportedModelFormatError(
                 f"{paths[WEIGHTS_FILE]}: cannot read the weights ({e})") from e
-        for w in sig.weights:
-            if w.name not in weights:
-                raise ImportedModelFormatError(
-                    f"{paths[WEIGHTS_FILE]}: weight {w.name!r}, named in {SIGNATURE_FILE} "
-                    f"field 'args', is missing")
-            if not w.matches(weights[w.name]):
-                a = weights[w.name]
-                raise ImportedModelFormatError(
-                    f"{paths[WEIGHTS_FILE]}: weight {w.name!r} is {a.dtype}{list(a.shape)}, "
-                    f"{SIGNATURE_FILE} says {w.dtype}{list(w.shape)}")
-        extra = sorted(set(weights) - {w.name for w in sig.weights})
-        if extra:
-            raise ImportedModelFormatError(
-                f"{paths[WEIGHTS_FILE]}: arrays {extra[:5]} are not weights in {SIGNATURE_FILE}")
+        problem = weights_problem(sig, weights, SIGNATURE_FILE)
+        if problem:
+            raise ImportedModelFormatError(f"{paths[WEIGHTS_FILE]}: {problem}")
         return cls(mlir=mlir, weights=weights, signature=sig)
