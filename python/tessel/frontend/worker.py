@@ -116,14 +116,13 @@ class Worker:
                 f"with torch and torch-mlir is intact (`make setup`)") from e
         self._proc, self._log = proc, log
 
-    def _discard(self, kill: bool = True) -> subprocess.Popen | None:
-        """Forget the child: kill it (unless ``kill`` is False and it is to
-        exit by itself), reap it, and close its pipes and log. Returns it so
-        its exit status can be reported."""
+    def _discard(self) -> subprocess.Popen | None:
+        """Forget the child: kill it if it still runs, reap it, and close its
+        pipes and log. Returns it so its exit status can be reported."""
         proc, self._proc = self._proc, None
         log, self._log = self._log, None
         if proc is not None:
-            if kill and proc.poll() is None:
+            if proc.poll() is None:
                 try:
                     proc.kill()
                 except OSError:
