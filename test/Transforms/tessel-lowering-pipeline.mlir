@@ -3,19 +3,30 @@
 // The bundled MLP (examples/mlp.mlir, as torch-mlir imports it) on tessel-4x4:
 // every op is split over tiles, in SRAM-sized steps, on SRAM buffers.
 #arch = #tessel.arch<{clock_mhz = 1000, dram = {attach = [[0, 0], [0, 3], [3, 0], [3, 3]], bytes_per_cycle = 32, capacity_bytes = 8589934592, channels = 4, latency_cycles = 100}, grid = {cols = 4, rows = 4}, name = "tessel-4x4", noc = {hop_cycles = 2, link_bytes_per_cycle = 32, routing = "xy", topology = "mesh"}, tile = {dma = {bytes_per_cycle = 32, channels = 2, setup_cycles = 20}, mac = {cols = 16, dataflow = "weight_stationary", macs_per_cycle = {bf16 = 256, f16 = 256, f32 = 256, i8 = 256}, rows = 16}, sram = {alignment = 64, banks = 8, bytes = 262144, bytes_per_cycle = 64}, vector = {dtypes = ["f32", "f16", "bf16"], lanes = 16, latency = {abs = 1, add = 2, cast = 2, cmp = 1, div = 12, erf = 10, exp = 8, log = 8, max = 1, min = 1, mul = 3, neg = 1, recip = 8, reduce_add = 4, reduce_max = 2, rsqrt = 10, select = 1, sqrt = 10, sub = 2, tanh = 10}}}}>
-// CHECK-LABEL: func.func @mlp
-// CHECK-SAME:    memref<128x64xf32, #dram>
-// The first layer's ops split the 128 hidden features over all 16 tiles;
-// each tile's step computes on SRAM buffers.
-// CHECK:         scf.forall (%{{.+}}) = (0) to (128) step (8) {
-// CHECK:           memref.alloc() : memref<8x64xf32, #sram>
-// CHECK:           linalg.matmul ins(%{{.+}}, %{{.+}} : memref<8x64xf32, #sram>, memref<64x8xf32, #sram>) outs(%{{.+}} : memref<8x8xf32, #sram>)
-// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 4, cols = 4, parts = [1, 16, 1]>}
-// The last layer's 10 outputs feed 4 tiles (3 + 3 + 3 + 1), not 9 or 16.
-// CHECK:         scf.forall (%{{.+}}) = (0) to (10) step (3) {
-// CHECK:           linalg.matmul
-// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 4, parts = [1, 4, 1]>}
-// CHECK-NOT:     tensor<
+// The whole pipeline: one device whose cores are instruction streams.
+// CHECK-LABEL: tessel.device @mlp arch #arch {
+// CHECK-DAG:     tessel.dram_buffer @arg0 input : memref<128x64xf32, #dram>
+// CHECK-DAG:     tessel.dram_buffer @result0 output : memref<8x10xf32, #dram>
+// Every tile has one SRAM arena, at address 0.
+// CHECK:         %[[ARENA:.+]] = tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<{{[0-9]+}}xi8, #sram>
+// CHECK:         tessel.core(%tile_0_0) {
+// The first op (the weight transpose) on this tile's 8 features: load,
+// copy through a transposed view, store, then the barrier.
+// CHECK:           %[[IN:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<{{[0-9]+}}xi8, #sram> to memref<8x64xf32, #sram>
+// CHECK:           %[[T:.+]] = tessel.dma %{{.+}} to %[[IN]]
+// CHECK:           tessel.wait %[[T]]
+// CHECK:           tessel.vector_unary copy
+// CHECK:           tessel.dma
+// CHECK:           tessel.signal
+// CHECK:           tessel.wait_semaphore
+// The first matmul: 8x64 by 64x8 on a 16x16 array, 4 blocks along k.
+// CHECK:           tessel.matmul {{.*}} : memref<8x16xf32, {{.*}}>, memref<16x8xf32, {{.*}}>, memref<8x8xf32, {{.*}}>
+// CHECK:           tessel.matmul
+// CHECK:           tessel.matmul
+// CHECK:           tessel.matmul
+// CHECK-NOT:       linalg.
+// CHECK:         }
+// CHECK-NOT:     func.func
 #map = affine_map<(d0, d1) -> (d0, d1)>
 #map1 = affine_map<(d0, d1) -> (d1)>
 module attributes {tessel.arch = #arch} {

@@ -1,6 +1,9 @@
-"""The compiler's stages after MLIR lowering. ``emit``: ``tessel.device`` IR to
-a program in the ISA's format (docs/isa.md)."""
+"""The compiler driven from Python. ``lower``: the lowering pipeline on an
+imported model, to a ``tessel.device``; ``emit``: ``tessel.device`` IR to a
+program in the ISA's format (docs/isa.md)."""
 
 from .emit import EmitError, emit_program
+from .lower import LoweringError, compile_imported, lower_to_device
 
-__all__ = ["EmitError", "emit_program"]
+__all__ = ["EmitError", "LoweringError", "compile_imported", "emit_program",
+           "lower_to_device"]

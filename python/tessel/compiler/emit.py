@@ -205,7 +205,9 @@ class _Emitter:
                 self.declare_semaphore(op)
             elif op.name == "tessel.core":
                 cores.append(op)
-            elif op.name != "tessel.tile":
+            elif op.name not in ("tessel.tile", "arith.constant"):
+                # Constants: canonicalization hoists the cores' constants here,
+                # to the device, the nearest region isolated from above.
                 raise EmitError(f"unexpected op {_name(op)} in the tessel.device")
         self.declare_dram(dram_ops)
         # A tile that owns semaphores but runs no code is still listed, so

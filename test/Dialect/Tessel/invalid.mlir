@@ -1013,21 +1013,6 @@ tessel.device @main arch #tiny {
 #sram = #tessel.memory_space<sram>
 #dram = #tessel.memory_space<dram>
 tessel.device @main arch #tiny {
-  %t = tessel.tile(0, 0)
-  %a = tessel.buffer @a on %t : memref<2x2x2x2x2xf32, #sram>
-  tessel.core(%t) {
-    // expected-error @+1 {{'tessel.vector_fill' op the iteration space has rank 5; instructions address views of rank 1 to 4}}
-    tessel.vector_fill 0.0, %a : memref<2x2x2x2x2xf32, #sram>
-  }
-}
-
-// -----
-
-// 
-#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
-#sram = #tessel.memory_space<sram>
-#dram = #tessel.memory_space<dram>
-tessel.device @main arch #tiny {
   // expected-error @+1 {{'tessel.dram_buffer' op address 2 is not a multiple of the element size (4 bytes)}}
   %x = tessel.dram_buffer @x input at 2 : memref<4xf32, #dram>
 }

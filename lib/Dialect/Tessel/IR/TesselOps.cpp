@@ -123,16 +123,6 @@ LogicalResult verifyVectorDtype(Operation *op, Type elementType) {
                            << supportedList(arch, /*mac=*/false);
 }
 
-/// The ISA addresses 1- to 4-D views.
-LogicalResult verifyRank(Operation *op, MemRefType type, StringRef role,
-                         int64_t minRank = 1) {
-  if (type.getRank() >= minRank && type.getRank() <= 4)
-    return success();
-  return op->emitOpError() << role << " has rank " << type.getRank()
-                           << "; instructions address views of rank "
-                           << minRank << " to 4";
-}
-
 /// On integers the vector unit defines only exact operations (docs/isa.md).
 LogicalResult verifyIntegerKind(Operation *op, Type elementType,
                                 StringRef kind, bool defined) {
@@ -411,8 +401,6 @@ void DmaOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 
 LogicalResult DmaOp::verify() {
   MemRefType source = getSource().getType(), target = getTarget().getType();
-  if (failed(verifyRank(*this, source, "the transfer")))
-    return failure();
   if (source.getShape() != target.getShape() ||
       source.getElementType() != target.getElementType())
     return emitOpError() << "source and target must have the same shape and "
@@ -530,8 +518,7 @@ LogicalResult MatmulOp::verify() {
 
 LogicalResult VectorUnaryOp::verify() {
   MemRefType input = getInput().getType(), result = getResult().getType();
-  if (failed(verifyRank(*this, input, "the input")) ||
-      failed(verifySameShape(*this, input, result)) ||
+  if (failed(verifySameShape(*this, input, result)) ||
       failed(verifyLocalSram(*this)))
     return failure();
   VectorUnaryKind kind = getKind();
@@ -556,8 +543,6 @@ LogicalResult VectorUnaryOp::verify() {
 static LogicalResult verifyElementwise(Operation *op, ValueRange operands) {
   auto typeOf = [](Value v) { return cast<MemRefType>(v.getType()); };
   MemRefType first = typeOf(operands.front());
-  if (failed(verifyRank(op, first, "the iteration space")))
-    return failure();
   for (Value operand : operands.drop_front())
     if (failed(verifySameShape(op, first, typeOf(operand))))
       return failure();
@@ -606,8 +591,6 @@ LogicalResult VectorSelectOp::verify() {
 
 LogicalResult VectorReduceOp::verify() {
   MemRefType input = getInput().getType(), result = getResult().getType();
-  if (failed(verifyRank(*this, input, "the input")))
-    return failure();
   int64_t dim = getDim();
   if (dim >= input.getRank())
     return emitOpError() << "dim " << dim << " is out of range for a rank-"

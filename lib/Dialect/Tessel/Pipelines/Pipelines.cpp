@@ -30,12 +30,20 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerPass());
   pm.addNestedPass<func::FuncOp>(createTesselPromoteToSram());
   pm.addPass(createCanonicalizerPass());
+  // Per-tile programs: place the parts on tiles, lower to instructions,
+  // give every buffer its SRAM address.
+  pm.addPass(createTesselConvertToDevice());
+  pm.addPass(createTesselLowerToInstructions());
+  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createTesselAllocateSram());
+  pm.addPass(createCanonicalizerPass());
 }
 
 void tessel::registerPipelines() {
   PassPipelineRegistration<>(
       "tessel-lowering-pipeline",
-      "Lower legalized linalg-on-tensors to per-tile steps on SRAM buffers "
-      "(check, fuse, map, partition, tile for SRAM, bufferize, promote)",
+      "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
+      "instruction streams (check, fuse, map, partition, tile for SRAM, "
+      "bufferize, promote, place on tiles, lower, allocate SRAM)",
       buildLoweringPipeline);
 }

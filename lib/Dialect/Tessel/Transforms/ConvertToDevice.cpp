@@ -126,11 +126,19 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                                          kind, /*address=*/nullptr);
       dram.map(arg, buffer.getResult());
     }
-    int64_t scratch = 0, outputs = 0;
+    int64_t scratch = 0;
     for (auto alloc : func.getBody().getOps<memref::AllocOp>()) {
-      bool isOutput = returned.contains(alloc.getResult());
-      std::string name = isOutput ? "result" + std::to_string(outputs++)
-                                  : "scratch" + std::to_string(scratch++);
+      auto result = llvm::find(returnOp.getOperands(), alloc.getResult());
+      bool isOutput = result != returnOp.getOperands().end();
+      std::string name;
+      if (isOutput) {
+        unsigned index = std::distance(returnOp.getOperands().begin(), result);
+        auto nameAttr = func.getResultAttrOfType<StringAttr>(index, "tessel.name");
+        name = nameAttr ? nameAttr.getValue().str()
+                        : "result" + std::to_string(index);
+      } else {
+        name = "scratch" + std::to_string(scratch++);
+      }
       MemRefType type = alloc.getType();
       if (!type.hasStaticShape())
         return alloc.emitOpError("has a dynamic shape; DRAM buffers are static");

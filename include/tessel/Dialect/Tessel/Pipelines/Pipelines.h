@@ -9,7 +9,7 @@ class OpPassManager;
 namespace tessel {
 
 /// Adds the lowering from legalized linalg-on-tensors (with `tessel.arch` on
-/// the module) through mapping, partitioning, SRAM tiling and bufferization.
+/// the module) to a tessel.device whose cores are instruction streams.
 void buildLoweringPipeline(OpPassManager &pm);
 
 /// Registers `tessel-lowering-pipeline`, so tessel-opt and Python run the

@@ -239,8 +239,9 @@ def TesselConvertToDevice
 
     - a `tessel.dram_buffer` per argument (`input`, or `weight` if the
       argument has `tessel.kind = "weight"`; named by its `tessel.name`
-      attribute or `argN`), per returned allocation (`output`, `resultN`)
-      and per other allocation (`scratch`, `scratchN`);
+      attribute or `argN`), per returned allocation (`output`, named by the
+      result's `tessel.name` or `resultN`) and per other allocation
+      (`scratch`, `scratchN`);
     - the tiles every mapping names, and per tile a `tessel.core` holding, in
       program order, the iterations of each partition forall that its
       mapping puts on the tile, with the induction values as constants;
@@ -294,6 +295,39 @@ def TesselLowerToInstructions
   }];
   let dependentDialects = [
     "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+}
+
+def TesselAllocateSram
+    : Pass<"tessel-allocate-sram", "::mlir::ModuleOp"> {
+  let summary = "Place each core's SRAM allocations in its tile's SRAM";
+  let description = [{
+    Every tile gets one SRAM arena, `tessel.buffer @sram_R_C on %tile at 0 :
+    memref<Nxi8, #sram>`, and every `memref.alloc` in SRAM inside its core
+    becomes a `memref.view` of the arena at an offset chosen by a first-fit
+    scan over the allocations in program order, freed at their
+    `memref.dealloc` and aligned to `tile.sram.alignment`. `N` is the high-
+    water mark. When the live allocations of a tile exceed its SRAM, the error
+    names the allocation, the tile, the bytes needed and the bytes available.
+
+    ```mlir
+    tessel.core(%tile_0_0) {
+      %a = memref.alloc() : memref<16x16xf32, #sram>
+      ...
+      memref.dealloc %a : memref<16x16xf32, #sram>
+    }
+    // becomes
+    %sram_0_0 = tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<1024xi8, #sram>
+    tessel.core(%tile_0_0) {
+      %c0 = arith.constant 0 : index
+      %a = memref.view %sram_0_0[%c0][] : memref<1024xi8, #sram> to memref<16x16xf32, #sram>
+      ...
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tessel::TesselDialect"
   ];
 }
 

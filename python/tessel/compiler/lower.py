@@ -1,0 +1,92 @@
+"""Compiling an imported model: the lowering pipeline and the emitter, from
+Python.
+
+``lower_to_device`` runs ``tessel-lowering-pipeline`` (the same passes
+``tessel-opt -tessel-lowering-pipeline`` runs) on an imported model's
+linalg-on-tensors; ``compile_imported`` also emits the program.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .. import arch as arch_model
+from ..runtime.program import Program
+from .emit import emit_program
+
+PIPELINE = "builtin.module(tessel-lowering-pipeline)"
+
+
+class LoweringError(RuntimeError):
+    """A stage of the lowering failed; the message has MLIR's diagnostics."""
+
+
+def _set_names(func, signature) -> None:
+    """Names and roles of the arguments and results, for the manifest."""
+    from ..ir import StringAttr
+
+    def annotate(attrs_list, specs):
+        updated = []
+        for attrs, spec in zip(attrs_list, specs):
+            entries = {named.name: named.attr for named in attrs}
+            entries["tessel.name"] = StringAttr.get(spec.name)
+            entries["tessel.kind"] = StringAttr.get(spec.kind)
+            updated.append(entries)
+        return updated
+
+    from ..ir import ArrayAttr, DictAttr
+
+    op = func.operation
+    n_args = len(func.arguments)
+    arg_attrs = [DictAttr.get({}) for _ in range(n_args)]
+    if "arg_attrs" in op.attributes:
+        arg_attrs = list(ArrayAttr(op.attributes["arg_attrs"]))
+    op.attributes["arg_attrs"] = ArrayAttr.get(
+        [DictAttr.get(d) for d in annotate(arg_attrs, signature.args)])
+    n_results = len(signature.outputs)
+    res_attrs = [DictAttr.get({}) for _ in range(n_results)]
+    if "res_attrs" in op.attributes:
+        res_attrs = list(ArrayAttr(op.attributes["res_attrs"]))
+    op.attributes["res_attrs"] = ArrayAttr.get(
+        [DictAttr.get(d) for d in annotate(res_attrs, signature.outputs)])
+
+
+def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
+    """The ``tessel.device`` for ``mlir`` (one function of linalg on tensors)
+    on ``arch`` (a preset name, a YAML path or an ``Arch``; default
+    ``tessel-4x4``), as MLIR text. With the frontend's ``signature``, DRAM
+    buffers take the model's argument and output names and weights are
+    marked as such."""
+    from ..dialects import func as func_d
+    from ..ir import Context, Module
+    from ..passmanager import PassManager
+
+    target = arch_model.load(arch)
+    with Context() as ctx:
+        ctx.emit_error_diagnostics = True
+        module = Module.parse(mlir)
+        module.operation.attributes["tessel.arch"] = target.to_attribute()
+        if signature is not None:
+            funcs = [op for op in module.body.operations
+                     if isinstance(op, func_d.FuncOp)]
+            if len(funcs) != 1:
+                raise LoweringError(f"expected one function, found {len(funcs)}")
+            _set_names(funcs[0], signature)
+        try:
+            PassManager.parse(PIPELINE).run(module.operation)
+        except Exception as e:  # MLIRError carries the diagnostics
+            raise LoweringError(
+                f"lowering for {target.name} failed:\n{e}\nreproduce with: "
+                f"tessel-opt <model.mlir> -tessel-lowering-pipeline "
+                f"(the module needs tessel.arch)") from e
+        return str(module)
+
+
+def compile_imported(model, arch: Any = None) -> Program:
+    """The program for an imported model (``tessel.frontend.ImportedModel``)
+    on ``arch``: lowered, emitted with the model's weights in DRAM."""
+    from ..ir import Context, Module
+
+    text = lower_to_device(model.mlir, arch, signature=model.signature)
+    with Context():
+        return emit_program(Module.parse(text), weights=dict(model.weights))
