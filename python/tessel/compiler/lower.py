@@ -62,8 +62,7 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
     from ..passmanager import PassManager
 
     target = arch_model.load(arch)
-    with Context() as ctx:
-        ctx.emit_error_diagnostics = True
+    with Context():
         module = Module.parse(mlir)
         module.operation.attributes["tessel.arch"] = target.to_attribute()
         if signature is not None:

@@ -20,6 +20,8 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include <functional>
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include <map>
 #include <set>
@@ -161,8 +163,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         parts.push_back(forall);
         continue;
       }
+      // Constants and views of DRAM buffers (reshapes, slices) carry no
+      // work: the cores that use them get their own copies.
       if (isa<memref::AllocOp, memref::DeallocOp, func::ReturnOp,
-              arith::ConstantOp>(op))
+              arith::ConstantOp, ViewLikeOpInterface>(op))
         continue;
       return op.emitOpError()
              << "is outside any partitioned op; run tessel-partition first";
@@ -208,15 +212,21 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
           map.map(iv, arith::ConstantIndexOp::create(coreBuilder,
                                                       forall.getLoc(), value)
                           .getResult());
-        // Values the body captures from the function (constants).
+        // Values the body captures from the function: constants and views
+        // of DRAM buffers, cloned (with what they use) into the core.
+        std::function<void(Value)> capture = [&](Value value) {
+          Operation *def = value.getDefiningOp();
+          if (map.contains(value) || !def ||
+              def->getBlock() != &func.getBody().front() ||
+              !isa<arith::ConstantOp, ViewLikeOpInterface>(def))
+            return;
+          for (Value operand : def->getOperands())
+            capture(operand);
+          coreBuilder.clone(*def, map);
+        };
         forall.getBody()->walk([&](Operation *op) {
-          for (Value operand : op->getOperands()) {
-            if (map.contains(operand))
-              continue;
-            if (auto constant = operand.getDefiningOp<arith::ConstantOp>())
-              if (constant->getBlock() == &func.getBody().front())
-                map.map(operand, coreBuilder.clone(*constant)->getResult(0));
-          }
+          for (Value operand : op->getOperands())
+            capture(operand);
         });
         for (Operation &op : forall.getBody()->without_terminator())
           coreBuilder.clone(op, map);
