@@ -67,6 +67,6 @@ func.func @kept(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32
 
 // -----
 
-// expected-error @+1 {{the module has no 'tessel.arch' attribute: attach the target's #tessel.arch before mapping (the Python driver does this)}}
+// expected-error @+1 {{no target: the enclosing module has no 'tessel.arch' attribute; attach the target's #tessel.arch to the module (the Python driver does this)}}
 module {
 }

@@ -6,6 +6,7 @@ import filecmp
 import numpy as np
 import pytest
 
+from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel import zoo
 from tessel.compiler import compile_imported
@@ -34,6 +35,9 @@ def test_mlp_matches_pytorch(mlp, arch):
     manifest = program.manifest()
     kinds = {b["name"]: b["kind"] for b in manifest["dram"]["buffers"]}
     assert kinds["fc1.weight"] == "weight" and kinds["output"] == "output"
+    # The third form of the architecture description: the manifest's holds
+    # exactly the target the program was compiled for.
+    assert arch_model.Arch.from_dict(manifest["arch"]) == arch_model.load(arch)
 
 
 def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):

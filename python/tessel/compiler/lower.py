@@ -23,32 +23,18 @@ class LoweringError(RuntimeError):
 
 def _set_names(func, signature) -> None:
     """Names and roles of the arguments and results, for the manifest."""
-    from ..ir import StringAttr
-
-    def annotate(attrs_list, specs):
-        updated = []
-        for attrs, spec in zip(attrs_list, specs):
-            entries = {named.name: named.attr for named in attrs}
-            entries["tessel.name"] = StringAttr.get(spec.name)
-            entries["tessel.kind"] = StringAttr.get(spec.kind)
-            updated.append(entries)
-        return updated
-
-    from ..ir import ArrayAttr, DictAttr
+    from ..ir import ArrayAttr, DictAttr, StringAttr
 
     op = func.operation
-    n_args = len(func.arguments)
-    arg_attrs = [DictAttr.get({}) for _ in range(n_args)]
-    if "arg_attrs" in op.attributes:
-        arg_attrs = list(ArrayAttr(op.attributes["arg_attrs"]))
-    op.attributes["arg_attrs"] = ArrayAttr.get(
-        [DictAttr.get(d) for d in annotate(arg_attrs, signature.args)])
-    n_results = len(signature.outputs)
-    res_attrs = [DictAttr.get({}) for _ in range(n_results)]
-    if "res_attrs" in op.attributes:
-        res_attrs = list(ArrayAttr(op.attributes["res_attrs"]))
-    op.attributes["res_attrs"] = ArrayAttr.get(
-        [DictAttr.get(d) for d in annotate(res_attrs, signature.outputs)])
+    for key, specs in (("arg_attrs", signature.args),
+                       ("res_attrs", signature.outputs)):
+        existing = ([dict((n.name, n.attr) for n in DictAttr(d))
+                     for d in ArrayAttr(op.attributes[key])]
+                    if key in op.attributes else [{} for _ in specs])
+        op.attributes[key] = ArrayAttr.get([
+            DictAttr.get({**attrs, "tessel.name": StringAttr.get(spec.name),
+                          "tessel.kind": StringAttr.get(spec.kind)})
+            for attrs, spec in zip(existing, specs)])
 
 
 def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:

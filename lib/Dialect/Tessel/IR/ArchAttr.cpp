@@ -383,3 +383,13 @@ ArchAttr mlir::tessel::lookupArch(Operation *op) {
   }
   return {};
 }
+
+ArchAttr mlir::tessel::lookupArchOrError(Operation *op) {
+  ArchAttr arch = lookupArch(op);
+  if (!arch)
+    op->emitError() << "no target: the enclosing module has no '"
+                    << TesselDialect::getArchAttrName()
+                    << "' attribute; attach the target's #tessel.arch to the "
+                       "module (the Python driver does this)";
+  return arch;
+}

@@ -74,14 +74,9 @@ getIterations(scf::ForallOp forall) {
 struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto arch =
-        module->getAttrOfType<ArchAttr>(TesselDialect::getArchAttrName());
-    if (!arch) {
-      module.emitError() << "the module has no '"
-                         << TesselDialect::getArchAttrName()
-                         << "' attribute, so there is no chip to place on";
+    ArchAttr arch = lookupArchOrError(module);
+    if (!arch)
       return signalPassFailure();
-    }
     SmallVector<func::FuncOp> funcs =
         llvm::to_vector(module.getOps<func::FuncOp>());
     if (funcs.size() != 1) {

@@ -41,15 +41,9 @@ std::pair<int64_t, int64_t> largestRectangle(int64_t gridRows, int64_t gridCols,
 struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
-    auto arch =
-        module->getAttrOfType<ArchAttr>(TesselDialect::getArchAttrName());
-    if (!arch) {
-      module.emitError() << "the module has no '"
-                         << TesselDialect::getArchAttrName()
-                         << "' attribute: attach the target's #tessel.arch "
-                            "before mapping (the Python driver does this)";
+    ArchAttr arch = lookupArchOrError(module);
+    if (!arch)
       return signalPassFailure();
-    }
     int64_t gridRows = arch.getGridRows(), gridCols = arch.getGridCols();
     StringRef mappingName = TesselDialect::getMappingAttrName();
 

@@ -101,13 +101,9 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 
 struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
   void runOnOperation() override {
-    ArchAttr arch = lookupArch(getOperation());
-    if (!arch) {
-      getOperation().emitError()
-          << "the enclosing module has no '" << TesselDialect::getArchAttrName()
-          << "' attribute, so the SRAM size is unknown";
+    ArchAttr arch = lookupArchOrError(getOperation());
+    if (!arch)
       return signalPassFailure();
-    }
     int64_t sramBytes = arch.getTileSramBytes();
 
     SmallVector<linalg::LinalgOp> parts;

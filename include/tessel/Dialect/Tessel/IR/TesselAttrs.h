@@ -19,6 +19,10 @@ namespace mlir::tessel {
 /// module. Null if there is none.
 ArchAttr lookupArch(Operation *op);
 
+/// lookupArch, emitting an error on `op` that says how to attach one if
+/// there is none.
+ArchAttr lookupArchOrError(Operation *op);
+
 /// The memory space of a memref in a tessel memory space, if it has one.
 std::optional<MemorySpace> getMemorySpace(MemRefType type);
 
