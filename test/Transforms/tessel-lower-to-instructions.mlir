@@ -45,9 +45,9 @@ tessel.device @steps arch #tiny {
     // CHECK:     %[[BB:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [8, 6], strides: [0, 1]
     // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_binary add %[[ACC]], %[[BB]], %[[SUM]]
-    // CHECK:     %[[MASK:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     %[[ZERO:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_fill 0.000000e+00, %[[ZERO]]
+    // CHECK:     %[[MASK:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_compare le %[[SUM]], %[[ZERO]], %[[MASK]]
     // CHECK:     tessel.vector_binary_imm sub %[[MASK]], 1.000000e+00, %[[MASK]] {imm_lhs}
     // CHECK:     tessel.vector_select %[[MASK]], %[[SUM]], %[[ZERO]], %[[OUT:.+]] :
@@ -78,13 +78,54 @@ tessel.device @steps arch #tiny {
 tessel.device @unsupported arch #tiny {
   %t = tessel.tile(0, 0)
   tessel.core(%t) {
-    %a = memref.alloc() : memref<4x4xf32, #sram>
-    %b = memref.alloc() : memref<4xf32, #sram>
-    // expected-error @+1 {{'linalg.reduce' op has no lowering to tessel instructions yet}}
-    linalg.reduce ins(%a : memref<4x4xf32, #sram>) outs(%b : memref<4xf32, #sram>) dimensions = [1]
+    %x = memref.alloc() : memref<1x1x6x6xf32, #sram>
+    %w = memref.alloc() : memref<1x1x3x3xf32, #sram>
+    %y = memref.alloc() : memref<1x1x4x4xf32, #sram>
+    // expected-error @+1 {{'linalg.conv_2d_nchw_fchw' op has no lowering to tessel instructions yet}}
+    linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x1x6x6xf32, #sram>, memref<1x1x3x3xf32, #sram>) outs(%y : memref<1x1x4x4xf32, #sram>)
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Reductions: the elementwise part of the body over the whole iteration
+// space, vector_reduce along the reduced loop, then combined with the output
+// (so a reduction split into steps accumulates).
+// CHECK-LABEL: tessel.device @reductions
+tessel.device @reductions arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<4x8xf32, #sram>
+    %m = memref.alloc() : memref<4xf32, #sram>
+    %s = memref.alloc() : memref<4xf32, #sram>
+    // A row max, as linalg.reduce.
+    // CHECK:     tessel.vector_reduce max %[[X:.+]], %[[R:.+]] dim 1 : memref<4x8xf32, #sram>, memref<4xf32, #sram>
+    // CHECK:     tessel.vector_binary max %[[M:.+]], %[[R]], %[[M]]
+    // CHECK:     memref.dealloc %[[R]]
+    linalg.reduce ins(%x : memref<4x8xf32, #sram>) outs(%m : memref<4xf32, #sram>) dimensions = [1]
       (%in: f32, %acc: f32) {
-        %s = arith.addf %in, %acc : f32
-        linalg.yield %s : f32
+        %r = arith.maximumf %in, %acc : f32
+        linalg.yield %r : f32
       }
+    // A sum of exp(x - max), as a generic (the softmax denominator): the
+    // subtraction reads the row max through a zero-stride view.
+    // CHECK:     %[[MB:.+]] = memref.reinterpret_cast %[[M]] to offset: [0], sizes: [4, 8], strides: [1, 0]
+    // CHECK:     %[[D:.+]] = memref.alloc() : memref<4x8xf32, #sram>
+    // CHECK:     tessel.vector_binary sub %[[X]], %[[MB]], %[[D]]
+    // CHECK:     %[[E:.+]] = memref.alloc() : memref<4x8xf32, #sram>
+    // CHECK:     tessel.vector_unary exp %[[D]], %[[E]]
+    // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<4xf32, #sram>
+    // CHECK:     tessel.vector_reduce add %[[E]], %[[SUM]] dim 1
+    // CHECK:     tessel.vector_binary add %[[S:.+]], %[[SUM]], %[[S]]
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>], iterator_types = ["parallel", "reduction"]} ins(%x, %m : memref<4x8xf32, #sram>, memref<4xf32, #sram>) outs(%s : memref<4xf32, #sram>) {
+    ^bb0(%in: f32, %max: f32, %acc: f32):
+      %d = arith.subf %in, %max : f32
+      %e = math.exp %d : f32
+      %a = arith.addf %e, %acc : f32
+      linalg.yield %a : f32
+    }
   }
 }

@@ -5,6 +5,9 @@ import filecmp
 
 import numpy as np
 import pytest
+import torch
+
+import layers
 
 from tessel import arch as arch_model
 from tessel import frontend as fe
@@ -49,3 +52,18 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
     match, mismatch, errors = filecmp.cmpfiles(first, second, [str(f) for f in files],
                                                shallow=False)
     assert not mismatch and not errors
+
+
+@pytest.mark.parametrize("layer,shape,tolerance", [
+    (layers.Softmax(), (16, 32), 1e-6),
+    (layers.GeluMlp(), (8, 32), 1e-5),
+], ids=["softmax", "gelu_mlp"])
+def test_layer_matches_pytorch(layer, shape, tolerance):
+    torch.manual_seed(0)
+    x = torch.randn(*shape)
+    model = fe.import_torch(layer.eval(), (x,))
+    program = compile_imported(model, "tessel-4x4")
+    out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
+    golden = layer(x).detach().numpy()
+    np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,
+                               rtol=tolerance, atol=tolerance)

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
 namespace mlir::tessel {
@@ -28,29 +29,39 @@ Attribute sramSpace(MLIRContext *ctx) {
   return MemorySpaceAttr::get(ctx, MemorySpace::sram);
 }
 
-/// A static SRAM buffer for an intermediate value of an elementwise body.
-Value allocateTemporary(OpBuilder &b, Location loc, MemRefType like,
+/// A static SRAM buffer for an intermediate value of a vector lowering.
+Value allocateTemporary(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
                         Type elementType) {
-  auto type = MemRefType::get(like.getShape(), elementType,
+  auto type = MemRefType::get(shape, elementType,
                               MemRefLayoutAttrInterface(),
                               sramSpace(b.getContext()));
   return memref::AllocOp::create(b, loc, type);
 }
 
-/// A view of `buffer` indexed by the op's loops through `map` (a projected
-/// permutation, possibly dropping loops): dropped loops get stride 0, so the
-/// vector unit reads a broadcast without materializing it.
+/// A view of `buffer` indexed by the op's loops through `map`: each result is
+/// a loop (a projected permutation, possibly dropping loops) or the constant
+/// 0 of a unit dimension (a kept-dims reduction's output). Dropped loops get
+/// stride 0, so the vector unit reads a broadcast without materializing it.
 FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
                              AffineMap map, ArrayRef<int64_t> loopSizes) {
   auto type = cast<MemRefType>(buffer.getType());
   if (map.isIdentity())
     return buffer;
-  if (!map.isProjectedPermutation())
-    return failure();
   auto [strides, offset] = type.getStridesAndOffset();
   SmallVector<int64_t> viewStrides(loopSizes.size(), 0);
-  for (auto [dim, expr] : llvm::enumerate(map.getResults()))
-    viewStrides[cast<AffineDimExpr>(expr).getPosition()] = strides[dim];
+  llvm::SmallBitVector seen(loopSizes.size());
+  for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
+    if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+      if (constant.getValue() != 0 || type.getDimSize(dim) != 1)
+        return failure();
+      continue;
+    }
+    auto loop = dyn_cast<AffineDimExpr>(expr);
+    if (!loop || seen.test(loop.getPosition()))
+      return failure();
+    seen.set(loop.getPosition());
+    viewStrides[loop.getPosition()] = strides[dim];
+  }
   auto layout = StridedLayoutAttr::get(b.getContext(), offset, viewStrides);
   auto viewType = MemRefType::get(loopSizes, type.getElementType(), layout,
                                   type.getMemorySpace());
@@ -68,6 +79,8 @@ FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
 struct Lowering {
   IRRewriter &rewriter;
   ArchAttr arch;
+
+  MLIRContext *getContext() { return rewriter.getContext(); }
 
   /// memref.copy between DRAM and SRAM: a DMA transfer, waited for at once
   /// (the schedule later moves the wait to the first use).
@@ -152,89 +165,223 @@ struct Lowering {
     return success();
   }
 
-  /// An elementwise linalg.generic: one vector instruction per body op, each
-  /// into an SRAM temporary of the iteration shape (the last one into the
-  /// output). Broadcast operands are read through zero-stride views.
-  LogicalResult lowerElementwise(linalg::GenericOp generic) {
-    if (generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
-        !generic.getIndexingMapsArray().back().isIdentity())
-      return generic.emitOpError("is not an elementwise op with one identity-"
-                                 "indexed output; no vector lowering yet");
-    Location loc = generic.getLoc();
-    rewriter.setInsertionPoint(generic);
-    Value output = generic.getDpsInits()[0];
-    auto outType = cast<MemRefType>(output.getType());
-    ArrayRef<int64_t> shape = outType.getShape();
-    Block &body = generic.getRegion().front();
-
-    DenseMap<Value, Value> buffers; // scalar of the body -> SRAM view
-    for (OpOperand *input : generic.getDpsInputOperands()) {
-      FailureOr<Value> view =
-          getLoopView(rewriter, loc, input->get(),
-                      generic.getMatchingIndexingMap(input), shape);
-      if (failed(view))
-        return generic.emitOpError("reads an operand through a map that is "
-                                   "not a projected permutation");
-      buffers[body.getArgument(input->getOperandNumber())] = *view;
-    }
-    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  /// SRAM buffers holding the body's scalars over the iteration space.
+  struct BodyBuffers {
+    DenseMap<Value, Value> of;
+    /// Temporaries to free once the op is lowered.
     SmallVector<Value> temporaries;
+  };
+
+  /// One vector instruction per body op of `op` before `stop` (all of them
+  /// if null), each over the iteration space `shape` into an SRAM temporary,
+  /// except that the op computing `direct` writes `directTarget`. Operands
+  /// are read through views indexed by the loops (zero strides broadcast),
+  /// float constants from filled temporaries.
+  LogicalResult evaluateBody(linalg::LinalgOp op, ArrayRef<int64_t> shape,
+                             Operation *stop, Value direct, Value directTarget,
+                             BodyBuffers &buffers) {
+    Location loc = op.getLoc();
+    Block &body = op->getRegion(0).front();
+    for (OpOperand *input : op.getDpsInputOperands()) {
+      FailureOr<Value> view = getLoopView(
+          rewriter, loc, input->get(), op.getMatchingIndexingMap(input), shape);
+      if (failed(view))
+        return op.emitOpError("reads an operand through a map that is not a "
+                              "projected permutation");
+      buffers.of[body.getArgument(input->getOperandNumber())] = *view;
+    }
+    auto temporary = [&](Type elementType) {
+      Value buffer = allocateTemporary(rewriter, loc, shape, elementType);
+      buffers.temporaries.push_back(buffer);
+      return buffer;
+    };
     auto bufferFor = [&](Value scalar) -> FailureOr<Value> {
-      if (Value buffer = buffers.lookup(scalar))
+      if (Value buffer = buffers.of.lookup(scalar))
         return buffer;
-      // A constant (defined in or captured by the body): a filled buffer.
       auto constant = scalar.getDefiningOp<arith::ConstantOp>();
       auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
       if (!value)
         return failure();
-      Value buffer = allocateTemporary(rewriter, loc, outType, scalar.getType());
+      Value buffer = temporary(scalar.getType());
       VectorFillOp::create(rewriter, loc,
                            rewriter.getF32FloatAttr(value.getValueAsDouble()),
                            buffer);
-      temporaries.push_back(buffer);
-      buffers[scalar] = buffer;
+      buffers.of[scalar] = buffer;
       return buffer;
     };
-    for (Operation &op : body.without_terminator()) {
-      if (isa<arith::ConstantOp>(op))
+    for (Operation &bodyOp : body.without_terminator()) {
+      if (&bodyOp == stop)
+        break;
+      if (isa<arith::ConstantOp>(bodyOp))
         continue;
-      if (op.getNumResults() != 1)
-        return op.emitOpError("has no vector-unit lowering");
-      Value result = op.getResult(0);
-      bool isLast = yield.getOperand(0) == result &&
-                    llvm::count(yield.getOperands(), result) == 1 &&
-                    result.hasOneUse();
-      // A comparison's i1 result is kept as 1.0 / 0.0 in the compared type.
-      Type storage = isa<arith::CmpFOp>(op) ? op.getOperand(0).getType()
-                                            : result.getType();
-      Value target =
-          isLast ? output : allocateTemporary(rewriter, loc, outType, storage);
-      if (!isLast)
-        temporaries.push_back(target);
+      if (bodyOp.getNumResults() != 1)
+        return bodyOp.emitOpError("has no vector-unit lowering");
+      Value result = bodyOp.getResult(0);
       SmallVector<Value> operands;
-      for (Value operand : op.getOperands()) {
+      for (Value operand : bodyOp.getOperands()) {
         FailureOr<Value> buffer = bufferFor(operand);
         if (failed(buffer))
-          return op.emitOpError("uses a value the vector unit cannot read "
-                                "(only the op's operands and float constants)");
+          return bodyOp.emitOpError(
+              "uses a value the vector unit cannot read (only the op's "
+              "operands, values computed before it and float constants)");
         operands.push_back(*buffer);
       }
-      if (failed(emitVectorOp(op, operands, target)))
+      // A comparison's i1 result is kept as 1.0 / 0.0 in the compared type.
+      Type storage = isa<arith::CmpFOp>(bodyOp) ? bodyOp.getOperand(0).getType()
+                                                : result.getType();
+      Value target = result == direct ? directTarget : temporary(storage);
+      if (failed(emitVectorOp(bodyOp, operands, target)))
         return failure();
-      buffers[result] = target;
+      buffers.of[result] = target;
     }
+    return success();
+  }
+
+  void freeTemporaries(Operation *op, BodyBuffers &buffers) {
+    rewriter.setInsertionPointAfter(op);
+    for (Value temporary : buffers.temporaries)
+      memref::DeallocOp::create(rewriter, op->getLoc(), temporary);
+  }
+
+  /// An elementwise linalg.generic: its body over the output's shape, the
+  /// last op writing the output.
+  LogicalResult lowerElementwise(linalg::GenericOp generic) {
+    if (generic.getNumReductionLoops() != 0)
+      return lowerReduction(generic);
+    if (generic.getNumDpsInits() != 1 ||
+        !generic.getIndexingMapsArray().back().isIdentity())
+      return generic.emitOpError("is not an elementwise op with one identity-"
+                                 "indexed output; no vector lowering yet");
+    rewriter.setInsertionPoint(generic);
+    Value output = generic.getDpsInits()[0];
+    auto yield = cast<linalg::YieldOp>(generic.getBody()->getTerminator());
     Value yielded = yield.getOperand(0);
-    if (buffers.lookup(yielded) != output) {
-      FailureOr<Value> buffer = bufferFor(yielded);
-      if (failed(buffer))
-        return generic.emitOpError("yields a value it cannot produce");
-      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy, *buffer,
-                            output);
-    }
-    rewriter.setInsertionPointAfter(generic);
-    for (Value temporary : temporaries)
-      memref::DeallocOp::create(rewriter, loc, temporary);
+    // The op computing the yielded value writes the output directly unless
+    // the value is also used inside the body (or is an operand or constant).
+    Value direct = yielded.hasOneUse() && yielded.getDefiningOp() &&
+                           !isa<arith::ConstantOp>(yielded.getDefiningOp())
+                       ? yielded
+                       : Value();
+    BodyBuffers buffers;
+    ArrayRef<int64_t> shape = cast<MemRefType>(output.getType()).getShape();
+    if (failed(evaluateBody(generic, shape, /*stop=*/nullptr, direct, output,
+                            buffers)))
+      return failure();
+    Value result = buffers.of.lookup(yielded);
+    auto constant = yielded.getDefiningOp<arith::ConstantOp>();
+    auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+    if (!result && value)
+      VectorFillOp::create(rewriter, generic.getLoc(),
+                           rewriter.getF32FloatAttr(value.getValueAsDouble()),
+                           output);
+    else if (!result)
+      return generic.emitOpError("yields a value it cannot produce");
+    else if (result != output)
+      VectorUnaryOp::create(rewriter, generic.getLoc(), VectorUnaryKind::copy,
+                            result, output);
+    freeTemporaries(generic, buffers);
     rewriter.eraseOp(generic);
+    return success();
+  }
+
+  /// A reduction (linalg.reduce, or a generic with reduction loops) whose
+  /// body is elementwise work ending in one `addf` or `maximumf` with the
+  /// accumulator: the elementwise part over the whole iteration space, then
+  /// `vector_reduce` along each reduced loop (innermost first), then combined
+  /// with the output's previous value, so reductions split into SRAM steps
+  /// accumulate across steps.
+  LogicalResult lowerReduction(linalg::LinalgOp op) {
+    if (op.getNumDpsInits() != 1)
+      return op.emitOpError("reduces into more than one output");
+    Block &body = op->getRegion(0).front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    Operation *combine = yield.getOperand(0).getDefiningOp();
+    BlockArgument acc = body.getArguments().back();
+    std::optional<ReductionKind> kind;
+    if (combine && isa<arith::AddFOp>(combine))
+      kind = ReductionKind::add;
+    else if (combine && isa<arith::MaximumFOp, arith::MaxNumFOp>(combine))
+      kind = ReductionKind::max;
+    if (!kind || !llvm::is_contained(combine->getOperands(), acc))
+      return op.emitOpError("reduces with something other than an addition or "
+                            "maximum of the accumulator");
+    Value element = combine->getOperand(0) == acc ? combine->getOperand(1)
+                                                   : combine->getOperand(0);
+    // The output holds the parallel loops, in order.
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    AffineMap outMap = op.getMatchingIndexingMap(op.getDpsInitOperand(0));
+    SmallVector<unsigned> parallel;
+    for (auto [loop, iterator] : llvm::enumerate(iterators))
+      if (iterator == utils::IteratorType::parallel)
+        parallel.push_back(loop);
+    // Results that are the constant 0 are kept unit dimensions.
+    SmallVector<unsigned> written;
+    bool inOrder = true;
+    for (AffineExpr expr : outMap.getResults()) {
+      if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+        inOrder = inOrder && constant.getValue() == 0;
+        continue;
+      }
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      inOrder = inOrder && dim;
+      if (dim)
+        written.push_back(dim.getPosition());
+    }
+    inOrder = inOrder && written == parallel;
+    if (!inOrder)
+      return op.emitOpError("writes its output in another order than its "
+                            "parallel loops");
+
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    SmallVector<int64_t> shape = op.getStaticLoopRanges();
+    if (llvm::any_of(shape, ShapedType::isDynamic))
+      return op.emitOpError("has a loop of dynamic extent");
+    BodyBuffers buffers;
+    if (failed(evaluateBody(op, shape, combine, /*direct=*/Value(), Value(),
+                            buffers)))
+      return failure();
+    Value reduced = buffers.of.lookup(element);
+    if (!reduced)
+      return op.emitOpError("reduces a value it cannot produce");
+    Type elementType = element.getType();
+    for (int64_t loop = iterators.size() - 1; loop >= 0; --loop) {
+      if (iterators[loop] != utils::IteratorType::reduction)
+        continue;
+      shape.erase(shape.begin() + loop);
+      Value next = allocateTemporary(rewriter, loc, shape, elementType);
+      buffers.temporaries.push_back(next);
+      VectorReduceOp::create(rewriter, loc, *kind, reduced, next, loop);
+      reduced = next;
+    }
+    // Kept unit dimensions: the output seen without them.
+    Value output = op.getDpsInits()[0];
+    auto outType = cast<MemRefType>(output.getType());
+    if (outType.getShape() != ArrayRef<int64_t>(shape)) {
+      auto [strides, offset] = outType.getStridesAndOffset();
+      SmallVector<int64_t> kept;
+      for (auto [dim, expr] : llvm::enumerate(outMap.getResults()))
+        if (isa<AffineDimExpr>(expr))
+          kept.push_back(strides[dim]);
+      auto viewType = MemRefType::get(
+          shape, outType.getElementType(),
+          StridedLayoutAttr::get(getContext(), offset, kept),
+          outType.getMemorySpace());
+      SmallVector<OpFoldResult> sizes, stridesOfr;
+      for (int64_t size : shape)
+        sizes.push_back(rewriter.getIndexAttr(size));
+      for (int64_t stride : kept)
+        stridesOfr.push_back(rewriter.getIndexAttr(stride));
+      output = memref::ReinterpretCastOp::create(
+          rewriter, loc, viewType, output, rewriter.getIndexAttr(offset), sizes,
+          stridesOfr);
+    }
+    VectorBinaryOp::create(rewriter, loc,
+                           *kind == ReductionKind::add ? VectorBinaryKind::add
+                                                       : VectorBinaryKind::max,
+                           output, reduced, output);
+    freeTemporaries(op, buffers);
+    rewriter.eraseOp(op);
     return success();
   }
 
@@ -325,6 +472,9 @@ struct LowerToInstructions
                 })
                 .Case([&](linalg::GenericOp o) {
                   return lowering.lowerElementwise(o);
+                })
+                .Case([&](linalg::ReduceOp o) {
+                  return lowering.lowerReduction(o);
                 })
                 .Case([&](linalg::LinalgOp o) {
                   return o.emitOpError("has no lowering to tessel "
