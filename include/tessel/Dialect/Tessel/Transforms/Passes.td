@@ -281,7 +281,11 @@ def TesselLowerToInstructions
       that are freed after it; broadcast operands are read through zero-
       stride views and float constants from filled temporaries. An unordered
       comparison is computed as 1 minus the opposite ordered one, so NaNs
-      compare as MLIR defines.
+      compare as MLIR defines;
+    - a reduction (`linalg.reduce`, or a generic with reduction loops whose
+      body ends in an `addf` or `maximumf` with the accumulator) becomes the
+      elementwise part of its body, a `tessel.vector_reduce` per reduced
+      loop, and a combine with the output's previous value.
 
     Any other linalg op is rejected with its name and location.
 
