@@ -25,7 +25,6 @@
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include <map>
 #include <set>
-#include "llvm/ADT/MapVector.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCONVERTTODEVICE
