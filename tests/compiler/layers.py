@@ -22,3 +22,11 @@ class GeluMlp(torch.nn.Module):
 
     def forward(self, x):
         return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+class PadConcat(torch.nn.Module):
+    """A pad and a concatenation: data movement that is not a linalg op."""
+
+    def forward(self, x):
+        y = torch.nn.functional.pad(x, (1, 2))
+        return torch.cat([y, y * 2.0], dim=0)

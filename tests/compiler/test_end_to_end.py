@@ -57,7 +57,8 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
 @pytest.mark.parametrize("layer,shape,tolerance", [
     (layers.Softmax(), (16, 32), 1e-6),
     (layers.GeluMlp(), (8, 32), 1e-5),
-], ids=["softmax", "gelu_mlp"])
+    (layers.PadConcat(), (8, 16), 0.0),
+], ids=["softmax", "gelu_mlp", "pad_concat"])
 def test_layer_matches_pytorch(layer, shape, tolerance):
     torch.manual_seed(0)
     x = torch.randn(*shape)

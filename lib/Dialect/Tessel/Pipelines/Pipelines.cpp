@@ -15,6 +15,7 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   // Legalize: reject what is outside the contract, then fuse elementwise
   // chains into their producers.
   pm.addPass(createTesselCheckInputContract());
+  pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addPass(createLinalgElementwiseOpFusionPass());
   pm.addPass(createCanonicalizerPass());
   // Map and split over the grid; size each tile's steps for SRAM.

@@ -470,6 +470,14 @@ struct LowerToInstructions
                 .Case([&](linalg::TransposeOp o) {
                   return lowering.lowerTranspose(o);
                 })
+                .Case([&](linalg::CopyOp o) {
+                  rewriter.setInsertionPoint(o);
+                  VectorUnaryOp::create(rewriter, o.getLoc(),
+                                        VectorUnaryKind::copy,
+                                        o.getInputs()[0], o.getOutputs()[0]);
+                  rewriter.eraseOp(o);
+                  return success();
+                })
                 .Case([&](linalg::GenericOp o) {
                   return lowering.lowerElementwise(o);
                 })

@@ -17,6 +17,9 @@ class ArithDialect;
 namespace bufferization {
 class BufferizationDialect;
 } // namespace bufferization
+namespace linalg {
+class LinalgDialect;
+} // namespace linalg
 namespace memref {
 class MemRefDialect;
 } // namespace memref

@@ -42,6 +42,36 @@ def TesselCheckInputContract
   ];
 }
 
+def TesselMaterializeCopies
+    : Pass<"tessel-materialize-copies", "::mlir::func::FuncOp"> {
+  let summary = "Turn pads, concatenations and slice insertions into linalg "
+                "ops the mapping can place";
+  let description = [{
+    `tensor.pad`, `tensor.concat` and `tensor.insert_slice` move data without
+    being linalg ops, so nothing would map them onto tiles and, bufferized,
+    they would become DRAM-to-DRAM copies, which have no path on the chip.
+    This pass rewrites them into linalg ops that are mapped, partitioned and
+    lowered like any other: a pad into a `linalg.fill` of the padded tensor
+    and the insertion of the source; a concatenation into insertions; and
+    each insertion of a computed tensor into a `linalg.copy` into the slice
+    of the destination, which bufferizes in place.
+
+    ```mlir
+    %p = tensor.pad %x low[0, 1] high[0, 1] { ... tensor.yield %zero }
+        : tensor<4x8xf32> to tensor<4x10xf32>
+    // becomes
+    %e = tensor.empty() : tensor<4x10xf32>
+    %f = linalg.fill ins(%zero : f32) outs(%e : tensor<4x10xf32>)
+    %s = tensor.extract_slice %f[0, 1] [4, 8] [1, 1]
+    %c = linalg.copy ins(%x : tensor<4x8xf32>) outs(%s : tensor<4x8xf32>)
+    %p = tensor.insert_slice %c into %f[0, 1] [4, 8] [1, 1]
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def TesselDefaultMapping
     : Pass<"tessel-default-mapping", "::mlir::ModuleOp"> {
   let summary = "Map every unmapped op over the grid along its largest "

@@ -1,0 +1,50 @@
+// RUN: tessel-opt %s -split-input-file -tessel-materialize-copies | FileCheck %s
+
+// A pad: a fill of the padded tensor and a copy of the source into its
+// interior.
+// CHECK-LABEL: func.func @pad
+// CHECK-SAME:    (%[[X:.+]]: tensor<4x8xf32>)
+// CHECK:         %[[E:.+]] = tensor.empty() : tensor<4x11xf32>
+// CHECK:         %[[F:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[E]] : tensor<4x11xf32>)
+// CHECK:         %[[S:.+]] = tensor.extract_slice %[[F]][0, 1] [4, 8] [1, 1]
+// CHECK:         %[[C:.+]] = linalg.copy ins(%[[X]] : tensor<4x8xf32>) outs(%[[S]] : tensor<4x8xf32>)
+// CHECK:         tensor.insert_slice %[[C]] into %[[F]][0, 1] [4, 8] [1, 1]
+// CHECK-NOT:     tensor.pad
+func.func @pad(%x: tensor<4x8xf32>) -> tensor<4x11xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 2] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x8xf32> to tensor<4x11xf32>
+  return %p : tensor<4x11xf32>
+}
+
+// -----
+
+// A concatenation: each part copied into its slice.
+// CHECK-LABEL: func.func @concat
+// CHECK:         tensor.empty() : tensor<6x4xf32>
+// CHECK:         linalg.copy ins(%{{.+}} : tensor<2x4xf32>)
+// CHECK:         tensor.insert_slice %{{.+}}[0, 0] [2, 4] [1, 1]
+// CHECK:         linalg.copy ins(%{{.+}} : tensor<4x4xf32>)
+// CHECK:         tensor.insert_slice %{{.+}}[2, 0] [4, 4] [1, 1]
+// CHECK-NOT:     tensor.concat
+func.func @concat(%a: tensor<2x4xf32>, %b: tensor<4x4xf32>) -> tensor<6x4xf32> {
+  %c = tensor.concat dim(0) %a, %b : (tensor<2x4xf32>, tensor<4x4xf32>) -> tensor<6x4xf32>
+  return %c : tensor<6x4xf32>
+}
+
+// -----
+
+// Insertions inside a partition are the partition's own; they stay.
+// CHECK-LABEL: func.func @in_forall
+// CHECK-NOT:     linalg.copy
+func.func @in_forall(%a: tensor<8xf32>) -> tensor<8xf32> {
+  %0 = scf.forall (%i) in (2) shared_outs(%o = %a) -> (tensor<8xf32>) {
+    %s = tensor.extract_slice %a[0] [4] [1] : tensor<8xf32> to tensor<4xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %s into %o[0] [4] [1] : tensor<4xf32> into tensor<8xf32>
+    }
+  }
+  return %0 : tensor<8xf32>
+}
