@@ -78,11 +78,11 @@ tessel.device @steps arch #tiny {
 tessel.device @unsupported arch #tiny {
   %t = tessel.tile(0, 0)
   tessel.core(%t) {
-    %x = memref.alloc() : memref<1x1x6x6xf32, #sram>
-    %w = memref.alloc() : memref<1x1x3x3xf32, #sram>
-    %y = memref.alloc() : memref<1x1x4x4xf32, #sram>
-    // expected-error @+1 {{'linalg.conv_2d_nchw_fchw' op has no lowering to tessel instructions yet}}
-    linalg.conv_2d_nchw_fchw ins(%x, %w : memref<1x1x6x6xf32, #sram>, memref<1x1x3x3xf32, #sram>) outs(%y : memref<1x1x4x4xf32, #sram>)
+    %x = memref.alloc() : memref<1x6x2xf32, #sram>
+    %w = memref.alloc() : memref<3x2x4xf32, #sram>
+    %y = memref.alloc() : memref<1x4x4xf32, #sram>
+    // expected-error @+1 {{'linalg.conv_1d_nwc_wcf' op has no lowering to tessel instructions yet}}
+    linalg.conv_1d_nwc_wcf ins(%x, %w : memref<1x6x2xf32, #sram>, memref<3x2x4xf32, #sram>) outs(%y : memref<1x4x4xf32, #sram>)
   }
 }
 
@@ -127,5 +127,45 @@ tessel.device @reductions arch #tiny {
       %a = arith.addf %e, %acc : f32
       linalg.yield %a : f32
     }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Windowed ops through strided views of SRAM buffers.
+// CHECK-LABEL: tessel.device @windows
+tessel.device @windows arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<1x2x6x6xf32, #sram>
+    %w = memref.alloc() : memref<3x2x3x3xf32, #sram>
+    %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
+    // A 3x3 convolution: per output row and kernel tap, out[0, :, r, :]
+    // (3 x 4) += W[:, :, i, j] (3 x 2) * X[0, :, r + i, j:j+4] (2 x 4);
+    // 4 rows x 9 taps = 36 MAC blocks.
+    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 2], strides: [18, 9]
+    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 4], strides: [36, 1]
+    // CHECK:     %[[Y0:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4], strides: [16, 1]
+    // CHECK:     tessel.matmul
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 2], strides: [18, 9]
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [2, 4], strides: [36, 1]
+    // CHECK-COUNT-35: tessel.matmul
+    // CHECK-NOT: tessel.matmul
+    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
+    // A 2x2 max pooling with stride 2: one max per tap over C x OH x OW.
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 3, 3], strides: [36, 12, 2]
+    // CHECK:     tessel.vector_binary max
+    // CHECK-COUNT-3: tessel.vector_binary max
+    %k = memref.alloc() : memref<2x2xf32, #sram>
+    %p = memref.alloc() : memref<1x2x3x3xf32, #sram>
+    linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %k : memref<1x2x6x6xf32, #sram>, memref<2x2xf32, #sram>) outs(%p : memref<1x2x3x3xf32, #sram>)
+    // A bias broadcast: a copy from a zero-stride view.
+    // CHECK:     %[[BV:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [1, 3, 4, 4], strides: [0, 1, 0, 0]
+    // CHECK:     tessel.vector_unary copy %[[BV]], %{{.+}}
+    %b = memref.alloc() : memref<3xf32, #sram>
+    linalg.broadcast ins(%b : memref<3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>) dimensions = [0, 2, 3]
   }
 }

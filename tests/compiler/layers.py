@@ -30,3 +30,25 @@ class PadConcat(torch.nn.Module):
     def forward(self, x):
         y = torch.nn.functional.pad(x, (1, 2))
         return torch.cat([y, y * 2.0], dim=0)
+
+
+class ConvBlock(torch.nn.Module):
+    """Padded 3x3 convolution, a strided depthwise convolution, ReLUs and a
+    max pooling: the CNN ops, with the bias broadcasts they bring."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 8, 3, padding=1)
+        self.depthwise = torch.nn.Conv2d(8, 8, 3, stride=2, padding=1, groups=8)
+        self.pool = torch.nn.MaxPool2d(2)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x))
+        return self.pool(torch.relu(self.depthwise(x)))
+
+
+class Attention(torch.nn.Module):
+    """Scores of one head: a batched matmul and a softmax."""
+
+    def forward(self, q, k):
+        return torch.softmax(torch.bmm(q, k.transpose(1, 2)) * 0.25, dim=-1)

@@ -54,17 +54,20 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
     assert not mismatch and not errors
 
 
-@pytest.mark.parametrize("layer,shape,tolerance", [
-    (layers.Softmax(), (16, 32), 1e-6),
-    (layers.GeluMlp(), (8, 32), 1e-5),
-    (layers.PadConcat(), (8, 16), 0.0),
-], ids=["softmax", "gelu_mlp", "pad_concat"])
-def test_layer_matches_pytorch(layer, shape, tolerance):
+@pytest.mark.parametrize("layer,shapes,tolerance", [
+    (layers.Softmax(), [(16, 32)], 1e-6),
+    (layers.GeluMlp(), [(8, 32)], 1e-5),
+    (layers.PadConcat(), [(8, 16)], 0.0),
+    (layers.ConvBlock(), [(1, 3, 16, 16)], 1e-5),
+    (layers.Attention(), [(2, 8, 16), (2, 8, 16)], 1e-6),
+], ids=["softmax", "gelu_mlp", "pad_concat", "conv_block", "attention"])
+def test_layer_matches_pytorch(layer, shapes, tolerance):
     torch.manual_seed(0)
-    x = torch.randn(*shape)
-    model = fe.import_torch(layer.eval(), (x,))
+    xs = [torch.randn(*shape) for shape in shapes]
+    model = fe.import_torch(layer.eval(), tuple(xs))
     program = compile_imported(model, "tessel-4x4")
-    out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
-    golden = layer(x).detach().numpy()
+    feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, xs)}
+    out = simulate(program, feeds).outputs
+    golden = layer(*xs).detach().numpy()
     np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,
                                rtol=tolerance, atol=tolerance)

@@ -108,10 +108,9 @@ struct Lowering {
   }
 
   /// One MAC-array block per (n, k) block of the array's size, k ascending
-  /// within each column block: the accumulation order of the ISA.
-  LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
-    Value lhs = matmul.getInputs()[0], rhs = matmul.getInputs()[1],
-          acc = matmul.getOutputs()[0];
+  /// within each column block: the accumulation order of the ISA. The
+  /// operands are 2-D views (of any strides) in SRAM.
+  void emitMatmulBlocks(Location loc, Value lhs, Value rhs, Value acc) {
     auto lhsType = cast<MemRefType>(lhs.getType());
     auto rhsType = cast<MemRefType>(rhs.getType());
     int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1),
@@ -120,8 +119,6 @@ struct Lowering {
     int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
     int64_t mBlock = weightStationary ? m : rows;
     int64_t kBlock = weightStationary ? rows : k;
-    Location loc = matmul.getLoc();
-    rewriter.setInsertionPoint(matmul);
     auto slice = [&](Value v, int64_t r0, int64_t rs, int64_t c0, int64_t cs) {
       return memref::SubViewOp::create(
           rewriter, loc, v,
@@ -147,7 +144,175 @@ struct Lowering {
         }
       }
     }
+  }
+
+  LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
+    rewriter.setInsertionPoint(matmul);
+    emitMatmulBlocks(matmul.getLoc(), matmul.getInputs()[0],
+                     matmul.getInputs()[1], matmul.getOutputs()[0]);
     rewriter.eraseOp(matmul);
+    return success();
+  }
+
+  /// A strided window of `buffer`: element (i0, ..) of the result is element
+  /// `base + sum(i_k * steps[k])` of the buffer (all in elements of the
+  /// buffer's own layout, which must be static).
+  Value window(Location loc, Value buffer, int64_t base,
+               ArrayRef<int64_t> sizes, ArrayRef<int64_t> steps) {
+    auto type = cast<MemRefType>(buffer.getType());
+    int64_t offset = type.getStridesAndOffset().second;
+    auto layout = StridedLayoutAttr::get(getContext(), offset + base, steps);
+    auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
+                                    type.getMemorySpace());
+    SmallVector<OpFoldResult> sizeAttrs, stepAttrs;
+    for (int64_t size : sizes)
+      sizeAttrs.push_back(rewriter.getIndexAttr(size));
+    for (int64_t step : steps)
+      stepAttrs.push_back(rewriter.getIndexAttr(step));
+    return memref::ReinterpretCastOp::create(
+        rewriter, loc, viewType, buffer, rewriter.getIndexAttr(offset + base),
+        sizeAttrs, stepAttrs);
+  }
+
+  static SmallVector<int64_t> stridesOf(Value buffer) {
+    return cast<MemRefType>(buffer.getType()).getStridesAndOffset().first;
+  }
+
+  static LogicalResult checkStatic(Operation *op) {
+    for (Value operand : op->getOperands()) {
+      auto type = dyn_cast<MemRefType>(operand.getType());
+      if (!type || !type.hasStaticShape() || !type.isStrided())
+        return op->emitOpError("needs statically shaped, strided operands");
+      auto [strides, offset] = type.getStridesAndOffset();
+      if (ShapedType::isDynamic(offset) ||
+          llvm::any_of(strides, ShapedType::isDynamic))
+        return op->emitOpError("needs static strides and offsets");
+    }
+    return success();
+  }
+
+  /// A broadcast: a copy from a view with zero strides along the added
+  /// dimensions.
+  LogicalResult lowerBroadcast(linalg::BroadcastOp op) {
+    rewriter.setInsertionPoint(op);
+    Value output = op.getInit();
+    FailureOr<Value> view = getLoopView(
+        rewriter, op.getLoc(), op.getInput(),
+        op.getMatchingIndexingMap(op.getDpsInputOperand(0)),
+        cast<MemRefType>(output.getType()).getShape());
+    if (failed(view))
+      return op.emitOpError("cannot be read through a strided view");
+    VectorUnaryOp::create(rewriter, op.getLoc(), VectorUnaryKind::copy, *view,
+                          output);
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// batch_matmul: one matmul per batch element, through 2-D views.
+  LogicalResult lowerBatchMatmul(linalg::BatchMatmulOp op) {
+    if (failed(checkStatic(op)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    Value lhs = op.getInputs()[0], rhs = op.getInputs()[1],
+          acc = op.getOutputs()[0];
+    ArrayRef<int64_t> lhsShape = cast<MemRefType>(lhs.getType()).getShape();
+    ArrayRef<int64_t> rhsShape = cast<MemRefType>(rhs.getType()).getShape();
+    SmallVector<int64_t> ls = stridesOf(lhs), rs = stridesOf(rhs),
+                         as = stridesOf(acc);
+    int64_t m = lhsShape[1], k = lhsShape[2], n = rhsShape[2];
+    for (int64_t b = 0; b < lhsShape[0]; ++b) {
+      Value l = window(loc, lhs, b * ls[0], {m, k}, {ls[1], ls[2]});
+      Value r = window(loc, rhs, b * rs[0], {k, n}, {rs[1], rs[2]});
+      Value a = window(loc, acc, b * as[0], {m, n}, {as[1], as[2]});
+      emitMatmulBlocks(loc, l, r, a);
+    }
+    rewriter.eraseOp(op);
+    return success();
+  }
+
+  /// conv_2d_nchw_fchw as matmuls: for each image, output row and kernel
+  /// tap (kh, kw), out[n, :, oh, :] (F x OW) += W[:, :, kh, kw] (F x C) *
+  /// X[n, :, oh*sh + kh*dh, kw*dw + ow*sw] (C x OW), all strided views; the
+  /// taps accumulate in row-major order.
+  LogicalResult lowerConv(linalg::Conv2DNchwFchwOp conv) {
+    if (failed(checkStatic(conv)))
+      return failure();
+    rewriter.setInsertionPoint(conv);
+    Location loc = conv.getLoc();
+    Value x = conv.getInputs()[0], w = conv.getInputs()[1],
+          y = conv.getOutputs()[0];
+    ArrayRef<int64_t> wShape = cast<MemRefType>(w.getType()).getShape();
+    ArrayRef<int64_t> yShape = cast<MemRefType>(y.getType()).getShape();
+    SmallVector<int64_t> xs = stridesOf(x), ws = stridesOf(w),
+                         ys = stridesOf(y);
+    auto stride = conv.getStrides().getValues<int64_t>();
+    auto dilation = conv.getDilations().getValues<int64_t>();
+    int64_t sh = stride[0], sw = stride[1], dh = dilation[0], dw = dilation[1];
+    int64_t f = wShape[0], c = wShape[1], kh = wShape[2], kw = wShape[3];
+    int64_t oh = yShape[2], ow = yShape[3];
+    for (int64_t n = 0; n < yShape[0]; ++n)
+      for (int64_t r = 0; r < oh; ++r)
+        for (int64_t i = 0; i < kh; ++i)
+          for (int64_t j = 0; j < kw; ++j) {
+            Value weights = window(loc, w, i * ws[2] + j * ws[3], {f, c},
+                                   {ws[0], ws[1]});
+            Value inputs = window(
+                loc, x, n * xs[0] + (r * sh + i * dh) * xs[2] + j * dw * xs[3],
+                {c, ow}, {xs[1], sw * xs[3]});
+            Value outputs =
+                window(loc, y, n * ys[0] + r * ys[2], {f, ow}, {ys[1], ys[3]});
+            emitMatmulBlocks(loc, weights, inputs, outputs);
+          }
+    rewriter.eraseOp(conv);
+    return success();
+  }
+
+  /// A depthwise convolution or a pooling on NCHW: for each image and
+  /// kernel tap, one (or two) vector instructions over the C x OH x OW
+  /// window: out = combine(out, window [* weight, broadcast over OH x OW]).
+  LogicalResult lowerWindowed(linalg::LinalgOp op, Value x, Value weight,
+                              Value y, ArrayRef<int64_t> kernel,
+                              DenseIntElementsAttr strides,
+                              DenseIntElementsAttr dilations,
+                              VectorBinaryKind combine) {
+    if (failed(checkStatic(op)))
+      return failure();
+    rewriter.setInsertionPoint(op);
+    Location loc = op.getLoc();
+    ArrayRef<int64_t> yShape = cast<MemRefType>(y.getType()).getShape();
+    SmallVector<int64_t> xs = stridesOf(x), ys = stridesOf(y);
+    auto stride = strides.getValues<int64_t>();
+    auto dilation = dilations.getValues<int64_t>();
+    int64_t c = yShape[1], oh = yShape[2], ow = yShape[3];
+    Value product;
+    if (weight)
+      product = allocateTemporary(rewriter, loc, {c, oh, ow},
+                                  cast<MemRefType>(y.getType()).getElementType());
+    for (int64_t n = 0; n < yShape[0]; ++n) {
+      Value out = window(loc, y, n * ys[0], {c, oh, ow}, {ys[1], ys[2], ys[3]});
+      for (int64_t i = 0; i < kernel[0]; ++i)
+        for (int64_t j = 0; j < kernel[1]; ++j) {
+          Value in = window(
+              loc, x, n * xs[0] + i * dilation[0] * xs[2] + j * dilation[1] * xs[3],
+              {c, oh, ow}, {xs[1], stride[0] * xs[2], stride[1] * xs[3]});
+          Value term = in;
+          if (weight) {
+            SmallVector<int64_t> wstr = stridesOf(weight);
+            Value tap = window(loc, weight, i * wstr[1] + j * wstr[2],
+                               {c, oh, ow}, {wstr[0], 0, 0});
+            VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::mul, in,
+                                   tap, product);
+            term = product;
+          }
+          VectorBinaryOp::create(rewriter, loc, combine, out, term, out);
+        }
+    }
+    if (product) {
+      rewriter.setInsertionPointAfter(op);
+      memref::DeallocOp::create(rewriter, loc, product);
+    }
+    rewriter.eraseOp(op);
     return success();
   }
 
@@ -483,6 +648,39 @@ struct LowerToInstructions
                 })
                 .Case([&](linalg::ReduceOp o) {
                   return lowering.lowerReduction(o);
+                })
+                .Case([&](linalg::BroadcastOp o) {
+                  return lowering.lowerBroadcast(o);
+                })
+                .Case([&](linalg::BatchMatmulOp o) {
+                  return lowering.lowerBatchMatmul(o);
+                })
+                .Case([&](linalg::Conv2DNchwFchwOp o) {
+                  return lowering.lowerConv(o);
+                })
+                .Case([&](linalg::DepthwiseConv2DNchwChwOp o) {
+                  ArrayRef<int64_t> w =
+                      cast<MemRefType>(o.getInputs()[1].getType()).getShape();
+                  return lowering.lowerWindowed(
+                      o, o.getInputs()[0], o.getInputs()[1],
+                      o.getOutputs()[0], {w[1], w[2]}, o.getStrides(),
+                      o.getDilations(), VectorBinaryKind::add);
+                })
+                .Case([&](linalg::PoolingNchwMaxOp o) {
+                  ArrayRef<int64_t> k =
+                      cast<MemRefType>(o.getInputs()[1].getType()).getShape();
+                  return lowering.lowerWindowed(
+                      o, o.getInputs()[0], Value(), o.getOutputs()[0],
+                      {k[0], k[1]}, o.getStrides(), o.getDilations(),
+                      VectorBinaryKind::max);
+                })
+                .Case([&](linalg::PoolingNchwSumOp o) {
+                  ArrayRef<int64_t> k =
+                      cast<MemRefType>(o.getInputs()[1].getType()).getShape();
+                  return lowering.lowerWindowed(
+                      o, o.getInputs()[0], Value(), o.getOutputs()[0],
+                      {k[0], k[1]}, o.getStrides(), o.getDilations(),
+                      VectorBinaryKind::add);
                 })
                 .Case([&](linalg::LinalgOp o) {
                   return o.emitOpError("has no lowering to tessel "

@@ -315,7 +315,14 @@ def TesselLowerToInstructions
     - a reduction (`linalg.reduce`, or a generic with reduction loops whose
       body ends in an `addf` or `maximumf` with the accumulator) becomes the
       elementwise part of its body, a `tessel.vector_reduce` per reduced
-      loop, and a combine with the output's previous value.
+      loop, and a combine with the output's previous value;
+    - `linalg.batch_matmul` becomes MAC blocks per batch element;
+      `linalg.conv_2d_nchw_fchw` MAC blocks per image, output row and kernel
+      tap (`out[n, :, r, :] += W[:, :, i, j] * X[n, :, r*s + i, j + s*(0..)]`,
+      all strided views, taps in row-major order); depthwise convolutions
+      and max/sum pooling one vector instruction (two for depthwise) per
+      image and tap over the C x OH x OW window; `linalg.broadcast` and
+      `linalg.copy` a vector copy (through a zero-stride view).
 
     Any other linalg op is rejected with its name and location.
 
