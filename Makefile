@@ -50,6 +50,7 @@ pytest:
 
 demo: setup
 	@$(VPY) examples/foundation_demo.py
+	@$(VPY) examples/mlp_end_to_end.py
 
 # Regenerates the dialect and pass reference committed under docs/generated.
 docs: build

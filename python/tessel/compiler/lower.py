@@ -37,41 +37,49 @@ def _set_names(func, signature) -> None:
             for attrs, spec in zip(existing, specs)])
 
 
+def _lower(mlir: str, target: arch_model.Arch, signature):
+    """The lowered module, in the current Context."""
+    from ..dialects import func as func_d
+    from ..ir import Module
+    from ..passmanager import PassManager
+
+    module = Module.parse(mlir)
+    module.operation.attributes["tessel.arch"] = target.to_attribute()
+    if signature is not None:
+        funcs = [op for op in module.body.operations
+                 if isinstance(op, func_d.FuncOp)]
+        if len(funcs) != 1:
+            raise LoweringError(f"expected one function, found {len(funcs)}")
+        _set_names(funcs[0], signature)
+    try:
+        PassManager.parse(PIPELINE).run(module.operation)
+    except Exception as e:  # MLIRError carries the diagnostics
+        raise LoweringError(
+            f"lowering for {target.name} failed:\n{e}\nreproduce with: "
+            f"tessel-opt <model.mlir> -tessel-lowering-pipeline "
+            f"(the module needs tessel.arch)") from e
+    return module
+
+
 def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
     """The ``tessel.device`` for ``mlir`` (one function of linalg on tensors)
     on ``arch`` (a preset name, a YAML path or an ``Arch``; default
     ``tessel-4x4``), as MLIR text. With the frontend's ``signature``, DRAM
     buffers take the model's argument and output names and weights are
     marked as such."""
-    from ..dialects import func as func_d
-    from ..ir import Context, Module
-    from ..passmanager import PassManager
+    from ..ir import Context
 
-    target = arch_model.load(arch)
     with Context():
-        module = Module.parse(mlir)
-        module.operation.attributes["tessel.arch"] = target.to_attribute()
-        if signature is not None:
-            funcs = [op for op in module.body.operations
-                     if isinstance(op, func_d.FuncOp)]
-            if len(funcs) != 1:
-                raise LoweringError(f"expected one function, found {len(funcs)}")
-            _set_names(funcs[0], signature)
-        try:
-            PassManager.parse(PIPELINE).run(module.operation)
-        except Exception as e:  # MLIRError carries the diagnostics
-            raise LoweringError(
-                f"lowering for {target.name} failed:\n{e}\nreproduce with: "
-                f"tessel-opt <model.mlir> -tessel-lowering-pipeline "
-                f"(the module needs tessel.arch)") from e
-        return str(module)
+        return str(_lower(mlir, arch_model.load(arch), signature))
 
 
 def compile_imported(model, arch: Any = None) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
-    on ``arch``: lowered, emitted with the model's weights in DRAM."""
-    from ..ir import Context, Module
+    on ``arch``: lowered, emitted with the model's weights in DRAM. The
+    instructions keep the model's source locations, which become the
+    program's tags (per-layer reports)."""
+    from ..ir import Context
 
-    text = lower_to_device(model.mlir, arch, signature=model.signature)
     with Context():
-        return emit_program(Module.parse(text), weights=dict(model.weights))
+        module = _lower(model.mlir, arch_model.load(arch), model.signature)
+        return emit_program(module, weights=dict(model.weights))
