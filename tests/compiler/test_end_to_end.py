@@ -38,6 +38,9 @@ def test_mlp_matches_pytorch(mlp, arch):
     manifest = program.manifest()
     kinds = {b["name"]: b["kind"] for b in manifest["dram"]["buffers"]}
     assert kinds["fc1.weight"] == "weight" and kinds["output"] == "output"
+    # Per-layer tags name the model's own lines, not PyTorch's.
+    tags = [t["name"] for t in manifest["tags"]]
+    assert tags and all("zoo/models.py" in t for t in tags), tags
     # The third form of the architecture description: the manifest's holds
     # exactly the target the program was compiled for.
     assert arch_model.Arch.from_dict(manifest["arch"]) == arch_model.load(arch)

@@ -92,11 +92,25 @@ def _find_device(module: Any) -> Operation:
 # Locations.
 # ---------------------------------------------------------------------------
 
+# Frames of library code (PyTorch's modules, the frontend process's own
+# entry), which a per-layer report should look past to the model's line.
+_LIBRARY_PATHS = ("/site-packages/", "/dist-packages/", "tessel/frontend/_worker.py")
+
+
+def _call_frames(loc) -> list:
+    """The frames of a call-site location, innermost (the callee) first."""
+    if loc.is_a_callsite():
+        return _call_frames(loc.callee) + _call_frames(loc.caller)
+    return [loc]
+
+
 def describe_location(loc) -> tuple[str, str] | None:
     """``(name, "file:line:col")`` of a location for a tag, or ``None`` for
     an unknown one. A ``NameLoc`` gives its name; otherwise the name is the
     position itself. Fused locations take the first name and the first
-    position among their parts; call sites, the callee's."""
+    position among their parts. A call site (torch-mlir's stack of frames)
+    takes its innermost frame outside library code, the line of the model
+    that made the op, else its innermost frame."""
     if loc.is_a_name():
         child = describe_location(loc.child_loc)
         return loc.name_str, child[1] if child else ""
@@ -104,7 +118,10 @@ def describe_location(loc) -> tuple[str, str] | None:
         text = f"{loc.filename}:{loc.start_line}:{loc.start_col}"
         return text, text
     if loc.is_a_callsite():
-        return describe_location(loc.callee) or describe_location(loc.caller)
+        frames = [d for d in map(describe_location, _call_frames(loc)) if d]
+        own = [d for d in frames
+               if not any(part in d[1] for part in _LIBRARY_PATHS)]
+        return (own or frames or [None])[0]
     if loc.is_a_fused():
         parts = [p for p in map(describe_location, loc.locations) if p]
         if not parts:
