@@ -46,6 +46,20 @@ def test_mlp_matches_pytorch(mlp, arch):
     assert arch_model.Arch.from_dict(manifest["arch"]) == arch_model.load(arch)
 
 
+def test_small_cnn_matches_pytorch():
+    # Convolutions without bias, batchnorm (f64 epsilon truncated inside the
+    # body), ReLU, max pooling, flatten and a linear layer with K = 2048.
+    case = zoo.get("small_cnn")
+    module, inputs = case.build()
+    module.eval()
+    model = fe.import_torch(module, inputs)
+    program = compile_imported(model, "tessel-4x4")
+    feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, inputs)}
+    out = simulate(program, feeds).outputs[model.signature.outputs[0].name]
+    np.testing.assert_allclose(out, module(*inputs).detach().numpy(),
+                               rtol=case.rtol, atol=case.atol)
+
+
 def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
     _, model, _, _ = mlp
     first = compile_imported(model).save(tmp_path / "a")

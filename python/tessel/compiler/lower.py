@@ -82,4 +82,10 @@ def compile_imported(model, arch: Any = None) -> Program:
 
     with Context():
         module = _lower(model.mlir, arch_model.load(arch), model.signature)
-        return emit_program(module, weights=dict(model.weights))
+        # Weights the program never reads have no DRAM buffer.
+        placed = {str(op.attributes["sym_name"]).strip('"')
+                  for device in module.body.operations
+                  for op in device.regions[0].blocks[0].operations
+                  if op.operation.name == "tessel.dram_buffer"}
+        weights = {k: v for k, v in model.weights.items() if k in placed}
+        return emit_program(module, weights=weights)

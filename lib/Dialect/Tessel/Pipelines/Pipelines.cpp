@@ -12,11 +12,11 @@
 using namespace mlir;
 
 void tessel::buildLoweringPipeline(OpPassManager &pm) {
-  // Legalize: reject what is outside the contract, then fuse elementwise
-  // chains into their producers.
+  // Legalize: reject what is outside the contract, make data movement
+  // mappable, fuse elementwise chains.
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
-  pm.addPass(createLinalgElementwiseOpFusionPass());
+  pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addPass(createCanonicalizerPass());
   // Map and split over the grid; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());

@@ -101,6 +101,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                                          returnOp.getOperands().end());
     IRMapping dram;
     for (BlockArgument arg : func.getArguments()) {
+      // An argument the program never reads (a lifted buffer such as
+      // batchnorm's num_batches_tracked) needs no place in DRAM.
+      if (arg.use_empty())
+        continue;
       auto type = dyn_cast<MemRefType>(arg.getType());
       if (!type)
         return func.emitOpError() << "argument #" << arg.getArgNumber()

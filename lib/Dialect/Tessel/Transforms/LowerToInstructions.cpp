@@ -76,6 +76,28 @@ FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
       .getResult();
 }
 
+/// The value of a float constant, looking through float casts of it (the
+/// f64 constants torch-mlir truncates inside bodies, which do not fold when
+/// the truncation is inexact): converted to the cast's type, as the cast
+/// would round it.
+std::optional<APFloat> getConstantFloat(Value value) {
+  if (auto constant = value.getDefiningOp<arith::ConstantOp>()) {
+    if (auto attr = dyn_cast<FloatAttr>(constant.getValue()))
+      return attr.getValue();
+    return std::nullopt;
+  }
+  Operation *def = value.getDefiningOp();
+  if (!def || !isa<arith::TruncFOp, arith::ExtFOp>(def))
+    return std::nullopt;
+  std::optional<APFloat> source = getConstantFloat(def->getOperand(0));
+  if (!source)
+    return std::nullopt;
+  bool losesInfo;
+  source->convert(cast<FloatType>(value.getType()).getFloatSemantics(),
+                  APFloat::rmNearestTiesToEven, &losesInfo);
+  return source;
+}
+
 struct Lowering {
   IRRewriter &rewriter;
   ArchAttr arch;
@@ -320,10 +342,11 @@ struct Lowering {
     rewriter.setInsertionPoint(transpose);
     auto permutation = AffineMap::getPermutationMap(
         transpose.getPermutation(), rewriter.getContext());
-    // out[i] = in[perm(i)]: the input seen through the inverse permutation.
-    Value view = memref::TransposeOp::create(
-        rewriter, transpose.getLoc(), transpose.getInput(),
-        AffineMapAttr::get(inversePermutation(permutation)));
+    // Dimension k of the output is dimension perm[k] of the input: the
+    // input seen through the permutation map (d_perm[0], d_perm[1], ...).
+    Value view = memref::TransposeOp::create(rewriter, transpose.getLoc(),
+                                             transpose.getInput(),
+                                             AffineMapAttr::get(permutation));
     VectorUnaryOp::create(rewriter, transpose.getLoc(), VectorUnaryKind::copy,
                           view, transpose.getInit());
     rewriter.eraseOp(transpose);
@@ -363,13 +386,12 @@ struct Lowering {
     auto bufferFor = [&](Value scalar) -> FailureOr<Value> {
       if (Value buffer = buffers.of.lookup(scalar))
         return buffer;
-      auto constant = scalar.getDefiningOp<arith::ConstantOp>();
-      auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+      std::optional<APFloat> value = getConstantFloat(scalar);
       if (!value)
         return failure();
       Value buffer = temporary(scalar.getType());
       VectorFillOp::create(rewriter, loc,
-                           rewriter.getF32FloatAttr(value.getValueAsDouble()),
+                           rewriter.getF32FloatAttr(value->convertToDouble()),
                            buffer);
       buffers.of[scalar] = buffer;
       return buffer;
@@ -377,7 +399,9 @@ struct Lowering {
     for (Operation &bodyOp : body.without_terminator()) {
       if (&bodyOp == stop)
         break;
-      if (isa<arith::ConstantOp>(bodyOp))
+      // Constants (and casts of them) become filled buffers where used.
+      if (bodyOp.getNumResults() == 1 &&
+          getConstantFloat(bodyOp.getResult(0)))
         continue;
       if (bodyOp.getNumResults() != 1)
         return bodyOp.emitOpError("has no vector-unit lowering");

@@ -72,6 +72,26 @@ def TesselMaterializeCopies
   ];
 }
 
+def TesselFuseElementwise
+    : Pass<"tessel-fuse-elementwise", "::mlir::func::FuncOp"> {
+  let summary = "Fuse elementwise producers into their elementwise consumers";
+  let description = [{
+    Chains of elementwise `linalg.generic`s (bias, batchnorm, activation)
+    become one op, so their intermediate tensors never reach DRAM. Unlike
+    upstream's `linalg-fuse-elementwise-ops`, reshapes are not propagated
+    through ops: that would turn a matmul after a flatten into a
+    contraction over several dimensions, which the MAC array lowering does
+    not see as a matmul.
+
+    ```mlir
+    %a = linalg.generic ... { arith.addf }   // bias
+    %b = linalg.generic ins(%a ...) { arith.maximumf }   // relu
+    // becomes one linalg.generic { arith.addf; arith.maximumf }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+}
+
 def TesselDefaultMapping
     : Pass<"tessel-default-mapping", "::mlir::ModuleOp"> {
   let summary = "Map every unmapped op over the grid along its largest "
@@ -267,7 +287,8 @@ def TesselConvertToDevice
     module's arch) from the one function of the module, after
     `tessel-promote-to-sram`:
 
-    - a `tessel.dram_buffer` per argument (`input`, or `weight` if the
+    - a `tessel.dram_buffer` per argument the function reads (`input`, or
+      `weight` if the
       argument has `tessel.kind = "weight"`; named by its `tessel.name`
       attribute or `argN`), per returned allocation (`output`, named by the
       result's `tessel.name` or `resultN`) and per other allocation
