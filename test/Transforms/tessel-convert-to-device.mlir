@@ -84,3 +84,27 @@ func.func @loose(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
   return %y : memref<4xf32, #dram>
 }
 }
+
+// -----
+
+// An output returned reshaped: one DRAM buffer in the output's shape, which
+// the program writes through the inverse reshape.
+// CHECK-LABEL: tessel.device @reshaped_output
+// CHECK:         %[[Y:.+]] = tessel.dram_buffer @result0 output : memref<2x8x8xf32, #dram>
+// CHECK:         %[[FLAT:.+]] = memref.collapse_shape %[[Y]] {{\[\[}}0, 1], [2]] : memref<2x8x8xf32, #dram> into memref<16x8xf32, #dram>
+// CHECK:         tessel.core
+// CHECK:           memref.subview %[[FLAT]]
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @reshaped_output(%x: memref<16x8xf32, #dram>) -> memref<2x8x8xf32, #dram> {
+  %y = memref.alloc() : memref<16x8xf32, #dram>
+  scf.forall (%i) = (0) to (16) step (4) {
+    %xi = memref.subview %x[%i, 0] [4, 8] [1, 1] : memref<16x8xf32, #dram> to memref<4x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [4, 8] [1, 1] : memref<16x8xf32, #dram> to memref<4x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<4x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<4x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1]>}
+  %out = memref.expand_shape %y [[0, 1], [2]] output_shape [2, 8, 8] : memref<16x8xf32, #dram> into memref<2x8x8xf32, #dram>
+  return %out : memref<2x8x8xf32, #dram>
+}
+}

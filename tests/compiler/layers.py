@@ -52,3 +52,15 @@ class Attention(torch.nn.Module):
 
     def forward(self, q, k):
         return torch.softmax(torch.bmm(q, k.transpose(1, 2)) * 0.25, dim=-1)
+
+
+class BatchedLinear(torch.nn.Module):
+    """A linear layer on a (batch, sequence, features) input: the matmul's
+    result is returned reshaped back to three dimensions."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(16, 8)
+
+    def forward(self, x):
+        return self.fc(x)

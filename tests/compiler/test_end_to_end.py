@@ -77,7 +77,9 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
     (layers.PadConcat(), [(8, 16)], 0.0),
     (layers.ConvBlock(), [(1, 3, 16, 16)], 1e-5),
     (layers.Attention(), [(2, 8, 16), (2, 8, 16)], 1e-6),
-], ids=["softmax", "gelu_mlp", "pad_concat", "conv_block", "attention"])
+    (layers.BatchedLinear(), [(2, 8, 16)], 1e-6),
+], ids=["softmax", "gelu_mlp", "pad_concat", "conv_block", "attention",
+        "batched_linear"])
 def test_layer_matches_pytorch(layer, shapes, tolerance):
     torch.manual_seed(0)
     xs = [torch.randn(*shape) for shape in shapes]

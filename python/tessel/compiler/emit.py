@@ -222,9 +222,12 @@ class _Emitter:
                 self.declare_semaphore(op)
             elif op.name == "tessel.core":
                 cores.append(op)
-            elif op.name not in ("tessel.tile", "arith.constant"):
+            elif op.name not in ("tessel.tile", "arith.constant",
+                                 "memref.expand_shape", "memref.collapse_shape"):
                 # Constants: canonicalization hoists the cores' constants here,
                 # to the device, the nearest region isolated from above.
+                # Reshapes: an output returned reshaped is viewed here in the
+                # shape the program computes it in.
                 raise EmitError(f"unexpected op {_name(op)} in the tessel.device")
         self.declare_dram(dram_ops)
         # A tile that owns semaphores but runs no code is still listed, so

@@ -126,27 +126,60 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                                          kind, /*address=*/nullptr);
       dram.map(arg, buffer.getResult());
     }
+    // An output returned through a reshape of an allocation (a matmul's
+    // result expanded back to the batch shape) is one DRAM buffer of the
+    // output's shape; the allocation becomes the inverse reshape of it.
+    llvm::DenseMap<Value, std::pair<unsigned, Operation *>> reshapedOutputs;
+    for (auto [index, value] : llvm::enumerate(returnOp.getOperands())) {
+      Operation *def = value.getDefiningOp();
+      if (!isa_and_nonnull<memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+        continue;
+      Value source = def->getOperand(0);
+      if (source.getDefiningOp<memref::AllocOp>())
+        reshapedOutputs[source] = {static_cast<unsigned>(index), def};
+    }
     int64_t scratch = 0;
     for (auto alloc : func.getBody().getOps<memref::AllocOp>()) {
+      std::optional<unsigned> output;
       auto result = llvm::find(returnOp.getOperands(), alloc.getResult());
-      bool isOutput = result != returnOp.getOperands().end();
+      if (result != returnOp.getOperands().end())
+        output = std::distance(returnOp.getOperands().begin(), result);
+      auto reshaped = reshapedOutputs.find(alloc.getResult());
+      if (reshaped != reshapedOutputs.end())
+        output = reshaped->second.first;
       std::string name;
-      if (isOutput) {
-        unsigned index = std::distance(returnOp.getOperands().begin(), result);
-        auto nameAttr = func.getResultAttrOfType<StringAttr>(index, "tessel.name");
+      if (output) {
+        auto nameAttr =
+            func.getResultAttrOfType<StringAttr>(*output, "tessel.name");
         name = nameAttr ? nameAttr.getValue().str()
-                        : "result" + std::to_string(index);
+                        : "result" + std::to_string(*output);
       } else {
         name = "scratch" + std::to_string(scratch++);
       }
       MemRefType type = alloc.getType();
-      if (!type.hasStaticShape())
-        return alloc.emitOpError("has a dynamic shape; DRAM buffers are static");
+      Operation *reshape =
+          reshaped != reshapedOutputs.end() ? reshaped->second.second : nullptr;
+      if (reshape)
+        type = cast<MemRefType>(reshape->getResult(0).getType());
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+        return alloc.emitOpError("must be statically shaped and contiguous to "
+                                 "be a DRAM buffer");
       auto buffer = DramBufferOp::create(
           builder, alloc.getLoc(), type, name,
-          isOutput ? DramBufferKind::output : DramBufferKind::scratch,
+          output ? DramBufferKind::output : DramBufferKind::scratch,
           /*address=*/nullptr);
-      dram.map(alloc.getResult(), buffer.getResult());
+      Value allocView = buffer.getResult();
+      if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(reshape))
+        allocView = memref::CollapseShapeOp::create(
+            builder, alloc.getLoc(), buffer.getResult(),
+            expand.getReassociationIndices());
+      else if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(reshape))
+        allocView = memref::ExpandShapeOp::create(
+            builder, alloc.getLoc(), alloc.getType(), buffer.getResult(),
+            collapse.getReassociationIndices());
+      dram.map(alloc.getResult(), allocView);
+      if (reshape)
+        dram.map(reshape->getResult(0), buffer.getResult());
     }
     for (Value value : returnOp.getOperands())
       if (!dram.contains(value))

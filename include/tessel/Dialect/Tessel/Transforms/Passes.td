@@ -291,8 +291,10 @@ def TesselConvertToDevice
       `weight` if the
       argument has `tessel.kind = "weight"`; named by its `tessel.name`
       attribute or `argN`), per returned allocation (`output`, named by the
-      result's `tessel.name` or `resultN`) and per other allocation
-      (`scratch`, `scratchN`);
+      result's `tessel.name` or `resultN`; an allocation returned through a
+      reshape gets a buffer of the returned shape, and the program writes it
+      through the inverse reshape) and per other allocation (`scratch`,
+      `scratchN`);
     - the tiles every mapping names, and per tile a `tessel.core` holding, in
       program order, the iterations of each partition forall that its
       mapping puts on the tile, with the induction values as constants;
