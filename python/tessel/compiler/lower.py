@@ -78,12 +78,12 @@ def compile_imported(model, arch: Any = None) -> Program:
     on ``arch``: lowered, emitted with the model's weights in DRAM. The
     instructions keep the model's source locations, which become the
     program's tags (per-layer reports)."""
-    from ..ir import Context
+    from ..ir import Context, StringAttr
 
     with Context():
         module = _lower(model.mlir, arch_model.load(arch), model.signature)
         # Weights the program never reads have no DRAM buffer.
-        placed = {str(op.attributes["sym_name"]).strip('"')
+        placed = {StringAttr(op.attributes["sym_name"]).value
                   for device in module.body.operations
                   for op in device.regions[0].blocks[0].operations
                   if op.operation.name == "tessel.dram_buffer"}

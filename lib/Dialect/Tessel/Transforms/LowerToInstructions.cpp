@@ -38,6 +38,25 @@ Value allocateTemporary(OpBuilder &b, Location loc, ArrayRef<int64_t> shape,
   return memref::AllocOp::create(b, loc, type);
 }
 
+/// A view of `buffer` (whose layout is static): element (i0, ..) is element
+/// `offset + sum(i_k * strides[k])` of the underlying memory, counted in
+/// elements as the buffer's own strided layout counts them.
+Value stridedView(OpBuilder &b, Location loc, Value buffer, int64_t offset,
+                  ArrayRef<int64_t> sizes, ArrayRef<int64_t> strides) {
+  auto type = cast<MemRefType>(buffer.getType());
+  auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
+  auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
+                                  type.getMemorySpace());
+  SmallVector<OpFoldResult> sizeAttrs, strideAttrs;
+  for (int64_t size : sizes)
+    sizeAttrs.push_back(b.getIndexAttr(size));
+  for (int64_t stride : strides)
+    strideAttrs.push_back(b.getIndexAttr(stride));
+  return memref::ReinterpretCastOp::create(b, loc, viewType, buffer,
+                                           b.getIndexAttr(offset), sizeAttrs,
+                                           strideAttrs);
+}
+
 /// A view of `buffer` indexed by the op's loops through `map`: each result is
 /// a loop (a projected permutation, possibly dropping loops) or the constant
 /// 0 of a unit dimension (a kept-dims reduction's output). Dropped loops get
@@ -62,18 +81,7 @@ FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
     seen.set(loop.getPosition());
     viewStrides[loop.getPosition()] = strides[dim];
   }
-  auto layout = StridedLayoutAttr::get(b.getContext(), offset, viewStrides);
-  auto viewType = MemRefType::get(loopSizes, type.getElementType(), layout,
-                                  type.getMemorySpace());
-  SmallVector<OpFoldResult> sizes, stridesOfr;
-  for (int64_t size : loopSizes)
-    sizes.push_back(b.getIndexAttr(size));
-  for (int64_t stride : viewStrides)
-    stridesOfr.push_back(b.getIndexAttr(stride));
-  return memref::ReinterpretCastOp::create(b, loc, viewType, buffer,
-                                           b.getIndexAttr(offset), sizes,
-                                           stridesOfr)
-      .getResult();
+  return stridedView(b, loc, buffer, offset, loopSizes, viewStrides);
 }
 
 /// The value of a float constant, looking through float casts of it (the
@@ -101,8 +109,6 @@ std::optional<APFloat> getConstantFloat(Value value) {
 struct Lowering {
   IRRewriter &rewriter;
   ArchAttr arch;
-
-  MLIRContext *getContext() { return rewriter.getContext(); }
 
   /// memref.copy between DRAM and SRAM: a DMA transfer, waited for at once
   /// (the schedule later moves the wait to the first use).
@@ -181,19 +187,9 @@ struct Lowering {
   /// buffer's own layout, which must be static).
   Value window(Location loc, Value buffer, int64_t base,
                ArrayRef<int64_t> sizes, ArrayRef<int64_t> steps) {
-    auto type = cast<MemRefType>(buffer.getType());
-    int64_t offset = type.getStridesAndOffset().second;
-    auto layout = StridedLayoutAttr::get(getContext(), offset + base, steps);
-    auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
-                                    type.getMemorySpace());
-    SmallVector<OpFoldResult> sizeAttrs, stepAttrs;
-    for (int64_t size : sizes)
-      sizeAttrs.push_back(rewriter.getIndexAttr(size));
-    for (int64_t step : steps)
-      stepAttrs.push_back(rewriter.getIndexAttr(step));
-    return memref::ReinterpretCastOp::create(
-        rewriter, loc, viewType, buffer, rewriter.getIndexAttr(offset + base),
-        sizeAttrs, stepAttrs);
+    int64_t offset =
+        cast<MemRefType>(buffer.getType()).getStridesAndOffset().second;
+    return stridedView(rewriter, loc, buffer, offset + base, sizes, steps);
   }
 
   static SmallVector<int64_t> stridesOf(Value buffer) {
@@ -552,18 +548,7 @@ struct Lowering {
       for (auto [dim, expr] : llvm::enumerate(outMap.getResults()))
         if (isa<AffineDimExpr>(expr))
           kept.push_back(strides[dim]);
-      auto viewType = MemRefType::get(
-          shape, outType.getElementType(),
-          StridedLayoutAttr::get(getContext(), offset, kept),
-          outType.getMemorySpace());
-      SmallVector<OpFoldResult> sizes, stridesOfr;
-      for (int64_t size : shape)
-        sizes.push_back(rewriter.getIndexAttr(size));
-      for (int64_t stride : kept)
-        stridesOfr.push_back(rewriter.getIndexAttr(stride));
-      output = memref::ReinterpretCastOp::create(
-          rewriter, loc, viewType, output, rewriter.getIndexAttr(offset), sizes,
-          stridesOfr);
+      output = stridedView(rewriter, loc, output, offset, shape, kept);
     }
     VectorBinaryOp::create(rewriter, loc,
                            *kind == ReductionKind::add ? VectorBinaryKind::add
