@@ -5,11 +5,17 @@
 // into DRAM-to-DRAM copies, which the chip cannot execute. Rewritten into a
 // fill and copies into slices, they are split over tiles like any op.
 //
+// The same holds for an op that accumulates into a tensor something else
+// also uses (a zero fill shared by several matmuls after CSE, say): one of
+// the users would get a bufferization copy. Each such op gets its own fill.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -46,6 +52,33 @@ struct CopyIntoSlice : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
+/// Gives every linalg op whose init is a fill that has other uses its own
+/// clone of the fill, so that each op writes into a buffer of its own.
+void untieSharedFills(func::FuncOp func) {
+  SmallVector<OpOperand *> shared;
+  func.walk([&](linalg::LinalgOp op) {
+    if (op->getParentOfType<scf::ForallOp>())
+      return;
+    for (OpOperand &init : op.getDpsInitsMutable()) {
+      auto fill = init.get().getDefiningOp<linalg::FillOp>();
+      if (fill && !init.get().hasOneUse())
+        shared.push_back(&init);
+    }
+  });
+  for (OpOperand *init : shared) {
+    auto fill = init->get().getDefiningOp<linalg::FillOp>();
+    if (init->get().hasOneUse())
+      continue; // the last user keeps the original
+    OpBuilder builder(init->getOwner());
+    Value dest = fill.getOutputs()[0];
+    if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+      dest = builder.clone(*empty)->getResult(0);
+    IRMapping map;
+    map.map(fill.getOutputs()[0], dest);
+    init->set(builder.clone(*fill, map)->getResult(0));
+  }
+}
+
 struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -54,6 +87,7 @@ struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> 
     patterns.add<CopyIntoSlice>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
+    untieSharedFills(getOperation());
   }
 };
 
