@@ -37,8 +37,11 @@ def _set_names(func, signature) -> None:
             for attrs, spec in zip(existing, specs)])
 
 
-def _lower(mlir: str, target: arch_model.Arch, signature):
-    """The lowered module, in the current Context."""
+def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
+           mapper_options=None):
+    """The lowered module, in the current Context. ``mapper`` other than
+    ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
+    then leaves them as mapped."""
     from ..dialects import func as func_d
     from ..ir import Module
     from ..passmanager import PassManager
@@ -51,6 +54,11 @@ def _lower(mlir: str, target: arch_model.Arch, signature):
         if len(funcs) != 1:
             raise LoweringError(f"expected one function, found {len(funcs)}")
         _set_names(funcs[0], signature)
+    if mapper != "default":
+        from .. import mapper as mapper_mod
+
+        roles = [a.kind for a in signature.args] if signature else None
+        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
     try:
         PassManager.parse(PIPELINE).run(module.operation)
     except Exception as e:  # MLIRError carries the diagnostics
@@ -73,15 +81,19 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
         return str(_lower(mlir, arch_model.load(arch), signature))
 
 
-def compile_imported(model, arch: Any = None) -> Program:
+def compile_imported(model, arch: Any = None, *, mapper: str = "default",
+                     mapper_options=None) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
     on ``arch``: lowered, emitted with the model's weights in DRAM. The
     instructions keep the model's source locations, which become the
-    program's tags (per-layer reports)."""
+    program's tags (per-layer reports). ``mapper`` chooses the mapping:
+    ``default`` (tessel-default-mapping), ``heuristic`` or ``cpsat``
+    (tessel.mapper, with ``mapper_options``, a ``MapperOptions``)."""
     from ..ir import Context, StringAttr
 
     with Context():
-        module = _lower(model.mlir, arch_model.load(arch), model.signature)
+        module = _lower(model.mlir, arch_model.load(arch), model.signature,
+                        mapper, mapper_options)
         # Weights the program never reads have no DRAM buffer.
         placed = {StringAttr(op.attributes["sym_name"]).value
                   for device in module.body.operations
