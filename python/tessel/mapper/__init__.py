@@ -1,0 +1,73 @@
+"""The mapper: which tiles each op runs on and how it is split.
+
+``map_module`` reads the legalized linalg of a module (``graph``), predicts
+each op's cycles under each candidate placement (``cost``, ``space``),
+chooses with a greedy (``heuristic``), CP-SAT (``cpsat``) or exhaustive
+(``exhaustive``) mapper, and writes the decision as ``#tessel.mapping``
+attributes (``apply``), which ``tessel-partition`` reads. ``explain`` prints
+the decision. See docs/mapper.md.
+"""
+
+from __future__ import annotations
+
+from .apply import UnsupportedMapping, apply, unsupported
+from .graph import Graph, GraphError, Op, Operand
+from .space import MapperOptions, Problem, Solution
+
+# The legalize passes tessel-lowering-pipeline runs before
+# tessel-default-mapping: the mapper sees the ops partitioning will see.
+# Running the whole pipeline afterwards repeats them, which changes nothing.
+LEGALIZE = ("builtin.module(tessel-check-input-contract,"
+            "func.func(tessel-materialize-copies,tessel-fuse-elementwise),"
+            "canonicalize)")
+
+MAPPERS = ("default", "heuristic", "cpsat", "exhaustive")
+
+
+def solve(graph: Graph, arch, method: str = "cpsat",
+          options: MapperOptions | None = None) -> Solution:
+    """The mapping of ``graph`` on ``arch`` by ``method`` (``heuristic``,
+    ``cpsat`` or ``exhaustive``; ``cpsat`` falls back to the heuristic when
+    OR-tools cannot be imported, and says so in the solution's notes)."""
+    from . import cpsat, exhaustive, heuristic
+
+    problem = Problem.build(graph, arch, options or MapperOptions())
+    if method == "heuristic":
+        return heuristic.solve(problem)
+    if method == "exhaustive":
+        return exhaustive.solve(problem)
+    if method == "cpsat":
+        try:
+            import ortools  # noqa: F401
+        except ImportError:
+            fallback = heuristic.solve(problem)
+            return fallback.__class__(**{**fallback.__dict__, "notes": (
+                "OR-tools is not installed: the greedy mapping is used",)})
+        return cpsat.solve(problem)
+    raise ValueError(f"unknown mapper {method!r}; known: "
+                     f"{', '.join(m for m in MAPPERS if m != 'default')}")
+
+
+def legalize(module) -> None:
+    """Runs the legalize passes on ``module`` (which has ``tessel.arch``)."""
+    from ..passmanager import PassManager
+
+    PassManager.parse(LEGALIZE, module.context).run(module.operation)
+
+
+def map_module(module, arch, method: str = "cpsat",
+               options: MapperOptions | None = None, *, roles=None,
+               name: str = "model") -> tuple[Graph, Solution]:
+    """Legalizes ``module``, maps it and writes the mapping into it."""
+    from . import graph as graph_mod
+
+    legalize(module)
+    g = graph_mod.from_module(module, name=name, roles=roles)
+    solution = solve(g, arch, method, options)
+    apply(module, g, solution)
+    return g, solution
+
+
+__all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",
+           "Op", "Operand", "Problem", "Solution", "UnsupportedMapping",
+           "apply", "legalize", "map_module", "solve", "unsupported"]

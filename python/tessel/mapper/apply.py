@@ -1,0 +1,68 @@
+"""Writing a mapping into the IR as ``#tessel.mapping`` attributes, the form
+``tessel-partition`` reads, so every later pass runs unchanged.
+
+Only what the lowering consumes is written: a rectangle and parts over
+parallel loops, one stage. A solution that uses more (a split reduction
+loop, pipeline stages, resident weights) is refused with the list of what
+the lowering would need, rather than written into attributes the passes
+would ignore or reject.
+"""
+
+from __future__ import annotations
+
+from .graph import Graph, _linalg_ops
+from .space import Solution
+
+
+class UnsupportedMapping(ValueError):
+    """The solution uses something the lowering cannot take yet."""
+
+
+def unsupported(graph: Graph, solution: Solution) -> list[str]:
+    """What in ``solution`` the lowering cannot take today, one line each."""
+    out = []
+    stages = {c.stage for c in solution.choices}
+    if len(stages) > 1:
+        out.append(f"{len(stages)} pipeline stages (the lowering runs ops one "
+                   "after another and does not read the mapping's stage)")
+    for c in solution.choices:
+        op = graph.ops[c.op]
+        split = [l for l in op.reduction_loops if c.placement.parts[l] > 1]
+        if split:
+            out.append(f"op {op.label()} splits reduction loop(s) "
+                       f"{', '.join(f'#{l}' for l in split)} (needs a cross-tile "
+                       "reduction in tessel-partition)")
+        if c.placement.resident:
+            out.append(f"op {op.label()} keeps its weights resident in SRAM "
+                       "(needs weight residency in the lowering)")
+    return out
+
+
+def mapping_text(choice, row: int | None = None, col: int | None = None) -> str:
+    p = choice.placement
+    return (f"#tessel.mapping<row = {p.row if row is None else row}, "
+            f"col = {p.col if col is None else col}, rows = {p.rows}, "
+            f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]>")
+
+
+def apply(module, graph: Graph, solution: Solution) -> None:
+    """Sets ``tessel.mapping`` on every linalg op of ``module`` (the module
+    ``graph`` was read from, after the legalize passes)."""
+    from ..ir import Attribute
+
+    problems = unsupported(graph, solution)
+    if problems:
+        raise UnsupportedMapping(
+            "the mapping uses what the lowering cannot take yet:\n  "
+            + "\n  ".join(problems)
+            + "\nmap with the default options (one stage, parallel splits, "
+            "streamed weights) to compile it")
+    funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
+    ops = _linalg_ops(funcs[0])
+    if len(ops) != len(graph.ops):
+        raise UnsupportedMapping(f"the module has {len(ops)} linalg ops, the "
+                                 f"mapping {len(graph.ops)}: map the module it "
+                                 "was solved for")
+    for op, choice in zip(ops, sorted(solution.choices, key=lambda c: c.op)):
+        op.operation.attributes["tessel.mapping"] = Attribute.parse(
+            mapping_text(choice))

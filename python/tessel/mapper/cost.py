@@ -1,0 +1,306 @@
+"""Predicted cycles of one op on a rectangle of tiles with a given split.
+
+The model follows what the lowering emits today (docs/lowering.md) and times
+it with the simulator's own equations (docs/simulator.md): the compute
+instructions through ``tessel.runtime.simulator.matmul_cycles`` and
+``vector_cycles``, transfers as ``setup + bytes / rate + hops * hop_cycles
+(+ DRAM latency)`` where ``rate`` is the bottleneck share of the DMA channel,
+SRAM port, NoC links and DRAM channel on the transfer's XY route when every
+tile of the rectangle transfers at once.
+
+Per tile an op is a sequence of steps (the step sizes ``tessel-tile-for-sram``
+picks: halve the loop that shrinks the working set most until two steps fit
+SRAM); a step brings its operand slices in, computes, and writes its result
+slice back, each transfer waited for before the next (there is no schedule
+yet, so nothing overlaps unless ``overlap_dma`` is asked for). After an op
+every tile of the program meets at a barrier.
+
+Model-only features, which the lowering cannot take yet and which the
+solvers use only when asked: reduction loops split across tiles (a tree of
+NoC transfers and vector adds combines the partial results), weights kept
+resident in SRAM over a stream of inputs, DMA overlapped with compute.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import lru_cache
+from itertools import product
+
+from ..runtime.simulator import dram_channel_for, matmul_cycles, vector_cycles
+from .graph import Op
+
+_DTYPE_OF_BYTES = {4: "f32", 2: "bf16", 1: "i8"}
+_ISSUE = 1      # cycles of a dma / wait instruction
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A rectangle of ``rows x cols`` tiles at ``(row, col)`` and the number
+    of parts each loop is cut into (one per loop; the product is the tile
+    count)."""
+
+    row: int
+    col: int
+    rows: int
+    cols: int
+    parts: tuple[int, ...]
+    resident: bool = False      # weights stay in SRAM across inputs
+
+    @property
+    def tiles(self) -> int:
+        return self.rows * self.cols
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """Predicted figures of one op under one placement (per input)."""
+
+    cycles: int                 # start to end, barrier included
+    compute: int                # cycles of compute on the busiest tile
+    transfer: int               # cycles of transfers on the busiest tile
+    reduce: int                 # cross-tile reduction (split reduction loops)
+    barrier: int
+    steps: tuple[int, ...]      # step sizes per loop on one tile
+    num_steps: int              # steps per tile
+    sram_bytes: int             # peak SRAM per tile: two steps + resident
+    dram_bytes: int             # DRAM traffic of the whole op
+    resident_bytes: int         # weight bytes per tile kept in SRAM
+
+
+def _ceil_div(a: int, b: int) -> int:
+    return -(-a // b)
+
+
+def uses_every_part(extent: int, parts: int) -> bool:
+    """Splitting ``extent`` into ``parts`` of ``ceil(extent / parts)`` leaves
+    no part empty (tessel-default-mapping's rule)."""
+    return _ceil_div(extent, _ceil_div(extent, parts)) == parts
+
+
+def working_set(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
+    """Bytes of every operand's slice for one step (tessel-tile-for-sram's
+    ``getWorkingSet``)."""
+    return sum(o.slice_bytes(steps) for o in op.operands
+               if not (skip_weights and o.role == "weight"))
+
+
+def step_sizes(op: Op, part: tuple[int, ...], budget: int,
+               skip_weights: bool = False) -> tuple[int, ...] | None:
+    """The step sizes tessel-tile-for-sram picks for a part of extents
+    ``part`` so that twice the working set fits ``budget`` bytes; None if
+    even single-element steps do not fit."""
+    steps = list(part)
+    while working_set(op, tuple(steps), skip_weights) > budget // 2:
+        best, best_bytes = None, 0
+        for loop, s in enumerate(steps):
+            if s == 1:
+                continue
+            trial = list(steps)
+            trial[loop] = _ceil_div(s, 2)
+            b = working_set(op, tuple(trial), skip_weights)
+            if best is None or b < best_bytes:
+                best, best_bytes = loop, b
+        if best is None:
+            return None
+        steps[best] = _ceil_div(steps[best], 2)
+    return tuple(steps)
+
+
+def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
+    """``(size, count)`` of the pieces cutting ``extent`` into ``size``."""
+    full, rest = divmod(extent, size)
+    out = [(size, full)] if full else []
+    if rest:
+        out.append((rest, 1))
+    return out
+
+
+def _dtype(op: Op) -> str:
+    return _DTYPE_OF_BYTES.get(op.operands[0].elem_bytes if op.operands else 4, "f32")
+
+
+def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
+    """Cycles of the instructions one step of ``op`` becomes."""
+    elems = math.prod(step)
+    item = op.operands[-1].elem_bytes if op.operands else 4
+    dtype = _dtype(op)
+    mac = arch.tile.mac
+    ws = mac.dataflow == "weight_stationary"
+
+    def blocks(m: int, k: int, n: int) -> int:
+        # tessel-lower-to-instructions' emitMatmulBlocks: WS keeps m whole,
+        # n in columns of the array, k in its rows.
+        mb, kb = (m, mac.rows) if ws else (mac.rows, k)
+        total = 0
+        for ms, mc in _chunks(m, mb):
+            for ns, nc in _chunks(n, mac.cols):
+                for ks, kc in _chunks(k, kb):
+                    total += mc * nc * kc * matmul_cycles(arch, dtype, ms, ks, ns)[0]
+        return total
+
+    if op.kind == "matmul":
+        m, n, k = step
+        return blocks(m, k, n)
+    if op.kind == "batch_matmul":
+        b, m, n, k = step
+        return b * blocks(m, k, n)
+    if op.kind == "conv":
+        n, f, oh, ow, c, kh, kw = step
+        return n * oh * kh * kw * blocks(f, c, ow)
+    if op.kind == "window":
+        taps = math.prod(step[4:])
+        out = math.prod(step[:4]) // max(1, step[0])
+        per_tap = vector_cycles(arch, "max", out, out * item * 3)
+        if op.weighted:
+            per_tap += vector_cycles(arch, "mul", out, out * item * 3)
+        return step[0] * taps * per_tap
+    if op.kind == "fill":
+        return vector_cycles(arch, "add", elems, elems * item)
+    if op.kind == "copy":
+        return vector_cycles(arch, "cast", elems, elems * item * 2)
+    if op.kind == "elementwise":
+        return op.vector_ops * vector_cycles(arch, "add", elems, elems * item * 3)
+    # A reduction: the elementwise part over the whole step, a vector_reduce
+    # per reduced loop, the combine with the output's previous value.
+    total = (op.vector_ops - 1) * vector_cycles(arch, "add", elems, elems * item * 3)
+    shape = list(step)
+    for loop in reversed(op.reduction_loops):
+        e = math.prod(shape)
+        shape[loop] = 1
+        total += vector_cycles(arch, "reduce_add", e, (e + math.prod(shape)) * item)
+    out = math.prod(shape)
+    return total + vector_cycles(arch, "add", out, out * item * 3)
+
+
+def _route(src, dst):
+    """The directed links of the XY route (along the row first)."""
+    (r, c), (r2, c2) = src, dst
+    links = []
+    while c != c2:
+        nc = c + (1 if c2 > c else -1)
+        links.append(((r, c), (r, nc)))
+        c = nc
+    while r != r2:
+        nr = r + (1 if r2 > r else -1)
+        links.append(((r, c), (nr, c)))
+        r = nr
+    return links
+
+
+@lru_cache(maxsize=4096)
+def _dram_paths(arch, row: int, col: int, rows: int, cols: int):
+    """Per tile of the rectangle: (bytes per cycle it gets when every tile of
+    the rectangle reads DRAM at once, hops to its DRAM channel)."""
+    tiles = [(row + i, col + j) for i in range(rows) for j in range(cols)]
+    channel = {t: dram_channel_for(arch, t[0], t[1], 0) for t in tiles}
+    users: dict = {}
+    routes = {}
+    for t in tiles:
+        attach = arch.dram.attach[channel[t]]
+        routes[t] = _route(attach, t)
+        for res in [("dram", channel[t])] + routes[t]:
+            users[res] = users.get(res, 0) + 1
+    out = []
+    for t in tiles:
+        rate = min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
+                   arch.dram.bytes_per_cycle / users[("dram", channel[t])])
+        for link in routes[t]:
+            rate = min(rate, arch.noc.link_bytes_per_cycle / users[link])
+        out.append((rate, len(routes[t])))
+    return tuple(out)
+
+
+def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
+    """One DRAM transfer of ``nbytes`` at ``rate`` over ``hops`` links, with
+    its dma and wait instructions."""
+    return (2 * _ISSUE + arch.tile.dma.setup_cycles + nbytes / rate
+            + hops * arch.noc.hop_cycles + arch.dram.latency_cycles)
+
+
+def barrier_cycles(arch, rows: int, cols: int) -> int:
+    """The barrier after an op: every tile signals the first, which signals
+    every tile back (docs/lowering.md, "Layer barrier")."""
+    hops = (rows - 1) + (cols - 1)
+    return 4 * _ISSUE + 2 * hops * arch.noc.hop_cycles
+
+
+def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = False,
+             program_tiles: tuple[int, int] | None = None) -> Estimate | None:
+    """Predicted figures of ``op`` under ``placement``, or None if a step
+    cannot fit SRAM. ``program_tiles`` is the rows x cols span of every tile
+    the program uses (the barrier's reach); by default the rectangle's."""
+    parts = placement.parts
+    part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, parts))
+    sram = arch.tile.sram.bytes
+    weights = [o for o in op.operands if o.role == "weight"]
+    resident = placement.resident and bool(weights)
+    resident_bytes = sum(o.slice_bytes(part) for o in weights) if resident else 0
+    if resident_bytes >= sram:
+        return None
+    steps = step_sizes(op, part, sram - resident_bytes, skip_weights=resident)
+    if steps is None:
+        return None
+    sram_bytes = 2 * working_set(op, steps, resident) + resident_bytes
+
+    paths = _dram_paths(arch, placement.row, placement.col,
+                        placement.rows, placement.cols)
+    rate = min(r for r, _ in paths)
+    hops = max(h for _, h in paths)
+    moved = [o for o in op.operands
+             if (o.read or o.is_output) and not (resident and o.role == "weight")]
+    compute = transfer = 0.0
+    bytes_per_tile = 0
+    num_steps = 0
+    # Steps of equal shape cost the same: at most two sizes per loop.
+    for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
+        shape = tuple(s for s, _ in shape_counts)
+        count = math.prod(c for _, c in shape_counts)
+        num_steps += count
+        step_transfer = 0.0
+        for o in moved:
+            b = o.slice_bytes(shape)
+            ins, outs = int(o.read), int(o.is_output)
+            step_transfer += (ins + outs) * transfer_cycles(arch, b, rate, hops)
+            bytes_per_tile += count * (ins + outs) * b
+        step_compute = compute_cycles(op, arch, shape)
+        compute += count * step_compute
+        transfer += count * step_transfer
+
+    # A split reduction: the partial results meet in a tree over the NoC.
+    reduce = 0
+    red_parts = math.prod(parts[l] for l in op.reduction_loops)
+    if red_parts > 1:
+        out = next(o for o in op.operands if o.is_output)
+        out_bytes = out.slice_bytes(part)
+        elems = out_bytes // out.elem_bytes
+        rounds = math.ceil(math.log2(red_parts))
+        reduce = rounds * (2 * _ISSUE + arch.tile.dma.setup_cycles
+                           + out_bytes / arch.noc.link_bytes_per_cycle
+                           + arch.noc.hop_cycles
+                           + vector_cycles(arch, "add", elems, elems * out.elem_bytes * 3))
+
+    span = program_tiles or (placement.rows, placement.cols)
+    barrier = barrier_cycles(arch, *span)
+    body = max(compute, transfer) if overlap_dma else compute + transfer
+    cycles = int(math.ceil(body + reduce + barrier))
+    return Estimate(cycles=cycles, compute=int(compute), transfer=int(transfer),
+                    reduce=int(reduce), barrier=barrier, steps=steps,
+                    num_steps=num_steps, sram_bytes=sram_bytes,
+                    dram_bytes=bytes_per_tile * placement.tiles,
+                    resident_bytes=resident_bytes)
+
+
+def roofline_cycles(op: Op, arch, tiles: int | None = None) -> int:
+    """The op's lower bound on ``tiles`` tiles (all by default): its MACs at
+    the peak rate, or its unavoidable DRAM traffic (operands read once,
+    result written once) at the DRAM channels' total bandwidth."""
+    tiles = tiles or arch.num_tiles
+    macs_rate = tiles * arch.tile.mac.macs_per_cycle.get(_dtype(op), 1)
+    compute = op.macs / macs_rate if op.macs else 0
+    if not op.macs:
+        elems = math.prod(op.loops)
+        compute = elems * max(1, op.vector_ops) / (tiles * arch.tile.vector.lanes)
+    traffic = sum(o.nbytes for o in op.operands if o.read or o.is_output)
+    return int(math.ceil(max(compute, traffic / arch.dram_bytes_per_cycle)))

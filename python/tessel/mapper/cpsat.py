@@ -1,0 +1,159 @@
+"""The CP-SAT mapper (OR-tools): one model for the whole graph.
+
+Decisions: for each op one candidate (rectangle shape, parts per loop,
+streamed or resident weights; each with the cycles and SRAM the cost model
+predicts) and, in pipeline mode, its stage. Stages are contiguous in
+program order; each stage owns a rectangle of the grid, the stages'
+rectangles do not overlap (``AddNoOverlap2D`` over optional intervals, a
+stage absent when unused), and an op runs at its stage's north-west corner
+on a rectangle that fits inside the stage's. A tile of a stage holds the
+resident weights of all the stage's ops plus the largest double-buffered
+working set among them.
+
+Objective: latency (the sum of the ops' cycles: ops run one after another)
+or throughput (the longest stage, weighted above the latency).
+
+Deterministic: fixed seed, fixed workers with interleaved search, and the
+time limit in deterministic time, so the same inputs give the same mapping.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import replace
+
+from . import heuristic
+from .space import Choice, Problem, Solution
+
+
+def solve(problem: Problem, hint: Solution | None = None) -> Solution:
+    from ortools.sat.python import cp_model
+
+    start = time.perf_counter()
+    arch, options, cands = problem.arch, problem.options, problem.cands
+    rows, cols = arch.grid.rows, arch.grid.cols
+    sram = arch.tile.sram.bytes
+    n = len(cands)
+    hint = hint or heuristic.solve(problem)
+    stages = options.max_stages if options.objective == "throughput" else 1
+    stages = max(1, min(stages, n, cols * rows))
+    m = cp_model.CpModel()
+
+    sel = [[m.NewBoolVar(f"op{i}_c{k}") for k in range(len(cs))]
+           for i, cs in enumerate(cands)]
+    for s in sel:
+        m.AddExactlyOne(s)
+
+    def expr(i, figure):
+        return sum(figure(c) * v for c, v in zip(cands[i], sel[i]))
+
+    cost = [expr(i, lambda c: c.estimate.cycles) for i in range(n)]
+    max_cost = [max(c.estimate.cycles for c in cs) for cs in cands]
+    latency = sum(cost)
+    weight = problem.weight
+
+    if stages == 1:
+        # One stage: every op may use the whole grid. Residents of all ops
+        # share the tiles with the largest working set.
+        if options.resident_weights:
+            peak = m.NewIntVar(0, sram, "peak_ws")
+            for i in range(n):
+                m.Add(peak >= expr(i, lambda c: c.estimate.sram_bytes
+                                   - c.estimate.resident_bytes))
+            m.Add(sum(expr(i, lambda c: c.estimate.resident_bytes)
+                      for i in range(n)) + peak <= sram)
+        if options.objective == "latency":
+            m.Minimize(latency)
+        else:
+            m.Minimize(latency * (weight + 1))
+        stage_of = None
+    else:
+        member = [[m.NewBoolVar(f"op{i}_s{s}") for s in range(stages)]
+                  for i in range(n)]
+        stage_of = [m.NewIntVar(0, stages - 1, f"stage{i}") for i in range(n)]
+        for i in range(n):
+            m.AddExactlyOne(member[i])
+            m.Add(stage_of[i] == sum(s * b for s, b in enumerate(member[i])))
+        m.Add(stage_of[0] == 0)
+        for i in range(n - 1):
+            m.Add(stage_of[i + 1] - stage_of[i] <= 1)
+            m.Add(stage_of[i + 1] >= stage_of[i])
+        used = [m.NewBoolVar(f"used{s}") for s in range(stages)]
+        for s in range(stages):
+            m.Add(stage_of[n - 1] >= s).OnlyEnforceIf(used[s])
+            m.Add(stage_of[n - 1] < s).OnlyEnforceIf(used[s].Not())
+        xs, ys = [], []
+        op_rows = [expr(i, lambda c: c.placement.rows) for i in range(n)]
+        op_cols = [expr(i, lambda c: c.placement.cols) for i in range(n)]
+        rect = []
+        interval = m.NewIntVar(0, sum(max_cost), "interval")
+        for s in range(stages):
+            x, w = m.NewIntVar(0, cols, f"x{s}"), m.NewIntVar(0, cols, f"w{s}")
+            y, h = m.NewIntVar(0, rows, f"y{s}"), m.NewIntVar(0, rows, f"h{s}")
+            m.Add(x + w <= cols)
+            m.Add(y + h <= rows)
+            xs.append(m.NewOptionalIntervalVar(x, w, x + w, used[s], f"xi{s}"))
+            ys.append(m.NewOptionalIntervalVar(y, h, y + h, used[s], f"yi{s}"))
+            rect.append((x, y, w, h))
+            stage_time = []
+            residents = []
+            peak = m.NewIntVar(0, sram, f"peak_ws{s}")
+            for i in range(n):
+                m.Add(w >= op_cols[i]).OnlyEnforceIf(member[i][s])
+                m.Add(h >= op_rows[i]).OnlyEnforceIf(member[i][s])
+                t = m.NewIntVar(0, max_cost[i], f"t{i}_{s}")
+                m.Add(t == cost[i]).OnlyEnforceIf(member[i][s])
+                m.Add(t == 0).OnlyEnforceIf(member[i][s].Not())
+                stage_time.append(t)
+                if options.resident_weights:
+                    r = m.NewIntVar(0, sram, f"r{i}_{s}")
+                    m.Add(r == expr(i, lambda c: c.estimate.resident_bytes)
+                          ).OnlyEnforceIf(member[i][s])
+                    m.Add(r == 0).OnlyEnforceIf(member[i][s].Not())
+                    residents.append(r)
+                    m.Add(peak >= expr(i, lambda c: c.estimate.sram_bytes
+                                       - c.estimate.resident_bytes)
+                          ).OnlyEnforceIf(member[i][s])
+            if residents:
+                m.Add(sum(residents) + peak <= sram)
+            m.Add(interval >= sum(stage_time))
+        m.AddNoOverlap2D(xs, ys)
+        m.Minimize(interval * weight + latency)
+
+    # Start from the greedy mapping, so the answer is never worse than it.
+    hinted = {c.op: c for c in hint.choices}
+    for i in range(n):
+        chosen = hinted[i].candidate
+        for c, v in zip(cands[i], sel[i]):
+            m.AddHint(v, c.placement == replace(chosen.placement, row=0, col=0))
+        if stage_of is not None:
+            m.AddHint(stage_of[i], hinted[i].stage)
+
+    solver = cp_model.CpSolver()
+    p = solver.parameters
+    p.random_seed = options.seed
+    p.num_workers = options.workers
+    p.interleave_search = options.workers > 1
+    p.max_deterministic_time = options.time_limit_s
+    status = solver.Solve(m)
+    if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        raise ValueError(f"CP-SAT found no mapping ({solver.StatusName(status)})")
+
+    choices = []
+    for i in range(n):
+        k = next(k for k, v in enumerate(sel[i]) if solver.Value(v))
+        cand = cands[i][k]
+        s = solver.Value(stage_of[i]) if stage_of is not None else 0
+        if stage_of is not None:
+            x, y, _, _ = rect[s]
+            cand = replace(cand, placement=replace(
+                cand.placement, row=solver.Value(y), col=solver.Value(x)))
+        choices.append(Choice(i, cand, s))
+    objective = problem.objective(choices)
+    bound = min(int(solver.BestObjectiveBound()), objective)
+    if hint.objective < objective:       # the solver lost the hint
+        return replace(hint, method="cpsat", bound=bound,
+                       solve_seconds=time.perf_counter() - start)
+    return Solution(method="cpsat", choices=tuple(choices), objective=objective,
+                    bound=bound, solve_seconds=time.perf_counter() - start,
+                    status=solver.StatusName(status))

@@ -1,0 +1,339 @@
+"""The mapper's view of a model: its linalg ops in program order, each with
+its iteration domain, loop kinds, operands (shape, element size, how each
+loop indexes them, where they come from) and the producer -> consumer edges
+between ops.
+
+Built from legalized linalg-on-tensors (after the legalize passes that run
+before ``tessel-default-mapping``) through the MLIR Python bindings, or by
+hand (tests, random graphs): the cost model and the solvers read only these
+plain dataclasses.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# What an op lowers to (docs/lowering.md, "Compute"): the cost model times
+# each kind the way tessel-lower-to-instructions emits it.
+KINDS = ("matmul", "batch_matmul", "conv", "window", "elementwise",
+         "reduction", "fill", "copy")
+
+_NAMED_KINDS = {
+    "linalg.matmul": "matmul",
+    "linalg.batch_matmul": "batch_matmul",
+    "linalg.conv_2d_nchw_fchw": "conv",
+    "linalg.depthwise_conv_2d_nchw_chw": "window",
+    "linalg.pooling_nchw_max": "window",
+    "linalg.pooling_nchw_sum": "window",
+    "linalg.fill": "fill",
+    "linalg.copy": "copy",
+    "linalg.transpose": "copy",
+    "linalg.broadcast": "copy",
+}
+
+# Ops that only re-view a tensor: a consumer of their result reads the
+# tensor they view (the lowering keeps it in the same DRAM buffer).
+_VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape",
+             "tensor.extract_slice", "tensor.insert_slice", "tensor.reshape",
+             "tensor.cast")
+
+
+class GraphError(ValueError):
+    """The module holds something the mapper cannot describe."""
+
+
+@dataclass(frozen=True)
+class Access:
+    """One dimension of an operand as an affine function of the loops:
+    ``const + sum(coeff * loop)``; ``terms`` None means a non-affine access
+    (the whole dimension is read whatever the loop slice)."""
+
+    terms: tuple[tuple[int, int], ...] | None   # (loop, coefficient)
+    const: int = 0
+
+    def extent(self, steps: tuple[int, ...], full: int) -> int:
+        """Elements of this dimension a slice of ``steps`` iterations per
+        loop touches (the largest index plus one), as
+        tessel-tile-for-sram computes it."""
+        if self.terms is None or self.const < 0 or any(c < 0 for _, c in self.terms):
+            return full
+        last = self.const + sum(c * (steps[l] - 1) for l, c in self.terms)
+        return min(last + 1, full)
+
+
+@dataclass(frozen=True)
+class Operand:
+    """A tensor an op reads or writes. ``source`` is ``("arg", i)`` for the
+    function's argument i, ``("op", j)`` for the result of op j, or
+    ``("new", None)`` for a fresh tensor (``tensor.empty``)."""
+
+    shape: tuple[int, ...]
+    elem_bytes: int
+    access: tuple[Access, ...]
+    is_output: bool = False
+    read: bool = True            # outputs are read by reductions and matmuls
+    source: tuple[str, int | None] = ("new", None)
+    role: str = "activation"     # input | weight | activation | output
+
+    @property
+    def nbytes(self) -> int:
+        n = self.elem_bytes
+        for d in self.shape:
+            n *= d
+        return n
+
+    def slice_bytes(self, steps: tuple[int, ...]) -> int:
+        n = self.elem_bytes
+        for acc, full in zip(self.access, self.shape):
+            n *= acc.extent(steps, full)
+        return n
+
+
+@dataclass(frozen=True)
+class Op:
+    """One linalg op: ``loops`` are the extents of its iteration domain,
+    ``iterators`` ``"parallel"`` or ``"reduction"`` per loop."""
+
+    index: int
+    name: str
+    kind: str
+    loops: tuple[int, ...]
+    iterators: tuple[str, ...]
+    operands: tuple[Operand, ...]
+    vector_ops: int = 1          # vector instructions per step (elementwise)
+    tag: str = ""                # the source line the program's tag names
+    window: tuple[int, ...] = ()  # kernel taps (window kind)
+    weighted: bool = False       # depthwise: a multiply per tap
+
+    def __post_init__(self):
+        if self.kind not in KINDS:
+            raise GraphError(f"op #{self.index} ({self.name}) has kind "
+                             f"{self.kind!r}; known: {', '.join(KINDS)}")
+        if len(self.loops) != len(self.iterators):
+            raise GraphError(f"op #{self.index} ({self.name}): {len(self.loops)} "
+                             f"loops but {len(self.iterators)} iterator types")
+
+    @property
+    def parallel_loops(self) -> tuple[int, ...]:
+        return tuple(i for i, t in enumerate(self.iterators) if t == "parallel")
+
+    @property
+    def reduction_loops(self) -> tuple[int, ...]:
+        return tuple(i for i, t in enumerate(self.iterators) if t == "reduction")
+
+    @property
+    def macs(self) -> int:
+        """Multiply-accumulates of a MAC-array op (0 for vector ops)."""
+        if self.kind not in ("matmul", "batch_matmul", "conv"):
+            return 0
+        n = 1
+        for x in self.loops:
+            n *= x
+        return n
+
+    @property
+    def weight_bytes(self) -> int:
+        return sum(o.nbytes for o in self.operands if o.role == "weight")
+
+    def label(self) -> str:
+        return f"#{self.index} {self.name.removeprefix('linalg.')}"
+
+
+@dataclass(frozen=True)
+class Graph:
+    """The ops of a model in program order and its producer -> consumer
+    edges ``(producer, consumer, bytes)``."""
+
+    name: str
+    ops: tuple[Op, ...]
+    edges: tuple[tuple[int, int, int], ...] = field(default=())
+
+    def __post_init__(self):
+        for i, op in enumerate(self.ops):
+            if op.index != i:
+                raise GraphError(f"op {op.label()} is at position {i}")
+        for p, c, _ in self.edges:
+            if not 0 <= p < c < len(self.ops):
+                raise GraphError(f"edge {p} -> {c} does not go forward in "
+                                 "program order")
+
+
+def edges_of(ops: tuple[Op, ...]) -> tuple[tuple[int, int, int], ...]:
+    """Producer -> consumer edges from the operands' sources, with the bytes
+    of the tensor passed (once per pair)."""
+    seen: dict[tuple[int, int], int] = {}
+    for op in ops:
+        for o in op.operands:
+            kind, j = o.source
+            if kind == "op" and j != op.index:
+                seen[(j, op.index)] = max(seen.get((j, op.index), 0), o.nbytes)
+    return tuple((p, c, b) for (p, c), b in sorted(seen.items()))
+
+
+# ---------------------------------------------------------------------------
+# From MLIR (needs the bindings, imported when called).
+# ---------------------------------------------------------------------------
+
+def _linear(expr) -> Access:
+    """``expr`` (an AffineExpr) as const + sum(coeff * dim), or a non-affine
+    access when it is not of that form."""
+    from ..ir import (AffineAddExpr, AffineConstantExpr, AffineDimExpr,
+                      AffineMulExpr)
+
+    def walk(e):
+        e = e.maybe_downcast()
+        if isinstance(e, AffineDimExpr):
+            return {e.position: 1}, 0
+        if isinstance(e, AffineConstantExpr):
+            return {}, e.value
+        if isinstance(e, (AffineAddExpr, AffineMulExpr)):
+            lt, lc = walk(e.lhs)
+            rt, rc = walk(e.rhs)
+            if lt is None or rt is None:
+                return None, 0
+            if isinstance(e, AffineAddExpr):
+                for k, v in rt.items():
+                    lt[k] = lt.get(k, 0) + v
+                return lt, lc + rc
+            if lt and rt:
+                return None, 0      # a product of loops
+            terms, c, scale = (lt, lc, rc) if not rt else (rt, rc, lc)
+            return {k: v * scale for k, v in terms.items()}, c * scale
+        return None, 0
+
+    terms, const = walk(expr)
+    if terms is None:
+        return Access(None, 0)
+    return Access(tuple(sorted(terms.items())), const)
+
+
+def _elem_bytes(element_type) -> int:
+    width = getattr(element_type, "width", None)
+    if width is None:
+        digits = "".join(ch for ch in str(element_type) if ch.isdigit())
+        width = int(digits or 32)
+    return max(1, (width + 7) // 8)
+
+
+def _source(value, op_index_of) -> list[tuple[str, int | None]]:
+    """Where a tensor value comes from, through view ops: function
+    arguments and op results (both tensors of an insert_slice)."""
+    from ..ir import BlockArgument
+
+    value = value.maybe_downcast()
+    if isinstance(value, BlockArgument):
+        return [("arg", value.arg_number)]
+    owner = value.owner
+    key = op_index_of.get(owner)
+    if key is not None:
+        return [("op", key)]
+    if owner.name in _VIEW_OPS:
+        out = []
+        for operand in owner.operands:
+            if hasattr(operand.type, "shape"):
+                out.extend(_source(operand, op_index_of))
+        return out
+    return [("new", None)]
+
+
+def _linalg_ops(func) -> list:
+    """The linalg ops of a function's body, in program order."""
+    return [op for op in func.regions[0].blocks[0].operations
+            if op.operation.name.startswith("linalg.")
+            and op.operation.name not in ("linalg.yield", "linalg.index")]
+
+
+def _describe(op) -> str:
+    from ..compiler.emit import describe_location
+
+    described = describe_location(op.location)
+    return described[0] if described else ""
+
+
+def _vector_ops(generic) -> int:
+    """Vector instructions one step of an elementwise or reduction generic
+    becomes: one per body op, a fill per float constant used."""
+    count = 0
+    for bop in generic.regions[0].blocks[0].operations:
+        if bop.operation.name != "linalg.yield":
+            count += 1
+    return max(1, count)
+
+
+def from_module(module, *, name: str = "model", roles: list[str] | None = None) -> Graph:
+    """The graph of ``module``'s single function. ``roles`` gives each
+    argument's role (``input`` or ``weight``, the frontend's signature);
+    returned tensors are ``output``. The module is not changed: named ops
+    are read through a generalized clone, which has the same ops in the
+    same order with the same iteration domains."""
+    from ..ir import AffineMapAttr, ArrayAttr, Module
+    from ..passmanager import PassManager
+
+    funcs = [op for op in module.body.operations
+             if op.operation.name == "func.func"]
+    if len(funcs) != 1:
+        raise GraphError(f"expected one function, found {len(funcs)}")
+    clone = Module.parse(str(module), module.context)
+    PassManager.parse("builtin.module(func.func(linalg-generalize-named-ops))",
+                      module.context).run(clone.operation)
+    gfuncs = [op for op in clone.body.operations
+              if op.operation.name == "func.func"]
+    named, generic = _linalg_ops(funcs[0]), _linalg_ops(gfuncs[0])
+    if len(named) != len(generic):
+        raise GraphError("generalizing the named ops changed their number")
+    index_of = {op.operation: i for i, op in enumerate(named)}
+    returned = set()
+    for op in funcs[0].regions[0].blocks[0].operations:
+        if op.operation.name == "func.return":
+            for v in op.operands:
+                returned.update(j for k, j in _source(v, index_of) if k == "op")
+
+    ops = []
+    for i, (op, gop) in enumerate(zip(named, generic)):
+        opname = op.operation.name
+        maps = [AffineMapAttr(a).value
+                for a in ArrayAttr(gop.attributes["indexing_maps"])]
+        iterators = tuple("reduction" if "reduction" in str(t) else "parallel"
+                          for t in ArrayAttr(gop.attributes["iterator_types"]))
+        loops = [0] * len(iterators)
+        n_inputs = len(gop.operands) - len(gop.results)
+        body = gop.regions[0].blocks[0]
+        operands = []
+        for k, (value, amap) in enumerate(zip(gop.operands, maps)):
+            if not hasattr(value.type, "shape"):
+                continue        # a scalar lives in the instruction
+            access = tuple(_linear(e) for e in amap.results)
+            shape = tuple(value.type.shape)
+            for acc, extent in zip(access, shape):
+                if acc.terms is not None and len(acc.terms) == 1 \
+                        and acc.terms[0][1] == 1 and acc.const == 0:
+                    loop = acc.terms[0][0]
+                    loops[loop] = max(loops[loop], extent)
+            is_output = k >= n_inputs
+            read = not is_output or len(list(body.arguments[k].uses)) > 0
+            sources = _source(op.operands[k], index_of)
+            source = next((s for s in sources if s[0] == "op"),
+                          sources[0] if sources else ("new", None))
+            if source[0] == "arg":
+                role = roles[source[1]] if roles else "input"
+            elif is_output and i in returned:
+                role = "output"
+            else:
+                role = "activation"
+            operands.append(Operand(shape=shape,
+                                    elem_bytes=_elem_bytes(value.type.element_type),
+                                    access=access, is_output=is_output,
+                                    read=read, source=source, role=role))
+        kind = _NAMED_KINDS.get(opname)
+        if kind is None:
+            kind = "reduction" if "reduction" in iterators else "elementwise"
+        window = tuple(loops[l] for l in range(len(loops))
+                       if iterators[l] == "reduction") if kind == "window" else ()
+        ops.append(Op(index=i, name=opname, kind=kind, loops=tuple(loops),
+                      iterators=iterators, operands=tuple(operands),
+                      vector_ops=_vector_ops(gop)
+                      if kind in ("elementwise", "reduction") else 1,
+                      tag=_describe(op), window=window,
+                      weighted="depthwise" in opname))
+    ops = tuple(ops)
+    return Graph(name=name, ops=ops, edges=edges_of(ops))

@@ -1,0 +1,340 @@
+"""The search space: the options a mapping is solved under, the candidate
+placements of each op with their predicted cost, and the result every
+mapper returns.
+
+All three mappers (greedy, CP-SAT, exhaustive) choose among the same
+candidates, so their objectives compare exactly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+from .cost import Estimate, Placement, estimate, uses_every_part
+from .graph import Graph, Op
+
+OBJECTIVES = ("latency", "throughput")
+
+
+@dataclass(frozen=True)
+class MapperOptions:
+    """How to map. The defaults produce only what the lowering consumes
+    today (a rectangle and parts over parallel loops, ops one after
+    another); each option that goes beyond says so, and a mapping that uses
+    it is reported but not written into the IR (``apply.unsupported``).
+
+    - ``objective``: ``latency`` (one input; the sum of the ops' cycles) or
+      ``throughput`` (a stream of inputs: the longest pipeline stage, then
+      the latency).
+    - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles);
+      more than 1 needs stages in the lowering.
+    - ``split_reductions``: allow reduction loops split across tiles; needs a
+      cross-tile reduction in the lowering.
+    - ``resident_weights``: allow weights kept in SRAM over a stream of
+      inputs (throughput only); needs weight residency in the lowering.
+    - ``overlap_dma``: predict with transfers overlapped with compute (the
+      double-buffered schedule, not there yet).
+    - ``time_limit_s``: CP-SAT's limit, in deterministic time (about seconds
+      on one core), so a limited run gives the same answer every time.
+    - ``seed``, ``workers``: CP-SAT's random seed and worker count.
+    - ``max_candidates``: placements kept per op (the cheapest of the
+      Pareto set over rectangle shape and cycles).
+    """
+
+    objective: str = "latency"
+    max_stages: int = 1
+    split_reductions: bool = False
+    resident_weights: bool = False
+    overlap_dma: bool = False
+    time_limit_s: float = 10.0
+    seed: int = 0
+    workers: int = 2
+    max_candidates: int = 16
+
+    def __post_init__(self):
+        if self.objective not in OBJECTIVES:
+            raise ValueError(f"mapper objective {self.objective!r} is not one of "
+                             f"{', '.join(OBJECTIVES)}")
+        if self.max_stages < 1:
+            raise ValueError(f"mapper max_stages = {self.max_stages} must be >= 1")
+        if self.objective == "latency" and self.max_stages != 1:
+            raise ValueError("pipeline stages help only a stream of inputs: use "
+                             "objective='throughput' with max_stages > 1")
+        if self.resident_weights and self.objective != "throughput":
+            raise ValueError("resident weights pay off only over a stream of "
+                             "inputs: use objective='throughput'")
+        if self.time_limit_s <= 0:
+            raise ValueError(f"mapper time_limit_s = {self.time_limit_s} must be > 0")
+        if self.workers < 1:
+            raise ValueError(f"mapper workers = {self.workers} must be >= 1")
+        if self.max_candidates < 1:
+            raise ValueError(f"mapper max_candidates = {self.max_candidates} "
+                             "must be >= 1")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    placement: Placement
+    estimate: Estimate
+
+
+@dataclass(frozen=True)
+class Choice:
+    """The decision for one op: its candidate and pipeline stage, and where
+    its rectangle lies (the stage's north-west corner)."""
+
+    op: int
+    candidate: Candidate
+    stage: int = 0
+
+    @property
+    def placement(self) -> Placement:
+        return self.candidate.placement
+
+    @property
+    def cycles(self) -> int:
+        return self.candidate.estimate.cycles
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A mapping of every op. ``objective`` is what the mapper minimized
+    (cycles of one input for latency; the longest stage for throughput),
+    ``bound`` the best proven lower bound (equal when optimal)."""
+
+    method: str
+    choices: tuple[Choice, ...]
+    objective: int
+    bound: int
+    solve_seconds: float
+    status: str = "OPTIMAL"
+    notes: tuple[str, ...] = field(default=())
+
+    @property
+    def gap(self) -> float:
+        return (self.objective - self.bound) / self.objective if self.objective else 0.0
+
+    @property
+    def latency(self) -> int:
+        return sum(c.cycles for c in self.choices)
+
+    def stage_cycles(self) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for c in self.choices:
+            out[c.stage] = out.get(c.stage, 0) + c.cycles
+        return out
+
+    @property
+    def interval(self) -> int:
+        """Cycles between two inputs of a stream: the longest stage."""
+        return max(self.stage_cycles().values(), default=0)
+
+
+# ---------------------------------------------------------------------------
+# Candidates.
+# ---------------------------------------------------------------------------
+
+def _side_values(n: int) -> list[int]:
+    """Rectangle side lengths tried on a grid side of ``n``: all for small
+    grids, powers of two and three times them (and ``n``) for large ones."""
+    if n <= 8:
+        return list(range(1, n + 1))
+    values = {n}
+    p = 1
+    while p <= n:
+        values.add(p)
+        if 3 * p <= n:
+            values.add(3 * p)
+        p *= 2
+    return sorted(values)
+
+
+def _factorizations(n: int, extents: list[tuple[int, int]], limit: int = 3):
+    """Ways to cut ``n`` parts over ``(loop, extent)`` (at most ``limit``
+    loops split, every part non-empty), as {loop: parts}."""
+    def rec(i, remaining, split):
+        if remaining == 1:
+            yield {}
+            return
+        if i == len(extents) or split == limit:
+            return
+        loop, extent = extents[i]
+        for p in range(1, min(remaining, extent) + 1):
+            if remaining % p or not uses_every_part(extent, p):
+                continue
+            for rest in rec(i + 1, remaining // p, split + (p > 1)):
+                yield ({loop: p, **rest} if p > 1 else rest)
+    yield from rec(0, n, 0)
+
+
+def default_placement(op: Op, arch) -> Placement:
+    """What tessel-default-mapping writes: the largest parallel loop (the
+    outermost of equals) over the largest rectangle at (0, 0) whose tiles
+    all get a part, fewer rows first."""
+    split = None
+    for loop in op.parallel_loops:
+        if op.loops[loop] >= 2 and (split is None or op.loops[loop] > op.loops[split]):
+            split = loop
+    parts = [1] * len(op.loops)
+    shape = (1, 1)
+    if split is not None:
+        for rows in range(1, arch.grid.rows + 1):
+            for cols in range(1, arch.grid.cols + 1):
+                if rows * cols > shape[0] * shape[1] and \
+                        uses_every_part(op.loops[split], rows * cols):
+                    shape = (rows, cols)
+        parts[split] = shape[0] * shape[1]
+    return Placement(0, 0, shape[0], shape[1], tuple(parts))
+
+
+def _op_key(op: Op):
+    """Ops with equal keys have equal candidates (ResNet repeats shapes)."""
+    return (op.kind, op.loops, op.iterators, op.operands, op.vector_ops,
+            op.window, op.weighted)
+
+
+def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
+    """The placements the mappers choose among for ``op``, cheapest first:
+    per rectangle shape the best way to cut the loops, then the Pareto set
+    over (shape, cycles), capped at ``options.max_candidates``; the default
+    mapping's placement is always among them."""
+    return _candidates(_op_key(op), op, arch, options.split_reductions,
+                       options.resident_weights, options.overlap_dma,
+                       options.max_candidates)
+
+
+@lru_cache(maxsize=2048)
+def _candidates(key, op: Op, arch, split_reductions: bool, resident: bool,
+                overlap: bool, cap: int) -> tuple[Candidate, ...]:
+    loops = [(l, op.loops[l]) for l in range(len(op.loops))
+             if op.loops[l] >= 2 and (op.iterators[l] == "parallel" or split_reductions)]
+    shapes = [(r, c) for r in _side_values(arch.grid.rows)
+              for c in _side_values(arch.grid.cols)]
+    counts = sorted({r * c for r, c in shapes})
+
+    def est(placement):
+        e = estimate(op, arch, placement, overlap_dma=overlap)
+        return None if e is None else Candidate(placement, e)
+
+    # The best cut per tile count, judged on the squarest rectangle of it.
+    best_parts: dict[int, tuple[int, ...]] = {}
+    for n in counts:
+        r, c = min(((r, c) for r, c in shapes if r * c == n),
+                   key=lambda s: (abs(s[0] - s[1]), s[0]))
+        best = None
+        for cut in _factorizations(n, loops):
+            parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
+            cand = est(Placement(0, 0, r, c, parts))
+            if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
+                best = cand
+        if best:
+            best_parts[n] = best.placement.parts
+
+    found: list[Candidate] = []
+    for r, c in shapes:
+        parts = best_parts.get(r * c)
+        if parts is None:
+            continue
+        for res in ((False, True) if resident and op.weight_bytes else (False,)):
+            cand = est(Placement(0, 0, r, c, parts, resident=res))
+            if cand:
+                found.append(cand)
+    default = est(default_placement(op, arch))
+
+    def dominated(a: Candidate) -> bool:
+        pa, ea = a.placement, a.estimate
+        return any(b is not a and b.placement.rows <= pa.rows
+                   and b.placement.cols <= pa.cols
+                   and b.estimate.cycles <= ea.cycles
+                   and b.placement.resident <= pa.resident
+                   and (b.estimate.cycles, b.placement.tiles)
+                   < (ea.cycles, pa.tiles)
+                   for b in found)
+
+    pareto = sorted((a for a in found if not dominated(a)),
+                    key=lambda a: (a.estimate.cycles, a.placement.tiles,
+                                   a.placement.rows, a.placement.resident))
+    kept = pareto[:cap]
+    # The smallest rectangle stays, so a pipeline can always pack.
+    smallest = min(pareto, key=lambda a: (a.placement.tiles, a.estimate.cycles),
+                   default=None)
+    if smallest is not None and smallest not in kept:
+        kept.append(smallest)
+    if default is not None and default not in kept:
+        kept.append(default)
+    if not kept:
+        raise ValueError(f"op {op.label()} has no placement whose steps fit "
+                         f"{arch.tile.sram.bytes} bytes of SRAM")
+    return tuple(kept)
+
+
+@dataclass
+class Problem:
+    """A graph to map: its candidates and how objectives are scored. For
+    throughput the objective is ``interval * weight + latency`` with
+    ``weight`` above any latency, so the interval comes first."""
+
+    graph: Graph
+    arch: object
+    options: MapperOptions
+    cands: list[tuple[Candidate, ...]]
+
+    @classmethod
+    def build(cls, graph: Graph, arch, options: MapperOptions) -> "Problem":
+        return cls(graph, arch, options,
+                   [candidates(op, arch, options) for op in graph.ops])
+
+    @property
+    def weight(self) -> int:
+        return sum(max(c.estimate.cycles for c in cs) for cs in self.cands) + 1
+
+    def objective(self, choices) -> int:
+        latency = sum(c.cycles for c in choices)
+        if self.options.objective == "latency":
+            return latency
+        stages: dict[int, int] = {}
+        for c in choices:
+            stages[c.stage] = stages.get(c.stage, 0) + c.cycles
+        return max(stages.values()) * self.weight + latency
+
+    def latency_bound(self) -> int:
+        """Latency no mapping beats: each op at its cheapest candidate."""
+        return sum(min(c.estimate.cycles for c in cs) for cs in self.cands)
+
+
+def pack(rects: list[tuple[int, int]], rows: int, cols: int):
+    """North-west corners placing rectangles ``(h, w)`` without overlap on
+    a ``rows x cols`` grid, in the order given, or None if they cannot be
+    placed (exact: backtracking over positions, largest first)."""
+    if sum(h * w for h, w in rects) > rows * cols:
+        return None
+    if any(h > rows or w > cols for h, w in rects):
+        return None
+    order = sorted(range(len(rects)), key=lambda i: -rects[i][0] * rects[i][1])
+    grid = [[False] * cols for _ in range(rows)]
+    corners: dict[int, tuple[int, int]] = {}
+
+    def free(r, c, h, w):
+        return all(not grid[i][j] for i in range(r, r + h) for j in range(c, c + w))
+
+    def mark(r, c, h, w, v):
+        for i in range(r, r + h):
+            for j in range(c, c + w):
+                grid[i][j] = v
+
+    def place(k):
+        if k == len(order):
+            return True
+        h, w = rects[order[k]]
+        for r in range(rows - h + 1):
+            for c in range(cols - w + 1):
+                if free(r, c, h, w):
+                    mark(r, c, h, w, True)
+                    corners[order[k]] = (r, c)
+                    if place(k + 1):
+                        return True
+                    mark(r, c, h, w, False)
+        return False
+
+    return [corners[i] for i in range(len(rects))] if place(0) else None
