@@ -23,9 +23,9 @@ resident in SRAM over a stream of inputs, DMA overlapped with compute.
 
 from __future__ import annotations
 
+import json
 import math
 from dataclasses import dataclass
-from functools import lru_cache
 from itertools import product
 
 from ..runtime.simulator import dram_channel_for, matmul_cycles, vector_cycles
@@ -189,10 +189,25 @@ def _route(src, dst):
     return links
 
 
-@lru_cache(maxsize=4096)
+def arch_key(arch) -> str:
+    """A hashable identity of an architecture description (``Arch`` holds
+    mappings, which do not hash), for caches."""
+    return json.dumps(arch.to_dict(), sort_keys=True)
+
+
+_PATHS: dict = {}
+
+
 def _dram_paths(arch, row: int, col: int, rows: int, cols: int):
     """Per tile of the rectangle: (bytes per cycle it gets when every tile of
     the rectangle reads DRAM at once, hops to its DRAM channel)."""
+    key = (arch_key(arch), row, col, rows, cols)
+    if key not in _PATHS:
+        _PATHS[key] = _compute_dram_paths(arch, row, col, rows, cols)
+    return _PATHS[key]
+
+
+def _compute_dram_paths(arch, row: int, col: int, rows: int, cols: int):
     tiles = [(row + i, col + j) for i in range(rows) for j in range(cols)]
     channel = {t: dram_channel_for(arch, t[0], t[1], 0) for t in tiles}
     users: dict = {}

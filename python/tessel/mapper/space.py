@@ -9,9 +9,8 @@ candidates, so their objectives compare exactly.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import lru_cache
 
-from .cost import Estimate, Placement, estimate, uses_every_part
+from .cost import Estimate, Placement, arch_key, estimate, uses_every_part
 from .graph import Graph, Op
 
 OBJECTIVES = ("latency", "throughput")
@@ -40,6 +39,14 @@ class MapperOptions:
     - ``seed``, ``workers``: CP-SAT's random seed and worker count.
     - ``max_candidates``: placements kept per op (the cheapest of the
       Pareto set over rectangle shape and cycles).
+    - ``even_splits``: cut a loop only into parts that divide it. On by
+      default: an uneven cut leaves dynamic slice shapes that
+      tessel-lower-to-instructions rejects on some ops (a transpose of 128
+      rows cut in 3).
+    - ``single_tile_ops``: allow an op that has a parallel loop to split on
+      one tile. Off by default: the lowering loses such an op today
+      (canonicalization folds its one-iteration ``scf.forall`` away and
+      tessel-convert-to-device then finds it outside any part).
     """
 
     objective: str = "latency"
@@ -51,6 +58,8 @@ class MapperOptions:
     seed: int = 0
     workers: int = 2
     max_candidates: int = 16
+    even_splits: bool = True
+    single_tile_ops: bool = False
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
@@ -150,9 +159,11 @@ def _side_values(n: int) -> list[int]:
     return sorted(values)
 
 
-def _factorizations(n: int, extents: list[tuple[int, int]], limit: int = 3):
+def _factorizations(n: int, extents: list[tuple[int, int]], even: bool,
+                    limit: int = 3):
     """Ways to cut ``n`` parts over ``(loop, extent)`` (at most ``limit``
-    loops split, every part non-empty), as {loop: parts}."""
+    loops split, every part non-empty, parts dividing the extent if
+    ``even``), as {loop: parts}."""
     def rec(i, remaining, split):
         if remaining == 1:
             yield {}
@@ -161,7 +172,8 @@ def _factorizations(n: int, extents: list[tuple[int, int]], limit: int = 3):
             return
         loop, extent = extents[i]
         for p in range(1, min(remaining, extent) + 1):
-            if remaining % p or not uses_every_part(extent, p):
+            if remaining % p or not uses_every_part(extent, p) \
+                    or (even and extent % p):
                 continue
             for rest in rec(i + 1, remaining // p, split + (p > 1)):
                 yield ({loop: p, **rest} if p > 1 else rest)
@@ -199,18 +211,26 @@ def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
     per rectangle shape the best way to cut the loops, then the Pareto set
     over (shape, cycles), capped at ``options.max_candidates``; the default
     mapping's placement is always among them."""
-    return _candidates(_op_key(op), op, arch, options.split_reductions,
-                       options.resident_weights, options.overlap_dma,
-                       options.max_candidates)
+    key = (arch_key(arch), _op_key(op), options.split_reductions,
+           options.resident_weights, options.overlap_dma, options.max_candidates,
+           options.single_tile_ops, options.even_splits)
+    if key not in _CANDIDATES:
+        _CANDIDATES[key] = _candidates(op, arch, *key[2:])
+    return _CANDIDATES[key]
 
 
-@lru_cache(maxsize=2048)
-def _candidates(key, op: Op, arch, split_reductions: bool, resident: bool,
-                overlap: bool, cap: int) -> tuple[Candidate, ...]:
+_CANDIDATES: dict = {}
+
+
+def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
+                overlap: bool, cap: int, single_tile: bool,
+                even: bool) -> tuple[Candidate, ...]:
     loops = [(l, op.loops[l]) for l in range(len(op.loops))
              if op.loops[l] >= 2 and (op.iterators[l] == "parallel" or split_reductions)]
+    splittable = any(op.loops[l] >= 2 for l in op.parallel_loops)
     shapes = [(r, c) for r in _side_values(arch.grid.rows)
-              for c in _side_values(arch.grid.cols)]
+              for c in _side_values(arch.grid.cols)
+              if single_tile or not splittable or r * c > 1 or arch.num_tiles == 1]
     counts = sorted({r * c for r, c in shapes})
 
     def est(placement):
@@ -223,7 +243,7 @@ def _candidates(key, op: Op, arch, split_reductions: bool, resident: bool,
         r, c = min(((r, c) for r, c in shapes if r * c == n),
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = None
-        for cut in _factorizations(n, loops):
+        for cut in _factorizations(n, loops, even):
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             cand = est(Placement(0, 0, r, c, parts))
             if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
