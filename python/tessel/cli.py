@@ -6,6 +6,8 @@ Subcommands:
   disasm DIR       print a compiled program as text
   simulate DIR     run a compiled program on the simulator (random inputs
                    unless --inputs names an .npz) and print its statistics
+  map MODEL        map a zoo model over the grid; --explain prints per op
+                   the region, split, step sizes and predicted cycles
 
 Imports nothing compiled: it runs where only Python is installed.
 """
@@ -176,6 +178,22 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--timing-only", action="store_true",
                      help="model time only, skip the arithmetic")
     sim.set_defaults(run=_simulate)
+    mp = sub.add_parser("map", help="map a zoo model over the grid (needs the "
+                        "compiler and the frontend)")
+    mp.add_argument("model", help="a zoo case name, e.g. mlp")
+    mp.add_argument("--arch", default=arch_model.DEFAULT_ARCH,
+                    help="a preset name or a YAML path")
+    mp.add_argument("--mapper", choices=("heuristic", "cpsat"), default="cpsat")
+    mp.add_argument("--objective", choices=("latency", "throughput"),
+                    default="latency")
+    mp.add_argument("--stages", type=int, default=1,
+                    help="most pipeline stages (throughput)")
+    mp.add_argument("--time-limit", type=float, default=10.0,
+                    help="CP-SAT limit, deterministic seconds")
+    mp.add_argument("--explain", action="store_true",
+                    help="print the mapping of every op")
+    mp.set_defaults(run=lambda args: __import__(
+        "tessel.mapper.command", fromlist=["run"]).run(args))
     args = parser.parse_args(argv)
     return args.run(args)
 

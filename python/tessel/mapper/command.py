@@ -1,0 +1,41 @@
+"""``tessel map MODEL``: map a zoo model and print the decision."""
+
+from __future__ import annotations
+
+import sys
+
+
+def run(args) -> int:
+    from .. import arch as arch_model
+    from .. import frontend as fe
+    from .. import zoo
+    from ..ir import Context, Module
+    from . import MapperOptions, explain, graph, legalize, solve
+
+    try:
+        case = zoo.get(args.model)
+        target = arch_model.load(args.arch)
+        options = MapperOptions(objective=args.objective, max_stages=args.stages,
+                                time_limit_s=args.time_limit)
+    except (KeyError, ValueError) as e:
+        print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
+        return 1
+    module, inputs = case.build()
+    module.eval()
+    model = fe.import_torch(module, inputs)
+    with Context():
+        m = Module.parse(model.mlir)
+        m.operation.attributes["tessel.arch"] = target.to_attribute()
+        legalize(m)
+        g = graph.from_module(m, name=args.model,
+                              roles=[a.kind for a in model.signature.args])
+    solution = solve(g, target, args.mapper, options)
+    if args.explain:
+        print(explain.table(g, solution, target))
+    else:
+        print(f"{args.model} on {target.name}: {solution.method} "
+              f"{solution.status}, predicted {solution.latency} cycles, gap "
+              f"{100 * solution.gap:.2f}%")
+    for line in explain.weight_report(g, target):
+        print(line)
+    return 0

@@ -1,0 +1,66 @@
+"""Readable reports of a mapping: per op its region, split, step sizes and
+predicted cycles; and, when weights cannot all stay on chip, which ops need
+how many bytes against the SRAM there is."""
+
+from __future__ import annotations
+
+from .graph import Graph
+from .space import Solution
+
+
+def _loops(op, values) -> str:
+    return "x".join(str(v) for v in values)
+
+
+def table(graph: Graph, solution: Solution, arch) -> str:
+    """One line per op: region, parts per loop (``p`` parallel, ``r``
+    reduction), per-tile step sizes, steps, predicted cycles (compute /
+    transfer), SRAM per tile; then the totals and the solver's figures."""
+    rows = [("op", "loops", "stage", "region", "parts", "steps", "n", "cycles",
+             "compute", "transfer", "SRAM/tile", "tag")]
+    for c in sorted(solution.choices, key=lambda c: c.op):
+        op, p, e = graph.ops[c.op], c.placement, c.candidate.estimate
+        kinds = "".join("p" if t == "parallel" else "r" for t in op.iterators)
+        rows.append((
+            op.label(), f"{_loops(op, op.loops)} {kinds}", str(c.stage),
+            f"({p.row},{p.col}) {p.rows}x{p.cols}"
+            + (" W" if p.resident else ""),
+            _loops(op, p.parts), _loops(op, e.steps), str(e.num_steps),
+            str(e.cycles), str(e.compute), str(e.transfer),
+            f"{e.sram_bytes / 1024:.1f} KiB", op.tag.rsplit("/", 1)[-1]))
+    widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
+    lines = ["  ".join(cell.ljust(w) for cell, w in zip(r, widths)).rstrip()
+             for r in rows]
+    lines.append(f"predicted latency {solution.latency} cycles"
+                 + (f", interval {solution.interval} cycles over "
+                    f"{len(solution.stage_cycles())} stages"
+                    if len(solution.stage_cycles()) > 1 else ""))
+    lines.append(f"{solution.method}: {solution.status}, objective "
+                 f"{solution.objective}, bound {solution.bound}, gap "
+                 f"{100 * solution.gap:.2f}%, {solution.solve_seconds:.2f} s "
+                 f"on {arch.name}")
+    lines.extend(solution.notes)
+    lines.append("W: weights resident in SRAM; parts/steps per loop in "
+                 "iteration-domain order")
+    return "\n".join(lines)
+
+
+def weight_report(graph: Graph, arch) -> list[str]:
+    """Lines saying whether the model's weights fit the chip's SRAM and,
+    when not, which ops need how many bytes: those ops stream their
+    weights from DRAM (the mapping does not fail)."""
+    total_sram = arch.tile.sram.bytes * arch.num_tiles
+    need = sum(op.weight_bytes for op in graph.ops)
+    if need == 0:
+        return []
+    if need <= total_sram:
+        return [f"weights: {need} bytes fit the chip's {total_sram} bytes of "
+                "SRAM"]
+    lines = [f"weights: {need} bytes do not fit the chip's {total_sram} bytes "
+             f"of SRAM ({arch.num_tiles} tiles x {arch.tile.sram.bytes}); "
+             "they stream from DRAM:"]
+    for op in sorted(graph.ops, key=lambda o: -o.weight_bytes):
+        if op.weight_bytes:
+            lines.append(f"  {op.label()}: {op.weight_bytes} bytes of weights "
+                         f"({op.tag.rsplit('/', 1)[-1]})")
+    return lines
