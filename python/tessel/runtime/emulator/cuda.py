@@ -1,0 +1,150 @@
+"""The CUDA backend: the table in GPU memory, one persistent kernel launch
+per run (:mod:`.kernel`), through CuPy (compiled by NVRTC on first use).
+
+A prepared program keeps on the GPU its table, a pristine arena (the DRAM
+image, SRAM zeroed) and a working arena; a run copies the pristine arena
+over the working one on the device, writes the inputs, launches, and reads
+back only the output buffers.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from ..program import Program
+from . import kernel
+from .errors import EmulationError
+from .schedule import deadlock_error
+from .table import Table
+
+# Threads per block; the kernel is compiled for exactly this many.
+THREADS = 512
+# A run gives up (and reports the tiles' state) when no block has moved for
+# this long; the host has proved the program deadlock-free, so this guards
+# only against blocks that were never scheduled.
+TIMEOUT_S = 10.0
+MAX_OWNED = 64                    # kernel.py: tiles one block can run
+
+_functions: dict = {}
+
+
+def _cupy():
+    try:
+        import cupy
+    except ImportError:
+        raise EmulationError(
+            "device='cuda' needs CuPy and an NVIDIA GPU (pip install "
+            "cupy-cuda12x); device='cpu' runs the same program without "
+            "them") from None
+    try:
+        count = cupy.cuda.runtime.getDeviceCount()
+    except cupy.cuda.runtime.CUDARuntimeError as e:
+        raise EmulationError(f"device='cuda': no usable CUDA device ({e})") from None
+    if count == 0:
+        raise EmulationError("device='cuda': CuPy finds no CUDA device")
+    return cupy
+
+
+def available() -> bool:
+    """Whether ``device="cuda"`` can run here (CuPy and a GPU)."""
+    try:
+        _cupy()
+    except EmulationError:
+        return False
+    return True
+
+
+def _function(cupy, threads: int):
+    key = (cupy.cuda.Device().id, threads)
+    fn = _functions.get(key)
+    if fn is None:
+        module = cupy.RawModule(code=kernel.source(), options=(
+            "--std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true",
+            "--prec-sqrt=true", f"-DBLOCK={threads}"))
+        fn = _functions[key] = module.get_function("tessel_run")
+    return fn
+
+
+def _resident_blocks(cupy, fn, threads: int) -> int:
+    """Blocks of ``fn`` the GPU holds at once: every block must be resident,
+    since a block spinning on a semaphore waits for another block."""
+    sms = cupy.cuda.Device().attributes["MultiProcessorCount"]
+    try:
+        per_sm = cupy.cuda.driver.occupancyMaxActiveBlocksPerMultiprocessor(
+            fn.ptr, threads, 0)
+    except Exception:          # an older CuPy: one block per SM is safe
+        per_sm = 1
+    return max(1, per_sm) * sms
+
+
+class Prepared:
+    """A program resident on the GPU, ready to run."""
+
+    def __init__(self, program: Program, table: Table, threads: int = THREADS):
+        from . import initial_arena
+        cp = self.cp = _cupy()
+        self.program, self.table, self.threads = program, table, threads
+        self.fn = _function(cp, threads)
+        tiles = table.num_tiles
+        self.grid = min(max(tiles, 1), _resident_blocks(cp, self.fn, threads))
+        if tiles > self.grid * MAX_OWNED:
+            raise EmulationError(
+                f"{tiles} tiles do not fit this GPU: {self.grid} resident blocks "
+                f"run at most {MAX_OWNED} tiles each")
+        rows = table.rows if table.rows.size else np.zeros((1, table.rows.shape[1]), np.int64)
+        self.rows = cp.asarray(np.ascontiguousarray(rows))
+        self.first = cp.asarray(table.first)
+        self.sem_init = cp.asarray(np.append(table.sem_init, 0).astype(np.uint32))
+        self.sems = cp.empty_like(self.sem_init)
+        self.pristine = cp.asarray(initial_arena(program, table))
+        self.arena = cp.empty_like(self.pristine)
+        self.scratch_stride = max(4, table.max_buffered_acc * 4)
+        self.scratch = cp.empty(self.grid * self.scratch_stride, np.uint8)
+        self.pcs = cp.empty(max(tiles, 1), np.int64)
+        self.progress = cp.zeros(1, np.uint64)
+        self.stuck = cp.zeros(1, np.int32)
+
+    def run(self, raw_inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        from . import input_regions, read_outputs
+        cp, table = self.cp, self.table
+        cp.copyto(self.arena, self.pristine)
+        for offset, data in input_regions(self.program, raw_inputs):
+            self.arena[offset:offset + data.size].set(data)
+        cp.copyto(self.sems, self.sem_init)
+        self.progress.fill(0)
+        self.stuck.fill(0)
+        try:
+            if table.num_tiles:
+                self.fn((self.grid,), (self.threads,), (
+                    self.rows, self.first, np.int32(table.num_tiles), self.arena,
+                    self.sems, self.scratch, np.int64(self.scratch_stride), self.pcs,
+                    self.progress, self.stuck, np.int64(int(TIMEOUT_S * 1e9))))
+            stuck = int(self.stuck.get()[0])
+        except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
+            raise EmulationError(f"device='cuda': the kernel failed: {e}") from None
+        if stuck:
+            raise self._stuck_error()
+        return read_outputs(self.program,
+                            lambda offset, size: self.arena[offset:offset + size].get())
+
+    def _stuck_error(self) -> EmulationError:
+        table = self.table
+        pcs = self.pcs.get().tolist()
+        sems = self.sems.get().astype(np.int64).tolist()
+        blocked = [t for t in range(table.num_tiles) if pcs[t] < table.first[t + 1]]
+        return deadlock_error(
+            table, pcs, sems, blocked,
+            headline=(f"device='cuda': no tile moved for {TIMEOUT_S:g} s although "
+                      f"the program cannot deadlock; were all {self.grid} blocks "
+                      "resident (another process on the GPU)? Tiles not finished:"))
+
+
+def prepared(program: Program, table: Table) -> Prepared:
+    """The program's GPU state, made on first use and kept with it."""
+    state = getattr(program, "_emulator_cuda", None)
+    if state is None:
+        state = Prepared(program, table)
+        program._emulator_cuda = state
+    return state

@@ -1,0 +1,691 @@
+"""The CUDA source of the emulator: the ISA's numerics as scalar functions,
+the execution of one table row by the threads of a block, and the persistent
+kernel in which each block runs tiles.
+
+The source is also valid host C++ (``__CUDACC__`` undefined): the scalar
+numerics and :c:func:`exec_row` then run on one thread, and
+``host_run_rows`` executes a table in a given order. The tests compile it
+with the host compiler (``-ffp-contract=off``) and compare it with the
+simulator, so the arithmetic the GPU runs is checked where there is no GPU.
+
+Every float operation is an explicitly rounded IEEE operation
+(``__fmul_rn``, ``__fadd_rn``, ``__fdiv_rn``, ``__fsqrt_rn``), which the
+compiler never contracts into a fused multiply-add; the module is also
+compiled with ``--fmad=false``. Constants are injected as bit patterns
+computed the way :mod:`tessel.runtime.numerics` computes them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+
+from .. import isa
+from . import table as tb
+
+# The decimals of docs/isa.md; each becomes np.float32(decimal), as in
+# tessel.runtime.numerics.
+_CONSTANTS = {
+    "EXP_HI": 88.72283905206835, "EXP_LO": -103.97208,
+    "LOG2E": 1.44269504088896341, "HALF": 0.5, "ONE": 1.0, "TWO": 2.0,
+    "C1": 0.693359375, "C2": -2.12194440e-4,
+    "EXP_P0": 1.9875691500e-4, "EXP_P1": 1.3981999507e-3,
+    "EXP_P2": 8.3334519073e-3, "EXP_P3": 4.1665795894e-2,
+    "EXP_P4": 1.6666665459e-1, "EXP_P5": 5.0000001201e-1,
+    "SQRTH": 0.707106781186547524,
+    "LOG_P0": 7.0376836292e-2, "LOG_P1": 1.1514610310e-1,
+    "LOG_P2": 1.1676998740e-1, "LOG_P3": 1.2420140846e-1,
+    "LOG_P4": 1.4249322787e-1, "LOG_P5": 1.6668057665e-1,
+    "LOG_P6": 2.0000714765e-1, "LOG_P7": 2.4999993993e-1,
+    "LOG_P8": 3.3333331174e-1,
+    "ERF_A": 0.3275911, "ERF_P0": 1.061405429, "ERF_P1": 1.453152027,
+    "ERF_P2": 1.421413741, "ERF_P3": 0.284496736, "ERF_P4": 0.254829592,
+    "NINE": 9.0,
+}
+
+
+def _defines() -> str:
+    lines = []
+    for name, value in _CONSTANTS.items():
+        bits = int(np.float32(value).view(np.uint32))
+        lines.append(f"#define K_{name} 0x{bits:08x}u")
+    for name, code in isa.OPCODES.items():
+        lines.append(f"#define OP_{name.upper()} {code}")
+    for name, code in isa.DTYPE_CODE.items():
+        lines.append(f"#define DT_{name.upper()} {code}")
+    for table, prefix in ((isa.UNARY_OPS, "U"), (isa.BINARY_OPS, "B"),
+                          (isa.REDUCE_OPS, "R"), (isa.PREDICATES, "P")):
+        for code, name in enumerate(table):
+            lines.append(f"#define {prefix}_{name.upper()} {code}")
+    for name in ("OP", "SUB", "DT_IN", "DT_OUT", "SIZE0", "IMM", "FLAG", "SEM",
+                 "COUNT", "VIEW0", "VIEW_WIDTH", "WIDTH"):
+        lines.append(f"#define COL_{name} {getattr(tb, name)}")
+    return "\n".join(lines) + "\n"
+
+
+_BODY = r"""
+typedef unsigned int u32;
+typedef unsigned short u16;
+typedef unsigned char u8;
+typedef signed char i8;
+typedef int i32;
+typedef long long i64;
+typedef unsigned long long u64;
+
+#ifdef __CUDACC__
+#define DEV __device__ __forceinline__
+#define FMUL(a, b) __fmul_rn((a), (b))
+#define FADD(a, b) __fadd_rn((a), (b))
+#define FSUB(a, b) __fsub_rn((a), (b))
+#define FDIV(a, b) __fdiv_rn((a), (b))
+#define FSQRT(a) __fsqrt_rn(a)
+#define SYNC() __syncthreads()
+#define UNROLL _Pragma("unroll")
+DEV float bits_f(u32 b) { return __uint_as_float(b); }
+DEV u32 f_bits(float f) { return __float_as_uint(f); }
+DEV int clz32(u32 x) { return __clz((int)x); }
+DEV float i32_to_f32_rn(i32 v) { return __int2float_rn(v); }
+#else
+#include <math.h>
+#include <string.h>
+#define DEV static inline
+/* Compiled with -ffp-contract=off: each operator is one IEEE operation. */
+#define FMUL(a, b) ((a) * (b))
+#define FADD(a, b) ((a) + (b))
+#define FSUB(a, b) ((a) - (b))
+#define FDIV(a, b) ((a) / (b))
+#define FSQRT(a) sqrtf(a)
+#define SYNC() ((void)0)
+#define UNROLL
+DEV float bits_f(u32 b) { float f; memcpy(&f, &b, 4); return f; }
+DEV u32 f_bits(float f) { u32 b; memcpy(&b, &f, 4); return b; }
+DEV int clz32(u32 x) { return __builtin_clz(x); }
+DEV float i32_to_f32_rn(i32 v) { return (float)v; }
+#endif
+
+#define KF(name) bits_f(K_##name)
+#define F32_INF bits_f(0x7f800000u)
+#define CANON_F32 0x7fc00000u
+#define CANON_F16 0x7e00u
+#define CANON_BF16 0x7fc0u
+
+/* ---- conversions ------------------------------------------------------ */
+
+DEV int is_int(int dt) { return dt == DT_I8 || dt == DT_I32; }
+DEV int dsize(int dt) { return dt == DT_F32 || dt == DT_I32 ? 4 : (dt == DT_I8 ? 1 : 2); }
+
+DEV float f16_to_f32(u16 h) {
+    u32 s = ((u32)h & 0x8000u) << 16, e = ((u32)h >> 10) & 0x1fu, m = (u32)h & 0x3ffu;
+    if (e == 0x1fu) return bits_f(s | 0x7f800000u | (m << 13));
+    if (e == 0) {
+        float v = FMUL((float)m, bits_f(0x33800000u));      /* m * 2^-24, exact */
+        return bits_f(f_bits(v) | s);
+    }
+    return bits_f(s | ((e + 112u) << 23) | (m << 13));
+}
+
+/* Round to nearest even; overflow to infinity; NaN canonical. */
+DEV u16 f32_to_f16(float f) {
+    u32 x = f_bits(f), s = (x >> 16) & 0x8000u, a = x & 0x7fffffffu;
+    if (a > 0x7f800000u) return (u16)CANON_F16;
+    if (a >= 0x477ff000u) return (u16)(s | 0x7c00u);        /* >= 65520 */
+    if (a < 0x38800000u) {                                   /* below 2^-14 */
+        if (a <= 0x33000000u) return (u16)s;                  /* <= 2^-25 */
+        u32 e = a >> 23, m = (a & 0x7fffffu) | 0x800000u;
+        u32 shift = 126u - e, q = m >> shift, rem = m & ((1u << shift) - 1u);
+        u32 half = 1u << (shift - 1u);
+        if (rem > half || (rem == half && (q & 1u))) q++;
+        return (u16)(s | q);
+    }
+    u32 q = (((a >> 23) - 112u) << 10) | ((a & 0x7fffffu) >> 13), rem = a & 0x1fffu;
+    if (rem > 0x1000u || (rem == 0x1000u && (q & 1u))) q++;
+    return (u16)(s | q);
+}
+
+DEV float bf16_to_f32(u16 b) { return bits_f((u32)b << 16); }
+
+DEV u16 f32_to_bf16(float f) {
+    u32 x = f_bits(f);
+    if ((x & 0x7fffffffu) > 0x7f800000u) return (u16)CANON_BF16;
+    return (u16)((x + 0x7fffu + ((x >> 16) & 1u)) >> 16);
+}
+
+DEV float canonical(float f) { return f != f ? bits_f(CANON_F32) : f; }
+
+/* Nearest even, saturated to the type's range, NaN -> 0 (cast). */
+DEV i32 f32_to_int(float x, int dt) {
+    if (x != x) return 0;
+    float r = rintf(x);
+    if (dt == DT_I8) return r > 127.0f ? 127 : (r < -128.0f ? -128 : (i32)r);
+    if (r >= 2147483648.0f) return 0x7fffffff;
+    if (r < -2147483648.0f) return (i32)0x80000000u;
+    return (i32)r;
+}
+
+DEV float pow2f(int e) { return bits_f((u32)(e + 127) << 23); }   /* -126..127 */
+
+/* |v| rounded to `bits` significant bits, nearest even, as an exact f32. */
+DEV float round_magnitude(u32 u, int bits) {
+    int p = 31 - clz32(u);
+    if (p < bits) return (float)u;
+    int shift = p - bits + 1;
+    u32 kept = u >> shift, rem = u & ((1u << shift) - 1u), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (kept & 1u))) kept++;
+    return FMUL((float)kept, pow2f(shift));
+}
+
+/* i32 to f16 / bf16 rounded once, not through f32. */
+DEV float i32_rounded(i32 v, int bits) {
+    if (v == 0) return 0.0f;
+    u32 u = v < 0 ? 0u - (u32)v : (u32)v;
+    float m = round_magnitude(u, bits);
+    return v < 0 ? -m : m;
+}
+
+/* ---- loads and stores --------------------------------------------------- */
+
+DEV float ld_f(const u8* p, int dt) {
+    switch (dt) {
+    case DT_F32: return *(const float*)p;
+    case DT_F16: return f16_to_f32(*(const u16*)p);
+    case DT_BF16: return bf16_to_f32(*(const u16*)p);
+    case DT_I8: return (float)*(const i8*)p;
+    default: return i32_to_f32_rn(*(const i32*)p);
+    }
+}
+
+DEV i32 ld_i(const u8* p, int dt) { return dt == DT_I8 ? (i32)*(const i8*)p : *(const i32*)p; }
+
+/* An f32 result written as `dt`: rounded, NaN canonical, integers saturated. */
+DEV void st_f(u8* p, int dt, float v) {
+    switch (dt) {
+    case DT_F32: *(float*)p = canonical(v); break;
+    case DT_F16: *(u16*)p = f32_to_f16(v); break;
+    case DT_BF16: *(u16*)p = f32_to_bf16(v); break;
+    case DT_I8: *(i8*)p = (i8)f32_to_int(v, DT_I8); break;
+    default: *(i32*)p = f32_to_int(v, DT_I32); break;
+    }
+}
+
+/* An integer result: i8 keeps the low 8 bits (two's complement wrap). */
+DEV void st_i(u8* p, int dt, i32 v) {
+    if (dt == DT_I8) *(i8*)p = (i8)(u8)((u32)v & 0xffu);
+    else *(i32*)p = v;
+}
+
+DEV void copy_bits(u8* dst, const u8* src, int size) {
+    if (size == 4) *(u32*)dst = *(const u32*)src;
+    else if (size == 2) *(u16*)dst = *(const u16*)src;
+    else *dst = *src;
+}
+
+/* ---- exp, log, tanh, erf (docs/isa.md) ---------------------------------- */
+
+/* y * 2^n rounded once (n in -252..254; the first product is exact). */
+DEV float ldexp_rn(float y, int n) {
+    if (n > 127) return FMUL(FMUL(y, pow2f(127)), pow2f(n - 127));
+    if (n < -126) return FMUL(FMUL(y, pow2f(n + 126)), pow2f(-126));
+    return FMUL(y, pow2f(n));
+}
+
+DEV float isa_exp(float x) {
+    if (x != x) return x;
+    if (x > KF(EXP_HI)) return F32_INF;
+    if (x < KF(EXP_LO)) return 0.0f;
+    float n = floorf(FADD(FMUL(x, KF(LOG2E)), KF(HALF)));
+    float r = FSUB(FSUB(x, FMUL(n, KF(C1))), FMUL(n, KF(C2)));
+    float z = FMUL(r, r);
+    float p = KF(EXP_P0);
+    p = FADD(FMUL(p, r), KF(EXP_P1));
+    p = FADD(FMUL(p, r), KF(EXP_P2));
+    p = FADD(FMUL(p, r), KF(EXP_P3));
+    p = FADD(FMUL(p, r), KF(EXP_P4));
+    p = FADD(FMUL(p, r), KF(EXP_P5));
+    float y = FADD(FADD(FMUL(p, z), r), KF(ONE));
+    return ldexp_rn(y, (int)n);
+}
+
+/* x positive, finite, non-zero: x = m * 2^e, 0.5 <= m < 1, exactly. */
+DEV float frexp_exact(float x, int* e) {
+    int adjust = 0;
+    u32 b = f_bits(x);
+    if (((b >> 23) & 0xffu) == 0) {                  /* subnormal: scale exactly */
+        b = f_bits(FMUL(x, pow2f(25)));
+        adjust = -25;
+    }
+    *e = (int)((b >> 23) & 0xffu) - 126 + adjust;
+    return bits_f((b & 0x807fffffu) | (126u << 23));
+}
+
+DEV float isa_log(float x) {
+    if (x != x || x < 0.0f) return bits_f(CANON_F32);
+    if (x == 0.0f) return -F32_INF;
+    if (x == F32_INF) return F32_INF;
+    int e;
+    float m = frexp_exact(x, &e);
+    if (m < KF(SQRTH)) { e -= 1; m = FADD(m, m); }
+    float f = FSUB(m, KF(ONE));
+    float z = FMUL(f, f);
+    float p = KF(LOG_P0);
+    p = FSUB(FMUL(p, f), KF(LOG_P1));
+    p = FADD(FMUL(p, f), KF(LOG_P2));
+    p = FSUB(FMUL(p, f), KF(LOG_P3));
+    p = FADD(FMUL(p, f), KF(LOG_P4));
+    p = FSUB(FMUL(p, f), KF(LOG_P5));
+    p = FADD(FMUL(p, f), KF(LOG_P6));
+    p = FSUB(FMUL(p, f), KF(LOG_P7));
+    p = FADD(FMUL(p, f), KF(LOG_P8));
+    float ef = (float)e;
+    float y = FSUB(FADD(FMUL(FMUL(p, f), z), FMUL(ef, KF(C2))), FMUL(KF(HALF), z));
+    return FADD(FADD(f, y), FMUL(ef, KF(C1)));
+}
+
+DEV float isa_tanh(float x) {
+    float s = copysignf(1.0f, x), a = fabsf(x);
+    if (a > KF(NINE)) return s;
+    float e = isa_exp(FADD(a, a));
+    return FMUL(s, FSUB(KF(ONE), FDIV(KF(TWO), FADD(e, KF(ONE)))));
+}
+
+DEV float isa_erf(float x) {
+    float s = copysignf(1.0f, x), a = fabsf(x);
+    float t = FDIV(KF(ONE), FADD(KF(ONE), FMUL(KF(ERF_A), a)));
+    float p = KF(ERF_P0);
+    p = FSUB(FMUL(p, t), KF(ERF_P1));
+    p = FADD(FMUL(p, t), KF(ERF_P2));
+    p = FSUB(FMUL(p, t), KF(ERF_P3));
+    p = FADD(FMUL(p, t), KF(ERF_P4));
+    return FMUL(s, FSUB(KF(ONE), FMUL(FMUL(p, t), isa_exp(-FMUL(a, a)))));
+}
+
+/* ---- elementwise operations -------------------------------------------- */
+
+/* max/min: a NaN operand gives the other; -0 orders below +0. */
+DEV float isa_max(float a, float b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return bits_f(f_bits(a) & f_bits(b));
+    return a > b ? a : b;
+}
+
+DEV float isa_min(float a, float b) {
+    if (a != a) return b;
+    if (b != b) return a;
+    if (a == b) return bits_f(f_bits(a) | f_bits(b));
+    return a < b ? a : b;
+}
+
+DEV float unary_f(int op, float x) {
+    switch (op) {
+    case U_NEG: return -x;
+    case U_ABS: return fabsf(x);
+    case U_EXP: return isa_exp(x);
+    case U_LOG: return isa_log(x);
+    case U_TANH: return isa_tanh(x);
+    case U_ERF: return isa_erf(x);
+    case U_SQRT: return FSQRT(x);
+    case U_RSQRT: return FDIV(1.0f, FSQRT(x));
+    default: return FDIV(1.0f, x);                 /* U_RECIP */
+    }
+}
+
+DEV float binary_f(int op, float a, float b) {
+    switch (op) {
+    case B_ADD: return FADD(a, b);
+    case B_SUB: return FSUB(a, b);
+    case B_MUL: return FMUL(a, b);
+    case B_DIV: return FDIV(a, b);
+    case B_MAX: return isa_max(a, b);
+    default: return isa_min(a, b);
+    }
+}
+
+/* Integers wrap: the arithmetic is done on u32. */
+DEV i32 binary_i(int op, i32 a, i32 b) {
+    switch (op) {
+    case B_ADD: return (i32)((u32)a + (u32)b);
+    case B_SUB: return (i32)((u32)a - (u32)b);
+    case B_MUL: return (i32)((u32)a * (u32)b);
+    case B_MAX: return a > b ? a : b;
+    default: return a < b ? a : b;
+    }
+}
+
+DEV int compare_f(int pred, float a, float b) {
+    switch (pred) {
+    case P_LT: return a < b;
+    case P_LE: return a <= b;
+    case P_GT: return a > b;
+    case P_GE: return a >= b;
+    case P_EQ: return a == b;
+    default: return a != b;
+    }
+}
+
+DEV int compare_i(int pred, i32 a, i32 b) {
+    switch (pred) {
+    case P_LT: return a < b;
+    case P_LE: return a <= b;
+    case P_GT: return a > b;
+    case P_GE: return a >= b;
+    case P_EQ: return a == b;
+    default: return a != b;
+    }
+}
+
+DEV void cast(const u8* src, int sd, u8* dst, int dd) {
+    if (sd == dd && is_int(sd)) { copy_bits(dst, src, dsize(sd)); return; }
+    if (is_int(sd) && is_int(dd)) { st_i(dst, dd, ld_i(src, sd)); return; }
+    if (sd == DT_I32) {
+        i32 v = ld_i(src, sd);
+        if (dd == DT_F32) *(float*)dst = i32_to_f32_rn(v);
+        else if (dd == DT_F16) *(u16*)dst = f32_to_f16(i32_rounded(v, 11));
+        else *(u16*)dst = f32_to_bf16(i32_rounded(v, 8));
+        return;
+    }
+    st_f(dst, dd, ld_f(src, sd));
+}
+
+/* One element of a vector instruction other than reduce. */
+DEV void element(int op, int sub, int din, int dout, u32 imm, int imm_lhs,
+                 const u8* a, const u8* b, const u8* c, u8* out) {
+    if (op == OP_VECTOR_UNARY) {
+        if (sub == U_COPY) copy_bits(out, a, dsize(din));
+        else if (sub == U_CAST) cast(a, din, out, dout);
+        else if (is_int(din)) {
+            i32 x = ld_i(a, din), neg = (i32)(0u - (u32)x);
+            st_i(out, dout, sub == U_NEG ? neg : (x < 0 ? neg : x));
+        } else st_f(out, dout, unary_f(sub, ld_f(a, din)));
+    } else if (op == OP_VECTOR_BINARY) {
+        if (is_int(din)) st_i(out, dout, binary_i(sub, ld_i(a, din), ld_i(b, din)));
+        else st_f(out, dout, binary_f(sub, ld_f(a, din), ld_f(b, din)));
+    } else if (op == OP_VECTOR_BINARY_IMM) {
+        if (is_int(din)) {
+            i32 k = f32_to_int(bits_f(imm), din), x = ld_i(a, din);
+            st_i(out, dout, imm_lhs ? binary_i(sub, k, x) : binary_i(sub, x, k));
+        } else {
+            float k = bits_f(imm), x = ld_f(a, din);
+            st_f(out, dout, imm_lhs ? binary_f(sub, k, x) : binary_f(sub, x, k));
+        }
+    } else if (op == OP_VECTOR_FILL) {
+        if (is_int(dout)) st_i(out, dout, f32_to_int(bits_f(imm), dout));
+        else st_f(out, dout, bits_f(imm));
+    } else if (op == OP_VECTOR_COMPARE) {
+        if (is_int(din)) st_i(out, dout, compare_i(sub, ld_i(a, din), ld_i(b, din)));
+        else st_f(out, dout, compare_f(sub, ld_f(a, din), ld_f(b, din)) ? 1.0f : 0.0f);
+    } else {                                                  /* select */
+        if (is_int(din)) st_i(out, dout, ld_i(a, din) != 0 ? ld_i(b, din) : ld_i(c, din));
+        else st_f(out, dout, ld_f(a, din) != 0.0f ? ld_f(b, din) : ld_f(c, din));
+    }
+}
+
+/* ---- one row of the table, executed by threads tid of nt ---------------- */
+
+struct View4 { i64 base; i64 s0, s1, s2, s3; };
+
+DEV View4 view_of(const i64* r, int slot) {
+    const i64* v = r + COL_VIEW0 + COL_VIEW_WIDTH * slot;
+    View4 w; w.base = v[0]; w.s0 = v[1]; w.s1 = v[2]; w.s2 = v[3]; w.s3 = v[4];
+    return w;
+}
+
+DEV i64 at(const View4& v, u32 i0, u32 i1, u32 i2, u32 i3, int size) {
+    return v.base + ((i64)i0 * v.s0 + (i64)i1 * v.s1 + (i64)i2 * v.s2 + (i64)i3 * v.s3) * size;
+}
+
+DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
+    int op = (int)r[COL_OP], sub = (int)r[COL_SUB];
+    int din = (int)r[COL_DT_IN], dout = (int)r[COL_DT_OUT];
+    u32 s1 = (u32)r[COL_SIZE0 + 1], s2 = (u32)r[COL_SIZE0 + 2], s3 = (u32)r[COL_SIZE0 + 3];
+    u32 total = (u32)r[COL_SIZE0] * s1 * s2 * s3;
+    u32 imm = (u32)r[COL_IMM];
+    int imm_lhs = (int)r[COL_FLAG];
+    int isz = dsize(din), osz = dsize(dout);
+    View4 a = view_of(r, 0), b = view_of(r, 1), c = view_of(r, 2), o = view_of(r, 3);
+    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        u32 i3 = e % s3, t = e / s3, i2 = t % s2;
+        t /= s2;
+        u32 i1 = t % s1, i0 = t / s1;
+        if (op == OP_DMA) {
+            copy_bits(mem + at(o, i0, i1, i2, i3, isz), mem + at(a, i0, i1, i2, i3, isz), isz);
+            continue;
+        }
+        element(op, sub, din, dout, imm, imm_lhs, mem + at(a, i0, i1, i2, i3, isz),
+                mem + at(b, i0, i1, i2, i3, isz), mem + at(c, i0, i1, i2, i3, isz),
+                mem + at(o, i0, i1, i2, i3, osz));
+    }
+}
+
+/* r = x[0]; r = r op x[j] in index order; f32 (wrapping i32) until the write. */
+DEV void exec_reduce(const i64* r, u8* mem, int tid, int nt) {
+    int sub = (int)r[COL_SUB], dt = (int)r[COL_DT_IN], size = dsize(dt);
+    u32 s1 = (u32)r[COL_SIZE0 + 1], s2 = (u32)r[COL_SIZE0 + 2], n = (u32)r[COL_SIZE0 + 3];
+    u32 total = (u32)r[COL_SIZE0] * s1 * s2;
+    View4 in = view_of(r, 0), o = view_of(r, 3);
+    i64 step = in.s3 * size;
+    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        u32 i2 = e % s2, t = e / s2, i1 = t % s1, i0 = t / s1;
+        const u8* p = mem + at(in, i0, i1, i2, 0, size);
+        u8* out = mem + at(o, i0, i1, i2, 0, size);
+        if (is_int(dt)) {
+            i32 acc = ld_i(p, dt);
+            for (u32 j = 1; j < n; j++)
+                acc = binary_i(sub == R_ADD ? B_ADD : B_MAX, acc, ld_i(p + j * step, dt));
+            st_i(out, dt, acc);
+        } else {
+            float acc = ld_f(p, dt);
+            for (u32 j = 1; j < n; j++) {
+                float x = ld_f(p + j * step, dt);
+                acc = sub == R_ADD ? FADD(acc, x) : isa_max(acc, x);
+            }
+            st_f(out, dt, acc);
+        }
+    }
+}
+
+/* Outputs handled together by one thread: independent chains for the
+   floating-point pipeline while each chain keeps the ISA's order. */
+#define MM_LANES 4
+
+template <int DT>
+DEV float ld_mm(const u8* p) {
+    if (DT == DT_F32) return *(const float*)p;
+    if (DT == DT_F16) return f16_to_f32(*(const u16*)p);
+    return bf16_to_f32(*(const u16*)p);
+}
+
+/* acc[i][j] = acc[i][j] + lhs[i][k] * rhs[k][j], k = 0, 1, .. in order, every
+   product and sum rounded to f32. `dst` receives the result: acc itself, or
+   the block's scratch when lhs or rhs is acc (reads before writes). */
+template <int DT>
+DEV void matmul_float(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+    u32 m = (u32)r[COL_SIZE0], k = (u32)r[COL_SIZE0 + 1], n = (u32)r[COL_SIZE0 + 2];
+    int size = DT == DT_F32 ? 4 : 2, buffered = (int)r[COL_FLAG];
+    View4 l = view_of(r, 0), w = view_of(r, 1), a = view_of(r, 2);
+    i64 lk = l.s1 * size, wk = w.s0 * size;
+    u32 total = m * n;
+    for (u32 e0 = (u32)tid; e0 < total; e0 += (u32)nt * MM_LANES) {
+        const u8* lp[MM_LANES];
+        const u8* wp[MM_LANES];
+        float acc[MM_LANES];
+        UNROLL
+        for (int q = 0; q < MM_LANES; q++) {
+            u32 e = e0 + (u32)q * (u32)nt;
+            u32 safe = e < total ? e : e0;   /* a lane past the end reads a valid element */
+            u32 i = safe / n, j = safe % n;
+            lp[q] = mem + l.base + (i64)i * l.s0 * size;
+            wp[q] = mem + w.base + (i64)j * w.s1 * size;
+            acc[q] = *(const float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
+        }
+        for (u32 kk = 0; kk < k; kk++) {
+            UNROLL
+            for (int q = 0; q < MM_LANES; q++)
+                acc[q] = FADD(acc[q], FMUL(ld_mm<DT>(lp[q] + kk * lk), ld_mm<DT>(wp[q] + kk * wk)));
+        }
+        UNROLL
+        for (int q = 0; q < MM_LANES; q++) {
+            u32 e = e0 + (u32)q * (u32)nt;
+            if (e >= total) continue;
+            u32 i = e / n, j = e % n;
+            float* dst = buffered ? (float*)scratch + e
+                                  : (float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
+            *dst = canonical(acc[q]);
+        }
+    }
+    if (buffered) {
+        SYNC();
+        for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+            u32 i = e / n, j = e % n;
+            *(float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4) = ((float*)scratch)[e];
+        }
+    }
+}
+
+/* i8 inputs, i32 accumulator: exact products, wrapping sums. */
+DEV void matmul_i8(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+    u32 m = (u32)r[COL_SIZE0], k = (u32)r[COL_SIZE0 + 1], n = (u32)r[COL_SIZE0 + 2];
+    View4 l = view_of(r, 0), w = view_of(r, 1), a = view_of(r, 2);
+    u32 total = m * n;
+    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        u32 i = e / n, j = e % n;
+        i32* dst = (i32*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
+        u32 acc = (u32)*dst;
+        for (u32 kk = 0; kk < k; kk++) {
+            i32 x = *(const i8*)(mem + l.base + (i64)i * l.s0 + (i64)kk * l.s1);
+            i32 y = *(const i8*)(mem + w.base + (i64)kk * w.s0 + (i64)j * w.s1);
+            acc += (u32)(x * y);
+        }
+        *dst = (i32)acc;
+    }
+    (void)scratch;
+}
+
+DEV void exec_row(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+    int op = (int)r[COL_OP];
+    if (op == OP_MATMUL) {
+        switch ((int)r[COL_DT_IN]) {
+        case DT_F32: matmul_float<DT_F32>(r, mem, scratch, tid, nt); break;
+        case DT_F16: matmul_float<DT_F16>(r, mem, scratch, tid, nt); break;
+        case DT_BF16: matmul_float<DT_BF16>(r, mem, scratch, tid, nt); break;
+        default: matmul_i8(r, mem, scratch, tid, nt); break;
+        }
+    } else if (op == OP_VECTOR_REDUCE) {
+        exec_reduce(r, mem, tid, nt);
+    } else {
+        exec_elementwise(r, mem, tid, nt);
+    }
+}
+"""
+
+_KERNEL = r"""
+#ifdef __CUDACC__
+/* Tiles one block can own: pcs are kept per thread. */
+#define MAX_OWNED 64
+
+DEV u32 load_acquire(const u32* p) {
+    u32 v;
+    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+
+DEV u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+/* Block b runs tiles b, b + gridDim.x, ..: each until it finishes or waits
+   for a semaphore that is short, then the next. A tile's rows run in order,
+   every thread of the block on each row, a barrier between rows. */
+extern "C" __global__ void __launch_bounds__(BLOCK)
+tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntiles,
+           u8* mem, u32* sems, u8* scratch, i64 scratch_stride, i64* pcs_out,
+           u64* progress, int* stuck, i64 timeout_ns) {
+    __shared__ int s_flag;
+    const int tid = threadIdx.x, nt = blockDim.x;
+    u8* my_scratch = scratch + (i64)blockIdx.x * scratch_stride;
+    i64 pcs[MAX_OWNED];
+    int owned = 0;
+    for (int t = blockIdx.x; t < ntiles && owned < MAX_OWNED; t += gridDim.x) pcs[owned++] = first[t];
+    u64 seen = 0, since = global_ns();
+    for (;;) {
+        int done = 1, moved = 0;
+        for (int w = 0; w < owned; w++) {
+            int t = blockIdx.x + w * gridDim.x;
+            i64 pc = pcs[w], end = first[t + 1];
+            while (pc < end) {
+                const i64* r = rows + pc * COL_WIDTH;
+                int op = (int)r[COL_OP];
+                if (op == OP_WAIT_SEMAPHORE) {
+                    if (tid == 0) {
+                        u32* s = sems + r[COL_SEM];
+                        u32 need = (u32)r[COL_COUNT];
+                        int ok = load_acquire(s) >= need;
+                        if (ok) atomicSub(s, need);
+                        __threadfence();
+                        s_flag = ok;
+                    }
+                    __syncthreads();
+                    int ok = s_flag;
+                    __syncthreads();
+                    if (!ok) break;
+                } else if (op == OP_SIGNAL) {
+                    /* Every thread's writes, then the count: a tile that sees
+                       the count sees the data (release / acquire). */
+                    __syncthreads();
+                    if (tid == 0) {
+                        __threadfence();
+                        atomicAdd(sems + r[COL_SEM], (u32)r[COL_COUNT]);
+                    }
+                } else if (op != OP_WAIT) {
+                    exec_row(r, mem, my_scratch, tid, nt);
+                    __syncthreads();
+                }
+                pc++;
+            }
+            if (pc != pcs[w]) moved = 1;
+            pcs[w] = pc;
+            if (pc < end) done = 0;
+        }
+        if (done) break;
+        /* Nothing here can move: give up once no block has moved for
+           timeout_ns (the host proved the program deadlock-free, so this
+           only happens if blocks are not all resident). */
+        if (tid == 0) {
+            u64 now = global_ns();
+            if (moved) atomicAdd(progress, 1ull);
+            u64 p = *(volatile u64*)progress;
+            int give_up = 0;
+            if (moved || p != seen) { seen = p; since = now; }
+            else if ((i64)(now - since) > timeout_ns) { give_up = 1; atomicExch(stuck, 1); }
+            if (*(volatile int*)stuck) give_up = 1;
+            if (!moved) __nanosleep(256);
+            s_flag = give_up;
+        }
+        __syncthreads();
+        int give_up = s_flag;
+        __syncthreads();
+        if (give_up) break;
+    }
+    if (tid == 0)
+        for (int w = 0; w < owned; w++) pcs_out[blockIdx.x + w * gridDim.x] = pcs[w];
+}
+#else
+/* Host build for the tests: execute rows in the given order on one thread. */
+extern "C" void host_run_rows(const i64* rows, const i64* order, i64 count, u8* mem,
+                              u8* scratch) {
+    for (i64 i = 0; i < count; i++) exec_row(rows + order[i] * COL_WIDTH, mem, scratch, 0, 1);
+}
+#endif
+"""
+
+
+def source() -> str:
+    """The complete CUDA (and host C++) source."""
+    return ("/* Tessel emulator: generated by tessel.runtime.emulator.kernel */\n"
+            + _defines() + _BODY + _KERNEL)
+
+
+def source_hash() -> str:
+    return hashlib.sha256(source().encode()).hexdigest()[:16]

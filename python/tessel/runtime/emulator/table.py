@@ -1,0 +1,243 @@
+"""The flat instruction table both emulator backends execute.
+
+A program is decoded once (by :mod:`tessel.runtime.isa`) into one ``int64``
+row per instruction, tiles' rows back to back, every operand at a fixed
+column, so the CPU interpreter and the CUDA kernel read the same numbers:
+
+- ``OP`` is the ISA opcode (``0x01`` dma .. ``0x26`` vector_select); ``SUB``
+  the operation code (unary / binary / reduce op, predicate); ``DT_IN`` and
+  ``DT_OUT`` the ISA dtype codes (``DT_IN`` alone where one type).
+- ``SIZE0..SIZE3``: the index space, ranks below 4 padded with leading 1s.
+  ``matmul`` has ``(m, k, n, 1)``; ``vector_reduce`` has the kept dimensions
+  first and the reduced one last.
+- ``VIEW0..VIEW3``: up to four views, each ``base`` (a byte address in the
+  *arena*, below) and four strides in elements (0 in padded dimensions).
+  The roles: matmul ``lhs, rhs, acc``; dma ``src`` and ``dst`` in views 0 and
+  3; vector ops their inputs from view 0 on and the output in view 3.
+- ``IMM``: the f32 bits of ``imm`` / ``value``; ``FLAG``: ``imm_is_lhs``, or
+  for ``matmul`` 1 when ``lhs`` or ``rhs`` is exactly ``acc`` (the result
+  must then be computed before anything is written).
+- ``SEM`` / ``COUNT``: the semaphore (an index into the program's flat
+  semaphore array) of ``signal`` and ``wait_semaphore``.
+
+The *arena* is one byte array holding every memory: DRAM first, then the SRAM
+of each tile that runs code or is a DMA endpoint, each region aligned to
+:data:`ALIGN` bytes. Views address it directly, so an executor needs no
+memory map.
+"""
+
+from __future__ import annotations
+
+import struct
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+
+from .. import isa
+from ..isa import Instruction, View
+from ..program import Program
+
+# Columns of a row.
+OP, SUB, DT_IN, DT_OUT = 0, 1, 2, 3
+SIZE0 = 4                      # SIZE0 .. SIZE0 + 3
+IMM, FLAG, SEM, COUNT = 8, 9, 10, 11
+VIEW0 = 12                     # view v: base at VIEW0 + 5 v, strides after it
+VIEW_WIDTH = 5
+WIDTH = VIEW0 + 4 * VIEW_WIDTH
+RANK = 4
+# Arena regions start at multiples of this (any element is aligned).
+ALIGN = 256
+
+OPCODES = isa.OPCODES
+DTYPE_CODE = isa.DTYPE_CODE
+
+
+@dataclass(frozen=True)
+class Table:
+    """A decoded program. ``rows[first[t]:first[t + 1]]`` are the
+    instructions of tile ``tiles[t]``; ``sem_first[t] + i`` is the index of
+    its semaphore ``i`` in the flat semaphore array, whose initial counts are
+    ``sem_init``. ``arena_bytes`` is the size of the arena, whose first
+    ``dram_bytes`` bytes are DRAM; ``sram_base`` maps a tile to the arena
+    address of its SRAM. ``where[i]`` is the instruction of row ``i``, for
+    messages."""
+
+    rows: np.ndarray
+    first: np.ndarray
+    tiles: tuple[tuple[int, int], ...]
+    sem_first: np.ndarray
+    sem_init: np.ndarray
+    arena_bytes: int
+    dram_bytes: int
+    sram_base: dict
+    where: tuple[Instruction, ...]
+    # The largest m * n of a matmul whose result is buffered (FLAG set).
+    max_buffered_acc: int
+
+    @property
+    def num_tiles(self) -> int:
+        return len(self.tiles)
+
+    def tile_of_row(self, i: int) -> int:
+        return int(np.searchsorted(self.first, i, side="right") - 1)
+
+
+def f32_bits(value: float) -> int:
+    """The IEEE bits of an f32 operand (decoded operands are exact f32
+    values, so this is the word of the stream)."""
+    return struct.unpack("<I", struct.pack("<f", value))[0]
+
+
+def _round_up(n: int, to: int) -> int:
+    return -(-n // to) * to
+
+
+def _pad(sizes: Sequence[int], strides: Sequence[int]) -> tuple[list[int], list[int]]:
+    lead = RANK - len(sizes)
+    return [1] * lead + list(sizes), [0] * lead + list(strides)
+
+
+class _Builder:
+    def __init__(self, program: Program):
+        self.p = program
+        decoded = program.decoded()
+        self.tiles = tuple((t.row, t.col) for t in program.tiles)
+        # DRAM is padded as the simulator pads it, so a view near its end
+        # reads the same bytes.
+        self.dram_bytes = _round_up(max(program.dram_bytes, 1), 8)
+        srams = set(self.tiles)
+        for instrs in decoded.values():
+            for ins in instrs:
+                if ins.op == "dma":
+                    for ep in (ins["src"], ins["dst"]):
+                        if ep.kind == "sram":
+                            srams.add((ep.row, ep.col))
+        sram_bytes = program.arch.tile.sram.bytes
+        offset = _round_up(self.dram_bytes, ALIGN)
+        self.sram_base = {}
+        for rc in sorted(srams):
+            self.sram_base[rc] = offset
+            offset += _round_up(sram_bytes, ALIGN)
+        self.arena_bytes = offset
+        sem_first, sem_init = [0], []
+        for t in program.tiles:
+            sem_init.extend(t.semaphores)
+            sem_first.append(len(sem_init))
+        self.sem_first = sem_first
+        self.sem_index = {rc: i for i, rc in enumerate(self.tiles)}
+        self.sem_init = sem_init
+        self.max_buffered_acc = 0
+        rows, first, where = [], [0], []
+        for rc in self.tiles:
+            for ins in decoded[rc]:
+                rows.append(self.row(rc, ins))
+                where.append(ins)
+            first.append(len(rows))
+        self.rows = np.array(rows, np.int64).reshape(len(rows), WIDTH)
+        self.first = np.array(first, np.int64)
+        self.where = tuple(where)
+
+    def view(self, row: np.ndarray, slot: int, base: int, sizes, strides) -> None:
+        col = VIEW0 + VIEW_WIDTH * slot
+        row[col] = base
+        row[col + 1:col + 1 + RANK] = strides
+
+    def sram_view(self, row, slot, rc, view: View, sizes) -> None:
+        _, strides = _pad(sizes, view.strides)
+        self.view(row, slot, self.sram_base[rc] + view.base, sizes, strides)
+
+    def row(self, rc, ins: Instruction) -> np.ndarray:
+        row = np.zeros(WIDTH, np.int64)
+        f, op = ins.fields, ins.op
+        row[OP] = OPCODES[op]
+        if op == "dma":
+            sizes, strides = _pad(f["sizes"], ())
+            row[DT_IN] = DTYPE_CODE[f["dtype"]]
+            row[SIZE0:SIZE0 + RANK] = sizes
+            for slot, ep in ((0, f["src"]), (3, f["dst"])):
+                base = (ep.view.base if ep.kind == "dram"
+                        else self.sram_base[(ep.row, ep.col)] + ep.view.base)
+                self.view(row, slot, base, sizes, _pad(f["sizes"], ep.view.strides)[1])
+        elif op == "wait":
+            pass                    # transfers complete at issue (docs/gpu-emulation.md)
+        elif op == "signal":
+            target = self.sem_index[(f["row"], f["col"])]
+            row[SEM] = self.sem_first[target] + f["semaphore"]
+            row[COUNT] = f["count"]
+        elif op == "wait_semaphore":
+            row[SEM] = self.sem_first[self.sem_index[rc]] + f["semaphore"]
+            row[COUNT] = f["count"]
+        elif op == "matmul":
+            m, k, n = f["m"], f["k"], f["n"]
+            row[DT_IN] = DTYPE_CODE[f["dtype"]]
+            row[DT_OUT] = DTYPE_CODE[isa.acc_dtype(f["dtype"])]
+            row[SIZE0:SIZE0 + RANK] = (m, k, n, 1)
+            for slot, name in enumerate(("lhs", "rhs", "acc")):
+                v = f[name]
+                self.view(row, slot, self.sram_base[rc] + v.base, (),
+                          list(v.strides) + [0, 0])
+            # An exact alias of an input and acc (the only overlap the ISA
+            # allows) needs every read done before the first write.
+            acc = f["acc"]
+            if any(f[name] == acc and shape == (m, n) for name, shape in
+                   (("lhs", (m, k)), ("rhs", (k, n)))):
+                row[FLAG] = 1
+                self.max_buffered_acc = max(self.max_buffered_acc, m * n)
+        else:
+            self.vector_row(row, rc, ins)
+        return row
+
+    def vector_row(self, row, rc, ins: Instruction) -> None:
+        f, op = ins.fields, ins.op
+        sizes = f["sizes"]
+        if op == "vector_unary":
+            row[SUB] = isa.UNARY_OPS.index(f["op"])
+            row[DT_IN] = DTYPE_CODE[f["in_dtype"]]
+            row[DT_OUT] = DTYPE_CODE[f["out_dtype"]]
+        else:
+            row[DT_IN] = row[DT_OUT] = DTYPE_CODE[f["dtype"]]
+        if op in ("vector_binary", "vector_binary_imm"):
+            row[SUB] = isa.BINARY_OPS.index(f["op"])
+        if op == "vector_binary_imm":
+            row[IMM] = f32_bits(f["imm"])
+            row[FLAG] = f["imm_is_lhs"]
+        if op == "vector_fill":
+            row[IMM] = f32_bits(f["value"])
+        if op == "vector_compare":
+            row[SUB] = isa.PREDICATES.index(f["predicate"])
+        if op == "vector_reduce":
+            row[SUB] = isa.REDUCE_OPS.index(f["op"])
+            dim = f["dim"]
+            kept = [i for i in range(len(sizes)) if i != dim]
+            order = kept + [dim]
+            in_sizes, in_strides = _pad([sizes[i] for i in order],
+                                        [f["in"].strides[i] for i in order])
+            row[SIZE0:SIZE0 + RANK] = in_sizes
+            self.view(row, 0, self.sram_base[rc] + f["in"].base, in_sizes, in_strides)
+            out_strides = _pad([sizes[i] for i in kept], f["out"].strides)[1][1:] + [0]
+            self.view(row, 3, self.sram_base[rc] + f["out"].base, in_sizes, out_strides)
+            return
+        padded, _ = _pad(sizes, ())
+        row[SIZE0:SIZE0 + RANK] = padded
+        inputs = list(isa.READS[op])
+        for slot, name in enumerate(inputs):
+            self.sram_view(row, slot, rc, f[name], sizes)
+        self.sram_view(row, 3, rc, f[isa.WRITES[op]], sizes)
+
+
+def build_table(program: Program) -> Table:
+    """The table of ``program`` (validated on the way, as ``decoded`` does).
+    Kept with the program: a program is not modified after it is built or
+    loaded."""
+    table = getattr(program, "_emulator_table", None)
+    if table is None:
+        b = _Builder(program)
+        table = Table(rows=b.rows, first=b.first, tiles=b.tiles,
+                      sem_first=np.array(b.sem_first, np.int64),
+                      sem_init=np.array(b.sem_init, np.int64),
+                      arena_bytes=b.arena_bytes, dram_bytes=b.dram_bytes,
+                      sram_base=dict(b.sram_base), where=b.where,
+                      max_buffered_acc=b.max_buffered_acc)
+        program._emulator_table = table
+    return table
