@@ -23,7 +23,7 @@ import time
 from dataclasses import replace
 
 from . import heuristic
-from .space import Choice, Problem, Solution
+from .space import Choice, Problem, Solution, pack
 
 
 def solve(problem: Problem, hint: Solution | None = None) -> Solution:
@@ -90,10 +90,9 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
         for s in range(stages):
             x, w = m.NewIntVar(0, cols, f"x{s}"), m.NewIntVar(0, cols, f"w{s}")
             y, h = m.NewIntVar(0, rows, f"y{s}"), m.NewIntVar(0, rows, f"h{s}")
-            m.Add(x + w <= cols)
-            m.Add(y + h <= rows)
-            xs.append(m.NewOptionalIntervalVar(x, w, x + w, used[s], f"xi{s}"))
-            ys.append(m.NewOptionalIntervalVar(y, h, y + h, used[s], f"yi{s}"))
+            x_end, y_end = m.NewIntVar(0, cols, f"xe{s}"), m.NewIntVar(0, rows, f"ye{s}")
+            xs.append(m.NewOptionalIntervalVar(x, w, x_end, used[s], f"xi{s}"))
+            ys.append(m.NewOptionalIntervalVar(y, h, y_end, used[s], f"yi{s}"))
             rect.append((x, y, w, h))
             stage_time = []
             residents = []
@@ -139,16 +138,23 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
     if status not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
         raise ValueError(f"CP-SAT found no mapping ({solver.StatusName(status)})")
 
-    choices = []
-    for i in range(n):
-        k = next(k for k, v in enumerate(sel[i]) if solver.Value(v))
-        cand = cands[i][k]
-        s = solver.Value(stage_of[i]) if stage_of is not None else 0
-        if stage_of is not None:
-            x, y, _, _ = rect[s]
-            cand = replace(cand, placement=replace(
-                cand.placement, row=solver.Value(y), col=solver.Value(x)))
-        choices.append(Choice(i, cand, s))
+    picked = [cands[i][next(k for k, v in enumerate(sel[i]) if solver.Value(v))]
+              for i in range(n)]
+    stage = [solver.Value(stage_of[i]) if stage_of is not None else 0
+             for i in range(n)]
+    # Where a stage lies does not change its cycles: place the stages by the
+    # exact packer, so equal solutions print equally.
+    dims = [(0, 0)] * (max(stage) + 1)
+    for c, s in zip(picked, stage):
+        dims[s] = (max(dims[s][0], c.placement.rows),
+                   max(dims[s][1], c.placement.cols))
+    corners = pack(dims, rows, cols) if len(dims) > 1 else [(0, 0)]
+    if corners is None:     # the solver's own placement, then
+        corners = [(solver.Value(rect[s][1]), solver.Value(rect[s][0]))
+                   for s in range(len(dims))]
+    choices = [Choice(i, replace(c, placement=replace(
+        c.placement, row=corners[s][0], col=corners[s][1])), s)
+        for i, (c, s) in enumerate(zip(picked, stage))]
     objective = problem.objective(choices)
     bound = min(int(solver.BestObjectiveBound()), objective)
     if hint.objective < objective:       # the solver lost the hint

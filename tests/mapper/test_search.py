@@ -1,0 +1,117 @@
+"""The mappers against each other on small random graphs and grids (no MLIR
+needed): the exhaustive mapper proves CP-SAT's answer optimal, CP-SAT is
+never worse than the greedy mapper, and CP-SAT gives the same answer every
+run."""
+
+import pytest
+
+from randomgraphs import random_graph
+
+from tessel import arch as arch_model
+from tessel.mapper import MapperOptions, Problem, solve, unsupported
+from tessel.mapper import cpsat, exhaustive, heuristic
+from tessel.mapper.cost import Placement, estimate, step_sizes, working_set
+from tessel.mapper.space import pack
+
+
+def small_arch(rows, cols, sram=262144):
+    d = arch_model.load("tessel-4x4").to_dict()
+    d["name"] = f"test-{rows}x{cols}"
+    d["grid"] = {"rows": rows, "cols": cols}
+    d["tile"]["sram"]["bytes"] = sram
+    d["dram"]["attach"] = [[0, 0], [0, cols - 1], [rows - 1, 0], [rows - 1, cols - 1]]
+    return arch_model.Arch.from_dict(d)
+
+
+CASES = [
+    # (seed, ops, grid, objective, stages, resident)
+    (0, 3, (2, 2), "latency", 1, False),
+    (1, 3, (2, 3), "latency", 1, False),
+    (2, 3, (2, 2), "throughput", 2, False),
+    (3, 4, (2, 3), "throughput", 3, False),
+    (4, 3, (3, 3), "throughput", 3, False),
+    (5, 4, (2, 2), "throughput", 2, True),
+    (6, 3, (3, 2), "throughput", 3, True),
+    (7, 4, (3, 3), "throughput", 2, False),
+    (8, 3, (1, 4), "throughput", 3, False),
+    (9, 4, (2, 4), "throughput", 3, True),
+]
+
+
+@pytest.mark.parametrize("seed,ops,grid,objective,stages,resident", CASES)
+def test_cpsat_is_optimal_and_never_worse_than_greedy(seed, ops, grid, objective,
+                                                      stages, resident):
+    # SRAM small enough that residency competes with working sets.
+    arch = small_arch(*grid, sram=65536 if resident else 262144)
+    options = MapperOptions(objective=objective, max_stages=stages,
+                            resident_weights=resident, max_candidates=4,
+                            single_tile_ops=True)
+    problem = Problem.build(random_graph(seed, ops), arch, options)
+    best = exhaustive.solve(problem)
+    found = cpsat.solve(problem)
+    greedy = heuristic.solve(problem)
+    assert found.objective == best.objective
+    assert found.status == "OPTIMAL" and found.bound == found.objective
+    assert found.objective <= greedy.objective
+    assert problem.objective(found.choices) == found.objective
+    # The stages' rectangles do not overlap and lie on the grid.
+    corners = {}
+    for c in found.choices:
+        p = c.placement
+        assert 0 <= p.row and p.row + p.rows <= grid[0]
+        assert 0 <= p.col and p.col + p.cols <= grid[1]
+        corners.setdefault(c.stage, (p.row, p.col))
+        assert corners[c.stage] == (p.row, p.col)
+
+
+def test_pipeline_beats_one_stage_on_throughput():
+    arch = small_arch(2, 4)
+    g = random_graph(3, 4)
+    one = solve(g, arch, "cpsat", MapperOptions(objective="throughput",
+                                                max_stages=1, max_candidates=6))
+    three = solve(g, arch, "cpsat", MapperOptions(objective="throughput",
+                                                  max_stages=3, max_candidates=6))
+    assert three.interval <= one.interval
+    if len(three.stage_cycles()) > 1:
+        assert any("pipeline stages" in u for u in unsupported(g, three))
+
+
+def test_cpsat_gives_the_same_answer_every_run():
+    arch = small_arch(4, 4)
+    g = random_graph(11, 6)
+    options = MapperOptions(objective="throughput", max_stages=3,
+                            time_limit_s=2.0)
+    first = solve(g, arch, "cpsat", options)
+    for _ in range(2):
+        again = solve(g, arch, "cpsat", options)
+        assert again.choices == first.choices
+        assert again.objective == first.objective
+
+
+def test_steps_fit_sram_twice():
+    arch = small_arch(2, 2, sram=16384)
+    op = random_graph(0, 1).ops[0]
+    steps = step_sizes(op, op.loops, arch.tile.sram.bytes)
+    assert 2 * working_set(op, steps) <= arch.tile.sram.bytes
+    assert steps != op.loops            # it had to be cut
+    e = estimate(op, arch, Placement(0, 0, 1, 2, (2, 1, 1)))
+    assert e.sram_bytes <= arch.tile.sram.bytes and e.num_steps > 1
+
+
+def test_split_reduction_is_reported_not_written():
+    arch = small_arch(2, 2)
+    g = random_graph(1, 1)
+    options = MapperOptions(split_reductions=True, max_candidates=40,
+                            single_tile_ops=True)
+    problem = Problem.build(g, arch, options)
+    splits = [c for c in problem.cands[0] if c.placement.parts[2] > 1]
+    assert splits and all(c.estimate.reduce > 0 for c in splits)
+    from tessel.mapper.space import Choice, Solution
+    sol = Solution("test", (Choice(0, splits[0]),), 0, 0, 0.0)
+    assert any("reduction loop" in u for u in unsupported(g, sol))
+
+
+def test_pack_is_exact():
+    assert pack([(2, 2), (2, 2)], 2, 4) == [(0, 0), (0, 2)]
+    assert pack([(2, 3), (2, 2)], 2, 4) is None
+    assert pack([(1, 3), (2, 1), (1, 3)], 2, 4) is not None
