@@ -99,15 +99,16 @@ def test_steps_fit_sram_twice():
 
 
 def test_split_reduction_is_reported_not_written():
+    from tessel.mapper.space import Candidate, Choice, Solution
+
     arch = small_arch(2, 2)
     g = random_graph(1, 1)
-    options = MapperOptions(split_reductions=True, max_candidates=40,
-                            single_tile_ops=True)
-    problem = Problem.build(g, arch, options)
-    splits = [c for c in problem.cands[0] if c.placement.parts[2] > 1]
-    assert splits and all(c.estimate.reduce > 0 for c in splits)
-    from tessel.mapper.space import Choice, Solution
-    sol = Solution("test", (Choice(0, splits[0]),), 0, 0, 0.0)
+    op = g.ops[0]
+    whole = estimate(op, arch, Placement(0, 0, 1, 2, (1, 2, 1)))
+    split = estimate(op, arch, Placement(0, 0, 1, 2, (1, 1, 2)))
+    assert split.reduce > 0 and whole.reduce == 0
+    sol = Solution("test", (Choice(0, Candidate(Placement(0, 0, 1, 2, (1, 1, 2)),
+                                                split)),), 0, 0, 0.0)
     assert any("reduction loop" in u for u in unsupported(g, sol))
 
 

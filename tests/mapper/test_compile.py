@@ -1,0 +1,72 @@
+"""The mapper's decision in the IR: written as #tessel.mapping, kept by the
+legalize passes, lowered into a program that still computes what PyTorch
+computes, and faster in simulation than the default mapping."""
+
+import numpy as np
+import pytest
+
+from tessel import arch as arch_model
+from tessel import frontend as fe
+from tessel import zoo
+from tessel.compiler import compile_imported
+from tessel.ir import Attribute, Context, Module
+from tessel.mapper import MapperOptions, UnsupportedMapping, apply, graph, legalize, map_module, solve
+from tessel.mapper.apply import mapping_text
+from tessel.runtime.simulator import simulate
+
+
+@pytest.fixture(scope="module")
+def small_cnn():
+    case = zoo.get("small_cnn")
+    module, inputs = case.build()
+    module.eval()
+    return case, module, inputs, fe.import_torch(module, inputs)
+
+
+def test_mapping_round_trips_through_the_ir(small_cnn):
+    _, _, _, model = small_cnn
+    arch = arch_model.load("tessel-4x4")
+    with Context():
+        m = Module.parse(model.mlir)
+        m.operation.attributes["tessel.arch"] = arch.to_attribute()
+        g, sol = map_module(m, arch, "cpsat",
+                            roles=[a.kind for a in model.signature.args])
+        ops = graph._linalg_ops(m.body.operations[0])
+        written = [str(op.operation.attributes["tessel.mapping"]) for op in ops]
+        expected = [str(Attribute.parse(mapping_text(c))) for c in sol.choices]
+        assert written == expected
+        # Legalizing again (the lowering pipeline does) keeps every mapping.
+        legalize(m)
+        assert [str(op.operation.attributes["tessel.mapping"])
+                for op in graph._linalg_ops(m.body.operations[0])] == written
+
+
+def test_cpsat_mapping_matches_pytorch_and_beats_default(small_cnn):
+    case, module, inputs, model = small_cnn
+    feeds = {s.name: x.numpy() for s, x in zip(model.signature.inputs, inputs)}
+    golden = module(*inputs).detach().numpy()
+    cycles = {}
+    for mapper in ("default", "cpsat"):
+        program = compile_imported(model, "tessel-4x4", mapper=mapper)
+        result = simulate(program, feeds)
+        np.testing.assert_allclose(result.outputs[model.signature.outputs[0].name],
+                                   golden, rtol=case.rtol, atol=case.atol)
+        cycles[mapper] = result.cycles
+    assert cycles["cpsat"] < cycles["default"]
+
+
+def test_pipeline_mapping_is_refused_not_written(small_cnn):
+    _, _, _, model = small_cnn
+    arch = arch_model.load("tessel-4x4")
+    with Context():
+        m = Module.parse(model.mlir)
+        m.operation.attributes["tessel.arch"] = arch.to_attribute()
+        legalize(m)
+        g = graph.from_module(m, roles=[a.kind for a in model.signature.args])
+        sol = solve(g, arch, "heuristic",
+                    MapperOptions(objective="throughput", max_stages=2))
+        assert len(sol.stage_cycles()) == 2
+        with pytest.raises(UnsupportedMapping, match="pipeline stages"):
+            apply(m, g, sol)
+        assert not any("tessel.mapping" in op.operation.attributes
+                       for op in graph._linalg_ops(m.body.operations[0]))
