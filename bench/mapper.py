@@ -1,0 +1,164 @@
+"""The mapper on the zoo: solve time, proven gap, and simulated cycles of
+the CP-SAT mapping against the greedy mapping and tessel-default-mapping;
+cycles / roofline; the cost model's error per layer against the simulator.
+
+For each model and architecture: import (PyTorch), legalize, extract the
+graph, solve with each mapper; then compile with each mapping and simulate
+(timing only). A model that does not lower yet is reported with the first
+line of its error (its solve figures are still given when its graph can be
+read), and is picked up automatically once it lowers.
+
+Roofline: the sum over ops of max(MACs / peak MAC rate of the grid,
+compulsory DRAM bytes / total DRAM bandwidth). MAC utilization is the
+simulator's (MACs / (peak per tile x tiles x cycles)).
+
+    python bench/mapper.py [--models mlp,small_cnn] [--archs tessel-4x4,...]
+                           [--gemm] [--time-limit 10]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+
+import torch
+
+from tessel import arch as arch_model
+from tessel import frontend as fe
+from tessel import zoo
+from tessel.compiler import compile_imported
+from tessel.ir import Context, Module
+from tessel.mapper import MapperOptions, graph, legalize, solve
+from tessel.mapper.cost import estimate, roofline_cycles
+from tessel.mapper.space import default_placement
+from tessel.runtime.simulator import simulate
+
+
+class Gemm(torch.nn.Module):
+    """A large GEMM: (1024 x 1024) @ (1024 x 1024), weights as a parameter."""
+
+    def __init__(self, n=1024):
+        super().__init__()
+        self.fc = torch.nn.Linear(n, n, bias=False)
+
+    def forward(self, x):
+        return self.fc(x)
+
+
+class BertFfn(torch.nn.Module):
+    """BERT-base's feed-forward block, sequence 128: 768 -> 3072 -> 768."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc1 = torch.nn.Linear(768, 3072)
+        self.fc2 = torch.nn.Linear(3072, 768)
+
+    def forward(self, x):
+        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
+
+
+def _extra_models():
+    torch.manual_seed(0)
+    return {"gemm1024": (Gemm(), (torch.randn(1024, 1024),)),
+            "bert_ffn": (BertFfn(), (torch.randn(128, 768),))}
+
+
+def _first_line(e: Exception) -> str:
+    text = str(e).strip().splitlines()
+    for line in text:
+        if "error:" in line:
+            return line.strip()[:160]
+    return (text[0] if text else type(e).__name__)[:160]
+
+
+def _graph(model, arch):
+    with Context():
+        m = Module.parse(model.mlir)
+        m.operation.attributes["tessel.arch"] = arch.to_attribute()
+        legalize(m)
+        return graph.from_module(m, roles=[a.kind for a in model.signature.args])
+
+
+def bench(name, model, arch_name, options, per_layer: bool) -> None:
+    arch = arch_model.load(arch_name)
+    try:
+        g = _graph(model, arch)
+    except Exception as e:
+        print(f"  {arch_name}: graph not readable: {_first_line(e)}")
+        return
+    roof = sum(roofline_cycles(op, arch) for op in g.ops)
+    predicted = {"default": (sum(estimate(op, arch, default_placement(op, arch)).cycles
+                                 for op in g.ops), None)}
+    for method in ("heuristic", "cpsat"):
+        t = time.perf_counter()
+        sol = solve(g, arch, method, options)
+        predicted[method] = (sol.latency, sol, time.perf_counter() - t)
+    print(f"  {arch_name}: {len(g.ops)} ops, roofline {roof} cycles")
+    print(f"    {'mapper':<10} {'solve s':>8} {'gap':>7} {'predicted':>10} "
+          f"{'simulated':>10} {'/roofline':>9} {'MAC util':>8}")
+    for method in ("default", "heuristic", "cpsat"):
+        entry = predicted[method]
+        solve_s = f"{entry[2]:.2f}" if method != "default" else "-"
+        gap = f"{100 * entry[1].gap:.2f}%" if entry[1] and entry[1].bound else "-"
+        try:
+            program = compile_imported(model, arch_name, mapper=method,
+                                       mapper_options=options)
+            result = simulate(program, numerics=False, trace=per_layer)
+            sim = f"{result.cycles:>10} {result.cycles / roof:>9.2f} " \
+                  f"{100 * result.mac_utilization:>7.1f}%"
+        except Exception as e:
+            result = None
+            sim = f"does not lower yet: {_first_line(e)}"
+        print(f"    {method:<10} {solve_s:>8} {gap:>7} {entry[0]:>10} {sim}")
+        if per_layer and result is not None and method == "cpsat":
+            by_tag: dict[str, int] = {}
+            for c in entry[1].choices:
+                tag = g.ops[c.op].tag
+                by_tag[tag] = by_tag.get(tag, 0) + c.cycles
+            for tag, stats in result.tags.items():
+                span = stats.last - stats.first
+                if span > 0 and tag in by_tag:
+                    print(f"      layer {tag.rsplit('/', 1)[-1]:<24} simulated "
+                          f"{span:>8.0f}  predicted {by_tag[tag]:>8}  error "
+                          f"{100 * (by_tag[tag] - span) / span:+6.1f}%")
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--models", default=",".join(
+        n for n in zoo.names() if not zoo.get(n).training))
+    parser.add_argument("--archs", default="tessel-4x4,tessel-16x16")
+    parser.add_argument("--gemm", action="store_true",
+                        help="also the 1024^3 GEMM and BERT FFN on "
+                        "systolic-32x32 and tessel-16x16")
+    parser.add_argument("--time-limit", type=float, default=10.0)
+    args = parser.parse_args(argv)
+    options = MapperOptions(time_limit_s=args.time_limit)
+    runs = []
+    for name in args.models.split(","):
+        if not name:
+            continue
+        case = zoo.get(name)
+        runs.append((name, case.build, args.archs.split(",")))
+    if args.gemm:
+        for name, built in _extra_models().items():
+            runs.append((name, lambda built=built: built,
+                         ["systolic-32x32", "tessel-16x16"]))
+    for name, build, archs in runs:
+        print(f"{name}:")
+        try:
+            module, inputs = build()
+            module.eval()
+            model = fe.import_torch(module, inputs)
+        except Exception as e:
+            print(f"  does not import: {_first_line(e)}")
+            continue
+        for arch_name in archs:
+            bench(name, model, arch_name, options, per_layer=True)
+        sys.stdout.flush()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
