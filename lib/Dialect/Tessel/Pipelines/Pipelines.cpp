@@ -12,9 +12,10 @@
 using namespace mlir;
 
 void tessel::buildLoweringPipeline(OpPassManager &pm) {
-  // Legalize: reject what is outside the contract, make data movement
-  // mappable, fuse elementwise chains.
+  // Legalize: reject what is outside the contract, compute in the chip's
+  // types, make data movement mappable, fuse elementwise chains.
   pm.addPass(createTesselCheckInputContract());
+  pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addPass(createCanonicalizerPass());

@@ -624,12 +624,27 @@ struct Lowering {
   }
 };
 
+/// Linalg ops read through casts that erase static sizes (tiling a part of
+/// variable size leaves them); instructions need the sizes, which every
+/// unrolled step knows. A linalg op on memrefs accepts the cast's source.
+void foldCastsIntoLinalg(CoreOp core) {
+  core.walk([](memref::CastOp cast) {
+    if (!cast.getSource().getType().hasStaticShape())
+      return;
+    cast.getResult().replaceUsesWithIf(
+        cast.getSource(), [](OpOperand &use) {
+          return isa<linalg::LinalgOp>(use.getOwner());
+        });
+  });
+}
+
 struct LowerToInstructions
     : impl::TesselLowerToInstructionsBase<LowerToInstructions> {
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     WalkResult result = getOperation().walk([&](CoreOp core) {
       Lowering lowering{rewriter, lookupArch(core)};
+      foldCastsIntoLinalg(core);
       // The core's own ops only: lowering an op erases its body.
       SmallVector<Operation *> ops = llvm::map_to_vector(
           core.getBody().front(), [](Operation &op) { return &op; });

@@ -99,6 +99,54 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   return bytes;
 }
 
+/// Bytes of the SRAM temporaries `tessel-lower-to-instructions` allocates
+/// for one step of `op` (an upper bound), saturating like getWorkingSet:
+/// - a generic evaluates its body one vector instruction per op over the
+///   step's iteration space, each result (and each float constant the body
+///   uses) in a temporary, plus one temporary per reduced loop;
+/// - a depthwise convolution multiplies each tap into a temporary of the
+///   output step's size.
+int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
+  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
+  int64_t count = 0;
+  int64_t elements = 1;
+  if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
+    Block &body = generic.getRegion().front();
+    llvm::SmallPtrSet<Value, 8> captured;
+    for (Operation &bodyOp : body.without_terminator()) {
+      ++count;
+      for (Value operand : bodyOp.getOperands())
+        if (operand.getParentBlock() != &body)
+          captured.insert(operand);
+    }
+    count += captured.size() + generic.getNumReductionLoops();
+    for (int64_t step : steps)
+      if (llvm::MulOverflow(elements, step, elements))
+        return kUnbounded;
+  } else if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation())) {
+    count = 1;
+    for (auto [step, iterator] : llvm::zip(steps, op.getIteratorTypesArray()))
+      if (iterator == utils::IteratorType::parallel &&
+          llvm::MulOverflow(elements, step, elements))
+        return kUnbounded;
+  }
+  // Temporaries hold at most 32-bit elements (the vector unit's widest).
+  int64_t bytes;
+  if (llvm::MulOverflow(elements, count * 4, bytes))
+    return kUnbounded;
+  return bytes;
+}
+
+/// Whether two steps' operands (one computing, one arriving) and the
+/// computing step's temporaries fit `sramBytes`.
+bool fits(linalg::LinalgOp op, ArrayRef<int64_t> steps, int64_t sramBytes) {
+  int64_t operands = getWorkingSet(op, steps);
+  int64_t scratch = getScratchBytes(op, steps);
+  // Compared piecewise, so that unbounded sizes do not overflow.
+  return operands <= sramBytes / 2 && scratch <= sramBytes &&
+         2 * operands + scratch <= sramBytes;
+}
+
 struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
   void runOnOperation() override {
     ArchAttr arch = lookupArchOrError(getOperation());
@@ -123,8 +171,7 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
       SmallVector<int64_t> steps = *bounds;
       // Halve the loop whose halving shrinks the working set most; ties go
       // to the outermost loop, which keeps slices contiguous.
-      // Compared as W > S / 2, so an unbounded W does not overflow.
-      while (getWorkingSet(op, steps) > sramBytes / 2) {
+      while (!fits(op, steps, sramBytes)) {
         std::optional<size_t> best;
         int64_t bestBytes = 0;
         for (size_t loop = 0; loop < steps.size(); ++loop) {
@@ -133,6 +180,11 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
           SmallVector<int64_t> trial = steps;
           trial[loop] = llvm::divideCeil(trial[loop], 2);
           int64_t bytes = getWorkingSet(op, trial);
+          int64_t scratch = getScratchBytes(op, trial);
+          bytes = bytes > std::numeric_limits<int64_t>::max() / 4 ||
+                          scratch > std::numeric_limits<int64_t>::max() / 4
+                      ? std::numeric_limits<int64_t>::max()
+                      : 2 * bytes + scratch;
           if (!best || bytes < bestBytes) {
             best = loop;
             bestBytes = bytes;
@@ -140,13 +192,16 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
         }
         if (!best) {
           int64_t needed = getWorkingSet(op, steps);
+          int64_t scratch = getScratchBytes(op, steps);
           InFlightDiagnostic diag = op.emitOpError() << "needs ";
-          if (needed > std::numeric_limits<int64_t>::max() / 2)
+          if (needed > std::numeric_limits<int64_t>::max() / 4 ||
+              scratch > std::numeric_limits<int64_t>::max() / 4)
             diag << "an unbounded amount of SRAM";
           else
-            diag << 2 * needed << " bytes of SRAM";
-          diag << " for two single-element steps, but a tile has " << sramBytes
-               << " bytes";
+            diag << 2 * needed + scratch << " bytes of SRAM";
+          diag << " for two single-element steps and their temporaries, but "
+                  "a tile has "
+               << sramBytes << " bytes";
           return signalPassFailure();
         }
         steps[*best] = llvm::divideCeil(steps[*best], 2);

@@ -42,6 +42,41 @@ def TesselCheckInputContract
   ];
 }
 
+def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
+  let summary = "Compute f64 intermediates in f32";
+  let description = [{
+    torch-mlir decomposes variance (layer norm, batch norm statistics)
+    through f64: the f32 input is extended to f64, summed, divided and
+    truncated back to f32. The chip has no f64 unit, and PyTorch's own f32
+    kernels compute these statistics in f32, so this pass retypes every f64
+    value inside a function to f32: tensors, block arguments and scalars.
+    Extensions and truncations between f32 and f64 become the identity and
+    are removed; f64 constants are rounded to the nearest f32, as the
+    truncation that followed them would.
+
+    ```mlir
+    %e = linalg.generic ... ins(%x : tensor<8xf32>) outs(%0 : tensor<8xf64>) {
+    ^bb0(%in: f32, %out: f64):
+      %1 = arith.extf %in : f32 to f64
+      linalg.yield %1 : f64
+    } -> tensor<8xf64>
+    // becomes
+    %e = linalg.generic ... ins(%x : tensor<8xf32>) outs(%0 : tensor<8xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      linalg.yield %in : f32
+    } -> tensor<8xf32>
+    ```
+
+    A function whose arguments or results are f64 is rejected: its caller's
+    data would change precision without being told.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numValuesNarrowed", "num-values-narrowed",
+              "Number of f64 values retyped to f32">
+  ];
+}
+
 def TesselMaterializeCopies
     : Pass<"tessel-materialize-copies", "::mlir::func::FuncOp"> {
   let summary = "Turn pads, concatenations and slice insertions into linalg "
