@@ -5,7 +5,9 @@ Subcommands:
   archs NAME|PATH  print one description as YAML (validated)
   disasm DIR       print a compiled program as text
   simulate DIR     run a compiled program on the simulator (random inputs
-                   unless --inputs names an .npz) and print its statistics
+                   unless --inputs names an .npz) and print its statistics;
+                   --target gpu / cpu-emulation runs it on the emulation
+                   target instead (outputs only, no timing)
   map MODEL        map a zoo model over the grid; --explain prints per op
                    the region, split, step sizes and predicted cycles
 
@@ -126,9 +128,17 @@ def _read_npz(path: str) -> dict:
         raise ValueError(f"cannot read it as .npz: {e}") from None
 
 
+# `tessel simulate --target`: the executor, and the emulator's device.
+TARGETS = {"simulator": None, "gpu": "cuda", "cpu-emulation": "cpu"}
+
+
 def _simulate(args: argparse.Namespace) -> int:
     from .runtime.simulator import SimulationError, simulate
 
+    device = TARGETS[args.target]
+    if device is not None and (args.trace or args.timing_only):
+        return _error(f"--target {args.target} computes outputs only; --trace and "
+                      "--timing-only need the simulator")
     program = _load(args)
     if program is None:
         return 1
@@ -140,11 +150,18 @@ def _simulate(args: argparse.Namespace) -> int:
     else:
         inputs = random_inputs(program)
     try:
-        result = simulate(program, inputs, numerics=not args.timing_only,
-                          trace=bool(args.trace))
-    except SimulationError as e:
+        if device is None:
+            result = simulate(program, inputs, numerics=not args.timing_only,
+                              trace=bool(args.trace))
+        else:
+            result = program.emulate(inputs, device=device)
+    except SimulationError as e:        # the emulator's errors are ones too
         return _error(str(e))
-    print(result.summary())
+    if device is None:
+        print(result.summary())
+    else:
+        print(f"emulated on {result.device}: {result.instructions} instructions "
+              f"in {result.seconds:.3g} s")
     try:
         if args.trace:
             result.save_trace(args.trace)
@@ -175,6 +192,10 @@ def main(argv: list[str] | None = None) -> int:
     sim.add_argument("--inputs", help=".npz with one array per input")
     sim.add_argument("--outputs", help="write the outputs to this .npz")
     sim.add_argument("--trace", help="write a Chrome/Perfetto trace here")
+    sim.add_argument("--target", choices=tuple(TARGETS), default="simulator",
+                     help="simulator (default; cycles and outputs), gpu or "
+                     "cpu-emulation (the emulation target: outputs, bit for "
+                     "bit the simulator's)")
     sim.add_argument("--timing-only", action="store_true",
                      help="model time only, skip the arithmetic")
     sim.set_defaults(run=_simulate)

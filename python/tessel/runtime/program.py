@@ -203,6 +203,16 @@ class Program:
     def num_instructions(self) -> int:
         return sum(len(v) for v in self.decoded().values())
 
+    # ---- running ---------------------------------------------------------
+
+    def emulate(self, inputs: Mapping[str, Any] | None = None, *,
+                device: str = "cuda"):
+        """Run on the emulation target (``"cuda"`` or ``"cpu"``): the
+        simulator's output bits without its timing model. See
+        :func:`tessel.runtime.emulator.emulate` and docs/gpu-emulation.md."""
+        from .emulator import emulate
+        return emulate(self, inputs, device=device)
+
     # ---- the manifest ----------------------------------------------------
 
     def manifest(self) -> dict[str, Any]:

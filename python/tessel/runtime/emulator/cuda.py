@@ -56,15 +56,55 @@ def available() -> bool:
     return True
 
 
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+    except ImportError:                   # older CuPy
+        from cupy.cuda import nvrtc
+    return nvrtc
+
+
+# NVRTC options. The module is compiled here rather than by cupy.RawModule,
+# which appends -ftz=true to every compilation: subnormals must be kept.
+OPTIONS = ("--std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true",
+           "--prec-sqrt=true")
+
+
+def compile_ptx(cupy, threads: int) -> bytes:
+    """The kernel's PTX for the current device, checked to hold neither a
+    flush-to-zero nor a fused multiply-add on f32."""
+    nvrtc = _nvrtc()
+    major_minor = cupy.cuda.Device().compute_capability
+    options = OPTIONS + (f"--gpu-architecture=compute_{major_minor}",
+                         f"-DBLOCK={threads}")
+    program = nvrtc.createProgram(kernel.source(), "tessel_emulator.cu", (), ())
+    try:
+        try:
+            nvrtc.compileProgram(program, options)
+        except nvrtc.NVRTCError:
+            raise EmulationError("the emulator's CUDA kernel does not compile "
+                                 f"({' '.join(options)}):\n"
+                                 f"{nvrtc.getProgramLog(program)}") from None
+        ptx = nvrtc.getPTX(program)
+    finally:
+        nvrtc.destroyProgram(program)
+    ptx = ptx.encode() if isinstance(ptx, str) else bytes(ptx)
+    for forbidden in (b".ftz", b"fma.rn.f32"):
+        if forbidden in ptx:
+            raise EmulationError(f"the emulator's PTX contains {forbidden.decode()}, "
+                                 "which would change results (docs/isa.md)")
+    return ptx
+
+
 def _function(cupy, threads: int):
     key = (cupy.cuda.Device().id, threads)
-    fn = _functions.get(key)
-    if fn is None:
-        module = cupy.RawModule(code=kernel.source(), options=(
-            "--std=c++17", "--fmad=false", "--ftz=false", "--prec-div=true",
-            "--prec-sqrt=true", f"-DBLOCK={threads}"))
-        fn = _functions[key] = module.get_function("tessel_run")
-    return fn
+    got = _functions.get(key)
+    if got is None:
+        module = cupy.cuda.function.Module()
+        module.load(compile_ptx(cupy, threads))
+        # The module stays referenced: unloading it frees the function.
+        got = _functions[key] = (module, module.get_function("tessel_run"))
+    return got[1]
 
 
 def _resident_blocks(cupy, fn, threads: int) -> int:
@@ -82,9 +122,10 @@ def _resident_blocks(cupy, fn, threads: int) -> int:
 class Prepared:
     """A program resident on the GPU, ready to run."""
 
-    def __init__(self, program: Program, table: Table, threads: int = THREADS):
+    def __init__(self, program: Program, table: Table, threads: int | None = None):
         from . import initial_arena
         cp = self.cp = _cupy()
+        threads = threads or THREADS
         self.program, self.table, self.threads = program, table, threads
         self.fn = _function(cp, threads)
         tiles = table.num_tiles
@@ -144,7 +185,7 @@ class Prepared:
 def prepared(program: Program, table: Table) -> Prepared:
     """The program's GPU state, made on first use and kept with it."""
     state = getattr(program, "_emulator_cuda", None)
-    if state is None:
+    if state is None or state.threads != THREADS:
         state = Prepared(program, table)
         program._emulator_cuda = state
     return state

@@ -82,6 +82,7 @@ typedef unsigned long long u64;
 #define FSQRT(a) __fsqrt_rn(a)
 #define SYNC() __syncthreads()
 #define UNROLL _Pragma("unroll")
+#define UNROLL_K _Pragma("unroll 8")
 DEV float bits_f(u32 b) { return __uint_as_float(b); }
 DEV u32 f_bits(float f) { return __float_as_uint(f); }
 DEV int clz32(u32 x) { return __clz((int)x); }
@@ -98,6 +99,7 @@ DEV float i32_to_f32_rn(i32 v) { return __int2float_rn(v); }
 #define FSQRT(a) sqrtf(a)
 #define SYNC() ((void)0)
 #define UNROLL
+#define UNROLL_K
 DEV float bits_f(u32 b) { float f; memcpy(&f, &b, 4); return f; }
 DEV u32 f_bits(float f) { u32 b; memcpy(&b, &f, 4); return b; }
 DEV int clz32(u32 x) { return __builtin_clz(x); }
@@ -434,6 +436,39 @@ DEV i64 at(const View4& v, u32 i0, u32 i1, u32 i2, u32 i3, int size) {
     return v.base + ((i64)i0 * v.s0 + (i64)i1 * v.s1 + (i64)i2 * v.s2 + (i64)i3 * v.s3) * size;
 }
 
+DEV void split(u32 e, u32 s1, u32 s2, u32 s3, u32* i0, u32* i1, u32* i2, u32* i3) {
+    u32 t = e / s3;
+    *i3 = e - t * s3;
+    u32 t2 = t / s2;
+    *i2 = t - t2 * s2;
+    *i0 = t2 / s1;
+    *i1 = t2 - *i0 * s1;
+}
+
+/* Bits moved unchanged. Each thread loads DMA_BATCH elements before it
+   stores them (source and destination never overlap, but for an exact
+   alias, which is harmless), so the loads are in flight together. */
+#define DMA_BATCH 4
+
+template <typename T>
+DEV void dma_copy(u8* mem, const View4& src, const View4& dst, u32 total, u32 s1,
+                  u32 s2, u32 s3, int tid, int nt) {
+    for (u32 e0 = (u32)tid; e0 < total; e0 += (u32)nt * DMA_BATCH) {
+        T v[DMA_BATCH];
+        i64 to[DMA_BATCH];
+        UNROLL
+        for (int q = 0; q < DMA_BATCH; q++) {
+            u32 e = e0 + (u32)q * (u32)nt, i0, i1, i2, i3;
+            split(e < total ? e : e0, s1, s2, s3, &i0, &i1, &i2, &i3);
+            v[q] = *(const T*)(mem + at(src, i0, i1, i2, i3, (int)sizeof(T)));
+            to[q] = at(dst, i0, i1, i2, i3, (int)sizeof(T));
+        }
+        UNROLL
+        for (int q = 0; q < DMA_BATCH; q++)
+            if (e0 + (u32)q * (u32)nt < total) *(T*)(mem + to[q]) = v[q];
+    }
+}
+
 DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     int op = (int)r[COL_OP], sub = (int)r[COL_SUB];
     int din = (int)r[COL_DT_IN], dout = (int)r[COL_DT_OUT];
@@ -443,14 +478,17 @@ DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     int imm_lhs = (int)r[COL_FLAG];
     int isz = dsize(din), osz = dsize(dout);
     View4 a = view_of(r, 0), b = view_of(r, 1), c = view_of(r, 2), o = view_of(r, 3);
-    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
-        u32 i3 = e % s3, t = e / s3, i2 = t % s2;
-        t /= s2;
-        u32 i1 = t % s1, i0 = t / s1;
-        if (op == OP_DMA) {
-            copy_bits(mem + at(o, i0, i1, i2, i3, isz), mem + at(a, i0, i1, i2, i3, isz), isz);
-            continue;
+    if (op == OP_DMA) {
+        switch (isz) {
+        case 4: dma_copy<u32>(mem, a, o, total, s1, s2, s3, tid, nt); break;
+        case 2: dma_copy<u16>(mem, a, o, total, s1, s2, s3, tid, nt); break;
+        default: dma_copy<u8>(mem, a, o, total, s1, s2, s3, tid, nt); break;
         }
+        return;
+    }
+    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        u32 i0, i1, i2, i3;
+        split(e, s1, s2, s3, &i0, &i1, &i2, &i3);
         element(op, sub, din, dout, imm, imm_lhs, mem + at(a, i0, i1, i2, i3, isz),
                 mem + at(b, i0, i1, i2, i3, isz), mem + at(c, i0, i1, i2, i3, isz),
                 mem + at(o, i0, i1, i2, i3, osz));
@@ -484,9 +522,11 @@ DEV void exec_reduce(const i64* r, u8* mem, int tid, int nt) {
     }
 }
 
-/* Outputs handled together by one thread: independent chains for the
-   floating-point pipeline while each chain keeps the ISA's order. */
-#define MM_LANES 4
+/* Each thread computes an MM_ROWS x MM_COLS block of outputs, so a value
+   loaded from lhs or rhs serves several products (the loads, not the
+   arithmetic, bound a matmul on one block). */
+#define MM_ROWS 4
+#define MM_COLS 4
 
 template <int DT>
 DEV float ld_mm(const u8* p) {
@@ -496,46 +536,69 @@ DEV float ld_mm(const u8* p) {
 }
 
 /* acc[i][j] = acc[i][j] + lhs[i][k] * rhs[k][j], k = 0, 1, .. in order, every
-   product and sum rounded to f32. `dst` receives the result: acc itself, or
-   the block's scratch when lhs or rhs is acc (reads before writes). */
+   product and sum rounded to f32. The result goes to acc, or to the block's
+   scratch first when lhs or rhs is acc itself (every read before a write). */
 template <int DT>
 DEV void matmul_float(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
     u32 m = (u32)r[COL_SIZE0], k = (u32)r[COL_SIZE0 + 1], n = (u32)r[COL_SIZE0 + 2];
-    int size = DT == DT_F32 ? 4 : 2, buffered = (int)r[COL_FLAG];
+    const i64 size = DT == DT_F32 ? 4 : 2;
+    int buffered = (int)r[COL_FLAG];
     View4 l = view_of(r, 0), w = view_of(r, 1), a = view_of(r, 2);
-    i64 lk = l.s1 * size, wk = w.s0 * size;
-    u32 total = m * n;
-    for (u32 e0 = (u32)tid; e0 < total; e0 += (u32)nt * MM_LANES) {
-        const u8* lp[MM_LANES];
-        const u8* wp[MM_LANES];
-        float acc[MM_LANES];
+    const i64 lk = l.s1 * size, wk = w.s0 * size;
+    u32 col_groups = (n + MM_COLS - 1) / MM_COLS;
+    u32 groups = ((m + MM_ROWS - 1) / MM_ROWS) * col_groups;
+    for (u32 g = (u32)tid; g < groups; g += (u32)nt) {
+        u32 i0 = (g / col_groups) * MM_ROWS, j0 = (g % col_groups) * MM_COLS;
+        const u8* lp[MM_ROWS];
+        const u8* wp[MM_COLS];
+        float acc[MM_ROWS][MM_COLS];
         UNROLL
-        for (int q = 0; q < MM_LANES; q++) {
-            u32 e = e0 + (u32)q * (u32)nt;
-            u32 safe = e < total ? e : e0;   /* a lane past the end reads a valid element */
-            u32 i = safe / n, j = safe % n;
+        for (int q = 0; q < MM_ROWS; q++) {
+            u32 i = i0 + q < m ? i0 + q : m - 1;      /* past the edge: read, never write */
             lp[q] = mem + l.base + (i64)i * l.s0 * size;
-            wp[q] = mem + w.base + (i64)j * w.s1 * size;
-            acc[q] = *(const float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
-        }
-        for (u32 kk = 0; kk < k; kk++) {
-            UNROLL
-            for (int q = 0; q < MM_LANES; q++)
-                acc[q] = FADD(acc[q], FMUL(ld_mm<DT>(lp[q] + kk * lk), ld_mm<DT>(wp[q] + kk * wk)));
         }
         UNROLL
-        for (int q = 0; q < MM_LANES; q++) {
-            u32 e = e0 + (u32)q * (u32)nt;
-            if (e >= total) continue;
-            u32 i = e / n, j = e % n;
-            float* dst = buffered ? (float*)scratch + e
-                                  : (float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
-            *dst = canonical(acc[q]);
+        for (int c = 0; c < MM_COLS; c++) {
+            u32 j = j0 + c < n ? j0 + c : n - 1;
+            wp[c] = mem + w.base + (i64)j * w.s1 * size;
+        }
+        UNROLL
+        for (int q = 0; q < MM_ROWS; q++) {
+            u32 i = i0 + q < m ? i0 + q : m - 1;
+            UNROLL
+            for (int c = 0; c < MM_COLS; c++) {
+                u32 j = j0 + c < n ? j0 + c : n - 1;
+                acc[q][c] = *(const float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
+            }
+        }
+        UNROLL_K
+        for (u32 kk = 0; kk < k; kk++) {
+            float x[MM_ROWS], y[MM_COLS];
+            UNROLL
+            for (int q = 0; q < MM_ROWS; q++) { x[q] = ld_mm<DT>(lp[q]); lp[q] += lk; }
+            UNROLL
+            for (int c = 0; c < MM_COLS; c++) { y[c] = ld_mm<DT>(wp[c]); wp[c] += wk; }
+            UNROLL
+            for (int q = 0; q < MM_ROWS; q++)
+                UNROLL
+                for (int c = 0; c < MM_COLS; c++)
+                    acc[q][c] = FADD(acc[q][c], FMUL(x[q], y[c]));
+        }
+        UNROLL
+        for (int q = 0; q < MM_ROWS; q++) {
+            UNROLL
+            for (int c = 0; c < MM_COLS; c++) {
+                u32 i = i0 + q, j = j0 + c;
+                if (i >= m || j >= n) continue;
+                float* dst = buffered ? (float*)scratch + (i * n + j)
+                                      : (float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
+                *dst = canonical(acc[q][c]);
+            }
         }
     }
     if (buffered) {
         SYNC();
-        for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        for (u32 e = (u32)tid; e < m * n; e += (u32)nt) {
             u32 i = e / n, j = e % n;
             *(float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4) = ((float*)scratch)[e];
         }

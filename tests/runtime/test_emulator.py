@@ -1,0 +1,552 @@
+"""The emulation target against the simulator, byte for byte: every
+instruction kind on every dtype with special values (NaN payloads, infinities,
+signed zeros, subnormals, saturating casts, rounding ties), multi-tile
+programs with transfers and semaphores, the bench layers, deadlock reports,
+errors and the command line.
+
+Three executors run each program: ``cpu`` (the NumPy interpreter of the
+table), ``kernel`` (the CUDA source compiled for the host with the host C++
+compiler: the GPU's arithmetic and addressing where there is no GPU) and
+``cuda`` (on a GPU, skipped without one)."""
+
+from __future__ import annotations
+
+import ctypes
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from conftest import arch_with
+from test_simulator import pipeline_program
+
+from tessel.runtime import isa
+from tessel.runtime import numerics as nx
+from tessel.runtime.emulator import (DeadlockError, EmulationError, cuda, emulate,
+                                     initial_arena, input_regions, kernel,
+                                     read_outputs)
+from tessel.runtime.emulator.schedule import run_tiles
+from tessel.runtime.emulator.table import build_table
+from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.simulator import SimulationError, check_inputs, simulate
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "simulator.py"
+CXX = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
+
+
+# ---------------------------------------------------------------------------
+# Executors.
+# ---------------------------------------------------------------------------
+
+@pytest.fixture(scope="session")
+def host_kernel(tmp_path_factory):
+    """The emulator's CUDA source built for the host, or None without a C++
+    compiler."""
+    if CXX is None:
+        return None
+    work = tmp_path_factory.mktemp("kernel")
+    src, lib = work / "kernel.cpp", work / "kernel.so"
+    src.write_text(kernel.source())
+    subprocess.run([CXX, "-O2", "-ffp-contract=off", "-fno-fast-math", "-shared",
+                    "-fPIC", "-o", str(lib), str(src)], check=True)
+    return ctypes.CDLL(str(lib))
+
+
+def run_host_kernel(lib, program, inputs) -> dict:
+    """The program through the kernel's exec_row on the host, rows in the
+    cooperative schedule's order."""
+    table = build_table(program)
+    order: list[int] = []
+    run_tiles(table, order.append)
+    arena = initial_arena(program, table)
+    for offset, data in input_regions(program, check_inputs(program, inputs)):
+        arena[offset:offset + data.size] = data
+    rows = np.ascontiguousarray(table.rows)
+    order_arr = np.array(order, np.int64)
+    scratch = np.zeros(max(4, table.max_buffered_acc * 4), np.uint8)
+    ptr = ctypes.c_void_p
+    lib.host_run_rows(ptr(rows.ctypes.data), ptr(order_arr.ctypes.data),
+                      ctypes.c_longlong(len(order)), ptr(arena.ctypes.data),
+                      ptr(scratch.ctypes.data))
+    return read_outputs(program, lambda offset, size: arena[offset:offset + size])
+
+
+EXECUTORS = ["cpu", "kernel", "cuda"]
+
+
+def run_on(executor: str, program, inputs, host_kernel) -> dict:
+    if executor == "kernel":
+        if host_kernel is None:
+            pytest.skip("no host C++ compiler to build the kernel source")
+        return run_host_kernel(host_kernel, program, inputs)
+    if executor == "cuda" and not cuda.available():
+        pytest.skip("no CUDA device with CuPy here (CI has none)")
+    return emulate(program, inputs, device=executor).outputs
+
+
+def assert_same_bytes(got: dict, want: dict) -> None:
+    assert sorted(got) == sorted(want)
+    for name in want:
+        g, w = np.ascontiguousarray(got[name]), np.ascontiguousarray(want[name])
+        assert g.dtype == w.dtype and g.shape == w.shape, name
+        if g.tobytes() != w.tobytes():
+            gb = g.reshape(-1).view(np.uint8).reshape(g.size, -1)
+            wb = w.reshape(-1).view(np.uint8).reshape(w.size, -1)
+            bad = np.nonzero((gb != wb).any(axis=1))[0]
+            pytest.fail(f"output {name!r}: {bad.size} of {w.size} elements differ, "
+                        f"first at flat index {bad[0]}: {g.reshape(-1)[bad[0]]!r} "
+                        f"vs the simulator's {w.reshape(-1)[bad[0]]!r}")
+
+
+def check(executor, program, inputs, host_kernel) -> None:
+    got = run_on(executor, program, inputs, host_kernel)
+    assert_same_bytes(got, simulate(program, inputs).outputs)
+
+
+# ---------------------------------------------------------------------------
+# Every operation on every dtype.
+# ---------------------------------------------------------------------------
+
+N = 256                     # elements of each operand: a 16 x 16 block
+ALL_DTYPES = list(isa.DTYPES)
+# The vector unit of this arch takes every type it may (i32 only as the
+# source or result of a cast, and as the i8 matmul's accumulator).
+VECTOR_DTYPES = ["f32", "f16", "bf16", "i8"]
+ARCH = arch_with(**{"tile.vector.dtypes": VECTOR_DTYPES})
+
+_F32_SPECIAL_BITS = [
+    0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x00000001, 0x80000001,
+    0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+    0x7FC00000, 0xFFC00001, 0x7F800001, 0x7FBFFFFF, 0x33000000, 0x33000001,
+    0x387FC000, 0x38800000, 0x477FE000, 0x477FF000, 0x477FEFFF, 0x4F000000,
+    0xCF000000, 0x4EFFFFFF, 0x3F7FFFFF, 0x3F3504F3, 0x3F3504F4,
+]
+_F32_SPECIAL_VALUES = [
+    88.72283, 88.72284, 89.0, -103.97, -103.98, -104.0, -87.5, -100.0, 50.0,
+    9.0, 9.0000001, -9.5, 8.99, 0.5, 1.5, 2.5, 3.5, -2.5, 127.5, 128.5, -128.5,
+    -129.0, 65504.0, 65519.0, 65520.0, 1e-8, 6e-8, 2.9e-8, 1e10, -1e10,
+    2147483520.0, -2147483648.0, 1e-3, -1e-3, 0.3275911, 3.0, -3.0, 1e-38,
+]
+
+
+def float_inputs(rng, dtype: str, count: int) -> np.ndarray:
+    """Special values first, then random bits and random normals of several
+    scales, as the host array an input of ``dtype`` takes."""
+    if dtype == "f32":
+        special = np.concatenate([np.array(_F32_SPECIAL_BITS, np.uint32).view(np.float32),
+                                  np.float32(_F32_SPECIAL_VALUES)])
+        rand_bits = rng.integers(0, 2 ** 32, count, dtype=np.uint64).astype(np.uint32)
+        rand = np.concatenate([rand_bits.view(np.float32)[:count // 4],
+                               np.float32(rng.standard_normal(count)
+                                          * 10.0 ** rng.integers(-3, 3, count))])
+        return np.concatenate([special, rand])[:count].astype(np.float32)
+    bits16 = rng.integers(0, 2 ** 16, count, dtype=np.uint32).astype(np.uint16)
+    f32 = float_inputs(rng, "f32", count)
+    if dtype == "f16":
+        with np.errstate(over="ignore"):
+            mixed = np.where(np.arange(count) % 3 == 0, bits16.view(np.float16),
+                             f32.astype(np.float16))
+        mixed[:4] = np.array([0x7C01, 0xFE00, 0x0001, 0x8000], np.uint16).view(np.float16)
+        return mixed
+    mixed = np.where(np.arange(count) % 3 == 0, bits16, nx.f32_to_bf16(f32))
+    mixed[:4] = [0x7F81, 0xFFC1, 0x0001, 0x8000]
+    return mixed.astype(np.uint16)
+
+
+def int_inputs(rng, dtype: str, count: int) -> np.ndarray:
+    info = np.iinfo(np.int8 if dtype == "i8" else np.int32)
+    special = [info.min, info.max, 0, -1, 1, info.min + 1]
+    if dtype == "i32":
+        # Rounding ties and near-ties of i32 -> f32 / f16 / bf16.
+        special += [65520, 65519, 65504, -65520, 16777217, 16777219, 257 << 8 | 0x80,
+                    385 << 20, 2 ** 31 - 64, -(2 ** 31) + 64, 0x01018000]
+        odd = rng.integers(1, 1 << 10, count // 4) * 2 + 1
+        special += [int(o) << int(s) for o, s in zip(odd, rng.integers(0, 20, odd.size))]
+    rand = rng.integers(info.min, info.max, count, dtype=np.int64, endpoint=True)
+    return np.concatenate([np.array(special, np.int64), rand])[:count].astype(info.dtype)
+
+
+def quiet_nans(values: np.ndarray, dtype: str) -> np.ndarray:
+    """``values`` (host form of ``dtype``) with signaling NaNs made quiet."""
+    from tessel.runtime.emulator.cpu import quieted
+    return quieted(nx.to_storage(values, dtype), dtype)
+
+
+class Kit:
+    """One tile (not at (0,0), so SRAM addresses are relocated) loading
+    operands from DRAM and storing each result as a row of one output buffer
+    per dtype."""
+
+    ROWS = 160
+
+    def __init__(self, arch=ARCH, tile=(1, 2)):
+        self.b = ProgramBuilder(arch)
+        self.t = self.b.tile(*tile, tokens=2)
+        self.top = 0
+        self.inputs: dict[str, np.ndarray] = {}
+        self.outs = {dt: [self.b.add_buffer(f"out_{dt}", "output", (self.ROWS, N), dt), 0]
+                     for dt in ALL_DTYPES}
+        self.result = {dt: self.alloc(N, dt) for dt in ALL_DTYPES}
+
+    def alloc(self, count: int, dtype: str) -> int:
+        addr = self.top
+        self.top += -(-count * isa.DTYPE_SIZE[dtype] // 64) * 64
+        return addr
+
+    def load(self, name: str, values: np.ndarray, dtype: str) -> int:
+        buf = self.b.add_buffer(name, "input", values.shape, dtype)
+        self.inputs[name] = values
+        addr = self.alloc(values.size, dtype)
+        self.t.dma(0, 0, dtype, (values.size,), dram(buf.offset, (1,)), sram(addr, (1,)))
+        self.t.wait(0)
+        return addr
+
+    def store(self, addr: int, dtype: str, count: int = N) -> None:
+        buf, row = self.outs[dtype]
+        assert row < self.ROWS
+        self.outs[dtype][1] += 1
+        off = buf.offset + row * N * isa.DTYPE_SIZE[dtype]
+        self.t.dma(1, 1, dtype, (count,), sram(addr, (1,)), dram(off, (1,)))
+        self.t.wait(1)
+
+    def build(self):
+        return self.b.build(), self.inputs
+
+
+FLOAT_IMMEDIATES = [0.0, -0.0, 2.5, -3.0, float("inf"), float("nan"), 1e-40, 70000.0]
+INT_IMMEDIATES = [0.0, -1.0, 2.5, 3.5, -129.6, 1e10, float("nan"), 100.0]
+
+
+def every_operation_program(dtype: str):
+    rng = np.random.default_rng(abs(hash(dtype)) % 1000)
+    k = Kit()
+    t = k.t
+    is_int = dtype in isa.INT_DTYPES
+    make = (lambda n: int_inputs(rng, dtype, n)) if is_int else (
+        lambda n: float_inputs(rng, dtype, n))
+    xv, yv = make(N), make(N)[::-1].copy()
+    X, Y = k.load("x", xv, dtype), k.load("y", yv, dtype)
+    # max and min see quiet NaNs only: the simulator's NumPy fmax returns NaN
+    # for a signaling one (test_max_and_min_skip_signaling_nans).
+    XQ, YQ = X, Y
+    if not is_int:
+        XQ = k.load("xq", quiet_nans(xv, dtype), dtype)
+        YQ = k.load("yq", quiet_nans(yv, dtype), dtype)
+    s = isa.DTYPE_SIZE[dtype]
+    flat = (N,)
+    R = k.result[dtype]
+    for out in ALL_DTYPES:
+        t.vector_unary("cast", dtype, out, flat, (X, (1,)), (k.result[out], (1,)))
+        k.store(k.result[out], out)
+    if dtype not in VECTOR_DTYPES:
+        return k.build()
+    unary = isa.INT_UNARY_OPS if is_int else isa.UNARY_OPS
+    for op in unary:
+        if op == "cast":
+            continue
+        t.vector_unary(op, dtype, dtype, flat, (X, (1,)), (R, (1,)))
+        k.store(R, dtype)
+    # A negative stride, and in place (out aliases in exactly).
+    t.vector_unary("neg", dtype, dtype, flat, (X + (N - 1) * s, (-1,)), (R, (1,)))
+    t.vector_unary("abs", dtype, dtype, flat, (R, (1,)), (R, (1,)))
+    k.store(R, dtype)
+    for op in (isa.INT_BINARY_OPS if is_int else isa.BINARY_OPS):
+        A, B = (XQ, YQ) if op in ("max", "min") else (X, Y)
+        t.vector_binary(op, dtype, flat, (A, (1,)), (B, (1,)), (R, (1,)))
+        k.store(R, dtype)
+        # rhs broadcast along rows (stride 0), 2-D.
+        t.vector_binary(op, dtype, (16, 16), (A, (16, 1)), (B, (0, 1)), (R, (16, 1)))
+        k.store(R, dtype)
+        for imm in (INT_IMMEDIATES if is_int else FLOAT_IMMEDIATES):
+            for lhs in (False, True):
+                t.vector_binary_imm(op, dtype, imm, flat, (A, (1,)), (R, (1,)),
+                                    imm_is_lhs=lhs)
+                k.store(R, dtype)
+    for pred in isa.PREDICATES:
+        t.vector_compare(pred, dtype, flat, (X, (1,)), (Y, (1,)), (R, (1,)))
+        k.store(R, dtype)
+    t.vector_select(dtype, flat, (X, (1,)), (Y, (1,)), (X, (1,)), (R, (1,)))
+    k.store(R, dtype)
+    t.vector_select(dtype, (16, 16), (Y, (16, 1)), (X, (1, 16)), (Y, (0, 1)), (R, (16, 1)))
+    k.store(R, dtype)
+    for value in (INT_IMMEDIATES if is_int else FLOAT_IMMEDIATES + [3e-39, 0.1]):
+        t.vector_fill(dtype, value, flat, (R, (1,)))
+        k.store(R, dtype)
+    for op in isa.REDUCE_OPS:
+        A, B = (XQ, YQ) if op == "max" else (X, Y)
+        t.vector_reduce(op, dtype, flat, 0, (A, (1,)), (R, ()))
+        k.store(R, dtype, 1)
+        for dim in (0, 1):
+            t.vector_reduce(op, dtype, (16, 16), dim, (A, (16, 1)), (R, (1,)))
+            k.store(R, dtype, 16)
+        t.vector_reduce(op, dtype, (4, 8, 8), 1, (B, (64, 8, 1)), (R, (8, 1)))
+        k.store(R, dtype, 32)
+    matmuls(k, dtype, X, Y, rng)
+    return k.build()
+
+
+def matmuls(k: Kit, dtype: str, X: int, Y: int, rng) -> None:
+    """acc (16 x 16, f32 or i32) += X (16 x 16) @ Y^T, with K split in two
+    blocks that continue the same order; for f32 also lhs = acc exactly."""
+    t = k.t
+    acc_dt = isa.acc_dtype(dtype)
+    init = (int_inputs(rng, "i32", N) if acc_dt == "i32"
+            else float_inputs(rng, "f32", N))
+    A = k.load("acc0", init, acc_dt)
+    t.matmul(dtype, 16, 16, 16, (X, (16, 1)), (Y, (1, 16)), (A, (16, 1)))
+    k.store(A, acc_dt)
+    t.matmul(dtype, 16, 7, 16, (X, (16, 1)), (Y, (16, 1)), (A, (16, 1)))
+    t.matmul(dtype, 16, 9, 16, (X + 7 * isa.DTYPE_SIZE[dtype], (16, 1)),
+             (Y + 7 * 16 * isa.DTYPE_SIZE[dtype], (16, 1)), (A, (16, 1)))
+    k.store(A, acc_dt)
+    if dtype == "f32":
+        # Finite operands, so the alias is visible in the values: A @ Y with
+        # A read entirely before it is written.
+        t.vector_fill("f32", 0.25, (N,), (A, (1,)))
+        t.vector_binary("min", "f32", (N,), (A, (1,)), (Y, (1,)), (A, (1,)))
+        t.vector_binary_imm("max", "f32", -2.0, (N,), (A, (1,)), (A, (1,)))
+        t.matmul("f32", 16, 16, 16, (A, (16, 1)), (A, (16, 1)), (A, (16, 1)))
+        k.store(A, "f32")
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("dtype", ALL_DTYPES)
+def test_every_operation_matches_the_simulator(dtype, executor, host_kernel):
+    program, inputs = every_operation_program(dtype)
+    check(executor, program, inputs, host_kernel)
+
+
+def test_the_special_values_reach_every_path():
+    # The programs above are only as good as their operands: they hold NaN
+    # payloads, infinities, signed zeros and subnormals of every float type.
+    rng = np.random.default_rng(0)
+    for dtype in ("f32", "f16", "bf16"):
+        raw = nx.to_storage(float_inputs(rng, dtype, N), dtype)
+        f = nx.to_f32(raw, dtype)
+        bits = raw.view(np.uint16 if dtype != "f32" else np.uint32)
+        assert np.isnan(f).sum() >= 3 and np.isinf(f).sum() >= 2, dtype
+        assert (np.signbit(f) & (f == 0)).any() and (f == 0).sum() >= 2, dtype
+        tiny = np.finfo(np.float16 if dtype == "f16" else np.float32).tiny
+        assert ((np.abs(f) < tiny) & (f != 0)).any(), dtype
+        assert len(set(bits[np.isnan(f)].tolist())) >= 2, dtype
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_max_and_min_skip_signaling_nans(executor, host_kernel):
+    # docs/isa.md: "max/min return the other operand if one is NaN", any NaN.
+    b = ProgramBuilder(ARCH)
+    x = b.add_buffer("x", "input", (4,), "f32")
+    y = b.add_buffer("y", "output", (3, 4), "f32")
+    t = b.tile(0, 0, tokens=1)
+    t.dma(0, 0, "f32", (4,), dram(x.offset, (1,)), sram(0, (1,)))
+    t.wait(0)
+    t.vector_binary_imm("max", "f32", 1.0, (4,), (0, (1,)), (64, (1,)))
+    t.vector_binary_imm("min", "f32", 1.0, (4,), (0, (1,)), (80, (1,)))
+    t.vector_reduce("max", "f32", (4,), 0, (0, (1,)), (96, ()))
+    t.dma(0, 0, "f32", (12,), sram(64, (1,)), dram(y.offset, (1,)))
+    t.wait(0)
+    snan = np.array([0x7F800001, 0xFF800001, 0x7FA00000, 0x7F800002], np.uint32)
+    out = run_on(executor, b.build(), {"x": snan.view(np.float32)},
+                 host_kernel)["y"].reshape(-1)
+    assert out[:8].tolist() == [1.0] * 8
+    assert np.isnan(out[8]) and out[8:9].view(np.uint32)[0] == 0x7FC00000
+
+
+@pytest.mark.xfail(strict=True, reason="numerics.fmax/fmin use np.fmax/np.fmin, "
+                   "which return NaN for a signaling NaN operand (IEEE 754-2008 "
+                   "maxNum); docs/isa.md returns the other operand for any NaN")
+def test_the_simulator_skips_signaling_nans_in_max():
+    b = ProgramBuilder(ARCH)
+    x = b.add_buffer("x", "input", (4,), "f32")
+    y = b.add_buffer("y", "output", (4,), "f32")
+    t = b.tile(0, 0, tokens=1)
+    t.dma(0, 0, "f32", (4,), dram(x.offset, (1,)), sram(0, (1,)))
+    t.wait(0)
+    t.vector_binary_imm("max", "f32", 1.0, (4,), (0, (1,)), (0, (1,)))
+    t.dma(0, 0, "f32", (4,), sram(0, (1,)), dram(y.offset, (1,)))
+    t.wait(0)
+    snan = np.array([0x7F800001] * 4, np.uint32).view(np.float32)
+    assert simulate(b.build(), {"x": snan}).outputs["y"].tolist() == [1.0] * 4
+
+
+# ---------------------------------------------------------------------------
+# Tiles, transfers and semaphores.
+# ---------------------------------------------------------------------------
+
+def pull_and_barrier_program():
+    """Four tiles each compute a slice of y = tanh(x) * 2; tile (3,3) pulls the
+    slices from their SRAMs (a dma whose source is another tile) after they
+    signal, reduces, and every tile waits on a barrier before writing."""
+    b = ProgramBuilder("tessel-4x4")
+    x = b.add_buffer("x", "input", (4, 64), "f32")
+    y = b.add_buffer("y", "output", (4, 64), "f32")
+    total = b.add_buffer("total", "output", (4,), "f32")
+    workers = [(0, 0), (1, 2), (2, 1), (0, 3)]
+    sink = b.tile(3, 3, semaphores=1, tokens=4)
+    for i, rc in enumerate(workers):
+        t = b.tile(*rc, semaphores=1, tokens=1)
+        t.dma(0, 0, "f32", (64,), dram(x.offset + i * 256, (1,)), sram(0, (1,)))
+        t.wait(0)
+        t.vector_unary("tanh", "f32", "f32", (64,), (0, (1,)), (256, (1,)))
+        t.vector_binary_imm("mul", "f32", 2.0, (64,), (256, (1,)), (256, (1,)))
+        t.signal(3, 3, 0)
+        t.wait_semaphore(0)              # released by the sink
+        t.dma(0, 0, "f32", (64,), sram(256, (1,)), dram(y.offset + i * 256, (1,)))
+        t.wait(0)
+    sink.wait_semaphore(0, len(workers))
+    for i, rc in enumerate(workers):
+        sink.dma(i % 2, i, "f32", (64,), sram(256, (1,), tile=rc), sram(i * 256, (1,)))
+    sink.wait(0, 1, 2, 3)
+    for rc in workers:
+        sink.signal(*rc, 0)
+    sink.vector_reduce("add", "f32", (4, 64), 1, (0, (64, 1)), (2048, (1,)))
+    sink.dma(0, 0, "f32", (4,), sram(2048, (1,)), dram(total.offset, (1,)))
+    sink.wait(0)
+    return b.build()
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_pipeline_with_a_pushed_transfer(executor, host_kernel):
+    program, _ = pipeline_program()
+    x = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
+    check(executor, program, {"x": x}, host_kernel)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_pulled_transfers_and_a_barrier(executor, host_kernel):
+    program = pull_and_barrier_program()
+    x = np.float32(np.random.default_rng(3).standard_normal((4, 64)) * 3)
+    check(executor, program, {"x": x}, host_kernel)
+
+
+@pytest.fixture(scope="module")
+def bench():
+    spec = importlib.util.spec_from_file_location("bench_simulator", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_resnet18_conv_layer(bench, executor, host_kernel):
+    program, _, _ = bench.conv_program()
+    check(executor, program, bench.conv_inputs(program), host_kernel)
+
+
+def test_repeated_runs_start_from_the_program_image():
+    # A run writes scratch and SRAM; the next run of the same program object
+    # starts again from the DRAM image and zeroed SRAM.
+    program, _ = pipeline_program()
+    rng = np.random.default_rng(1)
+    xs = [np.float32(rng.standard_normal((32, 16))) for _ in range(2)]
+    first = emulate(program, {"x": xs[0]}, device="cpu").outputs
+    emulate(program, {"x": xs[1]}, device="cpu")
+    again = emulate(program, {"x": xs[0]}, device="cpu").outputs
+    assert_same_bytes(again, first)
+
+
+# ---------------------------------------------------------------------------
+# Deadlocks and errors.
+# ---------------------------------------------------------------------------
+
+def two_tiles_waiting_on_each_other():
+    b = ProgramBuilder("tessel-4x4")
+    a = b.tile(0, 0, semaphores=1)
+    c = b.tile(0, 1, semaphores=1)
+    a.vector_fill("f32", 1.0, (16,), (0, (1,)))
+    a.wait_semaphore(0)
+    a.signal(0, 1, 0)
+    c.wait_semaphore(0)
+    c.signal(0, 0, 0)
+    return b.build()
+
+
+@pytest.mark.parametrize("device", ["cpu", "cuda"])
+def test_deadlock_is_reported_not_hung(device):
+    # The schedule is checked on the host before any device runs, so the
+    # report is the same for both devices (and needs no GPU).
+    with pytest.raises(DeadlockError) as info:
+        emulate(two_tiles_waiting_on_each_other(), device=device)
+    msg = str(info.value)
+    assert msg.startswith("deadlock: no tile can progress")
+    assert "tile (0, 0) at offset 48 (instruction 1): wait_semaphore sem0 1" in msg
+    assert "tile (0, 1) at offset 16 (instruction 0): wait_semaphore sem0 1" in msg
+    assert "waits for semaphore 0 to hold 1; it holds 0" in msg
+    assert ("signalled by tile (0, 1) at offset 28 (+1), which is blocked at "
+            "offset 16: wait_semaphore sem0 1") in msg
+    assert sorted(w["tile"] for w in info.value.waiting) == [(0, 0), (0, 1)]
+    assert isinstance(info.value, SimulationError)
+
+
+def test_deadlock_on_a_semaphore_nobody_signals():
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(1, 1, semaphores=2)
+    t.signal(1, 1, 1)                   # one of the two it needs
+    t.wait_semaphore(1, 2)
+    with pytest.raises(DeadlockError) as info:
+        emulate(b.build(), device="cpu")
+    msg = str(info.value)
+    assert "semaphore 1 to hold 2; it holds 1" in msg
+    assert "signalled by tile (1, 1) at offset 16 (+1), which has passed it" in msg
+    assert info.value.waiting[0]["count"] == 1
+
+
+def test_inputs_are_checked_as_the_simulator_checks_them():
+    program, _ = pipeline_program()
+    with pytest.raises(EmulationError, match="input 'x' is missing"):
+        emulate(program, {}, device="cpu")
+    with pytest.raises(EmulationError, match="'w' is a weight buffer, not an input"):
+        emulate(program, {"x": np.zeros((32, 16), np.float32),
+                          "w": np.zeros((16, 16), np.float32)}, device="cpu")
+    with pytest.raises(EmulationError, match="device 'tpu' is not one of cpu, cuda"):
+        emulate(program, {"x": np.zeros((32, 16), np.float32)}, device="tpu")
+
+
+def test_cuda_without_a_gpu_says_what_is_missing():
+    if cuda.available():
+        pytest.skip("this machine has a GPU")
+    program, _ = pipeline_program()
+    with pytest.raises(EmulationError, match="device='cuda' needs CuPy|no usable CUDA"):
+        emulate(program, {"x": np.zeros((32, 16), np.float32)}, device="cuda")
+
+
+def test_program_emulate_and_the_command_line(tmp_path, capsys):
+    from tessel import cli
+    program, _ = pipeline_program()
+    x = np.float32(np.random.default_rng(5).standard_normal((32, 16)))
+    want = simulate(program, {"x": x}).outputs
+    assert_same_bytes(program.emulate({"x": x}, device="cpu").outputs, want)
+    program.save(tmp_path / "p")
+    np.savez(tmp_path / "in.npz", x=x)
+    code = cli.main(["simulate", str(tmp_path / "p"), "--target", "cpu-emulation",
+                     "--inputs", str(tmp_path / "in.npz"), "--outputs",
+                     str(tmp_path / "out.npz")])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "emulated on cpu" in out and "cycles" not in out
+    with np.load(tmp_path / "out.npz") as got:
+        assert_same_bytes(dict(got), want)
+    if not cuda.available():
+        code = cli.main(["simulate", str(tmp_path / "p"), "--target", "gpu"])
+        out, err = capsys.readouterr()
+        assert code == 1 and err.startswith("error: device='cuda'")
+
+
+def test_emulator_imports_nothing_from_mlir_nor_cupy_until_asked(repo):
+    code = (
+        "import sys\n"
+        "from tessel.runtime import emulator\n"
+        "from tessel.runtime.emulator import cpu, cuda, kernel, table\n"
+        "bad = sorted(m for m in sys.modules if m.startswith(('tessel._mlir_libs', "
+        "'tessel.ir', 'tessel.dialects', 'mlir', 'cupy', 'torch')))\n"
+        "assert not bad, bad\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(repo / "python"))
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True)
+    assert out.returncode == 0, out.stderr
