@@ -11,6 +11,17 @@
 
 using namespace mlir;
 
+/// The canonicalizer, keeping partitions of one part: folding a one-iteration
+/// scf.forall into its parent would drop the op's placement (a one-tile
+/// mapping, as on a 1x1 grid). The pattern's name is its C++ type name,
+/// which GCC and Clang spell differently.
+static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
+  return createCanonicalizerPass(
+      GreedyRewriteConfig(),
+      {"{anonymous}::ForallOpSingleOrZeroIterationDimsFolder",
+       "(anonymous namespace)::ForallOpSingleOrZeroIterationDimsFolder"});
+}
+
 void tessel::buildLoweringPipeline(OpPassManager &pm) {
   // Legalize: reject what is outside the contract, compute in the chip's
   // types, make data movement mappable, fuse elementwise chains.
@@ -18,27 +29,27 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   // Map and split over the grid; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());
   pm.addNestedPass<func::FuncOp>(createTesselPartition());
   pm.addNestedPass<func::FuncOp>(createTesselTileForSram());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   // Bufferize into DRAM; CSE lets canonicalization drop the copies between
   // identical views that bufferizing loop-carried slices leaves.
   pm.addPass(createTesselBufferize());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   pm.addPass(createCSEPass());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   pm.addNestedPass<func::FuncOp>(createTesselPromoteToSram());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   // Per-tile programs: place the parts on tiles, lower to instructions,
   // give every buffer its SRAM address.
   pm.addPass(createTesselConvertToDevice());
   pm.addPass(createTesselLowerToInstructions());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
   pm.addPass(createTesselAllocateSram());
-  pm.addPass(createCanonicalizerPass());
+  pm.addPass(createCanonicalizerKeepingPartitions());
 }
 
 void tessel::registerPipelines() {
