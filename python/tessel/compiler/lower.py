@@ -8,7 +8,10 @@ linalg-on-tensors; ``compile_imported`` also emits the program.
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import tempfile
+from pathlib import Path
+from typing import Any, Callable
 
 from .. import arch as arch_model
 from ..runtime.program import Program
@@ -18,7 +21,35 @@ PIPELINE = "builtin.module(tessel-lowering-pipeline)"
 
 
 class LoweringError(RuntimeError):
-    """A stage of the lowering failed; the message has MLIR's diagnostics."""
+    """A stage of the lowering failed; the message has MLIR's diagnostics.
+    ``ir_path`` is the file holding the IR the pipeline failed on and
+    ``repro`` the ``tessel-opt`` command that reproduces the failure."""
+
+    def __init__(self, message: str, *, ir_path: Path | None = None,
+                 repro: str | None = None):
+        super().__init__(message)
+        self.ir_path = ir_path
+        self.repro = repro
+
+
+# ``stage(name, module)``: a context manager around each step of a compile
+# ("map", "lower", "emit"), so a driver can time it, show progress and say
+# which step failed. The default does nothing.
+Stage = Callable[[str, Any], contextlib.AbstractContextManager]
+
+
+def _no_stage(name: str, module: Any) -> contextlib.AbstractContextManager:
+    return contextlib.nullcontext()
+
+
+def _keep_failed_ir(text: str, failure_dir: str | Path | None) -> Path:
+    """Writes the IR a pipeline failed on where a person can find it."""
+    directory = Path(failure_dir) if failure_dir else Path(
+        tempfile.mkdtemp(prefix="tessel-failure-"))
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / "lowering-input.mlir"
+    path.write_text(text)
+    return path
 
 
 def _set_names(func, signature) -> None:
@@ -38,7 +69,7 @@ def _set_names(func, signature) -> None:
 
 
 def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
-           mapper_options=None):
+           mapper_options=None, stage: Stage = _no_stage, failure_dir=None):
     """The lowered module, in the current Context. ``mapper`` other than
     ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
     then leaves them as mapped."""
@@ -58,14 +89,22 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
         from .. import mapper as mapper_mod
 
         roles = [a.kind for a in signature.args] if signature else None
-        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
-    try:
-        PassManager.parse(PIPELINE).run(module.operation)
-    except Exception as e:  # MLIRError carries the diagnostics
-        raise LoweringError(
-            f"lowering for {target.name} failed:\n{e}\nreproduce with: "
-            f"tessel-opt <model.mlir> -tessel-lowering-pipeline "
-            f"(the module needs tessel.arch)") from e
+        with stage("map", module):
+            mapper_mod.map_module(module, target, mapper, mapper_options,
+                                  roles=roles)
+    with stage("lower", module):
+        # The pass manager leaves a failed module half-transformed: keep the
+        # input (with tessel.arch and any mapping) to reproduce the failure.
+        before = module.operation.get_asm(enable_debug_info=True)
+        try:
+            PassManager.parse(PIPELINE).run(module.operation)
+        except Exception as e:  # MLIRError carries the diagnostics
+            path = _keep_failed_ir(before, failure_dir)
+            repro = f"tessel-opt {path} -tessel-lowering-pipeline"
+            raise LoweringError(
+                f"lowering for {target.name} failed:\n{e}\nthe IR it failed on: "
+                f"{path}\nreproduce with: {repro}", ir_path=path,
+                repro=repro) from e
     return module
 
 
@@ -82,22 +121,27 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
 
 
 def compile_imported(model, arch: Any = None, *, mapper: str = "default",
-                     mapper_options=None) -> Program:
+                     mapper_options=None, stage: Stage = _no_stage,
+                     failure_dir=None) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
     on ``arch``: lowered, emitted with the model's weights in DRAM. The
     instructions keep the model's source locations, which become the
     program's tags (per-layer reports). ``mapper`` chooses the mapping:
     ``default`` (tessel-default-mapping), ``heuristic`` or ``cpsat``
-    (tessel.mapper, with ``mapper_options``, a ``MapperOptions``)."""
+    (tessel.mapper, with ``mapper_options``, a ``MapperOptions``).
+    ``stage`` wraps the steps "map", "lower" and "emit" (see ``Stage``); a
+    failed lowering keeps its input IR in ``failure_dir`` (default: a fresh
+    temporary directory) and names it in the ``LoweringError``."""
     from ..ir import Context, StringAttr
 
     with Context():
         module = _lower(model.mlir, arch_model.load(arch), model.signature,
-                        mapper, mapper_options)
+                        mapper, mapper_options, stage, failure_dir)
         # Weights the program never reads have no DRAM buffer.
         placed = {StringAttr(op.attributes["sym_name"]).value
                   for device in module.body.operations
                   for op in device.regions[0].blocks[0].operations
                   if op.operation.name == "tessel.dram_buffer"}
         weights = {k: v for k, v in model.weights.items() if k in placed}
-        return emit_program(module, weights=weights)
+        with stage("emit", module):
+            return emit_program(module, weights=weights)
