@@ -213,6 +213,20 @@ class Program:
         from .emulator import emulate
         return emulate(self, inputs, device=device)
 
+    def simulate(self, inputs: Mapping[str, Any] | Sequence[Any] | None = None,
+                 *, numerics: bool = True, trace: bool = False):
+        """Run on the cycle-approximate simulator. ``inputs`` maps input
+        names to arrays, or lists them in the order of :attr:`inputs`. See
+        :func:`tessel.runtime.simulator.simulate`."""
+        from .simulator import simulate
+        if inputs is not None and not isinstance(inputs, Mapping):
+            inputs = list(inputs)
+            if len(inputs) != len(self.inputs):
+                raise ValueError(f"{len(inputs)} inputs given, the program takes "
+                                 f"{len(self.inputs)}: {', '.join(self.inputs)}")
+            inputs = dict(zip(self.inputs, inputs))
+        return simulate(self, inputs, numerics=numerics, trace=trace)
+
     # ---- the manifest ----------------------------------------------------
 
     def manifest(self) -> dict[str, Any]:
