@@ -1,17 +1,26 @@
 """The ``tessel`` command.
 
 Subcommands:
+  compile MODEL    compile a model (zoo name, FILE.py[:FUNC], .onnx, imported
+                   model directory) for -a ARCH into the program directory -o DIR,
+                   with the reference's inputs and outputs beside it
+  report DIR       the per-layer and per-tile tables of the last simulation;
+                   --html also writes a page with a heatmap and a roofline
   archs            list the architecture presets
   archs NAME|PATH  print one description as YAML (validated)
   disasm DIR       print a compiled program as text
-  simulate DIR     run a compiled program on the simulator (random inputs
-                   unless --inputs names an .npz) and print its statistics;
+  simulate DIR     run a compiled program on the simulator (the reference
+                   inputs `tessel compile` kept, else random ones, unless --inputs
+                   names an .npz), print its statistics and the check against
+                   the reference, and keep them in DIR/run for `tessel report`;
                    --target gpu / cpu-emulation runs it on the emulation
                    target instead (outputs only, no timing)
   map MODEL        map a zoo model over the grid; --explain prints per op
                    the region, split, step sizes and predicted cycles
 
-Imports nothing compiled: it runs where only Python is installed.
+Progress lines go to stderr; --quiet leaves them out, for scripts.
+Imports nothing compiled until a subcommand needs it: archs, disasm, simulate
+and report run where only Python and NumPy are installed.
 """
 
 from __future__ import annotations
@@ -142,13 +151,21 @@ def _simulate(args: argparse.Namespace) -> int:
     program = _load(args)
     if program is None:
         return 1
+    from .driver.commands import record_run, reference_of
+
+    ref_inputs, ref_outputs, info = reference_of(args.program)
     if args.inputs:
         try:
             inputs = _read_npz(args.inputs)
         except ValueError as e:
             return _error(f"--inputs {args.inputs}: {e}")
+        ref_outputs = None          # the reference answered other inputs
+    elif ref_inputs is not None:
+        inputs = ref_inputs
     else:
         inputs = random_inputs(program)
+    if not args.quiet:
+        print(f"  simulating {args.program} ...", file=sys.stderr, flush=True)
     try:
         if device is None:
             result = simulate(program, inputs, numerics=not args.timing_only,
@@ -156,9 +173,21 @@ def _simulate(args: argparse.Namespace) -> int:
         else:
             result = program.emulate(inputs, device=device)
     except SimulationError as e:        # the emulator's errors are ones too
-        return _error(str(e))
+        return _error(f"stage 'simulate' failed: {e}\nreproduce with: tessel simulate "
+                      f"{args.program}")
     if device is None:
         print(result.summary())
+        run, check = record_run(args.program, program, result,
+                                reference_outputs=ref_outputs, info=info,
+                                trace=args.trace)
+        if check is not None:
+            print(f"check against {check['reference']}: "
+                  f"{'PASS' if check['passed'] else 'FAIL'} (max |error| "
+                  f"{check['max_abs_error']:.3g}; rtol {check['rtol']:g}, atol "
+                  f"{check['atol']:g})")
+        if not args.quiet:
+            print(f"run recorded in {run} (tessel report {args.program})",
+                  file=sys.stderr)
     else:
         print(f"emulated on {result.device}: {result.instructions} instructions "
               f"in {result.seconds:.3g} s")
@@ -179,6 +208,36 @@ def main(argv: list[str] | None = None) -> int:
         prog="tessel", description="Tessel: an MLIR compiler for spatial ML "
         "accelerators.")
     sub = parser.add_subparsers(dest="command", required=True)
+    comp = sub.add_parser("compile", help="compile a model into a program directory")
+    comp.add_argument("model", help="a zoo case name, FILE.py[:FUNC] (FUNC, default "
+                      "build, returns (module, example_inputs)), an .onnx file or a "
+                      "saved imported model directory")
+    comp.add_argument("-a", "--arch", default=arch_model.DEFAULT_ARCH,
+                      help="a preset name or a YAML path (default %(default)s)")
+    comp.add_argument("-o", "--output", required=True, help="the program directory")
+    comp.add_argument("--mapper", choices=("cpsat", "heuristic", "exhaustive",
+                                           "default"), default="cpsat")
+    comp.add_argument("--objective", choices=("latency", "throughput"),
+                      default="latency")
+    comp.add_argument("--time-limit", type=float, default=10.0,
+                      help="CP-SAT limit, deterministic seconds")
+    comp.add_argument("--rtol", type=float, help="tolerance of the check "
+                      "(default: the zoo case's or the file's RTOL, else 1e-4)")
+    comp.add_argument("--atol", type=float, help="likewise")
+    comp.add_argument("--failure-dir", help="where a failed stage keeps its IR "
+                      "(default: a fresh temporary directory)")
+    comp.add_argument("-q", "--quiet", action="store_true",
+                      help="no progress lines")
+    comp.set_defaults(run=lambda args: __import__(
+        "tessel.driver.commands", fromlist=["compile_command"]).compile_command(args))
+    rep = sub.add_parser("report", help="per-layer and per-tile tables of the last "
+                         "simulation of a program directory")
+    rep.add_argument("program", help="a program directory `tessel simulate` ran")
+    rep.add_argument("--html", nargs="?", const="", default=None, metavar="OUT",
+                     help="also write report.html, heatmap.png and roofline.png "
+                     "(into OUT, default DIR/report; needs matplotlib)")
+    rep.set_defaults(run=lambda args: __import__(
+        "tessel.driver.commands", fromlist=["report_command"]).report_command(args))
     archs = sub.add_parser("archs", help="list architecture presets, or "
                            "print one as YAML")
     archs.add_argument("arch", nargs="?", help="a preset name or a YAML path")
@@ -198,6 +257,7 @@ def main(argv: list[str] | None = None) -> int:
                      "bit the simulator's)")
     sim.add_argument("--timing-only", action="store_true",
                      help="model time only, skip the arithmetic")
+    sim.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     sim.set_defaults(run=_simulate)
     mp = sub.add_parser("map", help="map a zoo model over the grid (needs the "
                         "compiler and the frontend)")

@@ -1,0 +1,199 @@
+"""``tessel.compile`` and ``tessel.compile_and_simulate``: the stages
+(import, map, lower, emit, simulate, check) run in order, each timed, each
+failure raised as a :class:`StageError` that names the stage, keeps the IR
+and says how to reproduce it."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .. import arch as arch_model
+from ..runtime.program import Program
+from . import source as source_mod
+from .check import Check, compare
+from .errors import StageError
+from .options import Options
+from .progress import Stages
+from .result import SimulationResult
+
+
+@dataclass
+class Compiled:
+    """A compile's products: the program, the imported model it came from,
+    the source (inputs, reference) and the stage times."""
+
+    program: Program
+    imported: Any
+    source: source_mod.Source
+    options: Options
+    stages: Stages
+
+
+def compile(model: Any, example_inputs: Any = None, *,
+            arch: Any = arch_model.DEFAULT_ARCH, mapper: str = "cpsat",
+            objective: str = "latency", **options) -> Program:
+    """The program for ``model`` (an ``nn.Module`` with ``example_inputs``,
+    an ONNX path, or a ``tessel.frontend.ImportedModel``) on ``arch`` (a
+    preset name, a YAML path or an ``Arch``). Further ``options`` are the
+    fields of :class:`Options`. Raises :class:`StageError`."""
+    opts = Options.make(arch=arch, mapper=mapper, objective=objective, **options)
+    return compile_source(source_mod.from_model(model, example_inputs, opts.name),
+                          opts).program
+
+
+def compile_and_simulate(model: Any, example_inputs: Any = None, *,
+                         arch: Any = arch_model.DEFAULT_ARCH,
+                         **options) -> SimulationResult:
+    """Compiles ``model`` (as :func:`compile`), simulates it on
+    ``example_inputs`` (random ones for an ONNX or imported model when not
+    given) and, unless ``check=False``, compares the outputs with the
+    model's reference at ``rtol``/``atol``."""
+    opts = Options.make(arch=arch, **options)
+    src = source_mod.from_model(model, example_inputs, opts.name)
+    return simulate_compiled(compile_source(src, opts))
+
+
+def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
+    from ..compiler import compile_imported
+
+    stages = Stages(opts.progress)
+    failures = _FailureDir(opts.failure_dir, src.name)
+    if opts.progress:
+        print(f"tessel: {src.name} on {opts.arch.name} (mapper {opts.mapper})",
+              file=stages.stream, flush=True)
+    with _stage_errors("import", failures):
+        with stages("import"):
+            imported = src.importer()
+
+    def stage(name, module):
+        return _compile_stage(name, module, stages, failures, imported, opts)
+
+    with _stage_errors("lower", failures):
+        program = compile_imported(
+            imported, opts.arch, mapper=opts.mapper,
+            mapper_options=None if opts.mapper == "default" else opts.mapper_options(),
+            stage=stage, failure_dir=failures.path)
+    return Compiled(program, imported, src, opts, stages)
+
+
+def simulate_compiled(c: Compiled) -> SimulationResult:
+    from ..runtime.simulator import SimulationError
+
+    inputs = c.source.inputs
+    if inputs is None:
+        inputs = source_mod.random_inputs(c.imported)
+    specs = c.imported.signature.inputs
+    if len(inputs) != len(specs):
+        raise ValueError(f"{c.source.name}: {len(inputs)} example inputs, the model takes "
+                         f"{len(specs)} ({', '.join(s.name for s in specs)})")
+    # Inputs the program never reads have no DRAM buffer.
+    feeds = {s.name: np.asarray(x) for s, x in zip(specs, inputs)
+             if s.name in c.program.inputs}
+    failures = _FailureDir(c.options.failure_dir, c.source.name)
+    try:
+        with c.stages("simulate"):
+            raw = c.program.simulate(feeds, trace=c.options.trace)
+    except SimulationError as e:
+        where = failures.make() / "program"
+        c.program.save(where)
+        raise StageError("simulate", str(e), ir_path=where,
+                         repro=f"tessel simulate {where}") from e
+    check = None
+    if c.options.check and c.source.reference is not None:
+        with c.stages("check"):
+            check = _check(c, raw.outputs, inputs)
+    return SimulationResult.of(raw, program=c.program, name=c.source.name, check=check,
+                               timings=dict(c.stages.seconds))
+
+
+def _check(c: Compiled, outputs, inputs) -> Check:
+    golden = c.source.reference(inputs)
+    names = [o.name for o in c.imported.signature.outputs]
+    return compare(outputs, golden, names, rtol=c.options.rtol, atol=c.options.atol,
+                   against=c.source.against)
+
+
+# ---- failures ------------------------------------------------------------
+
+class _FailureDir:
+    """Where a failed stage keeps its IR: ``failure_dir`` when given, else a
+    fresh directory under the temporary directory, made only on a failure."""
+
+    def __init__(self, given: str | None, name: str):
+        self.path = Path(given) if given else Path(tempfile.gettempdir()) / (
+            f"tessel-failure-{name}-{uuid.uuid4().hex[:8]}")
+
+    def make(self) -> Path:
+        self.path.mkdir(parents=True, exist_ok=True)
+        return self.path
+
+
+class _stage_errors:
+    """Turns a failure inside into a StageError for ``stage`` (the
+    frontend's errors name the import stage; the lowering's carry their IR
+    and repro)."""
+
+    def __init__(self, stage: str, failures: _FailureDir):
+        self.stage, self.failures = stage, failures
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, error, tb):
+        if error is None or isinstance(error, (StageError, KeyboardInterrupt)):
+            return False
+        if not isinstance(error, Exception):
+            return False
+        from ..compiler import LoweringError
+        if isinstance(error, LoweringError):
+            raise StageError("lower", str(error), ir_path=error.ir_path,
+                             repro=error.repro) from error
+        raise StageError(self.stage, f"{type(error).__name__}: {error}") from error
+
+
+def _compile_stage(name, module, stages: Stages, failures: _FailureDir, imported, opts):
+    """The stage hook compile_imported calls around map, lower and emit:
+    times the step, and on a failure of map or emit keeps the IR and the
+    imported model with the commands that reproduce it."""
+    return _HookedStage(name, module, stages, failures, imported, opts)
+
+
+class _HookedStage:
+    def __init__(self, name, module, stages, failures, imported, opts):
+        self.name, self.module, self.stages = name, module, stages
+        self.failures, self.imported, self.opts = failures, imported, opts
+        self.timer = stages(name)
+
+    def __enter__(self):
+        self.timer.__enter__()
+        # The stage's input, printed before it runs: a failed pass leaves the
+        # module half-transformed. The lowering keeps its own (lower.py).
+        self.before = (self.module.operation.get_asm(enable_debug_info=True)
+                       if self.name in ("map", "emit") else None)
+        return self
+
+    def __exit__(self, kind, error, tb):
+        self.timer.__exit__(kind, error, tb)
+        if error is None or self.name == "lower" or not isinstance(error, Exception):
+            return False
+        where = self.failures.make()
+        ir = where / f"{self.name}-input.mlir"
+        ir.write_text(self.before)
+        model_dir = self.imported.save(where / "model", overwrite=True)
+        again = (f"tessel compile {model_dir} -a {self.opts.arch.name} "
+                 f"--mapper {self.opts.mapper}")
+        if self.name == "map":
+            from ..mapper import LEGALIZE
+            repro = (f"tessel-opt {ir} -pass-pipeline='{LEGALIZE}' (the legalize "
+                     f"passes the mapper runs first); the mapper itself: {again}")
+        else:
+            repro = (f"tessel-opt {ir} (parses and verifies the device IR the emitter "
+                     f"read); the emitter itself: {again}")
+        raise StageError(self.name, f"{type(error).__name__}: {error}", ir_path=ir,
+                         repro=repro) from error

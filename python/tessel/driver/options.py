@@ -1,0 +1,104 @@
+"""The driver's options: one frozen, validated dataclass, so a compile is
+described by a value that can be printed, compared and hashed (the
+TorchDynamo backend keys its cache on it)."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import arch as arch_model
+
+MAPPERS = ("cpsat", "heuristic", "exhaustive", "default")
+OBJECTIVES = ("latency", "throughput")
+
+
+@dataclass(frozen=True)
+class Options:
+    """How to compile and simulate.
+
+    - ``arch``: a preset name, a YAML path or an :class:`~tessel.arch.Arch`
+      (stored as the loaded ``Arch``).
+    - ``mapper``: ``cpsat`` (OR-tools; the greedy mapping where OR-tools is
+      missing), ``heuristic`` (greedy), ``exhaustive`` (small graphs) or
+      ``default`` (tessel-default-mapping: every op on the whole grid).
+    - ``objective``, ``max_stages``, ``mapper_time_limit_s``: the mapper's
+      (docs/mapper.md).
+    - ``trace``: record the simulator's trace (``save_trace``, per-layer
+      time spans); costs some simulation time.
+    - ``check``: compare the outputs with the model's own reference
+      (PyTorch eager, onnxruntime) at ``rtol``/``atol``.
+    - ``progress``: print each stage and its time on stderr.
+    - ``failure_dir``: where a failed stage keeps its IR (default: a fresh
+      temporary directory).
+    - ``name``: the model's name in reports and file names.
+    """
+
+    arch: Any = arch_model.DEFAULT_ARCH
+    mapper: str = "cpsat"
+    objective: str = "latency"
+    max_stages: int = 1
+    mapper_time_limit_s: float = 10.0
+    trace: bool = True
+    check: bool = True
+    rtol: float = 1e-4
+    atol: float = 1e-4
+    progress: bool = False
+    failure_dir: str | None = None
+    name: str | None = None
+
+    def __post_init__(self):
+        try:
+            target = arch_model.load(self.arch)
+        except arch_model.ArchError as e:
+            raise ValueError(f"option 'arch': {e}") from None
+        object.__setattr__(self, "arch", target)
+        _one_of("mapper", self.mapper, MAPPERS)
+        _one_of("objective", self.objective, OBJECTIVES)
+        if not _is_int(self.max_stages) or self.max_stages < 1:
+            raise ValueError(f"option 'max_stages' must be an integer >= 1, got "
+                             f"{self.max_stages!r}")
+        for name in ("mapper_time_limit_s", "rtol", "atol"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) \
+                    or value < 0 or value != value:
+                raise ValueError(f"option {name!r} must be a number >= 0, got {value!r}")
+        for name in ("trace", "check", "progress"):
+            if not isinstance(getattr(self, name), bool):
+                raise ValueError(f"option {name!r} must be True or False, got "
+                                 f"{getattr(self, name)!r}")
+        if self.failure_dir is not None:
+            object.__setattr__(self, "failure_dir", str(Path(self.failure_dir)))
+        if self.name is not None and (not isinstance(self.name, str) or not self.name):
+            raise ValueError(f"option 'name' must be a non-empty string, got {self.name!r}")
+
+    @classmethod
+    def make(cls, **options) -> "Options":
+        """Options from keyword arguments; an unknown one is named with the
+        known ones."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(options) - known)
+        if unknown:
+            raise TypeError(f"unknown option {unknown[0]!r}; known options: "
+                            f"{', '.join(sorted(known))}")
+        return cls(**options)
+
+    def replace(self, **changes) -> "Options":
+        return dataclasses.replace(self, **changes)
+
+    def mapper_options(self):
+        from ..mapper import MapperOptions
+        return MapperOptions(objective=self.objective, max_stages=self.max_stages,
+                             time_limit_s=self.mapper_time_limit_s)
+
+
+def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"option {name!r} is {value!r}; choose one of "
+                         f"{', '.join(allowed)}")
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool)

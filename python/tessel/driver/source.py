@@ -1,0 +1,178 @@
+"""What the driver compiles: an ``nn.Module`` with example inputs, an ONNX
+file or an already imported model, each with the golden reference it is
+checked against (PyTorch eager, onnxruntime, the imported linalg on MLIR's
+CPU JIT)."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from ..frontend.model import ImportedModel
+
+
+@dataclass
+class Source:
+    """A model ready to import. ``reference(inputs)`` gives the golden
+    outputs for input arrays in signature order; ``against`` names it."""
+
+    name: str
+    importer: Callable[[], ImportedModel]
+    inputs: list[np.ndarray] | None
+    reference: Callable[[list[np.ndarray]], list[np.ndarray]] | None
+    against: str
+
+
+def _as_list(x) -> list:
+    return list(x) if isinstance(x, (tuple, list)) else [x]
+
+
+def _name(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "_-" else "_" for c in text) or "model"
+
+
+def from_model(model: Any, example_inputs: Any = None, name: str | None = None) -> Source:
+    """The source for ``model``: an ``nn.Module`` (``example_inputs``
+    required), an ONNX path, an ``ImportedModel`` or the path of a saved
+    one."""
+    if isinstance(model, ImportedModel):
+        return _imported(model, example_inputs, name)
+    if isinstance(model, (str, os.PathLike)):
+        path = Path(model)
+        if path.is_dir() and (path / "model.mlir").is_file():
+            return _imported(ImportedModel.load(path), example_inputs, name or path.name)
+        if path.suffix == ".onnx":
+            return _onnx(path, example_inputs, name)
+        raise ValueError(f"model {str(model)!r}: not an .onnx file nor a saved imported "
+                         f"model directory (one holding model.mlir); pass an nn.Module, "
+                         f"an ONNX path or a tessel.frontend.ImportedModel")
+    try:
+        import torch
+    except ImportError:
+        torch = None
+    if torch is not None and isinstance(model, torch.nn.Module):
+        return _torch(model, example_inputs, name)
+    raise TypeError(f"model is a {type(model).__name__}; pass an nn.Module, an ONNX "
+                    f"path or a tessel.frontend.ImportedModel")
+
+
+def _torch(module, example_inputs, name) -> Source:
+    import torch
+
+    from .. import frontend
+
+    if example_inputs is None:
+        raise ValueError(f"module {type(module).__name__}: example_inputs are needed to "
+                         f"import an nn.Module (a tensor or a tuple of tensors)")
+    tensors = tuple(torch.as_tensor(x) for x in _as_list(example_inputs))
+    name = name or _name(type(module).__name__.lower())
+
+    def reference(arrays):
+        # The program is compiled in eval mode (the frontend imports so);
+        # the golden runs the same way and leaves the caller's mode as it was.
+        was_training = module.training
+        module.eval()
+        try:
+            with torch.no_grad():
+                out = module(*[torch.from_numpy(np.asarray(a)) for a in arrays])
+        finally:
+            module.train(was_training)
+        return [o.detach().cpu().numpy() for o in _as_list(out)]
+
+    return Source(name, lambda: frontend.import_torch(module, tensors, name=name),
+                  [t.detach().cpu().numpy() for t in tensors], reference, "PyTorch eager")
+
+
+def _onnx(path: Path, example_inputs, name) -> Source:
+    from .. import frontend
+
+    def reference(arrays):
+        import onnxruntime as ort
+        sess = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        feeds = {i.name: a for i, a in zip(sess.get_inputs(), arrays)}
+        return sess.run(None, feeds)
+
+    inputs = None if example_inputs is None else [np.asarray(x) for x in _as_list(example_inputs)]
+    return Source(name or _name(path.stem), lambda: frontend.import_onnx(path, name=name),
+                  inputs, reference, "onnxruntime")
+
+
+def _imported(model: ImportedModel, example_inputs, name) -> Source:
+    from .. import frontend
+
+    def reference(arrays):
+        return frontend.run_reference(model, *arrays)
+
+    inputs = None if example_inputs is None else [np.asarray(x) for x in _as_list(example_inputs)]
+    return Source(name or model.name, lambda: model, inputs, reference,
+                  "the imported linalg (MLIR CPU JIT)")
+
+
+def random_inputs(model: ImportedModel, seed: int = 0) -> list[np.ndarray]:
+    """Standard normal inputs of the signature's shapes (dynamic sizes 1)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for spec in model.signature.inputs:
+        shape = tuple(1 if d is None else d for d in spec.shape)
+        if spec.dtype.startswith("float"):
+            out.append(rng.standard_normal(shape).astype(spec.dtype))
+        else:
+            out.append(rng.integers(0, 8, shape).astype(spec.dtype))
+    return out
+
+
+def from_spec(spec: str) -> tuple[Source, dict]:
+    """The source a ``tessel compile MODEL`` argument names, with any
+    tolerance it states (``rtol``, ``atol``):
+
+    - a zoo case name (``mlp``; the case's tolerance),
+    - ``FILE.py`` or ``FILE.py:FUNC``: FUNC (default ``build``) returns
+      ``(module, example_inputs)``; module-level ``RTOL``/``ATOL`` if set,
+    - an ``.onnx`` file, or a saved imported model directory."""
+    path_part, func = spec, ""
+    if ".py:" in spec:
+        path_part, func = spec.rsplit(":", 1)
+    if path_part.endswith(".py"):
+        return _from_python_file(Path(path_part), func or "build")
+    path = Path(spec)
+    if path.exists():
+        return from_model(path), {}
+    from .. import zoo
+    if spec in zoo.names():
+        case = zoo.get(spec)
+        if case.training:
+            raise ValueError(f"zoo case {spec!r} is a training step; the driver compiles "
+                             f"inference models")
+        module, inputs = case.build()
+        return from_model(module, inputs, spec), {"rtol": case.rtol, "atol": case.atol}
+    raise ValueError(f"model {spec!r}: no such file, and not a zoo case (known: "
+                     f"{', '.join(zoo.names())}); pass a zoo name, FILE.py[:FUNC], an "
+                     f".onnx file or a saved imported model directory")
+
+
+def _from_python_file(path: Path, func: str) -> tuple[Source, dict]:
+    import importlib
+    import sys
+
+    if not path.is_file():
+        raise ValueError(f"model {path}: no such file")
+    # Imported as a module of its directory (not run as __main__), so the
+    # frontend process can unpickle the classes it defines.
+    directory = str(path.resolve().parent)
+    if directory not in sys.path:
+        sys.path.insert(0, directory)
+    module = importlib.import_module(path.stem)
+    builder = getattr(module, func, None)
+    if not callable(builder):
+        raise ValueError(f"model {path}: defines no function {func}() returning "
+                         f"(module, example_inputs)")
+    built = builder()
+    if not (isinstance(built, tuple) and len(built) == 2):
+        raise ValueError(f"model {path}: {func}() returned {type(built).__name__}; it "
+                         f"should return (module, example_inputs)")
+    tolerance = {k.lower(): getattr(module, k) for k in ("RTOL", "ATOL") if hasattr(module, k)}
+    return from_model(built[0], built[1], path.stem), tolerance
