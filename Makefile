@@ -48,9 +48,11 @@ lit:
 pytest:
 	$(VPY) -m pytest -q tests
 
+# A small transformer block from PyTorch to a checked simulation, with the
+# report, the trace and the plots (examples/demo.py).
 demo: setup
 	@$(VPY) examples/foundation_demo.py
-	@$(VPY) examples/mlp_end_to_end.py
+	@$(VPY) examples/demo.py
 
 # Regenerates the dialect and pass reference committed under docs/generated.
 docs: build

@@ -28,14 +28,14 @@ def layer_table(r: Report) -> str:
     """One row per layer (source line): cycles, MAC utilization on its
     tiles, MACs, DRAM and NoC bytes, the tiles it was mapped to."""
     peak = r.arch["macs_per_tile_cycle"]
-    rows = []
-    for l in r.layers:
-        short = l.op.split(".")[-1] if l.op else ""
-        rows.append((l.short_name, short, f"{l.cycles:.0f}", f"{100 * l.utilization(peak):.1f}%",
-                     l.macs, _bytes(l.dram_bytes), _bytes(l.noc_bytes), l.mapping,
-                     l.instructions))
-    return _table(("layer", "op", "cycles", "MAC util", "MACs", "DRAM", "NoC",
-                   "tiles", "instrs"), rows, {2, 3, 4, 5, 6, 8})
+    rows = [(l.short_name, f"{l.cycles:.0f}", f"{100 * l.utilization(peak):.1f}%",
+             l.macs, _bytes(l.dram_bytes), _bytes(l.noc_bytes), l.mapping,
+             l.instructions, l.op.split(".")[-1]) for l in r.layers]
+    header = ("layer", "cycles", "MAC util", "MACs", "DRAM", "NoC", "tiles", "instrs",
+              "op")
+    if not any(l.op for l in r.layers):       # tags without their op: no column
+        header, rows = header[:-1], [row[:-1] for row in rows]
+    return _table(header, rows, {1, 2, 3, 4, 5, 7})
 
 
 def tile_table(r: Report) -> str:
