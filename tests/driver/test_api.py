@@ -1,0 +1,122 @@
+"""tessel.compile / compile_and_simulate: outputs against PyTorch eager, the
+check, options, saving and loading, and stage errors that keep the IR and
+reproduce with tessel-opt."""
+
+import dataclasses
+import json
+import shlex
+import subprocess
+
+import numpy as np
+import pytest
+import torch
+
+import drivermodels
+
+import tessel
+from tessel._tools import tool_path
+from tessel.driver import api, source
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    model, inputs = drivermodels.build()
+    result = tessel.compile_and_simulate(model, inputs, mapper="heuristic",
+                                         rtol=drivermodels.RTOL, atol=drivermodels.ATOL)
+    return model, inputs, result
+
+
+def test_outputs_match_pytorch_eager(tiny):
+    model, inputs, result = tiny
+    with torch.no_grad():
+        golden = model.eval()(*inputs).numpy()
+    np.testing.assert_allclose(result.outputs["output"], golden,
+                               rtol=drivermodels.RTOL, atol=drivermodels.ATOL)
+    assert result.check.passed and result.check.reference == "PyTorch eager"
+    assert result.check.max_abs_error < drivermodels.ATOL
+    assert result.cycles > 0 and result.seconds > 0
+    assert 0 < result.utilization <= 1
+    assert {"import", "lower", "emit", "simulate", "check"} <= set(result.timings)
+
+
+def test_report_has_layers_and_tiles(tiny, tmp_path):
+    _, _, result = tiny
+    text = str(result.report)
+    assert "per layer:" in text and "per tile:" in text and "PASS" in text
+    layers = result.report.layers
+    assert layers and sum(l.macs for l in layers) == 4 * (16 * 32 + 32 * 8)
+    assert all(l.tiles and l.span is not None for l in layers if l.macs)
+    assert len(result.report.tiles) == 16
+    trace = json.loads(result.save_trace(tmp_path / "t.json").read_text())
+    assert any(e.get("ph") == "X" for e in trace["traceEvents"])
+
+
+def test_check_fails_outside_the_tolerance(tiny):
+    model, inputs, _ = tiny
+    src = source.from_model(model, inputs)
+    opts = tessel.Options(mapper="heuristic", trace=False)
+    compiled = api.compile_source(src, opts)
+    golden = src.reference
+
+    def off_by_a_little(arrays):
+        return [g + 1e-3 for g in golden(arrays)]
+
+    compiled.source = dataclasses.replace(src, reference=off_by_a_little)
+    compiled.options = opts.replace(rtol=0.0, atol=1e-4)
+    check = api.simulate_compiled(compiled).check
+    assert not check.passed and not bool(check)
+    assert check.max_abs_error == pytest.approx(1e-3, rel=1e-2)
+    assert str(check).startswith("FAIL") and "output" in str(check)
+    compiled.options = opts.replace(rtol=0.0, atol=2e-3)
+    assert api.simulate_compiled(compiled).check.passed
+
+
+def test_program_saves_loads_and_simulates(tiny, tmp_path):
+    _, inputs, result = tiny
+    saved = result.program.save(tmp_path / "prog")
+    again = tessel.load_program(saved)
+    by_order = again.simulate([inputs[0].numpy()])
+    np.testing.assert_array_equal(by_order.outputs["output"], result.outputs["output"])
+    assert by_order.cycles == result.cycles
+
+
+@pytest.mark.parametrize("options,message", [
+    ({"mapper": "greedy"}, "option 'mapper' is 'greedy'"),
+    ({"objective": "energy"}, "option 'objective'"),
+    ({"arch": "tessel-3x3"}, "option 'arch'"),
+    ({"rtol": -1.0}, "option 'rtol'"),
+    ({"max_stages": 0}, "option 'max_stages'"),
+])
+def test_options_name_the_bad_field(options, message):
+    with pytest.raises(ValueError, match=message):
+        tessel.Options(**options)
+
+
+def test_options_are_frozen_and_unknown_ones_named():
+    opts = tessel.Options(arch="tessel-16x16")
+    assert opts.arch.grid.rows == 16          # a preset name becomes the Arch
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        opts.mapper = "default"
+    with pytest.raises(TypeError, match="unknown option 'mappr'"):
+        tessel.compile(torch.nn.ReLU(), (torch.randn(2),), mappr="cpsat")
+
+
+def test_lowering_failure_keeps_the_ir_and_reproduces(tmp_path):
+    with pytest.raises(tessel.StageError) as info:
+        tessel.compile(drivermodels.Atan2(), (torch.randn(4, 8),), mapper="heuristic",
+                       failure_dir=str(tmp_path))
+    e = info.value
+    assert e.stage == "lower" and "stage 'lower' failed" in str(e)
+    assert e.ir_path.parent == tmp_path and e.ir_path.is_file()
+    assert "math.atan2" in e.ir_path.read_text()
+    assert e.repro.startswith("tessel-opt ") and str(e.ir_path) in e.repro
+    assert e.repro in str(e)
+    argv = shlex.split(e.repro)
+    argv[0] = tool_path("tessel-opt")       # .venv/bin may not be on PATH here
+    rerun = subprocess.run(argv, capture_output=True, text=True)
+    assert rerun.returncode != 0 and "math.atan2" in rerun.stderr
+
+
+def test_import_failure_names_the_stage():
+    with pytest.raises(tessel.StageError, match="stage 'import' failed.*data-dependent"):
+        tessel.compile(drivermodels.DataDependent(), (torch.randn(4, 8),))

@@ -1,0 +1,48 @@
+"""The tessel command: compile -> simulate -> report round trip, --quiet,
+and the errors of a report without a simulation."""
+
+import json
+from pathlib import Path
+
+from tessel import cli
+
+MODEL = str(Path(__file__).with_name("drivermodels.py"))
+
+
+def test_compile_simulate_report_round_trip(tmp_path, capsys):
+    prog = tmp_path / "prog"
+    assert cli.main(["compile", MODEL, "-a", "tessel-4x4", "-o", str(prog),
+                     "--mapper", "heuristic"]) == 0
+    out, err = capsys.readouterr()
+    assert "importing the model" in err and "lower:" in err      # progress
+    assert (prog / "manifest.json").is_file()
+    assert (prog / "reference" / "inputs.npz").is_file()
+    info = json.loads((prog / "compile.json").read_text())
+    assert info["reference"] == "PyTorch eager" and info["rtol"] == 1e-5
+
+    trace = tmp_path / "trace.json"
+    assert cli.main(["simulate", str(prog), "--trace", str(trace), "--quiet"]) == 0
+    out, err = capsys.readouterr()
+    assert "check against PyTorch eager: PASS" in out
+    assert err == ""                                            # --quiet
+    assert json.loads(trace.read_text())["traceEvents"]
+    assert (prog / "run" / "report.json").is_file()
+
+    assert cli.main(["report", str(prog), "--html"]) == 0
+    out, _ = capsys.readouterr()
+    assert "per layer:" in out and "drivermodels.py:" in out
+    for name in ("report.html", "heatmap.png", "roofline.png"):
+        assert (prog / "report" / name).stat().st_size > 1000, name
+    page = (prog / "report" / "report.html").read_text()
+    assert "data:image/png;base64," in page and str(trace) in page
+
+
+def test_report_before_simulate_says_what_to_run(tmp_path, capsys):
+    (tmp_path / "p").mkdir()
+    assert cli.main(["report", str(tmp_path / "p")]) == 1
+    assert f"run `tessel simulate {tmp_path / 'p'}` first" in capsys.readouterr().err
+
+
+def test_compile_names_an_unknown_model(tmp_path, capsys):
+    assert cli.main(["compile", "no_such_model", "-o", str(tmp_path / "p")]) == 1
+    assert "not a zoo case" in capsys.readouterr().err

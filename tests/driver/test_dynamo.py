@@ -1,0 +1,56 @@
+"""torch.compile(model, backend="tessel"): outputs against eager, a second
+compile of the same graph served from the cache, per-graph stats."""
+
+import pytest
+import torch
+
+import drivermodels
+
+import tessel
+from tessel import dynamo
+
+
+@pytest.fixture(autouse=True)
+def fresh():
+    torch._dynamo.reset()
+    dynamo.clear_cache()
+    yield
+    torch._dynamo.reset()
+
+
+def test_backend_runs_graphs_on_the_simulator_and_caches_them():
+    assert tessel.__version__          # importing tessel registers the backend
+    model, (x,) = drivermodels.build()
+    model.eval()
+    with torch.no_grad():
+        golden = model(x)
+        first = torch.compile(model, backend="tessel", dynamic=False)(x)
+        torch.testing.assert_close(first, golden, rtol=drivermodels.RTOL,
+                                   atol=drivermodels.ATOL)
+        [graph] = dynamo.stats()
+        assert (graph.compiles, graph.cache_hits, graph.calls) == (1, 0, 1)
+        assert graph.cycles > 0 and graph.last.outputs
+
+        # A new torch.compile after a reset makes TorchDynamo call the
+        # backend again with an equal graph: no second Tessel compile.
+        torch._dynamo.reset()
+        again = torch.compile(model, backend="tessel", dynamic=False)(x)
+    torch.testing.assert_close(again, first, rtol=0, atol=0)
+    [graph] = dynamo.stats()
+    assert (graph.compiles, graph.cache_hits, graph.calls) == (2, 1, 2)
+    assert "1 cache hit(s)" in str(graph)
+
+
+def test_other_shapes_compile_a_new_graph():
+    model, (x,) = drivermodels.build()
+    model.eval()
+    backend = dynamo.backend(mapper="heuristic")
+    with torch.no_grad():
+        compiled = torch.compile(model, backend=backend, dynamic=False)
+        compiled(x)
+        y = compiled(x[:2])
+        torch.testing.assert_close(y, model(x[:2]), rtol=drivermodels.RTOL,
+                                   atol=drivermodels.ATOL)
+    graphs = dynamo.stats()
+    assert len(graphs) == 2
+    assert [(2, 16) in {shape for shape, _ in g.inputs} for g in graphs] == [False, True]
