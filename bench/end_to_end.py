@@ -60,7 +60,11 @@ def main() -> int:
     print(header)
     print("-" * len(header))
     for name in args.models:
-        runs = [run(name, args.arch, args.mapper) for _ in range(1 + args.repeat)]
+        try:
+            runs = [run(name, args.arch, args.mapper) for _ in range(1 + args.repeat)]
+        except tessel.StageError as e:
+            print(f"{name:<18} stage '{e.stage}' failed; the IR: {e.ir_path}")
+            continue
         rows = [("first", runs[0])]
         if args.repeat:
             warm = runs[1:]

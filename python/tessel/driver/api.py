@@ -72,7 +72,7 @@ def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
             imported = src.importer()
 
     def stage(name, module):
-        return _compile_stage(name, module, stages, failures, imported, opts)
+        return _HookedStage(name, module, stages, failures, imported, opts)
 
     with _stage_errors("lower", failures):
         program = compile_imported(
@@ -157,14 +157,12 @@ class _stage_errors:
         raise StageError(self.stage, f"{type(error).__name__}: {error}") from error
 
 
-def _compile_stage(name, module, stages: Stages, failures: _FailureDir, imported, opts):
+class _HookedStage:
     """The stage hook compile_imported calls around map, lower and emit:
     times the step, and on a failure of map or emit keeps the IR and the
-    imported model with the commands that reproduce it."""
-    return _HookedStage(name, module, stages, failures, imported, opts)
+    imported model with the commands that reproduce it (the lowering keeps
+    its own, in lower.py)."""
 
-
-class _HookedStage:
     def __init__(self, name, module, stages, failures, imported, opts):
         self.name, self.module, self.stages = name, module, stages
         self.failures, self.imported, self.opts = failures, imported, opts
