@@ -11,6 +11,8 @@ needs PyYAML; ``ProgramBuilder`` given an ``Arch`` or its dict does not.
 - ``disasm``: the text of a program;
 - ``numerics``: the ISA's arithmetic, bit-exact;
 - ``simulator``: ``simulate`` (docs/simulator.md).
+- ``emulator``: ``emulate`` / ``Program.emulate``, the same outputs bit for
+  bit, fast, on a GPU (CuPy) or the CPU (docs/gpu-emulation.md).
 
 ``np_to_memref`` (from upstream MLIR) converts NumPy arrays to and from the
 memref descriptors the MLIR CPU JIT passes to compiled functions.

@@ -469,6 +469,34 @@ DEV void dma_copy(u8* mem, const View4& src, const View4& dst, u32 total, u32 s1
     }
 }
 
+/* The same copy by rows of the innermost dimension: a warp takes a row,
+   its lanes consecutive elements, so the index is split once per row. */
+template <typename T>
+DEV void dma_rows(u8* mem, const View4& src, const View4& dst, u32 rows, u32 s1,
+                  u32 s2, u32 s3, int tid, int nt) {
+    const int lane = tid & 31, warps = nt >> 5;
+    for (u32 row = (u32)(tid >> 5); row < rows; row += (u32)warps) {
+        u32 i0, i1, i2, i3;
+        split(row * s3, s1, s2, s3, &i0, &i1, &i2, &i3);
+        const u8* from = mem + at(src, i0, i1, i2, 0, (int)sizeof(T));
+        u8* to = mem + at(dst, i0, i1, i2, 0, (int)sizeof(T));
+        const i64 fs = src.s3 * (i64)sizeof(T), ts = dst.s3 * (i64)sizeof(T);
+        for (u32 e0 = (u32)lane; e0 < s3; e0 += 32 * DMA_BATCH) {
+            T v[DMA_BATCH];
+            UNROLL
+            for (int q = 0; q < DMA_BATCH; q++) {
+                u32 e = e0 + 32u * (u32)q;
+                v[q] = *(const T*)(from + (i64)(e < s3 ? e : e0) * fs);
+            }
+            UNROLL
+            for (int q = 0; q < DMA_BATCH; q++) {
+                u32 e = e0 + 32u * (u32)q;
+                if (e < s3) *(T*)(to + (i64)e * ts) = v[q];
+            }
+        }
+    }
+}
+
 DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     int op = (int)r[COL_OP], sub = (int)r[COL_SUB];
     int din = (int)r[COL_DT_IN], dout = (int)r[COL_DT_OUT];
@@ -478,6 +506,14 @@ DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     int imm_lhs = (int)r[COL_FLAG];
     int isz = dsize(din), osz = dsize(dout);
     View4 a = view_of(r, 0), b = view_of(r, 1), c = view_of(r, 2), o = view_of(r, 3);
+    if (op == OP_DMA && s3 >= 32 && nt >= 32) {
+        switch (isz) {
+        case 4: dma_rows<u32>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
+        case 2: dma_rows<u16>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
+        default: dma_rows<u8>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
+        }
+        return;
+    }
     if (op == OP_DMA) {
         switch (isz) {
         case 4: dma_copy<u32>(mem, a, o, total, s1, s2, s3, tid, nt); break;
@@ -665,6 +701,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntiles,
            u8* mem, u32* sems, u8* scratch, i64 scratch_stride, i64* pcs_out,
            u64* progress, int* stuck, i64 timeout_ns) {
+    /* The current row and the next, fetched while the current one runs. */
+    __shared__ i64 s_rows[2][COL_WIDTH];
     __shared__ int s_flag;
     const int tid = threadIdx.x, nt = blockDim.x;
     u8* my_scratch = scratch + (i64)blockIdx.x * scratch_stride;
@@ -677,8 +715,15 @@ tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntil
         for (int w = 0; w < owned; w++) {
             int t = blockIdx.x + w * gridDim.x;
             i64 pc = pcs[w], end = first[t + 1];
+            if (pc < end) {
+                if (tid < COL_WIDTH) s_rows[pc & 1][tid] = rows[pc * COL_WIDTH + tid];
+                __syncthreads();
+            }
             while (pc < end) {
-                const i64* r = rows + pc * COL_WIDTH;
+                const i64* r = s_rows[pc & 1];
+                /* Every path below passes a barrier before the next row is read. */
+                if (pc + 1 < end && tid < COL_WIDTH)
+                    s_rows[(pc + 1) & 1][tid] = rows[(pc + 1) * COL_WIDTH + tid];
                 int op = (int)r[COL_OP];
                 if (op == OP_WAIT_SEMAPHORE) {
                     if (tid == 0) {
@@ -701,7 +746,9 @@ tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntil
                         __threadfence();
                         atomicAdd(sems + r[COL_SEM], (u32)r[COL_COUNT]);
                     }
-                } else if (op != OP_WAIT) {
+                } else if (op == OP_WAIT) {
+                    __syncthreads();
+                } else {
                     exec_row(r, mem, my_scratch, tid, nt);
                     __syncthreads();
                 }
