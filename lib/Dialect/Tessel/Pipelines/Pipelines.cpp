@@ -44,10 +44,11 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselPromoteToSram());
   pm.addPass(createCanonicalizerKeepingPartitions());
   // Per-tile programs: place the parts on tiles, lower to instructions,
-  // give every buffer its SRAM address.
+  // overlap loads with compute, give every buffer its SRAM address.
   pm.addPass(createTesselConvertToDevice());
   pm.addPass(createTesselLowerToInstructions());
   pm.addPass(createCanonicalizerKeepingPartitions());
+  pm.addPass(createTesselSchedule());
   pm.addPass(createTesselAllocateSram());
   pm.addPass(createCanonicalizerKeepingPartitions());
 }
@@ -57,6 +58,6 @@ void tessel::registerPipelines() {
       "tessel-lowering-pipeline",
       "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
       "instruction streams (check, fuse, map, partition, tile for SRAM, "
-      "bufferize, promote, place on tiles, lower, allocate SRAM)",
+      "bufferize, promote, place on tiles, lower, schedule, allocate SRAM)",
       buildLoweringPipeline);
 }

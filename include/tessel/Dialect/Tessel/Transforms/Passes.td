@@ -397,6 +397,45 @@ def TesselLowerToInstructions
   ];
 }
 
+def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
+  let summary = "Overlap each core's loads with its computation (double "
+                "buffering)";
+  let description = [{
+    As lowered, a core loads a step's operands, waits, computes, stores and
+    waits again: its DMA engine and its compute units take turns. This pass
+    issues each load from DRAM one step early, while the previous step
+    computes, and moves the load's `tessel.wait` down to the first
+    instruction that reads the loaded buffer (or frees it). The load's SRAM
+    buffer is then live alongside the previous step's, the second buffer
+    `tessel-tile-for-sram` sized steps for; `tessel-allocate-sram`, which
+    runs after this pass, places both.
+
+    A load never moves across `tessel.signal` or `tessel.wait_semaphore` (a
+    barrier orders it with other tiles' writes), above the completion of a
+    store of the same tile to the same DRAM buffer, above an instruction
+    that uses its target buffer, or by more than one step (past the wait for
+    the previous step's loads).
+
+    ```mlir
+    %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
+    %t1 = tessel.dma %x1 to %b1         %t1 = tessel.dma %x1 to %b1
+    tessel.wait %t1                     tessel.wait %t1
+    tessel.vector_unary exp %b1, %b1    %b2 = memref.alloc() ...
+    ...store %b1, wait, dealloc...  ->  %t2 = tessel.dma %x2 to %b2
+    %b2 = memref.alloc() ...            tessel.vector_unary exp %b1, %b1
+    %t2 = tessel.dma %x2 to %b2         ...store %b1, wait, dealloc...
+    tessel.wait %t2                     tessel.wait %t2
+    tessel.vector_unary exp %b2, %b2    tessel.vector_unary exp %b2, %b2
+    ```
+  }];
+  let statistics = [
+    Statistic<"numLoadsHoisted", "num-loads-hoisted",
+              "Number of loads issued before the previous step's compute">,
+    Statistic<"numWaitsSunk", "num-waits-sunk",
+              "Number of load waits moved to the loaded buffer's first use">
+  ];
+}
+
 def TesselAllocateSram
     : Pass<"tessel-allocate-sram", "::mlir::ModuleOp"> {
   let summary = "Place each core's SRAM allocations in its tile's SRAM";

@@ -1,0 +1,195 @@
+//===- Schedule.cpp - Double buffering within each core -------------------===//
+//
+// As lowered, a core loads a step's operands, waits, computes, stores and
+// waits again, so its DMA engine and its compute units take turns. This pass
+// overlaps them: each load from DRAM is issued one step early, while the
+// previous step computes, and its wait moves to the first instruction that
+// reads what it loaded. The load's SRAM buffer is then allocated while the
+// previous step's buffers are still live, which is the second buffer that
+// `tessel-tile-for-sram` reserved room for.
+//
+// A load is never moved across synchronization (a barrier orders it with
+// other tiles' writes), nor above the completion of a store of this tile to
+// the same DRAM buffer (it could read stale data), nor by more than one step.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SetVector.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSCHEDULE
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Ops that only name memory: views, reshapes, allocations and constants.
+/// They can move with the instructions that use them.
+bool isAddressOp(Operation *op) {
+  return isa<memref::SubViewOp, memref::ViewOp, memref::TransposeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+             memref::ReinterpretCastOp, memref::AllocOp, arith::ConstantOp>(
+      op);
+}
+
+/// The buffer a view is a view of.
+Value getRoot(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (!isAddressOp(def) || isa<memref::AllocOp>(def) ||
+        def->getNumOperands() == 0)
+      break;
+    view = def->getOperand(0);
+  }
+  return view;
+}
+
+bool isInSpace(Value view, MemorySpace space) {
+  return getMemorySpace(cast<MemRefType>(view.getType())) == space;
+}
+
+/// A transfer from DRAM into this tile's SRAM.
+bool isLoad(DmaOp dma) {
+  return isInSpace(dma.getSource(), MemorySpace::dram) &&
+         isInSpace(dma.getTarget(), MemorySpace::sram);
+}
+
+/// Whether `op` touches the memory of `buffer` (rather than only naming it).
+bool touches(Operation *op, Value buffer) {
+  if (isAddressOp(op) || isa<memref::DeallocOp>(op))
+    return false;
+  return llvm::any_of(op->getOperands(),
+                      [&](Value v) { return getRoot(v) == buffer; });
+}
+
+struct Schedule : impl::TesselScheduleBase<Schedule> {
+  void runOnOperation() override {
+    getOperation().walk([&](CoreOp core) {
+      Block &block = core.getBody().front();
+      sinkLoadWaits(block);
+      hoistLoads(block);
+    });
+  }
+
+  /// Moves the wait of each load to the first instruction that touches the
+  /// loaded buffer.
+  void sinkLoadWaits(Block &block) {
+    SmallVector<WaitOp> waits;
+    for (auto wait : block.getOps<WaitOp>())
+      waits.push_back(wait);
+    for (WaitOp wait : waits) {
+      SmallVector<Value> buffers;
+      for (Value token : wait.getTokens()) {
+        auto dma = token.getDefiningOp<DmaOp>();
+        if (dma && isLoad(dma))
+          buffers.push_back(getRoot(dma.getTarget()));
+      }
+      // A store's wait stays where the lowering put it.
+      if (buffers.size() != wait.getTokens().size())
+        continue;
+      auto isBuffer = [&](Value v) { return llvm::is_contained(buffers, v); };
+      // The first op that reads a loaded buffer, frees it, or synchronizes.
+      Operation *firstUse = nullptr;
+      for (Operation *op = wait->getNextNode(); op && !firstUse;
+           op = op->getNextNode()) {
+        auto dealloc = dyn_cast<memref::DeallocOp>(op);
+        if (llvm::any_of(buffers, [&](Value b) { return touches(op, b); }) ||
+            (dealloc && isBuffer(dealloc.getMemref())) ||
+            isa<SignalOp, WaitSemaphoreOp>(op) ||
+            op->hasTrait<OpTrait::IsTerminator>())
+          firstUse = op;
+      }
+      if (firstUse && firstUse != wait->getNextNode()) {
+        wait->moveBefore(firstUse);
+        ++numWaitsSunk;
+      }
+    }
+  }
+
+  /// Where a load may be issued earliest: just after the last op it must
+  /// follow, scanning back from the load.
+  Operation *getEarliestPoint(DmaOp load) {
+    Value source = getRoot(load.getSource());
+    Value target = getRoot(load.getTarget());
+    llvm::SmallPtrSet<Operation *, 8> operandDefs;
+    SmallVector<Value> worklist(load->getOperands());
+    while (!worklist.empty()) {
+      Operation *def = worklist.pop_back_val().getDefiningOp();
+      if (def && def->getBlock() == load->getBlock() && isAddressOp(def) &&
+          operandDefs.insert(def).second)
+        worklist.append(def->operand_begin(), def->operand_end());
+    }
+    bool crossedCompute = false;
+    for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+      if (operandDefs.contains(op))
+        continue; // moves with the load
+      // Synchronization orders the load with other tiles' writes; and the
+      // target must not be in use (a buffer allocated before the load).
+      if (isa<SignalOp, WaitSemaphoreOp>(op) || touches(op, target))
+        return op;
+      if (auto wait = dyn_cast<WaitOp>(op)) {
+        for (Value token : wait.getTokens()) {
+          auto dma = token.getDefiningOp<DmaOp>();
+          // The previous step's operands: one step ahead at most.
+          if (dma && isLoad(dma) && crossedCompute)
+            return op;
+          // A store to the buffer read: the load must see its data.
+          if (dma && !isLoad(dma) && getRoot(dma.getTarget()) == source)
+            return op;
+        }
+        continue;
+      }
+      if (auto dma = dyn_cast<DmaOp>(op)) {
+        if (!isLoad(dma) && getRoot(dma.getTarget()) == source)
+          return op;
+        continue;
+      }
+      if (!isAddressOp(op) && !isa<memref::DeallocOp>(op))
+        crossedCompute = true;
+    }
+    return nullptr; // the start of the core
+  }
+
+  void hoistLoads(Block &block) {
+    SmallVector<DmaOp> loads;
+    for (auto dma : block.getOps<DmaOp>())
+      if (isLoad(dma))
+        loads.push_back(dma);
+    for (DmaOp load : loads) {
+      Operation *after = getEarliestPoint(load);
+      if (load->getPrevNode() == after)
+        continue;
+      // The load and the address ops it needs that lie after `after`.
+      auto isMovable = [&](Operation *def) {
+        return def && def->getBlock() == &block && isAddressOp(def) &&
+               (!after || after->isBeforeInBlock(def));
+      };
+      llvm::SetVector<Operation *> moved;
+      SmallVector<Value> worklist(load->getOperands());
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val().getDefiningOp();
+        if (isMovable(def) && moved.insert(def))
+          worklist.append(def->operand_begin(), def->operand_end());
+      }
+      SmallVector<Operation *> ordered(moved.begin(), moved.end());
+      llvm::sort(ordered, [](Operation *a, Operation *b) {
+        return a->isBeforeInBlock(b);
+      });
+      ordered.push_back(load);
+      for (Operation *op : ordered) {
+        if (after)
+          op->moveAfter(after);
+        else
+          op->moveBefore(&block.front());
+        after = op;
+      }
+      ++numLoadsHoisted;
+    }
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel
