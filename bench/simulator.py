@@ -16,9 +16,15 @@ results go back to DRAM by DMA.
 
 Prints, as medians of repeated runs: simulated instructions and cycles per
 wall second, timing-only and with numerics, and cycles / roofline lower bound
-(max(MACs / peak MAC rate, compulsory DRAM bytes / DRAM bandwidth)).
+(max(MACs / peak MAC rate, compulsory DRAM bytes / DRAM bandwidth)). Each
+figure is also given per second of the process's CPU time, which a machine
+shared with other work disturbs far less than wall time.
 
-    python bench/simulator.py [--repeat N]
+``--program DIR`` (repeatable) also times saved programs, e.g. a compiled
+model (``tessel.compiler.compile_imported(...).save(DIR)``), with random
+inputs.
+
+    python bench/simulator.py [--repeat N] [--program DIR ...]
 """
 
 from __future__ import annotations
@@ -33,8 +39,9 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from tessel.runtime.program import ProgramBuilder, dram, sram  # noqa: E402
-from tessel.runtime.simulator import simulate  # noqa: E402
+from tessel.runtime.program import (ProgramBuilder, dram, load_program,  # noqa: E402
+                                   sram)
+from tessel.runtime.simulator import input_dtypes, simulate  # noqa: E402
 
 F32 = 4
 
@@ -249,12 +256,29 @@ def bert_program():
 # ---------------------------------------------------------------------------
 
 def measure(program, inputs, numerics: bool, repeat: int):
-    times, result = [], None
+    """Median wall and CPU seconds of ``repeat`` runs, and the last result."""
+    walls, cpus, result = [], [], None
     for _ in range(repeat):
-        t0 = time.perf_counter()
+        w0, c0 = time.perf_counter(), time.process_time()
         result = simulate(program, inputs, numerics=numerics)
-        times.append(time.perf_counter() - t0)
-    return statistics.median(times), result
+        walls.append(time.perf_counter() - w0)
+        cpus.append(time.process_time() - c0)
+    return statistics.median(walls), statistics.median(cpus), result
+
+
+def time_runs(program, inputs, repeat: int) -> dict:
+    """Prints timing-only and numerics speed; the results by ``numerics``."""
+    n = program.num_instructions
+    res = {}
+    for numerics, label, reps in ((False, "timing-only", repeat),
+                                  (True, "with numerics", max(1, repeat // 2))):
+        wall, cpu, r = measure(program, inputs, numerics, reps)
+        res[numerics] = r
+        print(f"  {label:<14} {wall * 1e3:8.1f} ms  {n / wall:10.3g} instr/s  "
+              f"{r.cycles / wall:10.3g} cycles/s  | CPU {cpu * 1e3:8.1f} ms  "
+              f"{n / cpu:10.3g} instr/s   (median of {reps})")
+    assert res[True].cycles == res[False].cycles
+    return res
 
 
 def report(name, program, macs, compulsory, inputs, repeat, check=None):
@@ -263,15 +287,7 @@ def report(name, program, macs, compulsory, inputs, repeat, check=None):
     peak = a.peak_macs_per_cycle("f32")
     bound = max(macs / peak, compulsory / a.dram_bytes_per_cycle)
     print(f"== {name} on {a.name}: {n} instructions, {macs / 1e6:.1f} M MACs")
-    res = {}
-    for numerics, label, reps in ((False, "timing-only", repeat),
-                                  (True, "with numerics", max(1, repeat // 2))):
-        wall, r = measure(program, inputs, numerics, reps)
-        res[numerics] = r
-        print(f"  {label:<14} {wall * 1e3:8.1f} ms  {n / wall:12.3g} instr/s  "
-              f"{r.cycles / wall:12.3g} cycles/s   (median of {reps})")
-    r = res[True]
-    assert r.cycles == res[False].cycles
+    r = time_runs(program, inputs, repeat)[True]
     print(f"  simulated {r.cycles} cycles = {r.seconds * 1e6:.1f} us; roofline lower "
           f"bound {bound:.0f} (compute {macs / peak:.0f}, DRAM "
           f"{compulsory / a.dram_bytes_per_cycle:.0f}); cycles / bound = "
@@ -283,6 +299,8 @@ def report(name, program, macs, compulsory, inputs, repeat, check=None):
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--program", action="append", default=[], metavar="DIR",
+                        help="also time this saved program (random inputs)")
     args = parser.parse_args(argv)
 
     t0 = time.perf_counter()
@@ -304,6 +322,18 @@ def main(argv=None) -> int:
     inputs = {"x": np.float32(np.random.default_rng(3).standard_normal((128, 768)))}
     report("BERT-base layer matmuls", program, macs, comp, inputs,
            max(1, args.repeat // 2))
+
+    for directory in args.program:
+        program = load_program(directory)
+        rng = np.random.default_rng(4)
+        inputs = {name: rng.standard_normal(program.buffer(name).shape).astype(
+                      input_dtypes(program.buffer(name).dtype)[0])
+                  for name in program.inputs}
+        print(f"== {directory} on {program.arch.name}: "
+              f"{program.num_instructions} instructions")
+        r = time_runs(program, inputs, args.repeat)[True]
+        print(f"  simulated {r.cycles} cycles = {r.seconds * 1e6:.1f} us; MAC "
+              f"utilization {100 * r.mac_utilization:.1f}%")
     return 0
 
 

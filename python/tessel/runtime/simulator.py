@@ -18,6 +18,8 @@ from __future__ import annotations
 import heapq
 import json
 import math
+from itertools import chain
+from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Mapping
@@ -314,10 +316,10 @@ def check_inputs(program: Program, inputs: Mapping[str, Any], *,
 class _Xfer:
     """One dma transfer, from issue to completion."""
 
-    __slots__ = ("tile", "token", "channel", "nbytes", "resources", "latency",
-                 "kind", "dst_tile", "copy", "rem", "rate", "t0", "version",
-                 "signals", "tag", "issued", "started", "data_end", "links",
-                 "dram_channel", "pc")
+    __slots__ = ("tile", "token", "channel", "nbytes", "resources", "shares_of",
+                 "latency", "kind", "dst_tile", "copy", "rem", "rate", "t0",
+                 "finish_seq", "signals", "tag", "issued", "started", "data_end",
+                 "links", "dram_channel", "pc")
 
 
 class _Tile:
@@ -359,7 +361,38 @@ class _StaticTile:
     instruction, per-instruction statistics."""
 
     __slots__ = ("instrs", "n", "kinds", "args", "cum", "cum_mac", "cum_vec",
-                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes")
+                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes",
+                 "whole_stream")
+
+    def totals(self, done: int) -> tuple[dict, int, float, int]:
+        """Of the first ``done`` instructions: per tag ``[instructions, busy
+        cycles, MACs, DRAM bytes, NoC bytes]`` (tags in order of first
+        appearance), MACs, MAC peak cycles and compute SRAM bytes. A tile
+        that finished ran its whole stream: those figures are kept."""
+        if done == self.n and self.whole_stream is not None:
+            return self.whole_stream
+        cum, tags_of, macs_of = self.cum, self.tags, self.macs
+        args, kinds = self.args, self.kinds
+        per_tag: dict = {}
+        for j in range(done):
+            tag = tags_of[j]
+            acc = per_tag.get(tag)
+            if acc is None:
+                acc = per_tag[tag] = [0, 0, 0, 0, 0]
+            acc[0] += 1
+            acc[1] += (cum[j + 1] - cum[j]) or ISSUE_CYCLES
+            acc[2] += macs_of[j]
+            if kinds[j] == _DMA:
+                arg = args[j]
+                if arg[5] == "dram":
+                    acc[3] += arg[2]
+                if arg[8]:
+                    acc[4] += arg[2]
+        got = (per_tag, sum(macs_of[:done]), sum(self.mac_peak[:done]),
+               sum(self.sram_bytes[:done]))
+        if done == self.n:
+            self.whole_stream = got
+        return got
 
 
 class _Static:
@@ -385,6 +418,7 @@ class _Static:
         a = self.a
         st = _StaticTile()
         st.instrs = instrs
+        st.whole_stream = None
         n = st.n = len(instrs)
         kinds, args = [0] * n, [None] * n
         cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
@@ -464,8 +498,10 @@ class _Static:
             res.append(self._res(("link",) + link, a.noc.link_bytes_per_cycle))
         latency += len(links) * a.noc.hop_cycles
         dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
-        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile, None,
-                tuple(links), dram_ch, ins.tag,
+        # A transfer has at least two resources (its channel and an SRAM
+        # port), so the itemgetter gives a tuple.
+        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile,
+                itemgetter(*res), tuple(links), dram_ch, ins.tag,
                 (src.kind == "dram", dst.kind == "dram"))
 
 
@@ -590,22 +626,27 @@ class _Simulator:
                 self.push(0.0, _EV_TILE, tile)
         heap = self.heap
         pop = heapq.heappop
+        run_tile, flow_finished = self._run_tile, self._flow_finished
+        flow_start, xfer_done = self._flow_start, self._xfer_done
         while heap:
-            t, _, kind, data = pop(heap)
+            t, seq, kind, data = pop(heap)
             if kind == _EV_FLOW:
-                x, version = data
-                if version != x.version:
-                    continue            # superseded by a later rate change
+                # A flow's finish event is live only while no later rate
+                # change has scheduled another one.
+                if seq != data.finish_seq:
+                    continue
+                self.now = t
+                self.events += 1
+                flow_finished(data, t)
+                continue
             self.now = t
             self.events += 1
             if kind == _EV_TILE:
-                self._run_tile(data, t)
-            elif kind == _EV_FLOW:
-                self._flow_finished(data[0], t)
+                run_tile(data, t)
             elif kind == _EV_START:
-                self._flow_start(data, t)
+                flow_start(data, t)
             elif kind == _EV_DONE:
-                self._xfer_done(data, t)
+                xfer_done(data, t)
             else:
                 self._signal_arrives(data, t)
         unfinished = [tl for tl in self.tiles if not tl.finished]
@@ -683,12 +724,20 @@ class _Simulator:
             tile.stall_log.append((tile.pc, start, resume, cause))
         tile.blocked = None
         tile.pc += 1
-        self.push(resume, _EV_TILE, tile)
+        heap = self.heap
+        if heap and heap[0][0] <= resume:
+            self.push(resume, _EV_TILE, tile)
+            return
+        # Nothing else can happen first: the tile event would be the next
+        # one popped, so run it now (counted as the event it would be).
+        self.now = resume
+        self.events += 1
+        self._run_tile(tile, resume)
 
     # ---- transfers ----------------------------------------------------------
 
     def _issue_dma(self, tile: _Tile, pc: int, t: float) -> None:
-        (ch, token, nbytes, res, latency, kind, dst_tile, _, links, dram_ch,
+        (ch, token, nbytes, res, latency, kind, dst_tile, shares_of, links, dram_ch,
          tag, dram_sides) = tile.args[pc]
         copy = tile.copies[pc] if tile.copies is not None else None
         if tile.tokens[token] is not None:
@@ -700,8 +749,9 @@ class _Simulator:
         x = _Xfer()
         x.tile, x.token, x.channel, x.nbytes = tile, token, ch, nbytes
         x.resources, x.latency, x.kind, x.dst_tile = res, latency, kind, dst_tile
+        x.shares_of = shares_of
         x.copy, x.links, x.dram_channel, x.tag, x.pc = copy, links, dram_ch, tag, pc
-        x.rem, x.rate, x.t0, x.version = float(nbytes), 0.0, t, 0
+        x.rem, x.rate, x.t0, x.finish_seq = float(nbytes), 0.0, t, 0
         x.signals = []
         x.issued = t
         tile.tokens[token] = x
@@ -751,27 +801,28 @@ class _Simulator:
         """Fair shares after ``changed`` started or finished: every flow gets
         ``min over its resources of capacity / flows using it``. Only flows
         that share a resource with ``changed`` can see their rate change; those
-        whose rate changes get a new finish event."""
+        whose rate changes get a new finish event, which supersedes the one
+        they had (its sequence number is no longer the flow's)."""
         users, share, heap = self.users, self.share, self.heap
-        seen = set()
-        for r in changed.resources:
-            for x in users[r]:
-                if x in seen:
-                    continue
-                seen.add(x)
-                # share[q] is cap[q] / len(users[q]), kept up to date by
-                # _flow_start and _flow_finished.
-                rate = min([share[q] for q in x.resources])
-                if rate != x.rate:
-                    if x.rate:
-                        x.rem -= x.rate * (t - x.t0)
-                    x.t0 = t
-                    x.rate = rate
-                    x.version += 1
-                    rem = x.rem if x.rem > 0 else 0.0
-                    self.seq += 1
-                    heapq.heappush(heap, (t + rem / rate, self.seq, _EV_FLOW,
-                                          (x, x.version)))
+        push = heapq.heappush
+        seq = self.seq
+        # Each flow once, in the order of the first resource it shares with
+        # ``changed`` (that order numbers the new events).
+        for x in dict.fromkeys(chain.from_iterable([users[r] for r in changed.resources])):
+            # share[q] is cap[q] / len(users[q]), kept up to date by
+            # _flow_start and _flow_finished.
+            rate = min(x.shares_of(share))
+            old = x.rate
+            if rate != old:
+                if old:
+                    x.rem -= old * (t - x.t0)
+                x.t0 = t
+                x.rate = rate
+                rem = x.rem
+                seq += 1
+                x.finish_seq = seq
+                push(heap, (t + (rem if rem > 0 else 0.0) / rate, seq, _EV_FLOW, x))
+        self.seq = seq
 
     def _xfer_done(self, x: _Xfer, t: float) -> None:
         tile = x.tile
@@ -910,34 +961,17 @@ class _Simulator:
             s.stalls = dict(tl.stalls)
             s.finished_at = tl.done_at if tl.finished else end
             s.idle = max(0.0, end - s.busy - sum(s.stalls.values()))
-            st = tl.static
-            cum, tags_of, macs_of = tl.cum, st.tags, st.macs
-            args, kinds = tl.args, tl.kinds
-            per_tag: dict = {}
-            for j in range(done):
-                tag = tags_of[j]
-                acc = per_tag.get(tag)
-                if acc is None:
-                    acc = per_tag[tag] = [0, 0, 0, 0, 0]
-                acc[0] += 1
-                acc[1] += (cum[j + 1] - cum[j]) or ISSUE_CYCLES
-                acc[2] += macs_of[j]
-                if kinds[j] == _DMA:
-                    arg = args[j]
-                    if arg[5] == "dram":
-                        acc[3] += arg[2]
-                    if arg[8]:
-                        acc[4] += arg[2]
-            for tag, (count, busy, macs, db, nb) in per_tag.items():
+            per_tag, macs, mac_peak_cycles, sram_bytes = tl.static.totals(done)
+            for tag, (count, busy, tag_macs, db, nb) in per_tag.items():
                 ts = tag_stats(tag)
                 ts.instructions += count
                 ts.busy += busy
-                ts.macs += macs
+                ts.macs += tag_macs
                 ts.dram_bytes += db
                 ts.noc_bytes += nb
-            s.macs = sum(macs_of[:done])
-            s.mac_peak_cycles = sum(st.mac_peak[:done])
-            sram_compute += sum(st.sram_bytes[:done])
+            s.macs = macs
+            s.mac_peak_cycles = mac_peak_cycles
+            sram_compute += sram_bytes
             for pc, start, stop, cause in tl.stall_log:
                 tag_stats(tl.instrs[pc].tag).stall += stop - start
             mac_peak += s.mac_peak_cycles
