@@ -2,6 +2,7 @@
 with NumPy."""
 
 import filecmp
+import hashlib
 import os
 
 import numpy as np
@@ -468,3 +469,65 @@ def test_disassembly(tmp_path):
     for word in ("dma", "wait", "matmul", "vector_fill", "vector_binary_imm",
                  "vector_reduce", "signal", "wait_semaphore"):
         assert any(f" {word}" in l for l in body), word
+
+
+# ---------------------------------------------------------------------------
+# 6. Speed work on the emitter changes no byte.
+# ---------------------------------------------------------------------------
+
+def program_digest(program, directory) -> str:
+    """A hash of every file of the saved program, names included."""
+    out = program.save(directory)
+    h = hashlib.sha256()
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        h.update(str(path.relative_to(out)).encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
+# Taken with the emitter as it was before its caches of view places, layouts
+# and tags: a change here is a change of the program format or the emitter's
+# rules, not of its speed.
+@pytest.mark.parametrize("body, weights, digest", [
+    ("ONE_TILE", {"w": rng_array((4, 4), 1)}, "aea8f8a0809aaf39"),
+    ("TWO_TILES", {"w": rng_array((4, 4), 1)}, "30f95bde5d3dec6f"),
+    ("STRIDED", {"w": rng_array((4, 4), 5)}, "afd7efb167387802"),
+    ("RANKS", {"wb": np.array([1.0, -2.5, 1 + 2 ** -9, 3.0], np.float32)},
+     "9773207d7546768e"),
+])
+def test_emitted_bytes_are_pinned(body, weights, digest, tmp_path):
+    assert program_digest(emit(globals()[body], weights=weights), tmp_path / "p") == digest
+
+
+@pytest.mark.parametrize("model", ["mlp", "small_cnn"])
+def test_noted_views_give_the_bytes_of_the_walk(model, tmp_path, monkeypatch):
+    # The emitter notes each view's place as it meets it, so an operand is a
+    # single lookup; without the notes every operand is traced through its
+    # view ops. Both must give the same program for compiled models, whose
+    # cores hold thousands of chained subviews, views and casts.
+    pytest.importorskip("torch")
+    from tessel import arch as arch_model
+    from tessel import frontend as fe
+    from tessel import zoo
+    from tessel.compiler import emit as emit_module
+    from tessel.compiler.lower import _lower
+    from tessel.ir import StringAttr
+
+    module, inputs = zoo.get(model).build()
+    module.eval()
+    imported = fe.import_torch(module, inputs)
+    digests = []
+    for noted in (True, False):
+        if not noted:
+            monkeypatch.setattr(emit_module._Emitter, "note_view", lambda self, view: None)
+        with Context():
+            lowered = _lower(imported.mlir, arch_model.load("tessel-4x4"),
+                             imported.signature)
+            placed = {StringAttr(op.attributes["sym_name"]).value
+                      for device in lowered.body.operations
+                      for op in device.regions[0].blocks[0].operations
+                      if op.operation.name == "tessel.dram_buffer"}
+            weights = {k: v for k, v in imported.weights.items() if k in placed}
+            program = emit_program(lowered, weights=weights)
+        digests.append(program_digest(program, tmp_path / str(noted)))
+    assert digests[0] == digests[1]

@@ -16,15 +16,14 @@ so what the simulator reads is exactly what was validated here.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
 from ..ir import (FloatAttr, IntegerAttr, MemRefType, MLIRError, OpResult,
-                  Operation)
+                  Operation, Value)
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -145,8 +144,7 @@ def _name(op) -> str:
 # Views.
 # ---------------------------------------------------------------------------
 
-@dataclass(frozen=True)
-class _Ref:
+class _Ref(NamedTuple):
     """Where an operand's elements are: a memory (``sram`` of tile ``tile``,
     or ``dram``), a byte base and element strides, with the memref's shape
     and ISA dtype."""
@@ -165,6 +163,14 @@ class _Ref:
 
 def _int_attr(attr) -> int:
     return IntegerAttr(attr).value
+
+
+def _constant_value(value) -> int | None:
+    """The integer of an ``arith.constant`` result, or ``None``."""
+    owner = value.owner if isinstance(value, OpResult) else None
+    if owner is None or owner.operation.name != "arith.constant":
+        return None
+    return _int_attr(owner.attributes["value"])
 
 
 def _dtype(element_type, what: str) -> str:
@@ -202,9 +208,12 @@ class _Emitter:
         self.weights = weights
         self.arch = arch_model.Arch.from_attribute(device.attributes["arch"])
         self.builder = ProgramBuilder(self.arch)
-        self.tags: dict[str, int] = {}
-        # tessel.buffer / tessel.dram_buffer op → (space, tile, address)
-        self.buffers: dict[Operation, tuple[str, tuple[int, int], int]] = {}
+        self.tags: dict[str, int] = {}             # printed location → tag
+        self.tag_of_location: dict[Any, int | None] = {}   # location attribute → tag
+        # The result of each tessel.buffer and tessel.dram_buffer, and of
+        # each view of one placed so far → (space, tile, byte address).
+        self.places: dict[Value, tuple[str, tuple[int, int], int]] = {}
+        self.layouts: dict[Any, tuple] = {}        # memref type → layout()
         # tessel.semaphore op → (row, col, index)
         self.semaphores: dict[Operation, tuple[int, int, int]] = {}
         self.sem_inits: dict[tuple[int, int], list[int]] = {}
@@ -253,8 +262,8 @@ class _Emitter:
         if "address" not in op.attributes:
             raise EmitError(f"SRAM buffer @{name}{_where(op)} has no address "
                             "('at'); run SRAM allocation first")
-        self.buffers[op] = ("sram", self.tile_of(op),
-                            _int_attr(op.attributes["address"]))
+        self.places[op.result] = ("sram", self.tile_of(op),
+                                  _int_attr(op.attributes["address"]))
 
     def declare_semaphore(self, op: Operation) -> None:
         rc = self.tile_of(op)
@@ -291,7 +300,7 @@ class _Emitter:
                 weight_names.add(name)
             self.builder.add_buffer(name, kind, shape, dtype, offset=offset,
                                     data=data)
-            self.buffers[op] = ("dram", (0, 0), offset)
+            self.places[op.result] = ("dram", (0, 0), offset)
         unknown = sorted(set(self.weights) - weight_names)
         if unknown:
             raise EmitError(f"weights given for {', '.join(unknown)}: the device "
@@ -318,45 +327,94 @@ class _Emitter:
         """Trace ``value`` (operand ``what`` of ``op``) through view ops to
         its buffer; the view is the buffer's address plus the byte shifts of
         ``memref.view`` plus the final type's strided layout."""
-        mtype = MemRefType(value.type)
-        shift = 0
+        space, tile, address = self.place(value, op, what)
+        strides, offset, shape, dtype, dynamic = self.layout(value.type)
+        if dynamic:
+            maker = value.owner.operation
+            source = (f" (made by {_name(maker)})" if maker.name in VIEW_OPS
+                      else "")
+            raise EmitError(f"operand '{what}' of {_name(op)}{source} has a "
+                            f"dynamic offset or stride ({value.type}): views "
+                            "must be static after unrolling")
+        if dtype not in isa.DTYPES:  # raises; the op's name is looked up only then
+            _dtype(dtype, f"operand '{what}' of {_name(op)}")
+        base = address + offset * isa.DTYPE_SIZE[dtype]
+        return _Ref(space, tile, base, strides, shape, dtype)
+
+    def place(self, value, op: Operation, what: str) -> tuple[str, tuple[int, int], int]:
+        """``(space, tile, byte address)`` of the memory ``value`` views: its
+        buffer's address plus the byte shifts of the ``memref.view`` ops on the
+        way. Views noted in program order (:meth:`note_view`) are found at
+        once; the walk through the view ops is for the others, and it names
+        the operand when the chain does not end at a buffer."""
+        places = self.places
+        found = places.get(value)
+        if found is not None:
+            return found
+        walked = []               # (view result, byte shift its op adds)
         v = value
-        maker = None
-        while True:
+        while found is None:
             if not isinstance(v, OpResult):
                 raise EmitError(f"operand '{what}' of {_name(op)} is not a view "
                                 "of a tessel.buffer or tessel.dram_buffer")
             owner = v.owner.operation
-            if owner in self.buffers:
-                break
-            if owner.name not in VIEW_OPS:
+            name = owner.name
+            if name not in VIEW_OPS:
                 raise EmitError(f"operand '{what}' of {_name(op)} comes from "
                                 f"{_name(owner)}, not from a view of a "
                                 "tessel.buffer or tessel.dram_buffer")
-            if maker is None:
-                maker = owner
-            if owner.name == "memref.view":
-                shift += self.constant(owner.operands[1], owner, op, what)
-            v = owner.operands[0]
-        space, tile, address = self.buffers[owner]
-        strides, offset = mtype.get_strides_and_offset()
-        if any(mtype.is_dynamic_stride_or_offset(x) for x in [offset, *strides]):
-            source = f" (made by {_name(maker)})" if maker is not None else ""
-            raise EmitError(f"operand '{what}' of {_name(op)}{source} has a "
-                            f"dynamic offset or stride ({mtype}): views must be "
-                            "static after unrolling")
-        dtype = _dtype(mtype.element_type, f"operand '{what}' of {_name(op)}")
-        base = address + shift + offset * isa.DTYPE_SIZE[dtype]
-        return _Ref(space, tile, base, tuple(strides), tuple(mtype.shape), dtype)
+            operands = owner.operands
+            shift = (self.constant(operands[1], owner, op, what)
+                     if name == "memref.view" else 0)
+            walked.append((v, shift))
+            v = operands[0]
+            found = places.get(v)
+        space, tile, address = found
+        for result, shift in reversed(walked):
+            address += shift
+            places[result] = (space, tile, address)
+        return space, tile, address
+
+    def note_view(self, view: Operation) -> None:
+        """Remember where the result of ``view`` lies, when its source's
+        place is known. Views come before their uses, so noting each as the
+        walk meets it makes every operand a single lookup; a view that cannot
+        be placed here is left to :meth:`place`, which reports it."""
+        operands = view.operands
+        found = self.places.get(operands[0])
+        if found is None:
+            return
+        space, tile, address = found
+        if view.name == "memref.view":
+            shift = _constant_value(operands[1])
+            if shift is None:
+                return
+            address += shift
+        self.places[view.result] = (space, tile, address)
+
+    def layout(self, mtype) -> tuple:
+        """``(strides, offset, shape, dtype, dynamic)`` of a memref type,
+        computed once per type: the IR has a few hundred distinct view types
+        for tens of thousands of operands, and every query through the
+        bindings costs microseconds."""
+        got = self.layouts.get(mtype)
+        if got is None:
+            memref = MemRefType(mtype)
+            strides, offset = memref.get_strides_and_offset()
+            dynamic = any(memref.is_dynamic_stride_or_offset(x)
+                          for x in [offset, *strides])
+            got = self.layouts[mtype] = (tuple(strides), offset, tuple(memref.shape),
+                                         str(memref.element_type), dynamic)
+        return got
 
     @staticmethod
     def constant(value, view: Operation, op: Operation, what: str) -> int:
-        owner = value.owner if isinstance(value, OpResult) else None
-        if owner is None or owner.operation.name != "arith.constant":
+        shift = _constant_value(value)
+        if shift is None:
             raise EmitError(f"the byte shift of {_name(view)} (operand '{what}' "
                             f"of {_name(op)}) is not an arith.constant: views "
                             "must be static after unrolling")
-        return _int_attr(owner.attributes["value"])
+        return shift
 
     def local(self, tile: _Tile, op: Operation, names: tuple[str, ...]
               ) -> list[_Ref]:
@@ -369,13 +427,21 @@ class _Emitter:
 
     def tag(self, op: Operation) -> int | None:
         loc = op.location
+        # Printing a location costs tens of microseconds and an instruction
+        # shares its location with its neighbours: look it up by its
+        # (uniqued) attribute first.
+        key = loc.attr
+        if key in self.tag_of_location:
+            return self.tag_of_location[key]
         described = describe_location(loc)
-        if described is None:
-            return None
-        key = str(loc)
-        if key not in self.tags:
-            self.tags[key] = self.builder.add_tag(described[0], loc=described[1])
-        return self.tags[key]
+        tag = None
+        if described is not None:
+            text = str(loc)
+            if text not in self.tags:
+                self.tags[text] = self.builder.add_tag(described[0], loc=described[1])
+            tag = self.tags[text]
+        self.tag_of_location[key] = tag
+        return tag
 
     # ---- one core ---------------------------------------------------------
 
@@ -385,9 +451,13 @@ class _Emitter:
         stream = self.builder.tile(row, col)
         for child in core.regions[0].blocks[0].operations:
             op = child.operation
-            if op.name in PASSIVE_OPS:
+            name = op.name
+            if name in VIEW_OPS:
+                self.note_view(op)
                 continue
-            emit = _INSTRUCTIONS.get(op.name)
+            if name in PASSIVE_OPS:
+                continue
+            emit = _INSTRUCTIONS.get(name)
             if emit is None:
                 raise EmitError(f"the emitter does not know {_name(op)} in the "
                                 f"core of tile ({row}, {col})")
