@@ -18,7 +18,6 @@ from __future__ import annotations
 import heapq
 import json
 import math
-from itertools import chain
 from operator import itemgetter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -403,6 +402,7 @@ class _Static:
         self.res_id: dict = {}
         self.index = {(t.row, t.col): i for i, t in enumerate(program.tiles)}
         self._mm_cache: dict = {}
+        self._routes: dict = {}
         decoded = program.decoded()
         self.tiles = {rc: self._tile(rc, decoded[rc]) for rc in self.index}
 
@@ -450,11 +450,12 @@ class _Static:
                     key = (f["dtype"], f["m"], f["k"], f["n"])
                     got = mm_cache.get(key)
                     if got is None:
-                        got = mm_cache[key] = matmul_cycles(a, *key)
-                    c, st.sram_bytes[j] = got
+                        cycles, sram = matmul_cycles(a, *key)
+                        macs = key[1] * key[2] * key[3]
+                        got = mm_cache[key] = (
+                            cycles, sram, macs, macs / a.tile.mac.macs_per_cycle[key[0]])
+                    c, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
                     mc = c
-                    st.macs[j] = f["m"] * f["k"] * f["n"]
-                    st.mac_peak[j] = st.macs[j] / a.tile.mac.macs_per_cycle[f["dtype"]]
                 else:
                     c, st.sram_bytes[j] = _vector_timing(a, ins)
                     vc = c
@@ -469,12 +470,24 @@ class _Static:
         return st
 
     def _dma(self, rc, ins):
-        """Static part of a transfer: resources, latency, kind, route."""
-        a = self.a
+        """Static part of a transfer: size, token and tag, and its route."""
         f = ins.fields
         src, dst = f["src"], f["dst"]
         nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
         ch = f["channel"]
+        key = (rc, ch, src.kind, src.row, src.col, dst.kind, dst.row, dst.col)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = self._route(rc, ch, src, dst)
+        (res, latency, kind, dst_tile, shares_of, links, dram_ch, sides) = route
+        return (ch, f["token"], nbytes, res, latency, kind, dst_tile, shares_of,
+                links, dram_ch, ins.tag, sides)
+
+    def _route(self, rc, ch, src, dst):
+        """What a transfer's timing needs besides its size: resources,
+        latency, kind, destination tile, route. A program's thousands of
+        transfers take a few dozen routes."""
+        a = self.a
         res = [self._res(("dma", rc, ch), a.tile.dma.bytes_per_cycle)]
         latency = 0
         dram_ch = None
@@ -500,9 +513,8 @@ class _Static:
         dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
         # A transfer has at least two resources (its channel and an SRAM
         # port), so the itemgetter gives a tuple.
-        return (ch, f["token"], nbytes, tuple(res), latency, kind, dst_tile,
-                itemgetter(*res), tuple(links), dram_ch, ins.tag,
-                (src.kind == "dram", dst.kind == "dram"))
+        return (tuple(res), latency, kind, dst_tile, itemgetter(*res), tuple(links),
+                dram_ch, (src.kind == "dram", dst.kind == "dram"))
 
 
 def _static_of(program: Program) -> _Static:
@@ -806,22 +818,25 @@ class _Simulator:
         users, share, heap = self.users, self.share, self.heap
         push = heapq.heappush
         seq = self.seq
-        # Each flow once, in the order of the first resource it shares with
-        # ``changed`` (that order numbers the new events).
-        for x in dict.fromkeys(chain.from_iterable([users[r] for r in changed.resources])):
-            # share[q] is cap[q] / len(users[q]), kept up to date by
-            # _flow_start and _flow_finished.
-            rate = min(x.shares_of(share))
-            old = x.rate
-            if rate != old:
-                if old:
-                    x.rem -= old * (t - x.t0)
-                x.t0 = t
-                x.rate = rate
-                rem = x.rem
-                seq += 1
-                x.finish_seq = seq
-                push(heap, (t + (rem if rem > 0 else 0.0) / rate, seq, _EV_FLOW, x))
+        seen = set()
+        for r in changed.resources:
+            for x in users[r]:
+                if x in seen:
+                    continue
+                seen.add(x)
+                # share[q] is cap[q] / len(users[q]), kept up to date by
+                # _flow_start and _flow_finished.
+                rate = min(x.shares_of(share))
+                old = x.rate
+                if rate != old:
+                    if old:
+                        x.rem -= old * (t - x.t0)
+                    x.t0 = t
+                    x.rate = rate
+                    rem = x.rem
+                    seq += 1
+                    x.finish_seq = seq
+                    push(heap, (t + (rem if rem > 0 else 0.0) / rate, seq, _EV_FLOW, x))
         self.seq = seq
 
     def _xfer_done(self, x: _Xfer, t: float) -> None:
