@@ -143,16 +143,18 @@ tessel.device @windows arch #tiny {
     %x = memref.alloc() : memref<1x2x6x6xf32, #sram>
     %w = memref.alloc() : memref<3x2x3x3xf32, #sram>
     %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
-    // A 3x3 convolution: per output row and kernel tap, out[0, :, r, :]
-    // (3 x 4) += W[:, :, i, j] (3 x 2) * X[0, :, r + i, j:j+4] (2 x 4);
-    // 4 rows x 9 taps = 36 MAC blocks.
-    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 2], strides: [18, 9]
-    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 4], strides: [36, 1]
+    // A 3x3 convolution over 2 channels contracts over the longest of the
+    // channels (2), kernel rows (3) and kernel columns (3): the rows, in
+    // one instruction per output row, channel and kernel column:
+    // out[0, :, r, :] (3 x 4) += W[:, c, :, j] (3 x 3) * X[0, c, r:r+3, j:j+4]
+    // (3 x 4); 4 rows x 2 channels x 3 columns = 24 MAC blocks.
+    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 3], strides: [18, 3]
+    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4], strides: [6, 1]
     // CHECK:     %[[Y0:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4], strides: [16, 1]
     // CHECK:     tessel.matmul
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 2], strides: [18, 9]
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [2, 4], strides: [36, 1]
-    // CHECK-COUNT-35: tessel.matmul
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 3], strides: [18, 3]
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 4], strides: [6, 1]
+    // CHECK-COUNT-23: tessel.matmul
     // CHECK-NOT: tessel.matmul
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
     // A 2x2 max pooling with stride 2: one max per tap over C x OH x OW.

@@ -269,15 +269,35 @@ struct Lowering {
     int64_t sh = stride[0], sw = stride[1], dh = dilation[0], dw = dilation[1];
     int64_t f = wShape[0], c = wShape[1], kh = wShape[2], kw = wShape[3];
     int64_t oh = yShape[2], ow = yShape[3];
+    // Each instruction contracts over one of the input channels, the kernel
+    // rows or the kernel columns, whichever is longest (a patch embedding
+    // has 3 channels but 16 columns), and loops over the other two. The
+    // three reduction loops: extent, input stride, weight stride.
+    struct Reduction {
+      int64_t extent, xStride, wStride;
+    };
+    SmallVector<Reduction> reductions = {{c, xs[1], ws[1]},
+                                         {kh, dh * xs[2], ws[2]},
+                                         {kw, dw * xs[3], ws[3]}};
+    // Ties keep the channels, the longest stride-1 run in NCHW weights.
+    auto longest = llvm::max_element(reductions, [](const Reduction &a,
+                                                    const Reduction &b) {
+      return a.extent < b.extent;
+    });
+    Reduction k = *longest;
+    reductions.erase(longest);
+    Reduction outer = reductions[0], inner = reductions[1];
     for (int64_t n = 0; n < yShape[0]; ++n)
       for (int64_t r = 0; r < oh; ++r)
-        for (int64_t i = 0; i < kh; ++i)
-          for (int64_t j = 0; j < kw; ++j) {
-            Value weights = window(loc, w, i * ws[2] + j * ws[3], {f, c},
-                                   {ws[0], ws[1]});
-            Value inputs = window(
-                loc, x, n * xs[0] + (r * sh + i * dh) * xs[2] + j * dw * xs[3],
-                {c, ow}, {xs[1], sw * xs[3]});
+        for (int64_t a = 0; a < outer.extent; ++a)
+          for (int64_t b = 0; b < inner.extent; ++b) {
+            Value weights =
+                window(loc, w, a * outer.wStride + b * inner.wStride, {f, k.extent},
+                       {ws[0], k.wStride});
+            Value inputs = window(loc, x,
+                                  n * xs[0] + r * sh * xs[2] +
+                                      a * outer.xStride + b * inner.xStride,
+                                  {k.extent, ow}, {k.xStride, sw * xs[3]});
             Value outputs =
                 window(loc, y, n * ys[0] + r * ys[2], {f, ow}, {ys[1], ys[3]});
             emitMatmulBlocks(loc, weights, inputs, outputs);

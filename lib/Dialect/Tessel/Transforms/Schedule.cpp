@@ -19,7 +19,6 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "llvm/ADT/SetVector.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSCHEDULE
@@ -110,8 +109,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   }
 
   /// Where a load may be issued earliest: just after the last op it must
-  /// follow, scanning back from the load.
-  Operation *getEarliestPoint(DmaOp load) {
+  /// follow (null: the start of the block), scanning back from the load.
+  /// `moved` gets the address ops the load needs that lie in between,
+  /// in block order: they move with it.
+  Operation *getEarliestPoint(DmaOp load, SmallVectorImpl<Operation *> &moved) {
     Value source = getRoot(load.getSource());
     Value target = getRoot(load.getTarget());
     llvm::SmallPtrSet<Operation *, 8> operandDefs;
@@ -122,6 +123,20 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           operandDefs.insert(def).second)
         worklist.append(def->operand_begin(), def->operand_end());
     }
+    Operation *earliest = getEarliestPointAmong(load, operandDefs, source,
+                                                target);
+    for (Operation *op = load->getPrevNode(); op != earliest;
+         op = op->getPrevNode())
+      if (operandDefs.contains(op))
+        moved.push_back(op);
+    std::reverse(moved.begin(), moved.end());
+    return earliest;
+  }
+
+  Operation *
+  getEarliestPointAmong(DmaOp load,
+                        const llvm::SmallPtrSetImpl<Operation *> &operandDefs,
+                        Value source, Value target) {
     bool crossedCompute = false;
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
       if (operandDefs.contains(op))
@@ -159,27 +174,14 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       if (isLoad(dma))
         loads.push_back(dma);
     for (DmaOp load : loads) {
-      Operation *after = getEarliestPoint(load);
+      SmallVector<Operation *> moved;
+      Operation *after = getEarliestPoint(load, moved);
       if (load->getPrevNode() == after)
         continue;
-      // The load and the address ops it needs that lie after `after`.
-      auto isMovable = [&](Operation *def) {
-        return def && def->getBlock() == &block && isAddressOp(def) &&
-               (!after || after->isBeforeInBlock(def));
-      };
-      llvm::SetVector<Operation *> moved;
-      SmallVector<Value> worklist(load->getOperands());
-      while (!worklist.empty()) {
-        Operation *def = worklist.pop_back_val().getDefiningOp();
-        if (isMovable(def) && moved.insert(def))
-          worklist.append(def->operand_begin(), def->operand_end());
-      }
-      SmallVector<Operation *> ordered(moved.begin(), moved.end());
-      llvm::sort(ordered, [](Operation *a, Operation *b) {
-        return a->isBeforeInBlock(b);
-      });
-      ordered.push_back(load);
-      for (Operation *op : ordered) {
+      moved.push_back(load);
+      // Moved one after the other, without querying the block's order
+      // (which each move invalidates).
+      for (Operation *op : moved) {
         if (after)
           op->moveAfter(after);
         else
