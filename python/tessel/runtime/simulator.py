@@ -315,7 +315,7 @@ def check_inputs(program: Program, inputs: Mapping[str, Any], *,
 class _Xfer:
     """One dma transfer, from issue to completion."""
 
-    __slots__ = ("tile", "token", "channel", "nbytes", "resources", "shares_of",
+    __slots__ = ("tile", "token", "channel", "resources", "shares_of",
                  "latency", "kind", "dst_tile", "copy", "rem", "rate", "t0",
                  "finish_seq", "signals", "tag", "issued", "started", "data_end",
                  "links", "dram_channel", "pc")
@@ -535,7 +535,6 @@ class _Simulator:
         self.numerics = numerics_on
         inputs = check_inputs(program, inputs, required=numerics_on)
         self.trace = trace
-        decoded = program.decoded()
         self.tile_list = [(t.row, t.col) for t in program.tiles]
         self.index = {rc: i for i, rc in enumerate(self.tile_list)}
         # Memories.
@@ -561,19 +560,13 @@ class _Simulator:
         self.noc_bytes = self.noc_link_bytes = self.sram_dma_bytes = 0
         self.tiles = [self._make_tile(i, rc, static.tiles[rc]) for i, rc in
                       enumerate(self.tile_list)]
+        self.setup_cycles = a.tile.dma.setup_cycles
         self.heap: list = []
         self.seq = 0
         self.now = 0.0
         self.events = 0
         self.trace_log: list = [] if trace else None
         self.link_busy: dict = {}
-        # Static producers of each semaphore, for deadlock reports.
-        self.producers: dict[tuple, list] = {}
-        for rc, instrs in decoded.items():
-            for ins in instrs:
-                if ins.op == "signal":
-                    key = (ins["row"], ins["col"], ins["semaphore"])
-                    self.producers.setdefault(key, []).append((rc, ins))
 
     # ---- preparation -------------------------------------------------------
 
@@ -702,7 +695,8 @@ class _Simulator:
                 pc += 1
             elif kind == _WAIT:
                 toks = tile.tokens
-                if all(toks[k] is None for k in tile.args[pc]):
+                # A slot holds None or its pending transfer (always true).
+                if not any(map(toks.__getitem__, tile.args[pc])):
                     t += ISSUE_CYCLES
                     pc += 1
                 else:
@@ -759,7 +753,7 @@ class _Simulator:
                 f"dma on token slot {token}, which is still pending (a wait on it "
                 f"must come first): {format_instruction(ins)}", self._result())
         x = _Xfer()
-        x.tile, x.token, x.channel, x.nbytes = tile, token, ch, nbytes
+        x.tile, x.token, x.channel = tile, token, ch
         x.resources, x.latency, x.kind, x.dst_tile = res, latency, kind, dst_tile
         x.shares_of = shares_of
         x.copy, x.links, x.dram_channel, x.tag, x.pc = copy, links, dram_ch, tag, pc
@@ -779,7 +773,8 @@ class _Simulator:
         self.sram_dma_bytes += nbytes * (2 - dram_sides[0] - dram_sides[1])
         if tile.channels[ch] is None:
             tile.channels[ch] = x
-            self.push(t + self.a.tile.dma.setup_cycles, _EV_START, x)
+            self.seq += 1
+            heapq.heappush(self.heap, (t + self.setup_cycles, self.seq, _EV_START, x))
         else:
             tile.queues[ch].append(x)
 
@@ -807,7 +802,8 @@ class _Simulator:
                 self.link_busy.setdefault(("dram", x.dram_channel), []).append(
                     (x.started, t))
         self._reshare(x, t)
-        self.push(t + x.latency, _EV_DONE, x)
+        self.seq += 1
+        heapq.heappush(self.heap, (t + x.latency, self.seq, _EV_DONE, x))
 
     def _reshare(self, changed: _Xfer, t: float) -> None:
         """Fair shares after ``changed`` started or finished: every flow gets
@@ -852,7 +848,7 @@ class _Simulator:
         if queue:
             nxt = queue.pop(0)
             tile.channels[ch] = nxt
-            self.push(t + self.a.tile.dma.setup_cycles, _EV_START, nxt)
+            self.push(t + self.setup_cycles, _EV_START, nxt)
         else:
             tile.channels[ch] = None
         if x.dst_tile is not None:
@@ -863,7 +859,7 @@ class _Simulator:
                 self._send_signal(sig, t)
         if tile.blocked == _WAIT:
             toks = tile.tokens
-            if all(toks[k] is None for k in tile.args[tile.pc]):
+            if not any(map(toks.__getitem__, tile.args[tile.pc])):
                 self._resume(tile, t, x.kind)
 
     # ---- signals -----------------------------------------------------------
@@ -905,7 +901,20 @@ class _Simulator:
 
     # ---- deadlock ------------------------------------------------------------
 
+    def _producers(self) -> dict[tuple, list]:
+        """``(row, col, semaphore) -> [(tile, signal instruction)]``: every
+        static signal of the program, for a deadlock report (a scan of the
+        whole program, so only made then)."""
+        producers: dict[tuple, list] = {}
+        for rc, instrs in self.p.decoded().items():
+            for ins in instrs:
+                if ins.op == "signal":
+                    key = (ins["row"], ins["col"], ins["semaphore"])
+                    producers.setdefault(key, []).append((rc, ins))
+        return producers
+
     def _deadlock(self, unfinished: list[_Tile]) -> DeadlockError:
+        producers = self._producers()
         lines = [f"deadlock at cycle {self.now:g}: no tile can progress and "
                  "nothing is in flight"]
         waiting = []
@@ -918,7 +927,7 @@ class _Simulator:
             if tile.blocked == _WAITSEM:
                 sem, count = tile.args[tile.pc]
                 have = tile.sems[sem]
-                prods = self.producers.get((tile.row, tile.col, sem), [])
+                prods = producers.get((tile.row, tile.col, sem), [])
                 entry.update(semaphore=sem, count=have, needs=count,
                              producers=[rc for rc, _ in prods])
                 lines.append(f"  {where}")
