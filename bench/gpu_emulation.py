@@ -8,7 +8,7 @@ first run of a program is reported apart: it includes decoding the program,
 compiling the kernel (NVRTC, cached on disk by CuPy) and moving the program
 to the GPU; later runs move only the inputs and outputs.
 
-    python bench/gpu_emulation.py [--device cuda|cpu] [--repeat N]
+    python bench/gpu_emulation.py [--device cuda|cpu] [--repeat N] [--group G]
     python bench/gpu_emulation.py --save DIR      # write the two programs
     python bench/gpu_emulation.py --load DIR      # use saved programs (no PyYAML needed)
 """
@@ -90,6 +90,9 @@ def main(argv=None) -> int:
     parser.add_argument("--layers", nargs="+", choices=LAYERS, default=list(LAYERS))
     parser.add_argument("--threads", type=int, default=cuda.THREADS,
                         help="CUDA threads per block (one block runs tiles)")
+    parser.add_argument("--group", type=int, default=None,
+                        help="CUDA thread blocks per tile (default: the blocks "
+                        f"the GPU holds shared among the tiles, at most {cuda.GROUP_MAX})")
     parser.add_argument("--save", metavar="DIR", help="write the programs and exit")
     parser.add_argument("--load", metavar="DIR", help="read the programs from DIR")
     args = parser.parse_args(argv)
@@ -102,10 +105,10 @@ def main(argv=None) -> int:
     if args.device == "cuda" and not cuda.available():
         print("error: no CUDA device with CuPy here; try --device cpu", file=sys.stderr)
         return 1
-    cuda.THREADS = args.threads
+    cuda.THREADS, cuda.GROUP = args.threads, args.group
     print(f"device: {device_name(args.device)}"
           + (f", {args.threads} threads per block" if args.device == "cuda" else ""))
-    print(f"{'program':<50} {'instrs':>7} {'simulator':>10} {'first run':>10} "
+    print(f"{'program':<66} {'instrs':>7} {'simulator':>10} {'first run':>10} "
           f"{'emulator':>10} {'speed-up':>9}  bit-exact")
     ok = True
     for name in args.layers:
@@ -118,7 +121,11 @@ def main(argv=None) -> int:
                            args.repeat)
         exact = same_bytes(emu.outputs, sim.outputs)
         ok = ok and exact
-        print(f"{TITLES[name]:<50} {emu.instructions:>7} {sim_s:>9.3f}s "
+        title = TITLES[name]
+        if args.device == "cuda":
+            state = cuda.prepared(program, None)
+            title += f" [{state.group} blocks/tile]"
+        print(f"{title:<66} {emu.instructions:>7} {sim_s:>9.3f}s "
               f"{first_s:>9.3f}s {emu_s * 1e3:>8.2f}ms {sim_s / emu_s:>8.0f}x  "
               f"{'yes' if exact else 'NO'}", flush=True)
     return 0 if ok else 1

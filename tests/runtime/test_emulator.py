@@ -57,9 +57,10 @@ def host_kernel(tmp_path_factory):
     return ctypes.CDLL(str(lib))
 
 
-def run_host_kernel(lib, program, inputs) -> dict:
+def run_host_kernel(lib, program, inputs, threads: int = 1) -> dict:
     """The program through the kernel's exec_row on the host, rows in the
-    cooperative schedule's order."""
+    cooperative schedule's order, each row's work split over ``threads``
+    numbered threads as a group of thread blocks splits it on the GPU."""
     table = build_table(program)
     order: list[int] = []
     run_tiles(table, order.append)
@@ -72,18 +73,23 @@ def run_host_kernel(lib, program, inputs) -> dict:
     ptr = ctypes.c_void_p
     lib.host_run_rows(ptr(rows.ctypes.data), ptr(order_arr.ctypes.data),
                       ctypes.c_longlong(len(order)), ptr(arena.ctypes.data),
-                      ptr(scratch.ctypes.data))
+                      ptr(scratch.ctypes.data), ctypes.c_int(threads))
     return read_outputs(program, lambda offset, size: arena[offset:offset + size])
 
 
 EXECUTORS = ["cpu", "kernel", "cuda"]
+# The kernel on the host with each row split over this many threads: the 16 x
+# 16 matmuls below then take 4 x 4 outputs per thread (1 thread), 2 x 2 (64)
+# and 1 (160), and transfers go by rows of a warp (64, 160).
+HOST_THREADS = {"kernel": 1, "kernel-64": 64, "kernel-160": 160}
+SPLIT_EXECUTORS = EXECUTORS + ["kernel-64", "kernel-160"]
 
 
 def run_on(executor: str, program, inputs, host_kernel) -> dict:
-    if executor == "kernel":
+    if executor in HOST_THREADS:
         if host_kernel is None:
             pytest.skip("no host C++ compiler to build the kernel source")
-        return run_host_kernel(host_kernel, program, inputs)
+        return run_host_kernel(host_kernel, program, inputs, HOST_THREADS[executor])
     if executor == "cuda" and not cuda.available():
         pytest.skip("no CUDA device with CuPy here (CI has none)")
     return emulate(program, inputs, device=executor).outputs
@@ -314,7 +320,7 @@ def matmuls(k: Kit, dtype: str, X: int, Y: int, rng) -> None:
         k.store(A, "f32")
 
 
-@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("executor", SPLIT_EXECUTORS)
 @pytest.mark.parametrize("dtype", ALL_DTYPES)
 def test_every_operation_matches_the_simulator(dtype, executor, host_kernel):
     program, inputs = every_operation_program(dtype)
@@ -417,7 +423,7 @@ def test_pipeline_with_a_pushed_transfer(executor, host_kernel):
     check(executor, program, {"x": x}, host_kernel)
 
 
-@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("executor", SPLIT_EXECUTORS)
 def test_pulled_transfers_and_a_barrier(executor, host_kernel):
     program = pull_and_barrier_program()
     x = np.float32(np.random.default_rng(3).standard_normal((4, 64)) * 3)
@@ -432,7 +438,7 @@ def bench():
     return module
 
 
-@pytest.mark.parametrize("executor", EXECUTORS)
+@pytest.mark.parametrize("executor", SPLIT_EXECUTORS)
 def test_resnet18_conv_layer(bench, executor, host_kernel):
     program, _, _ = bench.conv_program()
     check(executor, program, bench.conv_inputs(program), host_kernel)

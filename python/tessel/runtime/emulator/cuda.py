@@ -25,7 +25,14 @@ THREADS = 512
 # this long; the host has proved the program deadlock-free, so this guards
 # only against blocks that were never scheduled.
 TIMEOUT_S = 10.0
-MAX_OWNED = 64                    # kernel.py: tiles one block can run
+MAX_OWNED = 64                    # kernel.py: tiles one group can run
+# Thread blocks that run one tile together when blocks are left over (a
+# program with fewer tiles than the GPU holds blocks): each row's work is
+# split over them, with a barrier between rows. None: as many as fit, up to
+# GROUP_MAX; a number fixes it (the benchmark's --group).
+GROUP: int | None = None
+GROUP_MAX = 16
+GROUP_WORDS = 32                  # kernel.py: words of global memory per group
 
 _functions: dict = {}
 
@@ -127,12 +134,16 @@ class Prepared:
         cp = self.cp = _cupy()
         threads = threads or THREADS
         self.program, self.table, self.threads = program, table, threads
+        self.requested_group = GROUP
         self.fn = _function(cp, threads)
         tiles = table.num_tiles
-        self.grid = min(max(tiles, 1), _resident_blocks(cp, self.fn, threads))
-        if tiles > self.grid * MAX_OWNED:
+        resident = _resident_blocks(cp, self.fn, threads)
+        self.group = group_size(tiles, resident)
+        self.groups = min(max(tiles, 1), resident // self.group)
+        self.grid = self.groups * self.group
+        if tiles > self.groups * MAX_OWNED:
             raise EmulationError(
-                f"{tiles} tiles do not fit this GPU: {self.grid} resident blocks "
+                f"{tiles} tiles do not fit this GPU: {self.groups} resident blocks "
                 f"run at most {MAX_OWNED} tiles each")
         rows = table.rows if table.rows.size else np.zeros((1, table.rows.shape[1]), np.int64)
         self.rows = cp.asarray(np.ascontiguousarray(rows))
@@ -142,7 +153,8 @@ class Prepared:
         self.pristine = cp.asarray(initial_arena(program, table))
         self.arena = cp.empty_like(self.pristine)
         self.scratch_stride = max(4, table.max_buffered_acc * 4)
-        self.scratch = cp.empty(self.grid * self.scratch_stride, np.uint8)
+        self.scratch = cp.empty(self.groups * self.scratch_stride, np.uint8)
+        self.group_words = cp.zeros(self.groups * GROUP_WORDS, np.uint32)
         self.pcs = cp.empty(max(tiles, 1), np.int64)
         self.progress = cp.zeros(1, np.uint64)
         self.stuck = cp.zeros(1, np.int32)
@@ -156,12 +168,14 @@ class Prepared:
         cp.copyto(self.sems, self.sem_init)
         self.progress.fill(0)
         self.stuck.fill(0)
+        self.group_words.fill(0)
         try:
             if table.num_tiles:
                 self.fn((self.grid,), (self.threads,), (
                     self.rows, self.first, np.int32(table.num_tiles), self.arena,
                     self.sems, self.scratch, np.int64(self.scratch_stride), self.pcs,
-                    self.progress, self.stuck, np.int64(int(TIMEOUT_S * 1e9))))
+                    self.progress, self.stuck, np.int64(int(TIMEOUT_S * 1e9)),
+                    np.int32(self.group), self.group_words))
             stuck = int(self.stuck.get()[0])
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             raise EmulationError(f"device='cuda': the kernel failed: {e}") from None
@@ -182,10 +196,21 @@ class Prepared:
                       "resident (another process on the GPU)? Tiles not finished:"))
 
 
+def group_size(tiles: int, resident: int) -> int:
+    """Thread blocks per tile: the blocks the GPU holds shared among the
+    tiles, at most GROUP_MAX (or GROUP when set)."""
+    if GROUP is not None:
+        if GROUP < 1 or GROUP > resident:
+            raise EmulationError(f"a group of {GROUP} blocks per tile does not fit "
+                                 f"this GPU, which holds {resident} blocks")
+        return GROUP
+    return max(1, min(GROUP_MAX, resident // max(tiles, 1)))
+
+
 def prepared(program: Program, table: Table) -> Prepared:
     """The program's GPU state, made on first use and kept with it."""
     state = getattr(program, "_emulator_cuda", None)
-    if state is None or state.threads != THREADS:
+    if state is None or state.threads != THREADS or state.requested_group != GROUP:
         state = Prepared(program, table)
         program._emulator_cuda = state
     return state

@@ -80,7 +80,6 @@ typedef unsigned long long u64;
 #define FSUB(a, b) __fsub_rn((a), (b))
 #define FDIV(a, b) __fdiv_rn((a), (b))
 #define FSQRT(a) __fsqrt_rn(a)
-#define SYNC() __syncthreads()
 #define UNROLL _Pragma("unroll")
 #define UNROLL_K _Pragma("unroll 8")
 DEV float bits_f(u32 b) { return __uint_as_float(b); }
@@ -97,7 +96,6 @@ DEV float i32_to_f32_rn(i32 v) { return __int2float_rn(v); }
 #define FSUB(a, b) ((a) - (b))
 #define FDIV(a, b) ((a) / (b))
 #define FSQRT(a) sqrtf(a)
-#define SYNC() ((void)0)
 #define UNROLL
 #define UNROLL_K
 DEV float bits_f(u32 b) { float f; memcpy(&f, &b, 4); return f; }
@@ -558,12 +556,9 @@ DEV void exec_reduce(const i64* r, u8* mem, int tid, int nt) {
     }
 }
 
-/* Each thread computes an MM_ROWS x MM_COLS block of outputs, so a value
-   loaded from lhs or rhs serves several products (the loads, not the
-   arithmetic, bound a matmul on one block). */
-#define MM_ROWS 4
-#define MM_COLS 4
-
+/* Each thread computes an R x C block of outputs, so a value loaded from lhs
+   or rhs serves several products; the block shrinks when that would leave
+   threads idle (a tile spread over several thread blocks has many). */
 template <int DT>
 DEV float ld_mm(const u8* p) {
     if (DT == DT_F32) return *(const float*)p;
@@ -572,58 +567,59 @@ DEV float ld_mm(const u8* p) {
 }
 
 /* acc[i][j] = acc[i][j] + lhs[i][k] * rhs[k][j], k = 0, 1, .. in order, every
-   product and sum rounded to f32. The result goes to acc, or to the block's
-   scratch first when lhs or rhs is acc itself (every read before a write). */
-template <int DT>
-DEV void matmul_float(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+   product and sum rounded to f32. The result goes to acc, or to scratch when
+   lhs or rhs is acc itself (every read before a write; matmul_copy_back
+   moves it to acc after a barrier). */
+template <int DT, int R, int C>
+DEV void matmul_blocks(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
     u32 m = (u32)r[COL_SIZE0], k = (u32)r[COL_SIZE0 + 1], n = (u32)r[COL_SIZE0 + 2];
     const i64 size = DT == DT_F32 ? 4 : 2;
     int buffered = (int)r[COL_FLAG];
     View4 l = view_of(r, 0), w = view_of(r, 1), a = view_of(r, 2);
     const i64 lk = l.s1 * size, wk = w.s0 * size;
-    u32 col_groups = (n + MM_COLS - 1) / MM_COLS;
-    u32 groups = ((m + MM_ROWS - 1) / MM_ROWS) * col_groups;
+    u32 col_groups = (n + C - 1) / C;
+    u32 groups = ((m + R - 1) / R) * col_groups;
     for (u32 g = (u32)tid; g < groups; g += (u32)nt) {
-        u32 i0 = (g / col_groups) * MM_ROWS, j0 = (g % col_groups) * MM_COLS;
-        const u8* lp[MM_ROWS];
-        const u8* wp[MM_COLS];
-        float acc[MM_ROWS][MM_COLS];
+        u32 i0 = (g / col_groups) * R, j0 = (g % col_groups) * C;
+        const u8* lp[R];
+        const u8* wp[C];
+        float acc[R][C];
         UNROLL
-        for (int q = 0; q < MM_ROWS; q++) {
+        for (int q = 0; q < R; q++) {
             u32 i = i0 + q < m ? i0 + q : m - 1;      /* past the edge: read, never write */
             lp[q] = mem + l.base + (i64)i * l.s0 * size;
         }
         UNROLL
-        for (int c = 0; c < MM_COLS; c++) {
+        for (int c = 0; c < C; c++) {
             u32 j = j0 + c < n ? j0 + c : n - 1;
             wp[c] = mem + w.base + (i64)j * w.s1 * size;
         }
         UNROLL
-        for (int q = 0; q < MM_ROWS; q++) {
+        for (int q = 0; q < R; q++) {
             u32 i = i0 + q < m ? i0 + q : m - 1;
             UNROLL
-            for (int c = 0; c < MM_COLS; c++) {
+            for (int c = 0; c < C; c++) {
                 u32 j = j0 + c < n ? j0 + c : n - 1;
                 acc[q][c] = *(const float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4);
             }
         }
         UNROLL_K
         for (u32 kk = 0; kk < k; kk++) {
-            float x[MM_ROWS], y[MM_COLS];
+            float x[R], y[C];
             UNROLL
-            for (int q = 0; q < MM_ROWS; q++) { x[q] = ld_mm<DT>(lp[q]); lp[q] += lk; }
+            for (int q = 0; q < R; q++) { x[q] = ld_mm<DT>(lp[q]); lp[q] += lk; }
             UNROLL
-            for (int c = 0; c < MM_COLS; c++) { y[c] = ld_mm<DT>(wp[c]); wp[c] += wk; }
+            for (int c = 0; c < C; c++) { y[c] = ld_mm<DT>(wp[c]); wp[c] += wk; }
             UNROLL
-            for (int q = 0; q < MM_ROWS; q++)
+            for (int q = 0; q < R; q++)
                 UNROLL
-                for (int c = 0; c < MM_COLS; c++)
+                for (int c = 0; c < C; c++)
                     acc[q][c] = FADD(acc[q][c], FMUL(x[q], y[c]));
         }
         UNROLL
-        for (int q = 0; q < MM_ROWS; q++) {
+        for (int q = 0; q < R; q++) {
             UNROLL
-            for (int c = 0; c < MM_COLS; c++) {
+            for (int c = 0; c < C; c++) {
                 u32 i = i0 + q, j = j0 + c;
                 if (i >= m || j >= n) continue;
                 float* dst = buffered ? (float*)scratch + (i * n + j)
@@ -632,12 +628,25 @@ DEV void matmul_float(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
             }
         }
     }
-    if (buffered) {
-        SYNC();
-        for (u32 e = (u32)tid; e < m * n; e += (u32)nt) {
-            u32 i = e / n, j = e % n;
-            *(float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4) = ((float*)scratch)[e];
-        }
+}
+
+/* 4 x 4 blocks while they keep at least half the threads busy, else 2 x 2,
+   else one output per thread: the same sums in the same order either way. */
+template <int DT>
+DEV void matmul_float(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+    u32 outputs = (u32)r[COL_SIZE0] * (u32)r[COL_SIZE0 + 2];
+    if (outputs >= 8u * (u32)nt) matmul_blocks<DT, 4, 4>(r, mem, scratch, tid, nt);
+    else if (outputs >= 2u * (u32)nt) matmul_blocks<DT, 2, 2>(r, mem, scratch, tid, nt);
+    else matmul_blocks<DT, 1, 1>(r, mem, scratch, tid, nt);
+}
+
+/* The second half of a buffered matmul (FLAG set), after a barrier. */
+DEV void matmul_copy_back(const i64* r, u8* mem, const u8* scratch, int tid, int nt) {
+    u32 m = (u32)r[COL_SIZE0], n = (u32)r[COL_SIZE0 + 2];
+    View4 a = view_of(r, 2);
+    for (u32 e = (u32)tid; e < m * n; e += (u32)nt) {
+        u32 i = e / n, j = e % n;
+        *(float*)(mem + a.base + ((i64)i * a.s0 + (i64)j * a.s1) * 4) = ((const float*)scratch)[e];
     }
 }
 
@@ -678,9 +687,13 @@ DEV void exec_row(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
 """
 
 _KERNEL = r"""
+DEV int buffered_matmul(const i64* r) { return r[COL_OP] == OP_MATMUL && r[COL_FLAG]; }
+
 #ifdef __CUDACC__
-/* Tiles one block can own: pcs are kept per thread. */
+/* Tiles one group can own: pcs are kept per thread. */
 #define MAX_OWNED 64
+/* Words of global memory per group: the barrier count, two flags. */
+#define GROUP_WORDS 32
 
 DEV u32 load_acquire(const u32* p) {
     u32 v;
@@ -694,26 +707,84 @@ DEV u64 global_ns() {
     return t;
 }
 
-/* Block b runs tiles b, b + gridDim.x, ..: each until it finishes or waits
-   for a semaphore that is short, then the next. A tile's rows run in order,
-   every thread of the block on each row, a barrier between rows. */
+/* The `size` thread blocks that run one tile together. `bar[0]` counts
+   arrivals at its barriers; rank 0 publishes a flag with each barrier in
+   bar[1] or bar[2] (by parity: a block reads barrier b's flag before it
+   arrives at b + 1, and rank 0 writes b + 2's only after b + 1). */
+struct Group {
+    u32* bar;
+    u32 size, rank, passed;          /* passed: barriers behind (thread 0) */
+    int* stuck;
+    i64 timeout_ns;
+};
+
+/* Every thread of the group's blocks waits here; then each sees every write
+   the others made before it (release: fence then arrive; acquire: the
+   ld.acquire of the count, then a fence) and rank 0's `flag`. Returns the
+   flag, or -1 for every block once a run is abandoned (a block of the group
+   not resident for timeout_ns, or another group giving up). */
+DEV int group_sync(Group& g, int flag) {
+    __shared__ int s_flag;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        if (g.size > 1) {
+            u32 b = ++g.passed, target = b * g.size;
+            volatile u32* slot = g.bar + 1 + (b & 1u);
+            if (g.rank == 0) *slot = (u32)flag;
+            __threadfence();
+            atomicAdd(g.bar, 1u);
+            u64 since = 0;
+            for (u32 spin = 0; (i32)(load_acquire(g.bar) - target) < 0; spin++) {
+                if ((spin & 1023u) != 1023u) continue;
+                u64 now = global_ns();
+                if (since == 0) since = now;
+                if (*(volatile int*)g.stuck || (i64)(now - since) > g.timeout_ns) {
+                    atomicExch(g.stuck, 1);
+                    flag = -1;
+                    break;
+                }
+            }
+            __threadfence();
+            if (flag != -1) flag = (int)*slot;
+        }
+        s_flag = flag;
+    }
+    __syncthreads();
+    return s_flag;
+}
+
+/* Group q (blocks q * size .. q * size + size - 1) runs tiles q, q + groups,
+   ..: each until it finishes or waits for a semaphore that is short, then
+   the next. A tile's rows run in order, every thread of the group's blocks
+   on each row, a group barrier between rows. */
 extern "C" __global__ void __launch_bounds__(BLOCK)
 tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntiles,
            u8* mem, u32* sems, u8* scratch, i64 scratch_stride, i64* pcs_out,
-           u64* progress, int* stuck, i64 timeout_ns) {
+           u64* progress, int* stuck, i64 timeout_ns, int group_size, u32* group_words) {
     /* The current row and the next, fetched while the current one runs. */
     __shared__ i64 s_rows[2][COL_WIDTH];
-    __shared__ int s_flag;
-    const int tid = threadIdx.x, nt = blockDim.x;
-    u8* my_scratch = scratch + (i64)blockIdx.x * scratch_stride;
+    const int tid = threadIdx.x;
+    const int q = blockIdx.x / group_size, groups = gridDim.x / group_size;
+    Group g;
+    g.bar = group_words + (i64)q * GROUP_WORDS;
+    g.size = (u32)group_size;
+    g.rank = blockIdx.x % group_size;
+    g.passed = 0;
+    g.stuck = stuck;
+    g.timeout_ns = timeout_ns;
+    /* Threads are numbered across the group: each row's work is split over
+       all of them. */
+    const int gtid = (int)g.rank * blockDim.x + tid, gnt = group_size * blockDim.x;
+    u8* my_scratch = scratch + (i64)q * scratch_stride;
     i64 pcs[MAX_OWNED];
     int owned = 0;
-    for (int t = blockIdx.x; t < ntiles && owned < MAX_OWNED; t += gridDim.x) pcs[owned++] = first[t];
+    for (int t = q; t < ntiles && owned < MAX_OWNED; t += groups) pcs[owned++] = first[t];
     u64 seen = 0, since = global_ns();
+    int abandoned = 0;
     for (;;) {
         int done = 1, moved = 0;
-        for (int w = 0; w < owned; w++) {
-            int t = blockIdx.x + w * gridDim.x;
+        for (int w = 0; w < owned && !abandoned; w++) {
+            int t = q + w * groups;
             i64 pc = pcs[w], end = first[t + 1];
             if (pc < end) {
                 if (tid < COL_WIDTH) s_rows[pc & 1][tid] = rows[pc * COL_WIDTH + tid];
@@ -724,68 +795,77 @@ tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntil
                 /* Every path below passes a barrier before the next row is read. */
                 if (pc + 1 < end && tid < COL_WIDTH)
                     s_rows[(pc + 1) & 1][tid] = rows[(pc + 1) * COL_WIDTH + tid];
-                int op = (int)r[COL_OP];
+                int op = (int)r[COL_OP], ok = 1;
+                /* Read before a barrier, after which the slot may be refilled. */
+                const i64 sem = r[COL_SEM];
+                const u32 count = (u32)r[COL_COUNT];
                 if (op == OP_WAIT_SEMAPHORE) {
-                    if (tid == 0) {
-                        u32* s = sems + r[COL_SEM];
-                        u32 need = (u32)r[COL_COUNT];
-                        int ok = load_acquire(s) >= need;
+                    /* Rank 0 decides for the group. */
+                    if (g.rank == 0 && tid == 0) {
+                        u32* s = sems + sem;
+                        u32 need = count;
+                        ok = load_acquire(s) >= need;
                         if (ok) atomicSub(s, need);
                         __threadfence();
-                        s_flag = ok;
                     }
-                    __syncthreads();
-                    int ok = s_flag;
-                    __syncthreads();
-                    if (!ok) break;
+                    ok = group_sync(g, ok);
                 } else if (op == OP_SIGNAL) {
                     /* Every thread's writes, then the count: a tile that sees
                        the count sees the data (release / acquire). */
-                    __syncthreads();
-                    if (tid == 0) {
+                    ok = group_sync(g, 1);
+                    if (ok == 1 && g.rank == 0 && tid == 0) {
                         __threadfence();
-                        atomicAdd(sems + r[COL_SEM], (u32)r[COL_COUNT]);
+                        atomicAdd(sems + sem, count);
                     }
                 } else if (op == OP_WAIT) {
-                    __syncthreads();
+                    __syncthreads();         /* transfers completed at issue */
                 } else {
-                    exec_row(r, mem, my_scratch, tid, nt);
-                    __syncthreads();
+                    exec_row(r, mem, my_scratch, gtid, gnt);
+                    if (buffered_matmul(r)) {
+                        ok = group_sync(g, 1);
+                        if (ok == 1) matmul_copy_back(r, mem, my_scratch, gtid, gnt);
+                    }
+                    if (ok == 1) ok = group_sync(g, 1);
                 }
+                if (ok == -1) { abandoned = 1; break; }
+                if (!ok) break;
                 pc++;
             }
             if (pc != pcs[w]) moved = 1;
             pcs[w] = pc;
             if (pc < end) done = 0;
         }
-        if (done) break;
+        if (done || abandoned) break;
         /* Nothing here can move: give up once no block has moved for
            timeout_ns (the host proved the program deadlock-free, so this
-           only happens if blocks are not all resident). */
-        if (tid == 0) {
+           only happens if blocks are not all resident). Rank 0 decides. */
+        int give_up = 0;
+        if (g.rank == 0 && tid == 0) {
             u64 now = global_ns();
             if (moved) atomicAdd(progress, 1ull);
             u64 p = *(volatile u64*)progress;
-            int give_up = 0;
             if (moved || p != seen) { seen = p; since = now; }
             else if ((i64)(now - since) > timeout_ns) { give_up = 1; atomicExch(stuck, 1); }
             if (*(volatile int*)stuck) give_up = 1;
             if (!moved) __nanosleep(256);
-            s_flag = give_up;
         }
-        __syncthreads();
-        int give_up = s_flag;
-        __syncthreads();
-        if (give_up) break;
+        if (group_sync(g, give_up) != 0) break;
     }
-    if (tid == 0)
-        for (int w = 0; w < owned; w++) pcs_out[blockIdx.x + w * gridDim.x] = pcs[w];
+    if (g.rank == 0 && tid == 0)
+        for (int w = 0; w < owned; w++) pcs_out[q + w * groups] = pcs[w];
 }
 #else
-/* Host build for the tests: execute rows in the given order on one thread. */
+/* Host build for the tests: execute rows in the given order, each by
+   `threads` numbered threads one after the other (a buffered matmul's copy
+   after all of them computed), as the threads of a group split a row. */
 extern "C" void host_run_rows(const i64* rows, const i64* order, i64 count, u8* mem,
-                              u8* scratch) {
-    for (i64 i = 0; i < count; i++) exec_row(rows + order[i] * COL_WIDTH, mem, scratch, 0, 1);
+                              u8* scratch, int threads) {
+    for (i64 i = 0; i < count; i++) {
+        const i64* r = rows + order[i] * COL_WIDTH;
+        for (int t = 0; t < threads; t++) exec_row(r, mem, scratch, t, threads);
+        if (buffered_matmul(r))
+            for (int t = 0; t < threads; t++) matmul_copy_back(r, mem, scratch, t, threads);
+    }
 }
 #endif
 """
