@@ -8,7 +8,7 @@ import os
 import numpy as np
 import pytest
 
-from tessel.compiler.emit import EmitError, emit_program
+from tessel.compiler.emit import EmitError, _find_device, emit_program
 from tessel.ir import Context, Module
 from tessel.runtime import isa
 from tessel.runtime.disasm import disassemble
@@ -506,26 +506,24 @@ def test_noted_views_give_the_bytes_of_the_walk(model, tmp_path, monkeypatch):
     # view ops. Both must give the same program for compiled models, whose
     # cores hold thousands of chained subviews, views and casts.
     pytest.importorskip("torch")
-    from tessel import arch as arch_model
     from tessel import frontend as fe
     from tessel import zoo
     from tessel.compiler import emit as emit_module
-    from tessel.compiler.lower import _lower
+    from tessel.compiler import lower_to_device
     from tessel.ir import StringAttr
 
     module, inputs = zoo.get(model).build()
     module.eval()
     imported = fe.import_torch(module, inputs)
+    device = lower_to_device(imported.mlir, "tessel-4x4", signature=imported.signature)
     digests = []
     for noted in (True, False):
         if not noted:
             monkeypatch.setattr(emit_module._Emitter, "note_view", lambda self, view: None)
         with Context():
-            lowered = _lower(imported.mlir, arch_model.load("tessel-4x4"),
-                             imported.signature)
+            lowered = Module.parse(device)
             placed = {StringAttr(op.attributes["sym_name"]).value
-                      for device in lowered.body.operations
-                      for op in device.regions[0].blocks[0].operations
+                      for op in _find_device(lowered).regions[0].blocks[0].operations
                       if op.operation.name == "tessel.dram_buffer"}
             weights = {k: v for k, v in imported.weights.items() if k in placed}
             program = emit_program(lowered, weights=weights)
