@@ -177,12 +177,6 @@ def int_inputs(rng, dtype: str, count: int) -> np.ndarray:
     return np.concatenate([np.array(special, np.int64), rand])[:count].astype(info.dtype)
 
 
-def quiet_nans(values: np.ndarray, dtype: str) -> np.ndarray:
-    """``values`` (host form of ``dtype``) with signaling NaNs made quiet."""
-    from tessel.runtime.emulator.cpu import quieted
-    return quieted(nx.to_storage(values, dtype), dtype)
-
-
 class Kit:
     """One tile (not at (0,0), so SRAM addresses are relocated) loading
     operands from DRAM and storing each result as a row of one output buffer
@@ -237,12 +231,6 @@ def every_operation_program(dtype: str):
         lambda n: float_inputs(rng, dtype, n))
     xv, yv = make(N), make(N)[::-1].copy()
     X, Y = k.load("x", xv, dtype), k.load("y", yv, dtype)
-    # max and min see quiet NaNs only: the simulator's NumPy fmax returns NaN
-    # for a signaling one (test_max_and_min_skip_signaling_nans).
-    XQ, YQ = X, Y
-    if not is_int:
-        XQ = k.load("xq", quiet_nans(xv, dtype), dtype)
-        YQ = k.load("yq", quiet_nans(yv, dtype), dtype)
     s = isa.DTYPE_SIZE[dtype]
     flat = (N,)
     R = k.result[dtype]
@@ -262,15 +250,14 @@ def every_operation_program(dtype: str):
     t.vector_unary("abs", dtype, dtype, flat, (R, (1,)), (R, (1,)))
     k.store(R, dtype)
     for op in (isa.INT_BINARY_OPS if is_int else isa.BINARY_OPS):
-        A, B = (XQ, YQ) if op in ("max", "min") else (X, Y)
-        t.vector_binary(op, dtype, flat, (A, (1,)), (B, (1,)), (R, (1,)))
+        t.vector_binary(op, dtype, flat, (X, (1,)), (Y, (1,)), (R, (1,)))
         k.store(R, dtype)
         # rhs broadcast along rows (stride 0), 2-D.
-        t.vector_binary(op, dtype, (16, 16), (A, (16, 1)), (B, (0, 1)), (R, (16, 1)))
+        t.vector_binary(op, dtype, (16, 16), (X, (16, 1)), (Y, (0, 1)), (R, (16, 1)))
         k.store(R, dtype)
         for imm in (INT_IMMEDIATES if is_int else FLOAT_IMMEDIATES):
             for lhs in (False, True):
-                t.vector_binary_imm(op, dtype, imm, flat, (A, (1,)), (R, (1,)),
+                t.vector_binary_imm(op, dtype, imm, flat, (X, (1,)), (R, (1,)),
                                     imm_is_lhs=lhs)
                 k.store(R, dtype)
     for pred in isa.PREDICATES:
@@ -284,13 +271,12 @@ def every_operation_program(dtype: str):
         t.vector_fill(dtype, value, flat, (R, (1,)))
         k.store(R, dtype)
     for op in isa.REDUCE_OPS:
-        A, B = (XQ, YQ) if op == "max" else (X, Y)
-        t.vector_reduce(op, dtype, flat, 0, (A, (1,)), (R, ()))
+        t.vector_reduce(op, dtype, flat, 0, (X, (1,)), (R, ()))
         k.store(R, dtype, 1)
         for dim in (0, 1):
-            t.vector_reduce(op, dtype, (16, 16), dim, (A, (16, 1)), (R, (1,)))
+            t.vector_reduce(op, dtype, (16, 16), dim, (X, (16, 1)), (R, (1,)))
             k.store(R, dtype, 16)
-        t.vector_reduce(op, dtype, (4, 8, 8), 1, (B, (64, 8, 1)), (R, (8, 1)))
+        t.vector_reduce(op, dtype, (4, 8, 8), 1, (Y, (64, 8, 1)), (R, (8, 1)))
         k.store(R, dtype, 32)
     matmuls(k, dtype, X, Y, rng)
     return k.build()
@@ -340,6 +326,10 @@ def test_the_special_values_reach_every_path():
         tiny = np.finfo(np.float16 if dtype == "f16" else np.float32).tiny
         assert ((np.abs(f) < tiny) & (f != 0)).any(), dtype
         assert len(set(bits[np.isnan(f)].tolist())) >= 2, dtype
+        # Signaling NaNs (quiet bit clear), which every operation, max and
+        # min included, sees.
+        quiet = {"f32": 0x00400000, "f16": 0x0200, "bf16": 0x0040}[dtype]
+        assert (np.isnan(f) & ((bits & quiet) == 0)).any(), dtype
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
@@ -363,21 +353,29 @@ def test_max_and_min_skip_signaling_nans(executor, host_kernel):
     assert np.isnan(out[8]) and out[8:9].view(np.uint32)[0] == 0x7FC00000
 
 
-@pytest.mark.xfail(strict=True, reason="numerics.fmax/fmin use np.fmax/np.fmin, "
-                   "which return NaN for a signaling NaN operand (IEEE 754-2008 "
-                   "maxNum); docs/isa.md returns the other operand for any NaN")
 def test_the_simulator_skips_signaling_nans_in_max():
+    # Regression: numerics.fmax/fmin and the max reduction used NumPy's
+    # fmax/fmin, which return NaN for a signaling NaN operand, and in a
+    # reduction only where the signaling NaN sits first.
     b = ProgramBuilder(ARCH)
-    x = b.add_buffer("x", "input", (4,), "f32")
-    y = b.add_buffer("y", "output", (4,), "f32")
+    x = b.add_buffer("x", "input", (4, 4), "f32")
+    y = b.add_buffer("y", "output", (3, 4), "f32")
     t = b.tile(0, 0, tokens=1)
-    t.dma(0, 0, "f32", (4,), dram(x.offset, (1,)), sram(0, (1,)))
+    t.dma(0, 0, "f32", (16,), dram(x.offset, (1,)), sram(0, (1,)))
     t.wait(0)
-    t.vector_binary_imm("max", "f32", 1.0, (4,), (0, (1,)), (0, (1,)))
-    t.dma(0, 0, "f32", (4,), sram(0, (1,)), dram(y.offset, (1,)))
+    t.vector_binary_imm("max", "f32", 1.0, (4,), (0, (1,)), (64, (1,)))
+    t.vector_binary("min", "f32", (4,), (0, (1,)), (16, (1,)), (80, (1,)))
+    # Row r holds its signaling NaN at column r.
+    t.vector_reduce("max", "f32", (4, 4), 1, (0, (4, 1)), (96, (1,)))
+    t.dma(0, 0, "f32", (12,), sram(64, (1,)), dram(y.offset, (1,)))
     t.wait(0)
-    snan = np.array([0x7F800001] * 4, np.uint32).view(np.float32)
-    assert simulate(b.build(), {"x": snan}).outputs["y"].tolist() == [1.0] * 4
+    xs = np.full((4, 4), 2.0, np.float32)
+    xs[np.arange(4), np.arange(4)] = np.array([0x7F800001] * 4, np.uint32).view(np.float32)
+    xs[1, 0] = -3.0
+    y = simulate(b.build(), {"x": xs}).outputs["y"]
+    assert y[0].tolist() == [1.0, 2.0, 2.0, 2.0]
+    assert y[1].tolist() == [-3.0, 2.0, 2.0, 2.0]
+    assert y[2].tolist() == [2.0] * 4
 
 
 # ---------------------------------------------------------------------------

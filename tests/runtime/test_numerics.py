@@ -190,6 +190,27 @@ def test_max_min_nan_and_signed_zero():
     assert bits(r[0]) == 0
 
 
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+def test_max_min_skip_signaling_nans_wherever_they_sit(dtype):
+    # docs/isa.md: the other operand for any NaN. NumPy's fmax/fmin return
+    # NaN for a signaling one, and fmax.reduce only at some positions.
+    snan = {"f32": np.uint32(0x7F800001), "f16": np.uint16(0x7C01),
+            "bf16": np.uint16(0x7F81)}[dtype]
+    two = nx.to_storage(np.float32([2.0]), dtype)[0]
+    for pos in range(5):
+        raw = np.full((1, 5), two, nx.STORAGE[dtype])
+        raw.view(snan.dtype)[0, pos] = snan
+        got = nx.to_f32(nx.reduce("max", raw, 1, dtype), dtype)
+        assert got.tolist() == [2.0], pos
+        other = np.roll(raw, 1, axis=1)
+        for op in ("max", "min"):
+            both = nx.to_f32(nx.binary(op, raw, other, dtype), dtype)
+            assert both.tolist() == [[2.0] * 5], (op, pos)
+            imm = nx.to_f32(nx.binary_imm(op, raw, 1.0, pos % 2 == 0, dtype), dtype)
+            want = 2.0 if op == "max" else 1.0
+            assert imm[0, pos] == 1.0 and imm[0, pos - 1] == want, (op, pos)
+
+
 def test_compare_with_nan():
     a = np.float32([np.nan, 1.0, 2.0])
     b = np.float32([np.nan, 1.0, 1.0])

@@ -256,16 +256,29 @@ def _zero_sign_fix(a, b, out, combine):
     return out
 
 
+def _quiet(x: np.ndarray) -> np.ndarray:
+    """``x`` (float32) with every NaN quiet. docs/isa.md: max and min return
+    the other operand for any NaN; NumPy's fmax/fmin (IEEE 754-2008 maxNum)
+    return NaN for a signaling one, and in a reduction the result then
+    depends on where it sits."""
+    nan = x != x
+    if not nan.any():
+        return x
+    return np.where(nan, (x.view(np.uint32) | np.uint32(0x00400000)).view(np.float32), x)
+
+
 def fmax(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """max: a NaN operand yields the other; -0 < +0."""
-    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    """max: a NaN operand (quiet or signaling) yields the other; -0 < +0."""
+    a, b = np.broadcast_arrays(_quiet(np.asarray(a, np.float32)),
+                               _quiet(np.asarray(b, np.float32)))
     out = np.fmax(a, b)
     return _zero_sign_fix(np.ascontiguousarray(a), np.ascontiguousarray(b), out,
                           np.bitwise_and)
 
 
 def fmin(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    a, b = np.broadcast_arrays(np.asarray(a, np.float32), np.asarray(b, np.float32))
+    a, b = np.broadcast_arrays(_quiet(np.asarray(a, np.float32)),
+                               _quiet(np.asarray(b, np.float32)))
     out = np.fmin(a, b)
     return _zero_sign_fix(np.ascontiguousarray(a), np.ascontiguousarray(b), out,
                           np.bitwise_or)
@@ -379,8 +392,10 @@ def reduce(op: str, raw: np.ndarray, dim: int, dtype: str) -> np.ndarray:
         with np.errstate(all="ignore"):
             r = np.take(np.add.accumulate(x, axis=dim, dtype=np.float32), -1, axis=dim)
     else:
-        # max is order-independent under these rules (NaN is skipped, -0 < +0),
-        # so a reduction tree gives the sequential result.
+        # max is order-independent under these rules (NaN, quiet or
+        # signaling, is skipped; -0 < +0), so a reduction tree gives the
+        # sequential result.
+        x = _quiet(x)
         with np.errstate(invalid="ignore"):
             r = np.fmax.reduce(x, axis=dim)
         zero = r == 0

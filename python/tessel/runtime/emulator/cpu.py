@@ -21,25 +21,6 @@ _DTYPES = isa.DTYPES
 # DMA moves bits: copy through unsigned integers of the element size.
 _BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 _OP_NAME = {code: name for name, code in OPCODES.items()}
-# The quiet bit of a NaN in each float storage type.
-_QUIET = {"f32": (np.uint32, 0x00400000), "f16": (np.uint16, 0x0200),
-          "bf16": (np.uint16, 0x0040)}
-
-
-def quieted(raw: np.ndarray, dtype: str) -> np.ndarray:
-    """``raw`` with every signaling NaN made quiet. docs/isa.md: max and min
-    return the other operand when one is NaN, any NaN; NumPy's fmax returns
-    NaN for a signaling one (IEEE 754-2008 maxNum), so max and min see only
-    quiet NaNs."""
-    if dtype not in _QUIET:
-        return raw
-    bits_type, bit = _QUIET[dtype]
-    bits = np.ascontiguousarray(raw).view(bits_type)
-    f = numerics.to_f32(raw, dtype)
-    nan = f != f
-    if not nan.any():
-        return raw
-    return np.where(nan, bits | bits_type(bit), bits).view(raw.dtype)
 
 
 def _view(arena: np.ndarray, row: np.ndarray, slot: int, sizes, storage: np.dtype,
@@ -73,8 +54,6 @@ def _thunk(arena: np.ndarray, row: np.ndarray) -> Callable[[], None]:
         rop = isa.REDUCE_OPS[row[SUB]]
         src = _view(arena, row, 0, sizes, st_in)
         out = _view(arena, row, 3, sizes[:3], st_out, 3)
-        if rop == "max":
-            return lambda: np.copyto(out, numerics.reduce(rop, quieted(src, din), 3, din))
         return lambda: np.copyto(out, numerics.reduce(rop, src, 3, din))
     out = _view(arena, row, 3, sizes, st_out)
     imm = np.uint32(row[IMM]).view(np.float32).item()
@@ -87,17 +66,10 @@ def _thunk(arena: np.ndarray, row: np.ndarray) -> Callable[[], None]:
         return lambda: np.copyto(out, numerics.unary(uop, a, din, dout))
     if op == "vector_binary_imm":
         bop, lhs_imm = isa.BINARY_OPS[row[SUB]], bool(row[FLAG])
-        if bop in ("max", "min"):
-            imm = float(quieted(np.float32([imm]), "f32")[0])
-            return lambda: np.copyto(out, numerics.binary_imm(
-                bop, quieted(a, din), imm, lhs_imm, din))
         return lambda: np.copyto(out, numerics.binary_imm(bop, a, imm, lhs_imm, din))
     b = _view(arena, row, 1, sizes, st_in)
     if op == "vector_binary":
         bop = isa.BINARY_OPS[row[SUB]]
-        if bop in ("max", "min"):
-            return lambda: np.copyto(out, numerics.binary(
-                bop, quieted(a, din), quieted(b, din), din))
         return lambda: np.copyto(out, numerics.binary(bop, a, b, din))
     if op == "vector_compare":
         pred = isa.PREDICATES[row[SUB]]
