@@ -51,6 +51,8 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   pm.addPass(createTesselSchedule());
   pm.addPass(createTesselAllocateSram());
   pm.addPass(createCanonicalizerKeepingPartitions());
+  // Nothing that can deadlock is emitted.
+  pm.addPass(createTesselCheckSynchronization());
 }
 
 void tessel::registerPipelines() {

@@ -436,6 +436,32 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselCheckSynchronization
+    : Pass<"tessel-check-synchronization", "::mlir::ModuleOp"> {
+  let summary = "Reject a device whose cores could deadlock";
+  let description = [{
+    The last check before a program is emitted. Cores are straight-line and
+    synchronize through semaphores: `tessel.signal` adds to a semaphore, and
+    only the semaphore's own core waits on it (`tessel.wait_semaphore`),
+    taking what it waited for. Running a core further never keeps another
+    from running, so running every core as far as it can, until none moves,
+    decides deadlock for every timing: a core left waiting waits forever.
+    The pass reports the first such wait, its tile, the count it needs and
+    the most its semaphore can hold, with a note on every other stuck core.
+    (Token waits cannot deadlock: each waits for a transfer its own core
+    started earlier, which SSA dominance guarantees.)
+
+    ```
+    error: 'tessel.wait_semaphore' op would wait forever: the core of tile
+    (0, 1) waits for 2 on its semaphore, which can only reach 1 (every
+    signal the other cores can send has arrived); the program would deadlock
+    ```
+  }];
+  let statistics = [
+    Statistic<"numDeadlocks", "num-deadlocks", "Number of deadlocks found">
+  ];
+}
+
 def TesselAllocateSram
     : Pass<"tessel-allocate-sram", "::mlir::ModuleOp"> {
   let summary = "Place each core's SRAM allocations in its tile's SRAM";

@@ -1,0 +1,115 @@
+//===- CheckSynchronization.cpp - No emitted program can deadlock ---------===//
+//
+// Cores are straight-line and synchronize only through semaphores: a signal
+// adds to a semaphore, and only the semaphore's own tile waits on it and
+// takes from it. Running a core further never stops another from running
+// (signals only add, and what a wait takes no other core could take), so
+// running every core as far as it can, until none can move, decides whether
+// the program can deadlock, whatever the timing: if a core is left waiting,
+// it waits forever on every execution. (Token waits cannot deadlock: each
+// waits for a transfer its own core started earlier.)
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELCHECKSYNCHRONIZATION
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// A core's synchronization ops, in order, and how far it has run.
+struct CoreRun {
+  CoreOp core;
+  SmallVector<Operation *> events;
+  size_t next = 0;
+
+  bool done() const { return next == events.size(); }
+};
+
+std::string describeTile(TileOp tile) {
+  return "(" + std::to_string(tile.getRow()) + ", " +
+         std::to_string(tile.getCol()) + ")";
+}
+
+struct CheckSynchronization
+    : impl::TesselCheckSynchronizationBase<CheckSynchronization> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](DeviceOp device) {
+      return failed(check(device)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult check(DeviceOp device) {
+    DenseMap<Value, int64_t> value;
+    SmallVector<CoreRun> runs;
+    for (Operation &op : device.getBody().front()) {
+      if (auto semaphore = dyn_cast<SemaphoreOp>(op))
+        value[semaphore.getResult()] = semaphore.getInit();
+      if (auto core = dyn_cast<CoreOp>(op)) {
+        CoreRun run{core, {}};
+        core.walk([&](Operation *nested) {
+          if (isa<SignalOp, WaitSemaphoreOp>(nested))
+            run.events.push_back(nested);
+        });
+        runs.push_back(std::move(run));
+      }
+    }
+
+    // Run every core until it waits for more than its semaphore holds;
+    // repeat while any core moved.
+    bool moved = true;
+    while (moved) {
+      moved = false;
+      for (CoreRun &run : runs) {
+        while (!run.done()) {
+          Operation *op = run.events[run.next];
+          if (auto signal = dyn_cast<SignalOp>(op)) {
+            value[signal.getSemaphore()] += signal.getCount();
+          } else {
+            auto wait = cast<WaitSemaphoreOp>(op);
+            int64_t &held = value[wait.getSemaphore()];
+            if (held < wait.getCount())
+              break;
+            held -= wait.getCount();
+          }
+          ++run.next;
+          moved = true;
+        }
+      }
+    }
+
+    // Report every core left waiting, with what its semaphore holds.
+    bool deadlocked = false;
+    for (CoreRun &run : runs) {
+      if (run.done())
+        continue;
+      auto wait = cast<WaitSemaphoreOp>(run.events[run.next]);
+      InFlightDiagnostic diag =
+          wait.emitOpError()
+          << "would wait forever: the core of tile "
+          << describeTile(run.core.getTileOp()) << " waits for "
+          << wait.getCount() << " on its semaphore, which can only reach "
+          << value[wait.getSemaphore()]
+          << " (every signal the other cores can send has arrived); the "
+             "program would deadlock";
+      for (CoreRun &other : runs)
+        if (&other != &run && !other.done())
+          diag.attachNote(other.events[other.next]->getLoc())
+              << "tile " << describeTile(other.core.getTileOp())
+              << " is stuck here too";
+      deadlocked = true;
+      ++numDeadlocks;
+      break; // one error per device; the notes name the other cores
+    }
+    return failure(deadlocked);
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel

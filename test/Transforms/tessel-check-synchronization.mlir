@@ -1,0 +1,62 @@
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics -tessel-check-synchronization | FileCheck %s
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A barrier between two tiles: each signals the other's semaphore, then
+// waits on its own. Whichever runs first, both get through.
+// CHECK-LABEL: tessel.device @barrier
+tessel.device @barrier arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %sa = tessel.semaphore on %a
+  %sb = tessel.semaphore on %b
+  tessel.core(%a) {
+    tessel.signal %sb
+    tessel.wait_semaphore %sa
+  }
+  tessel.core(%b) {
+    tessel.signal %sa
+    tessel.wait_semaphore %sb
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Both tiles wait before they signal: a deadlock, reported on the first
+// core, with a note on the other.
+tessel.device @crossed arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %sa = tessel.semaphore on %a
+  %sb = tessel.semaphore on %b
+  tessel.core(%a) {
+    // expected-error @below {{'tessel.wait_semaphore' op would wait forever: the core of tile (0, 0) waits for 1 on its semaphore, which can only reach 0 (every signal the other cores can send has arrived); the program would deadlock}}
+    tessel.wait_semaphore %sa
+    tessel.signal %sb
+  }
+  tessel.core(%b) {
+    // expected-note @below {{tile (0, 1) is stuck here too}}
+    tessel.wait_semaphore %sb
+    tessel.signal %sa
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A wait for more than will ever be signalled; an initial value counts.
+tessel.device @short arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %sa = tessel.semaphore on %a init 1
+  tessel.core(%a) {
+    // expected-error @below {{waits for 3 on its semaphore, which can only reach 2}}
+    tessel.wait_semaphore %sa for 3
+  }
+  tessel.core(%b) {
+    tessel.signal %sa
+  }
+}
