@@ -442,6 +442,28 @@ def test_resnet18_conv_layer(bench, executor, host_kernel):
     check(executor, program, bench.conv_inputs(program), host_kernel)
 
 
+def test_chained_matmuls_skip_the_barrier_only_into_the_same_acc(bench):
+    # On the GPU a tile's blocks meet at a barrier after every row except a
+    # matmul followed by one into the same acc with the same shape (each
+    # thread then reads back only its own outputs).
+    b = ProgramBuilder(ARCH)
+    t = b.tile(0, 0)
+    t.matmul("f32", 16, 16, 16, (0, (16, 1)), (1024, (16, 1)), (2048, (16, 1)))
+    t.matmul("f32", 16, 16, 16, (1024, (16, 1)), (0, (16, 1)), (2048, (16, 1)))
+    t.matmul("f32", 16, 8, 16, (0, (16, 1)), (1024, (16, 1)), (2048, (16, 1)))
+    t.matmul("f32", 16, 8, 16, (0, (16, 1)), (1024, (16, 1)), (3072, (16, 1)))
+    t.matmul("f32", 16, 16, 16, (3072, (16, 1)), (1024, (16, 1)), (3072, (16, 1)))
+    t.matmul("f32", 16, 8, 16, (0, (16, 1)), (1024, (16, 1)), (3072, (16, 1)))
+    u = b.tile(0, 1)
+    u.matmul("f32", 16, 8, 16, (0, (16, 1)), (1024, (16, 1)), (3072, (16, 1)))
+    table = build_table(b.build())
+    # k may differ; acc, m and n may not; a buffered one (lhs = acc) breaks
+    # the chain on both sides; a tile's last row is never chained.
+    assert cuda.chained_rows(table).tolist() == [1, 1, 0, 0, 0, 0, 0]
+    conv, _, _ = bench.conv_program()
+    assert int(cuda.chained_rows(build_table(conv)).sum()) == 476
+
+
 def test_repeated_runs_start_from_the_program_image():
     # A run writes scratch and SRAM; the next run of the same program object
     # starts again from the DRAM image and zeroed SRAM.

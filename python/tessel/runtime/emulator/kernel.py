@@ -756,9 +756,10 @@ DEV int group_sync(Group& g, int flag) {
 /* Group q (blocks q * size .. q * size + size - 1) runs tiles q, q + groups,
    ..: each until it finishes or waits for a semaphore that is short, then
    the next. A tile's rows run in order, every thread of the group's blocks
-   on each row, a group barrier between rows. */
+   on each row, a group barrier between rows (but chained ones). */
 extern "C" __global__ void __launch_bounds__(BLOCK)
-tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntiles,
+tessel_run(const i64* __restrict__ rows, const u8* __restrict__ chained,
+           const i64* __restrict__ first, int ntiles,
            u8* mem, u32* sems, u8* scratch, i64 scratch_stride, i64* pcs_out,
            u64* progress, int* stuck, i64 timeout_ns, int group_size, u32* group_words) {
     /* The current row and the next, fetched while the current one runs. */
@@ -825,7 +826,13 @@ tessel_run(const i64* __restrict__ rows, const i64* __restrict__ first, int ntil
                         ok = group_sync(g, 1);
                         if (ok == 1) matmul_copy_back(r, mem, my_scratch, gtid, gnt);
                     }
-                    if (ok == 1) ok = group_sync(g, 1);
+                    /* A chained row's threads read back only their own
+                       writes (cuda.chained_rows); the block barrier guards
+                       the row buffer. */
+                    if (ok == 1) {
+                        if (chained[pc]) __syncthreads();
+                        else ok = group_sync(g, 1);
+                    }
                 }
                 if (ok == -1) { abandoned = 1; break; }
                 if (!ok) break;
