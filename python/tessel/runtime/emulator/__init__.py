@@ -6,7 +6,7 @@ those of the simulator, on an NVIDIA GPU (``device="cuda"``) or on the CPU.
 
 Both backends execute one decoded form of the program, the instruction table
 (:mod:`.table`); the CPU backend is a NumPy interpreter of it, the CUDA
-backend one persistent kernel in which each thread block runs tiles
+backend one persistent kernel in which each group of thread blocks runs tiles
 (:mod:`.cuda`, :mod:`.kernel`). Neither models time: transfers complete when
 issued, and only the semaphores order tiles. Before anything runs, the
 program is run once without arithmetic to find a deadlock, which is reported

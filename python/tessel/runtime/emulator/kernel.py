@@ -1,6 +1,6 @@
 """The CUDA source of the emulator: the ISA's numerics as scalar functions,
-the execution of one table row by the threads of a block, and the persistent
-kernel in which each block runs tiles.
+the execution of one table row by numbered threads, and the persistent
+kernel in which each group of thread blocks runs tiles.
 
 The source is also valid host C++ (``__CUDACC__`` undefined): the scalar
 numerics and :c:func:`exec_row` then run on one thread, and
