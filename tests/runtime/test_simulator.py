@@ -337,6 +337,11 @@ def test_cli_simulate_bad_inputs_file(tmp_path, capsys):
         assert err.startswith(f"error: --inputs {path}: {reason}"), err
 
 
+def error_line(err: str) -> str:
+    """The CLI's error line (progress lines come before it on stderr)."""
+    return next((line for line in err.splitlines() if line.startswith("error: ")), "")
+
+
 def test_cli_simulate_checks_the_arrays_of_inputs(tmp_path, capsys):
     prog, _ = pipeline_program()
     prog.save(tmp_path / "p")
@@ -349,7 +354,8 @@ def test_cli_simulate_checks_the_arrays_of_inputs(tmp_path, capsys):
         np.savez(tmp_path / "in.npz", **arrays)
         code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",
                                  tmp_path / "in.npz")
-        assert code == 1 and err.startswith(f"error: {message}")
+        assert code == 1 and error_line(err).startswith(
+            f"error: stage 'simulate' failed: {message}"), err
     xv = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
     np.savez(tmp_path / "in.npz", x=xv)
     code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",
@@ -396,7 +402,7 @@ def test_cli_bad_program_and_unwritable_outputs(tmp_path, capsys):
     prog.save(tmp_path / "p")
     code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--trace",
                              tmp_path / "no" / "such" / "dir" / "t.json")
-    assert code == 1 and err.startswith("error: ") and "Traceback" not in err
+    assert code == 1 and error_line(err).startswith("error: ") and "Traceback" not in err
 
 
 def test_loading_and_simulating_need_no_yaml(tmp_path, repo):
