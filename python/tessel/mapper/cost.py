@@ -28,7 +28,8 @@ import math
 from dataclasses import dataclass
 from itertools import product
 
-from ..runtime.simulator import dram_channel_for, matmul_cycles, vector_cycles
+from ..runtime.simulator import (dram_channel_for, matmul_cycles, vector_cycles,
+                                 xy_route)
 from .graph import Op
 
 _DTYPE_OF_BYTES = {4: "f32", 2: "bf16", 1: "i8"}
@@ -174,21 +175,6 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
     return total + vector_cycles(arch, "add", out, out * item * 3)
 
 
-def _route(src, dst):
-    """The directed links of the XY route (along the row first)."""
-    (r, c), (r2, c2) = src, dst
-    links = []
-    while c != c2:
-        nc = c + (1 if c2 > c else -1)
-        links.append(((r, c), (r, nc)))
-        c = nc
-    while r != r2:
-        nr = r + (1 if r2 > r else -1)
-        links.append(((r, c), (nr, c)))
-        r = nr
-    return links
-
-
 def arch_key(arch) -> str:
     """A hashable identity of an architecture description (``Arch`` holds
     mappings, which do not hash), for caches."""
@@ -214,7 +200,7 @@ def _compute_dram_paths(arch, row: int, col: int, rows: int, cols: int):
     routes = {}
     for t in tiles:
         attach = arch.dram.attach[channel[t]]
-        routes[t] = _route(attach, t)
+        routes[t] = xy_route(attach, t)
         for res in [("dram", channel[t])] + routes[t]:
             users[res] = users.get(res, 0) + 1
     out = []

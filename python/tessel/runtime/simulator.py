@@ -329,7 +329,7 @@ class _Tile:
                  "channels", "queues", "to_dst", "static", "copies")
 
 
-def _xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
+def xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
     """Directed links of the XY route: along the row (columns) first."""
     (r, c), (r2, c2) = src, dst
     links = []
@@ -495,12 +495,12 @@ class _Static:
             kind = "dram"
             dram_ch = dram_channel_for(a, rc[0], rc[1], ch)
             port = a.dram.attach[dram_ch]
-            links = _xy_route(port, rc) if src.kind == "dram" else _xy_route(rc, port)
+            links = xy_route(port, rc) if src.kind == "dram" else xy_route(rc, port)
             res.append(self._res(("dram", dram_ch), a.dram.bytes_per_cycle))
             latency += a.dram.latency_cycles
         else:
             s_, d_ = (src.row, src.col), (dst.row, dst.col)
-            links = _xy_route(s_, d_)
+            links = xy_route(s_, d_)
             kind = "dma" if s_ == d_ else "noc"
         for ep in (src, dst):
             if ep.kind == "sram":
