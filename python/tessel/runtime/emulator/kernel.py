@@ -352,18 +352,9 @@ DEV i32 binary_i(int op, i32 a, i32 b) {
     }
 }
 
-DEV int compare_f(int pred, float a, float b) {
-    switch (pred) {
-    case P_LT: return a < b;
-    case P_LE: return a <= b;
-    case P_GT: return a > b;
-    case P_GE: return a >= b;
-    case P_EQ: return a == b;
-    default: return a != b;
-    }
-}
-
-DEV int compare_i(int pred, i32 a, i32 b) {
+// Ordered comparisons on floats (false with a NaN) and on integers alike.
+template <typename T>
+DEV int compare(int pred, T a, T b) {
     switch (pred) {
     case P_LT: return a < b;
     case P_LE: return a <= b;
@@ -412,8 +403,8 @@ DEV void element(int op, int sub, int din, int dout, u32 imm, int imm_lhs,
         if (is_int(dout)) st_i(out, dout, f32_to_int(bits_f(imm), dout));
         else st_f(out, dout, bits_f(imm));
     } else if (op == OP_VECTOR_COMPARE) {
-        if (is_int(din)) st_i(out, dout, compare_i(sub, ld_i(a, din), ld_i(b, din)));
-        else st_f(out, dout, compare_f(sub, ld_f(a, din), ld_f(b, din)) ? 1.0f : 0.0f);
+        if (is_int(din)) st_i(out, dout, compare(sub, ld_i(a, din), ld_i(b, din)));
+        else st_f(out, dout, compare(sub, ld_f(a, din), ld_f(b, din)) ? 1.0f : 0.0f);
     } else {                                                  /* select */
         if (is_int(din)) st_i(out, dout, ld_i(a, din) != 0 ? ld_i(b, din) : ld_i(c, din));
         else st_f(out, dout, ld_f(a, din) != 0.0f ? ld_f(b, din) : ld_f(c, din));
