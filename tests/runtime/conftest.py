@@ -1,7 +1,10 @@
 """Helpers shared by the runtime tests: architectures with one parameter
-changed, so a closed form isolates the part of the model under test."""
+changed, so a closed form isolates the part of the model under test; the
+hand-scheduled programs of bench/simulator.py."""
 
 import copy
+import importlib.util
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +27,15 @@ def arch_with(name: str = "tessel-4x4", **changes) -> arch_model.Arch:
 @pytest.fixture
 def make_arch():
     return arch_with
+
+
+BENCH = Path(__file__).resolve().parents[2] / "bench" / "simulator.py"
+
+
+@pytest.fixture(scope="module")
+def bench():
+    """bench/simulator.py as a module (its program builders)."""
+    spec = importlib.util.spec_from_file_location("bench_simulator", BENCH)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

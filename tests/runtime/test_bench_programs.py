@@ -4,22 +4,11 @@ event loop was optimized; a change to the timing model updates them here and
 in docs/simulator.md together."""
 
 import hashlib
-import importlib.util
-from pathlib import Path
 
 import pytest
 
 from tessel.runtime.simulator import simulate
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "simulator.py"
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_simulator", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 def fingerprint(r):

@@ -12,12 +12,10 @@ compiler: the GPU's arithmetic and addressing where there is no GPU) and
 from __future__ import annotations
 
 import ctypes
-import importlib.util
 import os
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -35,7 +33,6 @@ from tessel.runtime.emulator.table import build_table
 from tessel.runtime.program import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import SimulationError, check_inputs, simulate
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "simulator.py"
 CXX = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
 
 
@@ -426,14 +423,6 @@ def test_pulled_transfers_and_a_barrier(executor, host_kernel):
     program = pull_and_barrier_program()
     x = np.float32(np.random.default_rng(3).standard_normal((4, 64)) * 3)
     check(executor, program, {"x": x}, host_kernel)
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_simulator", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 @pytest.mark.parametrize("executor", SPLIT_EXECUTORS)

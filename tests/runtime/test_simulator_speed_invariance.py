@@ -12,9 +12,7 @@ queued on one channel, signals that must wait for earlier transfers, rings of
 semaphores, and compute interleaved with all of it."""
 
 import hashlib
-import importlib.util
 import json
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -22,7 +20,6 @@ import pytest
 from tessel.runtime.program import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import simulate
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "simulator.py"
 F32 = 4
 
 
@@ -121,14 +118,6 @@ def random_program(seed: int, phases: int = 3, ops_per_phase: int = 24):
     program = b.build()
     inputs = {"x": np.float32(rng.standard_normal((256, 64)))}
     return program, inputs
-
-
-@pytest.fixture(scope="module")
-def bench():
-    spec = importlib.util.spec_from_file_location("bench_simulator", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
 
 
 # (numerics, trace) -> digest, per program.
