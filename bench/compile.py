@@ -2,9 +2,10 @@
 and the SRAM high-water mark per tile.
 
 Each model is imported once (not timed here: bench/frontend.py measures the
-import), then compiled `--repeat` times; the figures are medians. The
-stages are those of `tessel-lowering-pipeline`, run one group at a time
-through the same passes, then the Python emitter:
+import), then compiled `--repeat` times; the figures are medians. The stages are the
+passes of `tessel-lowering-pipeline` as MLIR's pass timing reports them
+(each canonicalization named after the pass before it), then the Python
+emitter:
 
     python bench/compile.py [--models mlp,bert_layer] [--arch tessel-4x4]
                             [--repeat 3]
@@ -17,28 +18,52 @@ high-water mark of its allocations) against the tile's SRAM.
 from __future__ import annotations
 
 import argparse
+import gc
+import os
+import re
 import statistics
 import sys
+import tempfile
 import time
 
-# The stages of tessel-lowering-pipeline (lib/Dialect/Tessel/Pipelines), in
-# order; `canonicalize` keeps one-part partitions as the pipeline's does (the
-# pattern's name as GCC, which builds the MLIR wheels, spells it).
-_CANON = ('canonicalize{disable-patterns='
-          '"{anonymous}::ForallOpSingleOrZeroIterationDimsFolder"}')
-STAGES = [
-    ("legalize", "tessel-check-input-contract,func.func(tessel-narrow-f64,"
-                 "tessel-materialize-copies,tessel-fuse-elementwise)," + _CANON),
-    ("map", "tessel-default-mapping"),
-    ("partition + tile", "func.func(tessel-partition,tessel-tile-for-sram)," + _CANON),
-    ("bufferize", f"tessel-bufferize,{_CANON},cse,{_CANON},"
-                  f"func.func(tessel-promote-to-sram),{_CANON}"),
-    ("to device", "tessel-convert-to-device"),
-    ("instructions", "tessel-lower-to-instructions," + _CANON),
-    ("schedule", "tessel-schedule"),
-    ("allocate", "tessel-allocate-sram," + _CANON),
-    ("check", "tessel-check-synchronization"),
-]
+_REPORT_LINE = re.compile(r"^ *(\d+\.\d+) \( *[\d.]+%\)  +(.+)$")
+
+
+def _timed_pipeline(module):
+    """Runs tessel-lowering-pipeline on ``module`` with MLIR's pass timing;
+    the seconds of each of its top-level passes, in order. MLIR prints the
+    report on stderr when the pass manager goes, so stderr is captured."""
+    from tessel.passmanager import PassManager
+
+    with tempfile.TemporaryFile(mode="w+") as report:
+        saved = os.dup(2)
+        os.dup2(report.fileno(), 2)
+        try:
+            pm = PassManager.parse("builtin.module(tessel-lowering-pipeline)")
+            pm.enable_timing()
+            pm.run(module.operation)
+            del pm
+            gc.collect()
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+        report.seek(0)
+        lines = report.read().splitlines()
+    stages = []
+    for line in lines:
+        match = _REPORT_LINE.match(line)
+        if not match:
+            continue
+        seconds, name = float(match[1]), match[2]
+        # Passes only: a nested pipeline's line sums its passes', and
+        # analyses and the totals are not passes.
+        if name.endswith("Pipeline") or name.startswith("(A)") or name in ("Total", "Rest"):
+            continue
+        # A canonicalization is named after the pass it cleans up after.
+        if name == "Canonicalizer" and stages:
+            name = f"canonicalize after {stages[-1][0].split(' after ')[-1]}"
+        stages.append((name, seconds))
+    return stages
 
 
 def import_model(name: str):
@@ -59,18 +84,16 @@ def compile_once(model, arch):
     from tessel.compiler.lower import _set_names
     from tessel.dialects import func as func_d
     from tessel.ir import Context, Module, StringAttr
-    from tessel.passmanager import PassManager
-
-    times = {}
     with Context():
         module = Module.parse(model.mlir)
         module.operation.attributes["tessel.arch"] = arch.to_attribute()
         func = next(op for op in module.body.operations if isinstance(op, func_d.FuncOp))
         _set_names(func, model.signature)
-        for stage, pipeline in STAGES:
-            start = time.perf_counter()
-            PassManager.parse(f"builtin.module({pipeline})").run(module.operation)
-            times[stage] = time.perf_counter() - start
+        times = {}
+        for name, seconds in _timed_pipeline(module):
+            while name in times:  # a pass that runs twice keeps both lines
+                name += "'"
+            times[name] = seconds
         arenas = {}
         placed = set()
         for device in module.body.operations:
@@ -93,13 +116,13 @@ def report(name, arch, runs):
     total = sum(times.values())
     print(f"\n{name} on {arch.name}: {total:.2f} s (median of {len(runs)})")
     for stage, seconds in times.items():
-        print(f"  {stage:<18} {seconds:8.3f} s  {100 * seconds / total:5.1f}%")
+        print(f"  {stage:<46} {seconds:8.3f} s  {100 * seconds / total:5.1f}%")
     counts = sorted(t["instructions"] for t in program.manifest()["tiles"])
-    print(f"  instructions       {sum(counts)} in all; per tile min "
+    print(f"  {'instructions':<46} {sum(counts)} in all; per tile min "
           f"{counts[0]} / median {int(statistics.median(counts))} / max {counts[-1]}")
     if arenas:
         sizes = sorted(arenas.values())
-        print(f"  SRAM high-water    per tile min {sizes[0]} / median "
+        print(f"  {'SRAM high-water':<46} per tile min {sizes[0]} / median "
               f"{int(statistics.median(sizes))} / max {sizes[-1]} bytes of "
               f"{arch.tile.sram.bytes} ({100 * sizes[-1] / arch.tile.sram.bytes:.0f}% at most)")
 
