@@ -26,6 +26,9 @@ namespace mlir::tessel {
 
 namespace {
 
+/// Saturated byte counts: an operand of unbounded size never fits.
+constexpr int64_t kUnboundedBytes = std::numeric_limits<int64_t>::max();
+
 /// The largest extent each loop of `op` can have: exact when static, else
 /// the bound the value-bounds analysis derives (a part's slice sizes come
 /// from an affine.min of the part size).
@@ -75,10 +78,9 @@ int64_t getSliceExtent(AffineExpr expr, ArrayRef<int64_t> steps, int64_t full) {
 /// Bytes of every operand's slice for one step of `steps`; saturates at
 /// INT64_MAX (an operand of unbounded size never fits).
 int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
-  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   auto multiply = [](int64_t a, int64_t b) {
     int64_t product;
-    return llvm::MulOverflow(a, b, product) ? kUnbounded : product;
+    return llvm::MulOverflow(a, b, product) ? kUnboundedBytes : product;
   };
   int64_t bytes = 0;
   for (OpOperand &operand : op->getOpOperands()) {
@@ -88,13 +90,13 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     AffineMap map = op.getMatchingIndexingMap(&operand);
     int64_t elements = 1;
     for (auto [dim, expr] : llvm::enumerate(map.getResults())) {
-      int64_t full = type.isDynamicDim(dim) ? kUnbounded : type.getDimSize(dim);
+      int64_t full = type.isDynamicDim(dim) ? kUnboundedBytes : type.getDimSize(dim);
       elements = multiply(elements, getSliceExtent(expr, steps, full));
     }
     int64_t operandBytes =
         multiply(elements, llvm::divideCeil(type.getElementTypeBitWidth(), 8));
     if (llvm::AddOverflow(bytes, operandBytes, bytes))
-      return kUnbounded;
+      return kUnboundedBytes;
   }
   return bytes;
 }
@@ -107,7 +109,6 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 /// - a depthwise convolution multiplies each tap into a temporary of the
 ///   output step's size.
 int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
-  constexpr int64_t kUnbounded = std::numeric_limits<int64_t>::max();
   int64_t count = 0;
   int64_t elements = 1;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
@@ -122,29 +123,30 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     count += captured.size() + generic.getNumReductionLoops();
     for (int64_t step : steps)
       if (llvm::MulOverflow(elements, step, elements))
-        return kUnbounded;
+        return kUnboundedBytes;
   } else if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation())) {
     count = 1;
     for (auto [step, iterator] : llvm::zip(steps, op.getIteratorTypesArray()))
       if (iterator == utils::IteratorType::parallel &&
           llvm::MulOverflow(elements, step, elements))
-        return kUnbounded;
+        return kUnboundedBytes;
   }
   // Temporaries hold at most 32-bit elements (the vector unit's widest).
   int64_t bytes;
   if (llvm::MulOverflow(elements, count * 4, bytes))
-    return kUnbounded;
+    return kUnboundedBytes;
   return bytes;
 }
 
-/// Whether two steps' operands (one computing, one arriving) and the
-/// computing step's temporaries fit `sramBytes`.
-bool fits(linalg::LinalgOp op, ArrayRef<int64_t> steps, int64_t sramBytes) {
+/// The SRAM a step of `steps` needs with double buffering: two steps'
+/// operands (one computing, one arriving) and the computing step's
+/// temporaries; kUnboundedBytes when that overflows.
+int64_t getDoubleBufferedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   int64_t operands = getWorkingSet(op, steps);
   int64_t scratch = getScratchBytes(op, steps);
-  // Compared piecewise, so that unbounded sizes do not overflow.
-  return operands <= sramBytes / 2 && scratch <= sramBytes &&
-         2 * operands + scratch <= sramBytes;
+  if (operands > kUnboundedBytes / 4 || scratch > kUnboundedBytes / 4)
+    return kUnboundedBytes;
+  return 2 * operands + scratch;
 }
 
 struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
@@ -171,7 +173,7 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
       SmallVector<int64_t> steps = *bounds;
       // Halve the loop whose halving shrinks the working set most; ties go
       // to the outermost loop, which keeps slices contiguous.
-      while (!fits(op, steps, sramBytes)) {
+      while (getDoubleBufferedBytes(op, steps) > sramBytes) {
         std::optional<size_t> best;
         int64_t bestBytes = 0;
         for (size_t loop = 0; loop < steps.size(); ++loop) {
@@ -179,26 +181,19 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
             continue;
           SmallVector<int64_t> trial = steps;
           trial[loop] = llvm::divideCeil(trial[loop], 2);
-          int64_t bytes = getWorkingSet(op, trial);
-          int64_t scratch = getScratchBytes(op, trial);
-          bytes = bytes > std::numeric_limits<int64_t>::max() / 4 ||
-                          scratch > std::numeric_limits<int64_t>::max() / 4
-                      ? std::numeric_limits<int64_t>::max()
-                      : 2 * bytes + scratch;
+          int64_t bytes = getDoubleBufferedBytes(op, trial);
           if (!best || bytes < bestBytes) {
             best = loop;
             bestBytes = bytes;
           }
         }
         if (!best) {
-          int64_t needed = getWorkingSet(op, steps);
-          int64_t scratch = getScratchBytes(op, steps);
+          int64_t needed = getDoubleBufferedBytes(op, steps);
           InFlightDiagnostic diag = op.emitOpError() << "needs ";
-          if (needed > std::numeric_limits<int64_t>::max() / 4 ||
-              scratch > std::numeric_limits<int64_t>::max() / 4)
+          if (needed == kUnboundedBytes)
             diag << "an unbounded amount of SRAM";
           else
-            diag << 2 * needed + scratch << " bytes of SRAM";
+            diag << needed << " bytes of SRAM";
           diag << " for two single-element steps and their temporaries, but "
                   "a tile has "
                << sramBytes << " bytes";
