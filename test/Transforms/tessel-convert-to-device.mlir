@@ -108,3 +108,28 @@ func.func @reshaped_output(%x: memref<16x8xf32, #dram>) -> memref<2x8x8xf32, #dr
   return %out : memref<2x8x8xf32, #dram>
 }
 }
+
+// -----
+
+// A constant tensor, bufferized into a global, becomes a constant DRAM
+// buffer holding its value; the global goes.
+// CHECK-LABEL: tessel.device @masked
+// CHECK:         %[[M:.+]] = tessel.dram_buffer @__constant_4xf32 constant value(dense<[0.000000e+00, 1.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<4xf32>) : memref<4xf32, #dram>
+// CHECK:         tessel.core
+// CHECK:           memref.subview %[[M]]
+// CHECK-NOT:     memref.global
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+memref.global "private" constant @__constant_4xf32 : memref<4xf32, #dram> = dense<[0.0, 1.0, 1.0, 0.0]>
+func.func @masked(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
+  %m = memref.get_global @__constant_4xf32 : memref<4xf32, #dram>
+  %y = memref.alloc() : memref<4xf32, #dram>
+  scf.forall (%i) = (0) to (4) step (2) {
+    %mi = memref.subview %m[%i] [2] [1] : memref<4xf32, #dram> to memref<2xf32, strided<[1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i] [2] [1] : memref<4xf32, #dram> to memref<2xf32, strided<[1], offset: ?>, #dram>
+    linalg.copy ins(%mi : memref<2xf32, strided<[1], offset: ?>, #dram>) outs(%yi : memref<2xf32, strided<[1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2]>}
+  return %y : memref<4xf32, #dram>
+}
+}

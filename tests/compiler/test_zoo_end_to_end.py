@@ -18,12 +18,7 @@ from tessel.compiler import compile_imported
 from tessel.runtime.simulator import simulate
 
 FULL_ZOO = os.environ.get("TESSEL_TEST_FULL_ZOO") == "1"
-LARGE = {"resnet18", "bert_layer", "vit_block"}
-# Not compiled yet, rejected with the op and the model's source line before
-# any program is emitted: GPT-2's causal mask (models.py line 127) is built
-# from index arithmetic (linalg.index, i64 and i1 tensors), which the vector
-# unit has no instructions for.
-NOT_LOWERED = {"gpt2_block": ("'linalg.", 'zoo/models.py":127')}
+LARGE = {"resnet18", "bert_layer", "vit_block", "gpt2_block"}
 ARCHS = ["tessel-4x4", "tessel-16x16"]
 
 
@@ -63,13 +58,6 @@ def _eager(case):
 def test_zoo_model_matches_pytorch(name, arch):
     case = zoo.get(name)
     model, feeds, golden = _eager(case)
-    if name in NOT_LOWERED:
-        from tessel.compiler import LoweringError
-        with pytest.raises(LoweringError) as error:
-            compile_imported(model, arch)
-        for fragment in NOT_LOWERED[name]:
-            assert fragment in str(error.value)
-        return
     result = simulate(compile_imported(model, arch), feeds)
     assert result.cycles > 0
     for spec, want in zip(model.signature.outputs, golden):

@@ -22,8 +22,8 @@ import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
-from ..ir import (FloatAttr, IntegerAttr, MemRefType, MLIRError, OpResult,
-                  Operation, Value)
+from ..ir import (DenseElementsAttr, FloatAttr, IntegerAttr, MemRefType,
+                  MLIRError, OpResult, Operation, Value)
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -165,6 +165,11 @@ def _int_attr(attr) -> int:
     return IntegerAttr(attr).value
 
 
+def _buffer_value(op: Operation) -> np.ndarray:
+    """The array a ``constant`` DRAM buffer holds (its ``value``)."""
+    return np.array(DenseElementsAttr(op.attributes["value"]))
+
+
 def _constant_value(value) -> int | None:
     """The integer of an ``arith.constant`` result, or ``None``."""
     owner = value.owner if isinstance(value, OpResult) else None
@@ -298,6 +303,8 @@ class _Emitter:
             if kind == "weight":
                 data = self.weight(name, shape, dtype)
                 weight_names.add(name)
+            elif kind == "constant":
+                data = to_storage(_buffer_value(op), dtype)
             self.builder.add_buffer(name, kind, shape, dtype, offset=offset,
                                     data=data)
             self.places[op.result] = ("dram", (0, 0), offset)

@@ -14,12 +14,10 @@ from .apply import UnsupportedMapping, apply, unsupported
 from .graph import Graph, GraphError, Op, Operand
 from .space import MapperOptions, Problem, Solution
 
-# The legalize passes tessel-lowering-pipeline runs before
-# tessel-default-mapping: the mapper sees the ops partitioning will see.
-# Running the whole pipeline afterwards repeats them, which changes nothing.
-LEGALIZE = ("builtin.module(tessel-check-input-contract,"
-            "func.func(tessel-materialize-copies,tessel-fuse-elementwise),"
-            "canonicalize)")
+# The start of tessel-lowering-pipeline: the mapper sees the ops
+# partitioning will see. Running the whole pipeline afterwards repeats these
+# passes, which changes nothing.
+LEGALIZE = "builtin.module(tessel-legalize-pipeline)"
 
 MAPPERS = ("default", "heuristic", "cpsat", "exhaustive")
 

@@ -48,7 +48,7 @@ from . import isa
 from .isa import Endpoint, Instruction, View
 
 MANIFEST = "manifest.json"
-BUFFER_KINDS = ("input", "output", "weight", "scratch")
+BUFFER_KINDS = ("input", "output", "weight", "scratch", "constant")
 # DRAM offsets the builder assigns are multiples of this.
 DRAM_ALIGNMENT = 64
 

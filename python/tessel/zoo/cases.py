@@ -61,6 +61,14 @@ def gpt2_block():
     return m.GPT2Block(), (torch.randn(1, 128, 768, generator=g),)
 
 
+@register("gpt2_block_small", rtol=1e-4, atol=1e-4)
+def gpt2_block_small():
+    """The GPT-2 block at test size (seq 16, hidden 64, 2 heads): the causal
+    mask and tanh GELU in seconds."""
+    g = _gen()
+    return m.GPT2Block(hidden=64, heads=2), (torch.randn(1, 16, 64, generator=g),)
+
+
 @register("vit_block", rtol=1e-3, atol=1e-3, slow={("jit", "onnx")})
 def vit_block():
     """ViT-B/16 patch embedding + class token + one encoder block, 1x3x224x224."""

@@ -373,6 +373,17 @@ LogicalResult DramBufferOp::verify() {
   if (getMemorySpace(getResult().getType()) != MemorySpace::dram)
     return emitOpError("must be in #tessel.memory_space<dram>; buffers in a "
                        "tile's SRAM are tessel.buffer");
+  bool isConstant = getKind() == DramBufferKind::constant;
+  if (isConstant != static_cast<bool>(getValueAttr()))
+    return emitOpError(isConstant ? "of kind constant needs a value"
+                                  : "has a value but is not of kind constant");
+  if (ElementsAttr value = getValueAttr()) {
+    MemRefType type = getResult().getType();
+    if (value.getShapedType().getShape() != type.getShape() ||
+        value.getElementType() != type.getElementType())
+      return emitOpError() << "value of type " << value.getShapedType()
+                           << " does not match the buffer " << type;
+  }
   std::optional<uint64_t> address = getAddress();
   if (address &&
       failed(verifyElementAligned(*this, *address, getResult().getType())))

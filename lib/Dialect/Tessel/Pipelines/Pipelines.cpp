@@ -22,14 +22,21 @@ static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
        "(anonymous namespace)::ForallOpSingleOrZeroIterationDimsFolder"});
 }
 
-void tessel::buildLoweringPipeline(OpPassManager &pm) {
-  // Legalize: reject what is outside the contract, compute in the chip's
-  // types, make data movement mappable, fuse elementwise chains.
+void tessel::buildLegalizePipeline(OpPassManager &pm) {
+  // Reject what is outside the contract; evaluate what depends on no input
+  // before fusion mixes it into ops that do; compute in the chip's types
+  // and ops; make data movement mappable; fuse elementwise chains.
   pm.addPass(createTesselCheckInputContract());
+  pm.addNestedPass<func::FuncOp>(createTesselFoldConstantTensors());
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
+  pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addPass(createCanonicalizerKeepingPartitions());
+}
+
+void tessel::buildLoweringPipeline(OpPassManager &pm) {
+  buildLegalizePipeline(pm);
   // Map and split over the grid; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());
   pm.addNestedPass<func::FuncOp>(createTesselPartition());
@@ -57,9 +64,16 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
 
 void tessel::registerPipelines() {
   PassPipelineRegistration<>(
+      "tessel-legalize-pipeline",
+      "Bring linalg-on-tensors into the form the mapper and partitioning "
+      "read (check the input contract, fold constant tensors, narrow f64, "
+      "simplify math, materialize copies, fuse elementwise chains, "
+      "canonicalize)",
+      buildLegalizePipeline);
+  PassPipelineRegistration<>(
       "tessel-lowering-pipeline",
       "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
-      "instruction streams (check, fuse, map, partition, tile for SRAM, "
+      "instruction streams (legalize, map, partition, tile for SRAM, "
       "bufferize, promote, place on tiles, lower, schedule, allocate SRAM)",
       buildLoweringPipeline);
 }

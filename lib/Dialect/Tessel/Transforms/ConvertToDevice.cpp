@@ -123,7 +123,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       std::string name = nameAttr ? nameAttr.getValue().str()
                                   : "arg" + std::to_string(arg.getArgNumber());
       auto buffer = DramBufferOp::create(builder, arg.getLoc(), type, name,
-                                         kind, /*address=*/nullptr);
+                                         kind, /*address=*/nullptr,
+                                         /*value=*/nullptr);
       dram.map(arg, buffer.getResult());
     }
     // An output returned through a reshape of an allocation (a matmul's
@@ -167,7 +168,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       auto buffer = DramBufferOp::create(
           builder, alloc.getLoc(), type, name,
           output ? DramBufferKind::output : DramBufferKind::scratch,
-          /*address=*/nullptr);
+          /*address=*/nullptr, /*value=*/nullptr);
       Value allocView = buffer.getResult();
       if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(reshape))
         allocView = memref::CollapseShapeOp::create(
@@ -181,6 +182,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       if (reshape)
         dram.map(reshape->getResult(0), buffer.getResult());
     }
+    // Constant tensors (a folded mask) were bufferized into globals; each
+    // becomes a constant DRAM buffer holding its value.
+    if (failed(convertGlobals(func, builder, dram)))
+      return failure();
     for (Value value : returnOp.getOperands())
       if (!dram.contains(value))
         return returnOp.emitOpError(
@@ -196,8 +201,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       }
       // Constants and views of DRAM buffers (reshapes, slices) carry no
       // work: the cores that use them get their own copies.
-      if (isa<memref::AllocOp, memref::DeallocOp, func::ReturnOp,
-              arith::ConstantOp, ViewLikeOpInterface>(op))
+      if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+              func::ReturnOp, arith::ConstantOp, ViewLikeOpInterface>(op))
         continue;
       return op.emitOpError()
              << "is outside any partitioned op; run tessel-partition first";
@@ -283,6 +288,41 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
 
     func.erase();
     return unrollSteps(device);
+  }
+
+  LogicalResult convertGlobals(func::FuncOp func, OpBuilder &builder,
+                               IRMapping &dram) {
+    auto module = func->getParentOfType<ModuleOp>();
+    llvm::StringMap<Value> buffers;
+    for (auto get : func.getBody().getOps<memref::GetGlobalOp>()) {
+      // Not a SymbolTable: the device, named after the function, is not
+      // yet alone under its name.
+      auto global = SymbolTable::lookupNearestSymbolFrom<memref::GlobalOp>(
+          get, get.getNameAttr());
+      auto value = global ? dyn_cast_or_null<ElementsAttr>(
+                                global.getInitialValueAttr())
+                          : nullptr;
+      if (!value || !global.getConstant())
+        return get.emitOpError()
+               << "reads @" << get.getName()
+               << ", which is not a constant global with a value";
+      MemRefType type = get.getType();
+      if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+        return get.emitOpError("must be statically shaped and contiguous to "
+                               "be a DRAM buffer");
+      Value &buffer = buffers[get.getName()];
+      if (!buffer)
+        buffer = DramBufferOp::create(builder, get.getLoc(), type,
+                                      get.getName(), DramBufferKind::constant,
+                                      /*address=*/nullptr, value);
+      dram.map(get.getResult(), buffer);
+    }
+    // The globals' values now live in the device's buffers.
+    for (auto global :
+         llvm::make_early_inc_range(module.getOps<memref::GlobalOp>()))
+      if (buffers.contains(global.getSymName()))
+        global.erase();
+    return success();
   }
 
   /// Straight-line cores: unrolls the step loops outermost first; folding

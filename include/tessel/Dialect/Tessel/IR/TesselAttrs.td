@@ -168,7 +168,8 @@ def Tessel_DramBufferKind : I32EnumAttr<"DramBufferKind",
       I32EnumAttrCase<"input", 0>,
       I32EnumAttrCase<"output", 1>,
       I32EnumAttrCase<"weight", 2>,
-      I32EnumAttrCase<"scratch", 3>]> {
+      I32EnumAttrCase<"scratch", 3>,
+      I32EnumAttrCase<"constant", 4>]> {
   let cppNamespace = "::mlir::tessel";
 }
 

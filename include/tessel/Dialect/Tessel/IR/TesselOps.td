@@ -165,24 +165,31 @@ def Tessel_BufferOp : Tessel_Op<"buffer", [
 def Tessel_DramBufferOp : Tessel_Op<"dram_buffer", [
     HasParent<"DeviceOp">,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
-  let summary = "A buffer in DRAM: an input, output, weight or scratch array";
+  let summary =
+      "A buffer in DRAM: an input, output, weight, scratch or constant array";
   let description = [{
     A statically shaped array in DRAM. Its kind and name are what the
     program manifest lists, so a runtime knows where to put inputs and
     weights and where to read outputs. `at` gives its byte offset once
-    assigned.
+    assigned. A `constant` buffer holds a value the compiler computed (a
+    folded attention mask); its `value` has the buffer's shape and element
+    type and goes into the program's DRAM image.
 
     ```mlir
     %x = tessel.dram_buffer @x input : memref<8x64xf32, #dram>
     %w = tessel.dram_buffer @fc1.weight weight at 2048 : memref<64x128xf32, #dram>
+    %m = tessel.dram_buffer @mask constant value(dense<[0.0, 1.0]> : tensor<2xf32>)
+           : memref<2xf32, #dram>
     ```
   }];
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Tessel_DramBufferKind:$kind,
-                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$address);
+                       OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$address,
+                       OptionalAttr<ElementsAttr>:$value);
   let results = (outs Tessel_StaticMemRef:$result);
   let assemblyFormat = [{
-    $sym_name $kind (`at` $address^)? attr-dict `:` type($result)
+    $sym_name $kind (`at` $address^)? (`value` `(` $value^ `)`)? attr-dict
+    `:` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

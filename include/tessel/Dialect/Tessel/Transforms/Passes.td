@@ -42,6 +42,76 @@ def TesselCheckInputContract
   ];
 }
 
+def TesselFoldConstantTensors
+    : Pass<"tessel-fold-constant-tensors", "::mlir::func::FuncOp"> {
+  let summary = "Evaluate constant tensor computations at compile time";
+  let description = [{
+    Some models build constant tensors out of index arithmetic: a causal
+    attention mask is `arange(t) - arange(t)[:, None] <= 0`, which torch-mlir
+    imports as `linalg.generic`s over `linalg.index`, i64 and i1 tensors. The
+    chip computes in floating point only, and none of this depends on the
+    model's inputs, so this pass evaluates it once, here:
+
+    - A parallel `linalg.generic` whose inputs are all dense constants (or
+      that reads none and uses only `linalg.index`) and whose body folds
+      element by element is replaced by the dense constant it computes.
+      Reshapes of constants fold too. Generics of more than 2^20 elements
+      are left alone (the program would store them in DRAM anyway).
+    - An i1 constant a generic reads (a mask) is stored as a constant of
+      0.0 / 1.0 in f32, the chip's representation of a boolean; the body
+      recovers the i1 with `arith.cmpf une, %x, 0.0`.
+
+    ```mlir
+    %i = linalg.generic {iterator_types = ["parallel", "parallel"]}
+           outs(%e : tensor<2x2xi1>) {
+    ^bb0(%out: i1):
+      %r = linalg.index 0 : index
+      %c = linalg.index 1 : index
+      %le = arith.cmpi ule, %c, %r : index
+      linalg.yield %le : i1
+    } -> tensor<2x2xi1>
+    // becomes
+    %i = arith.constant dense<[[true, false], [true, true]]> : tensor<2x2xi1>
+    ```
+
+    What is left that the chip cannot compute (an index tensor that depends
+    on an input) is rejected later, naming the op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numGenericsFolded", "num-generics-folded",
+              "Number of linalg.generic ops replaced by constants">,
+    Statistic<"numMasksWidened", "num-masks-widened",
+              "Number of i1 constant operands stored as f32">
+  ];
+}
+
+def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite powers by constants into the vector unit's ops";
+  let description = [{
+    The vector unit has no power instruction. A power by a constant
+    exponent, as tanh-approximated GELU computes `x^3`, is rewritten with
+    upstream's algebraic simplification: integer powers become products by
+    repeated squaring (`x^3 = (x * x) * x`, as PyTorch's kernel computes
+    it), and `x^0.5`,
+    `x^-1`, `x^-0.5` become `sqrt`, a division and `rsqrt`.
+
+    ```mlir
+    %c3 = arith.constant 3 : i64
+    %y = math.fpowi %x, %c3 : f32, i64
+    // becomes
+    %s = arith.mulf %x, %x : f32
+    %y = arith.mulf %s, %x : f32
+    ```
+
+    A power by an exponent that is not a constant stays, and is rejected
+    by `tessel-lower-to-instructions`, naming the op.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::math::MathDialect"];
+}
+
 def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
   let summary = "Compute f64 intermediates in f32";
   let description = [{
