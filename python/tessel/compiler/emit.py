@@ -47,7 +47,8 @@ class EmitError(ValueError):
 
 
 def emit_program(module: Any, *,
-                 weights: Mapping[str, Any] | None = None) -> Program:
+                 weights: Mapping[str, Any] | None = None,
+                 verify: bool = True) -> Program:
     """The program of the one ``tessel.device`` in ``module`` (a
     :class:`~tessel.ir.Module`, an operation holding the device, or the
     device itself).
@@ -55,13 +56,16 @@ def emit_program(module: Any, *,
     ``weights`` maps the name of each ``weight`` DRAM buffer to its array
     (of the buffer's shape; f32, f16, i8, i32 in their NumPy type, bf16 as
     float32, rounded to nearest even, or as uint16 bits), which goes into the
-    DRAM image. Raises :class:`EmitError`.
+    DRAM image. ``verify=False`` skips verifying the device, for a caller
+    that just did (verifying BERT's device takes over a second). Raises
+    :class:`EmitError`.
     """
     device = _find_device(module)
-    try:
-        device.verify()
-    except MLIRError as e:
-        raise EmitError(f"the tessel.device does not verify: {e}") from None
+    if verify:
+        try:
+            device.verify()
+        except MLIRError as e:
+            raise EmitError(f"the tessel.device does not verify: {e}") from None
     return _Emitter(device, dict(weights or {})).run()
 
 

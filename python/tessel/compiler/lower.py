@@ -97,7 +97,13 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
         # input (with tessel.arch and any mapping) to reproduce the failure.
         before = module.operation.get_asm(enable_debug_info=True)
         try:
-            PassManager.parse(PIPELINE).run(module.operation)
+            # Verifying after every pass is half of BERT's pass time; the
+            # result is verified once, and tessel-opt (the repro command)
+            # verifies after each pass to find the one at fault.
+            pm = PassManager.parse(PIPELINE)
+            pm.enable_verifier(False)
+            pm.run(module.operation)
+            module.operation.verify()
         except Exception as e:  # MLIRError carries the diagnostics
             path = _keep_failed_ir(before, failure_dir)
             repro = f"tessel-opt {path} -tessel-lowering-pipeline"
@@ -144,4 +150,5 @@ def compile_imported(model, arch: Any = None, *, mapper: str = "default",
                   if op.operation.name == "tessel.dram_buffer"}
         weights = {k: v for k, v in model.weights.items() if k in placed}
         with stage("emit", module):
-            return emit_program(module, weights=weights)
+            # _lower verified the module.
+            return emit_program(module, weights=weights, verify=False)
