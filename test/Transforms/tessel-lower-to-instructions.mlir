@@ -29,13 +29,13 @@ tessel.device @steps arch #tiny {
     linalg.fill ins(%cst : f32) outs(%acc : memref<8x6xf32, #sram>)
     // 8x8x6 on a 4x4 array: column blocks of 4 and 2, each over k = 0..3
     // then 4..7 (the ISA's accumulation order).
-    // CHECK:     %[[A0:.+]] = memref.subview %[[XS]][0, 0] [8, 4] [1, 1]
-    // CHECK:     %[[B0:.+]] = memref.subview %{{.+}}[0, 0] [4, 4] [1, 1]
-    // CHECK:     %[[C0:.+]] = memref.subview %[[ACC]][0, 0] [8, 4] [1, 1]
+    // CHECK:     %[[A0:.+]] = memref.reinterpret_cast %[[XS]] to offset: [0], sizes: [8, 4], strides: [8, 1]
+    // CHECK:     %[[B0:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4], strides: [6, 1]
+    // CHECK:     %[[C0:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [8, 4], strides: [6, 1]
     // CHECK:     tessel.matmul %[[A0]], %[[B0]], %[[C0]]
-    // CHECK:     memref.subview %[[XS]][0, 4] [8, 4] [1, 1]
+    // CHECK:     memref.reinterpret_cast %[[XS]] to offset: [4], sizes: [8, 4], strides: [8, 1]
     // CHECK:     tessel.matmul
-    // CHECK:     memref.subview %[[ACC]][0, 4] [8, 2] [1, 1]
+    // CHECK:     memref.reinterpret_cast %[[ACC]] to offset: [4], sizes: [8, 2], strides: [6, 1]
     // CHECK:     tessel.matmul
     // CHECK:     tessel.matmul
     // CHECK-NOT: tessel.matmul
@@ -157,6 +157,24 @@ tessel.device @windows arch #tiny {
     // CHECK-COUNT-23: tessel.matmul
     // CHECK-NOT: tessel.matmul
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
+    // A 1x1 convolution (6 filters over 2 channels) on 4x4 pixels: the
+    // output's rows are as far apart as the input's, so all 16 pixels
+    // stream as one against the weights W^T (2 x 6) in a 4x4 array's
+    // 4-column blocks: out^T (16 x 6) += X^T (16 x 2) * W^T (2 x 6), 2 MAC
+    // blocks instead of 4 rows x 2 column blocks.
+    // CHECK:     %[[PX:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [16, 2], strides: [1, 16]
+    // CHECK:     %[[PW:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 4], strides: [1, 2]
+    // CHECK:     %[[PY:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [16, 4], strides: [1, 16]
+    // CHECK:     tessel.matmul %[[PX]], %[[PW]], %[[PY]]
+    // Filters 4 and 5: the second column block.
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [8], sizes: [2, 2], strides: [1, 2]
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [64], sizes: [16, 2], strides: [1, 16]
+    // CHECK:     tessel.matmul
+    // CHECK-NOT: tessel.matmul
+    %px = memref.alloc() : memref<1x2x4x4xf32, #sram>
+    %pw = memref.alloc() : memref<6x2x1x1xf32, #sram>
+    %py = memref.alloc() : memref<1x6x4x4xf32, #sram>
+    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%px, %pw : memref<1x2x4x4xf32, #sram>, memref<6x2x1x1xf32, #sram>) outs(%py : memref<1x6x4x4xf32, #sram>)
     // A 2x2 max pooling with stride 2: one max per tap over C x OH x OW.
     // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 3, 3], strides: [36, 12, 2]
     // CHECK:     tessel.vector_binary max

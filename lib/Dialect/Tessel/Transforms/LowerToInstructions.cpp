@@ -9,6 +9,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/ConvPlan.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -135,28 +136,39 @@ struct Lowering {
     return success();
   }
 
+  /// A 2-D strided view of `buffer` not yet built: element (i, j) is element
+  /// `offset + i * strides[0] + j * strides[1]` of the buffer (counted from
+  /// the buffer's own first element). Blocks of it become one view op each,
+  /// not a view of a view: a ResNet has a million of them.
+  struct Strided2D {
+    Value buffer;
+    int64_t offset;
+    std::array<int64_t, 2> sizes, strides;
+  };
+
+  static Strided2D whole(Value buffer) {
+    auto type = cast<MemRefType>(buffer.getType());
+    SmallVector<int64_t> strides = stridesOf(buffer);
+    return {buffer, 0, {type.getDimSize(0), type.getDimSize(1)},
+            {strides[0], strides[1]}};
+  }
+
+  Value block(Location loc, const Strided2D &view, int64_t r0, int64_t rows,
+              int64_t c0, int64_t cols) {
+    return window(loc, view.buffer,
+                  view.offset + r0 * view.strides[0] + c0 * view.strides[1],
+                  {rows, cols}, {view.strides[0], view.strides[1]});
+  }
+
   /// One MAC-array block per (n, k) block of the array's size, k ascending
-  /// within each column block: the accumulation order of the ISA. The
-  /// operands are 2-D views (of any strides) in SRAM.
-  void emitMatmulBlocks(Location loc, Value lhs, Value rhs, Value acc) {
-    auto lhsType = cast<MemRefType>(lhs.getType());
-    auto rhsType = cast<MemRefType>(rhs.getType());
-    int64_t m = lhsType.getDimSize(0), k = lhsType.getDimSize(1),
-            n = rhsType.getDimSize(1);
+  /// within each column block: the accumulation order of the ISA.
+  void emitMatmulBlocks(Location loc, const Strided2D &lhs,
+                        const Strided2D &rhs, const Strided2D &acc) {
+    int64_t m = lhs.sizes[0], k = lhs.sizes[1], n = rhs.sizes[1];
     bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
     int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
     int64_t mBlock = weightStationary ? m : rows;
     int64_t kBlock = weightStationary ? rows : k;
-    auto slice = [&](Value v, int64_t r0, int64_t rs, int64_t c0, int64_t cs) {
-      return memref::SubViewOp::create(
-          rewriter, loc, v,
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(r0),
-                                 rewriter.getIndexAttr(c0)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(rs),
-                                 rewriter.getIndexAttr(cs)},
-          ArrayRef<OpFoldResult>{rewriter.getIndexAttr(1),
-                                 rewriter.getIndexAttr(1)});
-    };
     for (int64_t m0 = 0; m0 < m; m0 += mBlock) {
       int64_t ms = std::min(mBlock, m - m0);
       for (int64_t n0 = 0; n0 < n; n0 += cols) {
@@ -165,9 +177,9 @@ struct Lowering {
           int64_t ks = std::min(kBlock, k - k0);
           // One statement per view: argument evaluation order is
           // unspecified, and the IR must not depend on the compiler.
-          Value lhsBlock = slice(lhs, m0, ms, k0, ks);
-          Value rhsBlock = slice(rhs, k0, ks, n0, ns);
-          Value accBlock = slice(acc, m0, ms, n0, ns);
+          Value lhsBlock = block(loc, lhs, m0, ms, k0, ks);
+          Value rhsBlock = block(loc, rhs, k0, ks, n0, ns);
+          Value accBlock = block(loc, acc, m0, ms, n0, ns);
           MatmulOp::create(rewriter, loc, lhsBlock, rhsBlock, accBlock);
         }
       }
@@ -176,8 +188,11 @@ struct Lowering {
 
   LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
     rewriter.setInsertionPoint(matmul);
-    emitMatmulBlocks(matmul.getLoc(), matmul.getInputs()[0],
-                     matmul.getInputs()[1], matmul.getOutputs()[0]);
+    if (failed(checkStatic(matmul)))
+      return failure();
+    emitMatmulBlocks(matmul.getLoc(), whole(matmul.getInputs()[0]),
+                     whole(matmul.getInputs()[1]),
+                     whole(matmul.getOutputs()[0]));
     rewriter.eraseOp(matmul);
     return success();
   }
@@ -239,20 +254,24 @@ struct Lowering {
     SmallVector<int64_t> ls = stridesOf(lhs), rs = stridesOf(rhs),
                          as = stridesOf(acc);
     int64_t m = lhsShape[1], k = lhsShape[2], n = rhsShape[2];
-    for (int64_t b = 0; b < lhsShape[0]; ++b) {
-      Value l = window(loc, lhs, b * ls[0], {m, k}, {ls[1], ls[2]});
-      Value r = window(loc, rhs, b * rs[0], {k, n}, {rs[1], rs[2]});
-      Value a = window(loc, acc, b * as[0], {m, n}, {as[1], as[2]});
-      emitMatmulBlocks(loc, l, r, a);
-    }
+    for (int64_t b = 0; b < lhsShape[0]; ++b)
+      emitMatmulBlocks(loc, {lhs, b * ls[0], {m, k}, {ls[1], ls[2]}},
+                       {rhs, b * rs[0], {k, n}, {rs[1], rs[2]}},
+                       {acc, b * as[0], {m, n}, {as[1], as[2]}});
     rewriter.eraseOp(op);
     return success();
   }
 
-  /// conv_2d_nchw_fchw as matmuls: for each image, output row and kernel
-  /// tap (kh, kw), out[n, :, oh, :] (F x OW) += W[:, :, kh, kw] (F x C) *
-  /// X[n, :, oh*sh + kh*dh, kw*dw + ow*sw] (C x OW), all strided views; the
-  /// taps accumulate in row-major order.
+  /// conv_2d_nchw_fchw as matmuls, in the order of instructions planConv
+  /// finds fewest (ConvPlan.h). Each instruction contracts over one of the
+  /// input channels, the kernel rows or the kernel columns, whichever is
+  /// longest (a patch embedding has 3 channels but 16 columns), inside
+  /// loops over the other two (the taps). Either, per image and output row,
+  ///   out[n, :, r, :] (F x OW) += W (F x K) * X[n, .., r*sh + .., ..] (K x OW),
+  /// or, per image and group of R output rows streamed as one,
+  ///   out^T (R*OW x F) += X^T (R*OW x K) * W^T (K x F).
+  /// Every output element sums the taps in the same order either way, so
+  /// the plan changes the instruction count and timing, never the bits.
   LogicalResult lowerConv(linalg::Conv2DNchwFchwOp conv) {
     if (failed(checkStatic(conv)))
       return failure();
@@ -268,11 +287,8 @@ struct Lowering {
     auto dilation = conv.getDilations().getValues<int64_t>();
     int64_t sh = stride[0], sw = stride[1], dh = dilation[0], dw = dilation[1];
     int64_t f = wShape[0], c = wShape[1], kh = wShape[2], kw = wShape[3];
-    int64_t oh = yShape[2], ow = yShape[3];
-    // Each instruction contracts over one of the input channels, the kernel
-    // rows or the kernel columns, whichever is longest (a patch embedding
-    // has 3 channels but 16 columns), and loops over the other two. The
-    // three reduction loops: extent, input stride, weight stride.
+    int64_t images = yShape[0], oh = yShape[2], ow = yShape[3];
+    // The three reduction loops: extent, input stride, weight stride.
     struct Reduction {
       int64_t extent, xStride, wStride;
     };
@@ -287,21 +303,57 @@ struct Lowering {
     Reduction k = *longest;
     reductions.erase(longest);
     Reduction outer = reductions[0], inner = reductions[1];
-    for (int64_t n = 0; n < yShape[0]; ++n)
-      for (int64_t r = 0; r < oh; ++r)
+
+    // Rows merge into one stream only where the output's rows are as far
+    // apart as the input's (ConvPlan.h).
+    int64_t pitch = xs[2] % xs[3] == 0 ? xs[2] / xs[3] : 0;
+    ConvShape shape = getConvShape(
+        images, f, oh, ow, c, kh, kw, sh, sw, pitch, arch.getTileMacRows(),
+        arch.getTileMacCols(),
+        arch.getTileMacDataflow() == "weight_stationary");
+    if (ys[2] != shape.pitch * ys[3])
+      shape.pitch = 0;
+    ConvPlan plan = planConv(shape);
+
+    auto tapOffsets = [&](int64_t a, int64_t b) {
+      return std::make_pair(a * outer.xStride + b * inner.xStride,
+                            a * outer.wStride + b * inner.wStride);
+    };
+    if (!plan.pixelsStream) {
+      for (int64_t n = 0; n < images; ++n)
+        for (int64_t r = 0; r < oh; ++r)
+          for (int64_t a = 0; a < outer.extent; ++a)
+            for (int64_t b = 0; b < inner.extent; ++b) {
+              auto [xTap, wTap] = tapOffsets(a, b);
+              emitMatmulBlocks(
+                  loc, {w, wTap, {f, k.extent}, {ws[0], k.wStride}},
+                  {x,
+                   n * xs[0] + r * sh * xs[2] + xTap,
+                   {k.extent, ow},
+                   {k.xStride, sw * xs[3]}},
+                  {y, n * ys[0] + r * ys[2], {f, ow}, {ys[1], ys[3]}});
+            }
+      rewriter.eraseOp(conv);
+      return success();
+    }
+
+    int64_t rows = plan.rowsPerStream;
+    for (int64_t n = 0; n < images; ++n)
+      for (int64_t r0 = 0; r0 < oh; r0 += rows) {
+        int64_t stream = std::min(rows, oh - r0) * ow;
         for (int64_t a = 0; a < outer.extent; ++a)
           for (int64_t b = 0; b < inner.extent; ++b) {
-            Value weights =
-                window(loc, w, a * outer.wStride + b * inner.wStride, {f, k.extent},
-                       {ws[0], k.wStride});
-            Value inputs = window(loc, x,
-                                  n * xs[0] + r * sh * xs[2] +
-                                      a * outer.xStride + b * inner.xStride,
-                                  {k.extent, ow}, {k.xStride, sw * xs[3]});
-            Value outputs =
-                window(loc, y, n * ys[0] + r * ys[2], {f, ow}, {ys[1], ys[3]});
-            emitMatmulBlocks(loc, weights, inputs, outputs);
+            auto [xTap, wTap] = tapOffsets(a, b);
+            emitMatmulBlocks(loc,
+                             {x,
+                              n * xs[0] + r0 * sh * xs[2] + xTap,
+                              {stream, k.extent},
+                              {sw * xs[3], k.xStride}},
+                             {w, wTap, {k.extent, f}, {k.wStride, ws[0]}},
+                             {y, n * ys[0] + r0 * ys[2], {stream, f},
+                              {ys[3], ys[1]}});
           }
+      }
     rewriter.eraseOp(conv);
     return success();
   }
