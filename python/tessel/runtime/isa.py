@@ -175,30 +175,84 @@ class DecodeError(ValueError):
 
 
 # ---------------------------------------------------------------------------
+# LAYOUTS, parsed once for the encoder and the decoder.
+# ---------------------------------------------------------------------------
+
+class _Operand(NamedTuple):
+    """One operand of :data:`LAYOUTS` with its kind string taken apart, so
+    that encoding and decoding an instruction do no string work."""
+
+    name: str
+    kind: str                    # u32 i32 f32 dtype enum sizes tokens view endpoint
+    table: tuple[str, ...]       # dtype, enum: the name of each code
+    view_rank: int | None        # view: a fixed rank, or None: `rank` + rank_delta
+    rank_delta: int
+    what: str                    # "op.name", for the encoder's messages
+
+
+def _parse_operand(op: str, name: str, kind: str) -> _Operand:
+    table: tuple[str, ...] = ()
+    view_rank, rank_delta = None, 0
+    if kind == "dtype":
+        table = DTYPES
+    elif kind.startswith("enum:"):
+        kind, table = "enum", ENUMS[kind[5:]]
+    elif kind.startswith("view:"):
+        kind, spec = kind.split(":", 1)
+        if spec == "2":
+            view_rank = 2
+        elif spec == "rank-1":
+            rank_delta = -1
+    return _Operand(name, kind, table, view_rank, rank_delta, f"{op}.{name}")
+
+
+_PLANS = {op: tuple(_parse_operand(op, name, kind) for name, kind in layout)
+          for op, layout in LAYOUTS.items()}
+
+
+# ---------------------------------------------------------------------------
 # Encoding.
 # ---------------------------------------------------------------------------
 
+_WORD = 0xFFFFFFFF
+_F32 = struct.Struct("<f")
+_U32 = struct.Struct("<I")
+
+
 def _u32(value: Any, what: str) -> int:
+    """``value`` as a plain ``int`` (what decoding gives back)."""
+    if type(value) is int and 0 <= value <= _WORD:
+        return value
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what} must be an integer, got {value!r}")
-    if not 0 <= value <= 0xFFFFFFFF:
+    if not 0 <= value <= _WORD:
         raise ValueError(f"{what} = {value} does not fit in u32")
-    return value
+    return int(value)
 
 
 def _i32(value: Any, what: str) -> int:
+    """``value`` as a plain ``int``; its word is ``value & 0xFFFFFFFF``."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise ValueError(f"{what} must be an integer, got {value!r}")
     if not -(1 << 31) <= value < (1 << 31):
         raise ValueError(f"{what} = {value} does not fit in i32")
-    return value & 0xFFFFFFFF
+    return int(value)
+
+
+def _u32s(values: Any, what: str) -> tuple[int, ...]:
+    """``values`` as a tuple of u32; item ``i`` is named ``what[i]``."""
+    values = tuple(values)
+    for v in values:
+        if type(v) is not int or not 0 <= v <= _WORD:
+            return tuple(_u32(v, f"{what}[{i}]") for i, v in enumerate(values))
+    return values
 
 
 def _f32_bits(value: Any, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise ValueError(f"{what} must be a number, got {value!r}")
     try:
-        return struct.unpack("<I", struct.pack("<f", float(value)))[0]
+        return _U32.unpack(_F32.pack(float(value)))[0]
     except OverflowError:
         raise ValueError(f"{what} = {value!r} is out of f32 range") from None
 
@@ -215,8 +269,17 @@ def _enum(value: Any, table: Sequence[str], what: str) -> int:
     return code
 
 
-def _view_words(view: Any, rank: int, what: str) -> list[int]:
+def _view(view: Any, rank: int, what: str) -> View:
+    """``view``, a ``(base, strides)`` pair, checked and as decoding gives it
+    back (a :class:`View` of plain ints)."""
     base, strides = view
+    if (type(view) is View and type(base) is int and 0 <= base < (1 << 64)
+            and type(strides) is tuple and len(strides) == rank):
+        for s in strides:
+            if type(s) is not int or not -(1 << 31) <= s < (1 << 31):
+                break
+        else:
+            return view          # the common case: nothing to convert
     base = int(base) if not isinstance(base, bool) else base
     if not isinstance(base, int) or not 0 <= base < (1 << 64):
         raise ValueError(f"{what}.base = {base!r} must be a u64")
@@ -224,17 +287,16 @@ def _view_words(view: Any, rank: int, what: str) -> list[int]:
     if len(strides) != rank:
         raise ValueError(f"{what} has {len(strides)} strides, the instruction "
                          f"needs {rank}")
-    words = [base & 0xFFFFFFFF, base >> 32]
-    words += [_i32(s, f"{what}.strides[{i}]") for i, s in enumerate(strides)]
-    return words
+    strides = tuple(_i32(s, f"{what}.strides[{i}]") for i, s in enumerate(strides))
+    return View(int(base), strides)
 
 
-def _view_rank(kind: str, rank: int | None) -> int:
-    spec = kind.split(":", 1)[1]
-    if spec == "2":
-        return 2
-    assert rank is not None
-    return rank - 1 if spec == "rank-1" else rank
+def _append_view(words: list[int], view: View) -> None:
+    base, strides = view
+    words.append(base & _WORD)
+    words.append(base >> 32)
+    for s in strides:   # a plain loop: cheaper than a comprehension for 1 to 4
+        words.append(s & _WORD)
 
 
 def encode(op: str, fields: Mapping[str, Any], tag: int | None = None) -> list[int]:
@@ -242,46 +304,65 @@ def encode(op: str, fields: Mapping[str, Any], tag: int | None = None) -> list[i
     :class:`Instruction` (dtypes and operation codes may be names or codes;
     views ``(base, strides)`` pairs). Raises ``ValueError`` naming the bad
     operand."""
-    if op not in OPCODES:
+    return encode_instruction(op, fields, tag)[0]
+
+
+def encode_instruction(op: str, fields: Mapping[str, Any], tag: int | None = None,
+                       offset: int = -1) -> tuple[list[int], Instruction]:
+    """:func:`encode`'s words, and the :class:`Instruction` that decoding them
+    at byte ``offset`` gives back (names for codes, plain ints, f32-rounded
+    floats), so that a builder can validate what it encoded without decoding
+    it. One rule is left to validation, as decoding checks it: the rank of
+    ``sizes`` (see :func:`check_rank`)."""
+    plan = _PLANS.get(op)
+    if plan is None:
         raise ValueError(f"unknown instruction {op!r}")
-    words: list[int] = []
+    words = [0]                                # the header, set last
+    values: dict[str, Any] = {}
     rank: int | None = None
-    for name, kind in LAYOUTS[op]:
+    for name, kind, table, view_rank, rank_delta, what in plan:
         if name not in fields:
             raise ValueError(f"{op}: missing operand {name!r}")
         value = fields[name]
-        what = f"{op}.{name}"
-        if kind == "u32":
-            words.append(_u32(value, what))
-        elif kind == "i32":
-            words.append(_i32(value, what))
-        elif kind == "f32":
-            words.append(_f32_bits(value, what))
-        elif kind == "dtype":
-            words.append(_enum(value, DTYPES, what))
-        elif kind.startswith("enum:"):
-            words.append(_enum(value, ENUMS[kind[5:]], what))
-        elif kind == "sizes":
-            sizes = tuple(value)
-            rank = len(sizes)
-            words.append(rank)
-            words += [_u32(s, f"{what}[{i}]") for i, s in enumerate(sizes)]
-        elif kind == "tokens":
-            tokens = tuple(value)
-            words.append(len(tokens))
-            words += [_u32(t, f"{what}[{i}]") for i, t in enumerate(tokens)]
-        elif kind.startswith("view:"):
-            words += _view_words(value, _view_rank(kind, rank), what)
+        if kind == "view":
+            if view_rank is None:
+                assert rank is not None
+                view_rank = rank + rank_delta
+            value = _view(value, view_rank, what)
+            _append_view(words, value)
+        elif kind == "u32":
+            value = _u32(value, what)
+            words.append(value)
+        elif kind == "dtype" or kind == "enum":
+            code = _enum(value, table, what)
+            words.append(code)
+            value = table[code]
+        elif kind == "sizes" or kind == "tokens":
+            value = _u32s(value, what)
+            words.append(len(value))
+            words.extend(value)
+            if kind == "sizes":
+                rank = len(value)
         elif kind == "endpoint":
             ep_kind, row, col, view = value
-            words.append(_enum(ep_kind, ENDPOINT_KINDS, f"{what}.kind"))
-            words.append(_u32(row, f"{what}.row"))
-            words.append(_u32(col, f"{what}.col"))
+            code = _enum(ep_kind, ENDPOINT_KINDS, f"{what}.kind")
+            row, col = _u32(row, f"{what}.row"), _u32(col, f"{what}.col")
             assert rank is not None
-            words += _view_words(view, rank, f"{what}.view")
+            value = Endpoint(ENDPOINT_KINDS[code], row, col,
+                             _view(view, rank, f"{what}.view"))
+            words += (code, row, col)
+            _append_view(words, value.view)
+        elif kind == "f32":
+            bits = _f32_bits(value, what)
+            words.append(bits)
+            value = _f32_value(bits)
+        elif kind == "i32":
+            value = _i32(value, what)
+            words.append(value & _WORD)
         else:  # pragma: no cover - LAYOUTS uses only the kinds above
             raise AssertionError(kind)
-    length = len(words) + 1
+        values[name] = value
+    length = len(words)
     if length > 0xFF:
         raise ValueError(f"{op}: {length} words do not fit the 8-bit length")
     if tag is None:
@@ -290,7 +371,9 @@ def encode(op: str, fields: Mapping[str, Any], tag: int | None = None) -> list[i
         tag_bits = _u32(tag, f"{op}.tag")
         if tag_bits >= NO_TAG:
             raise ValueError(f"{op}: tag id {tag} must be below {NO_TAG}")
-    return [OPCODES[op] | (length << 8) | (tag_bits << 16)] + words
+        tag = tag_bits
+    words[0] = OPCODES[op] | (length << 8) | (tag_bits << 16)
+    return words, Instruction(op, values, tag, offset)
 
 
 def encode_stream(instructions: Sequence[list[int]]) -> bytes:
@@ -310,12 +393,28 @@ def _signed(word: int) -> int:
 
 
 def _f32_value(word: int) -> float:
-    return struct.unpack("<f", struct.pack("<I", word))[0]
+    return _F32.unpack(_U32.pack(word))[0]
 
 
-def decode_instruction(words: Sequence[int], start: int, offset: int) -> Instruction:
+def check_rank(op: str, rank: int, offset: int) -> None:
+    """The rank rule of ``sizes``, which decoding enforces and encoding
+    does not; raises :class:`DecodeError`."""
+    if not 1 <= rank <= MAX_RANK:
+        raise DecodeError(f"{op}: rank = {rank} is out of range "
+                          f"[1, {MAX_RANK}]", offset)
+
+
+def _too_short(op: str, length: int, what: str, offset: int) -> DecodeError:
+    return DecodeError(f"{op}: length {length} is too short for its operands "
+                       f"(ends inside {what})", offset)
+
+
+def decode_instruction(words: Sequence[int], start: int, offset: int,
+                       signed: Sequence[int] | None = None) -> Instruction:
     """The instruction whose header is ``words[start]``; ``offset`` is its
-    byte offset (for messages). Raises :class:`DecodeError`."""
+    byte offset (for messages). ``signed`` is ``words`` read as i32, as
+    :func:`decode_stream` has them: strides are slices of it (without it,
+    they are converted one by one). Raises :class:`DecodeError`."""
     header = words[start]
     code, length, tag = header & 0xFF, (header >> 8) & 0xFF, header >> 16
     op = OPCODE_NAMES.get(code)
@@ -330,62 +429,58 @@ def decode_instruction(words: Sequence[int], start: int, offset: int) -> Instruc
     pos = start + 1
     fields: dict[str, Any] = {}
     rank: int | None = None
-
-    def take(count: int, what: str) -> list[int]:
-        nonlocal pos
-        if pos + count > end:
-            raise DecodeError(f"{op}: length {length} is too short for its "
-                              f"operands (ends inside {what})", offset)
-        got = list(words[pos:pos + count])
-        pos += count
-        return got
-
-    def view(r: int, what: str) -> View:
-        lo, hi, *strides = take(2 + r, what)
-        return View(lo | (hi << 32), tuple(_signed(s) for s in strides))
-
-    for name, kind in LAYOUTS[op]:
+    for name, kind, table, view_rank, rank_delta, _ in _PLANS[op]:
+        if kind == "view" or kind == "endpoint":
+            if kind == "endpoint":
+                if pos + 3 > end:
+                    raise _too_short(op, length, name, offset)
+                ep_kind, row, col = words[pos:pos + 3]
+                if ep_kind >= len(ENDPOINT_KINDS):
+                    raise DecodeError(f"{op}: {name}.kind = {ep_kind} is not 0 "
+                                      "(SRAM) or 1 (DRAM)", offset)
+                pos += 3
+            if view_rank is None:
+                assert rank is not None
+                view_rank = rank + rank_delta
+            first = pos + 2
+            pos = first + view_rank
+            if pos > end:
+                raise _too_short(op, length, name, offset)
+            strides = (tuple(signed[first:pos]) if signed is not None
+                       else tuple(map(_signed, words[first:pos])))
+            view = View(words[first - 2] | (words[first - 1] << 32), strides)
+            fields[name] = (view if kind == "view" else
+                            Endpoint(ENDPOINT_KINDS[ep_kind], row, col, view))
+            continue
+        # Every other kind starts with one word.
+        if pos >= end:
+            what = "rank" if kind == "sizes" else "n" if kind == "tokens" else name
+            raise _too_short(op, length, what, offset)
+        value = words[pos]
+        pos += 1
         if kind == "u32":
-            fields[name] = take(1, name)[0]
-        elif kind == "i32":
-            fields[name] = _signed(take(1, name)[0])
-        elif kind == "f32":
-            fields[name] = _f32_value(take(1, name)[0])
-        elif kind == "dtype":
-            value = take(1, name)[0]
-            if value >= len(DTYPES):
-                raise DecodeError(f"{op}: {name} = {value} is not a dtype "
-                                  f"(0..{len(DTYPES) - 1})", offset)
-            fields[name] = DTYPES[value]
-        elif kind.startswith("enum:"):
-            table = ENUMS[kind[5:]]
-            value = take(1, name)[0]
+            fields[name] = value
+        elif kind == "dtype" or kind == "enum":
             if value >= len(table):
-                raise DecodeError(f"{op}: {name} = {value} is not a valid code "
+                what = "a dtype" if kind == "dtype" else "a valid code"
+                raise DecodeError(f"{op}: {name} = {value} is not {what} "
                                   f"(0..{len(table) - 1})", offset)
             fields[name] = table[value]
-        elif kind == "sizes":
-            rank = take(1, "rank")[0]
-            if not 1 <= rank <= MAX_RANK:
-                raise DecodeError(f"{op}: rank = {rank} is out of range "
-                                  f"[1, {MAX_RANK}]", offset)
-            fields[name] = tuple(take(rank, "sizes"))
-        elif kind == "tokens":
-            n = take(1, "n")[0]
-            if n > length:
-                raise DecodeError(f"{op}: n = {n} tokens do not fit the length "
+        elif kind == "sizes" or kind == "tokens":
+            if kind == "sizes":
+                rank = value
+                check_rank(op, rank, offset)
+            elif value > length:
+                raise DecodeError(f"{op}: n = {value} tokens do not fit the length "
                                   f"{length}", offset)
-            fields[name] = tuple(take(n, "tokens"))
-        elif kind.startswith("view:"):
-            fields[name] = view(_view_rank(kind, rank), name)
-        elif kind == "endpoint":
-            ep_kind, row, col = take(3, name)
-            if ep_kind >= len(ENDPOINT_KINDS):
-                raise DecodeError(f"{op}: {name}.kind = {ep_kind} is not 0 "
-                                  "(SRAM) or 1 (DRAM)", offset)
-            assert rank is not None
-            fields[name] = Endpoint(ENDPOINT_KINDS[ep_kind], row, col,
-                                    view(rank, name))
+            if pos + value > end:
+                raise _too_short(op, length, kind, offset)
+            fields[name] = tuple(words[pos:pos + value])
+            pos += value
+        elif kind == "f32":
+            fields[name] = _f32_value(value)
+        elif kind == "i32":
+            fields[name] = _signed(value)
     if pos != end:
         raise DecodeError(f"{op}: length {length} disagrees with its operands "
                           f"({pos - start} words)", offset)
@@ -411,7 +506,9 @@ def decode_stream(data: bytes) -> list[Instruction]:
         problem = "truncated" if body < 4 * nwords else "has trailing bytes"
         raise DecodeError(f"stream {problem}: the header announces {nwords} "
                           f"words ({4 * nwords} bytes), {body} bytes follow", 12)
+    # The words twice, unsigned and signed: strides are slices of the latter.
     words = struct.unpack_from(f"<{nwords}I", data, HEADER_BYTES)
+    signed = struct.unpack_from(f"<{nwords}i", data, HEADER_BYTES)
     out: list[Instruction] = []
     pos = 0
     while pos < nwords:
@@ -419,7 +516,7 @@ def decode_stream(data: bytes) -> list[Instruction]:
         if len(out) == count:
             raise DecodeError(f"the header announces {count} instructions but "
                               "more words follow", offset)
-        ins = decode_instruction(words, pos, offset)
+        ins = decode_instruction(words, pos, offset, signed)
         out.append(ins)
         pos += (words[pos] >> 8) & 0xFF
     if len(out) != count:
