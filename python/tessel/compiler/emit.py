@@ -16,14 +16,16 @@ so what the simulator reads is exactly what was validated here.
 
 from __future__ import annotations
 
-from typing import Any, Mapping, NamedTuple
+import contextlib
+import gc
+from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
 from ..ir import (DenseElementsAttr, FloatAttr, IntegerAttr, MemRefType,
-                  MLIRError, OpResult, Operation, Value)
+                  MLIRError, OpResult, Operation, Value, WalkOrder, WalkResult)
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -66,7 +68,24 @@ def emit_program(module: Any, *,
             device.verify()
         except MLIRError as e:
             raise EmitError(f"the tessel.device does not verify: {e}") from None
-    return _Emitter(device, dict(weights or {})).run()
+    with _gc_paused():
+        return _Emitter(device, dict(weights or {})).run()
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """Turn off the cyclic garbage collector for the emission. The emitter
+    allocates a few objects per instruction (records, views) and frees few
+    before it returns, so the collector would rescan them again and again
+    for no garbage: a tenth of the BERT layer's emit time (7.8 s -> 7.0 s)."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _find_device(module: Any) -> Operation:
@@ -89,6 +108,22 @@ def _find_device(module: Any) -> Operation:
     if len(found) != 1:
         raise EmitError(f"expected exactly one tessel.device, found {len(found)}")
     return found[0]
+
+
+def _body(op: Operation) -> list[Operation]:
+    """The ops of the body of ``op`` (one region, one block), in order.
+    Iterating the block would make an OpView of each, a lookup by op name; a
+    walk that does not enter their regions hands over the Operations, and
+    costs a quarter less on BERT's 245,000."""
+    ops: list[Operation] = []
+
+    def visit(child: Operation) -> WalkResult:
+        ops.append(child)
+        # Into op's region (the first visit is op itself), not theirs.
+        return WalkResult.ADVANCE if len(ops) == 1 else WalkResult.SKIP
+
+    op.walk(visit, WalkOrder.PRE_ORDER)
+    return ops[1:]
 
 
 # ---------------------------------------------------------------------------
@@ -460,8 +495,7 @@ class _Emitter:
         row, col = self.tile_of(core)
         tile = _Tile(row, col)
         stream = self.builder.tile(row, col)
-        for child in core.regions[0].blocks[0].operations:
-            op = child.operation
+        for op in _body(core):
             name = op.name
             if name in VIEW_OPS:
                 self.note_view(op)
