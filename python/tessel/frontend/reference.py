@@ -6,10 +6,12 @@ and meant for checking, not for speed.
 
 Workaround for an MLIR 22 bug: lowering a ``memref.load`` or ``memref.store``
 of ``i1`` to LLVM asserts in MemRefToLLVM (attention masks make
-``tensor<...xi1>``). Before lowering, elementwise ops are fused
-(``linalg-fuse-elementwise-ops``, which also folds splat constants into their
-users): the masks then live only as scalars inside the fused bodies and no
-``i1`` buffer exists. Fusion preserves values, so the reference still runs
+``tensor<...xi1>``). Before lowering, constant masks are evaluated and
+stored as f32 0/1 (``tessel-fold-constant-tensors``, an ONNX causal mask)
+and elementwise ops are fused (``linalg-fuse-elementwise-ops``, which also
+folds splat constants into their users): the masks then live only as scalars
+inside the fused bodies and no ``i1`` buffer exists. Both preserve values,
+so the reference still runs
 what the import produced. A model whose ``i1`` tensors survive fusion (a
 ``bool`` input, a mask feeding a non-elementwise op) is refused with a
 ReferenceExecutionError naming the ops, instead of crashing the process.
@@ -29,7 +31,8 @@ from .contract import parse_and_check
 from .errors import ReferenceExecutionError
 from .model import ImportedModel
 
-FUSION = "builtin.module(func.func(linalg-fuse-elementwise-ops,canonicalize))"
+FUSION = ("builtin.module(func.func(tessel-fold-constant-tensors,"
+          "linalg-fuse-elementwise-ops,canonicalize))")
 
 LOWERING = (
     "builtin.module("

@@ -39,10 +39,6 @@ XFAIL: dict[tuple[str, str], str] = {
     ("mlp_train_step", "onnx"):
         "ONNX holds inference graphs; torch.onnx.export has no joint "
         "forward-backward export, so training steps come only from PyTorch",
-    ("gpt2_block_small", "onnx"):
-        "the ONNX import's 16x16 i1 causal mask is a dense hex constant that "
-        "MLIR 22 refuses to parse (elements hex data size is invalid for "
-        "tensor<16x16xi1>)",
 }
 
 
