@@ -13,6 +13,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -91,17 +92,23 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
     SmallVector<SmallVector<Attribute>> results(generic->getNumResults());
     for (auto &elements : results)
       elements.reserve(count);
-    SmallVector<int64_t> point(bounds.size(), 0);
     Builder builder(generic.getContext());
+    SmallVector<int64_t> loopStrides = computeStrides(bounds);
+    SmallVector<SmallVector<int64_t>> constantStrides;
+    for (DenseElementsAttr attr : constants)
+      constantStrides.push_back(
+          attr ? computeStrides(attr.getType().getShape())
+               : SmallVector<int64_t>());
+    // Every body value is written before it is read in each element's
+    // evaluation, so one map serves all elements.
+    DenseMap<Value, Attribute> values = std::move(captured);
     for (int64_t flat = 0; flat < count; ++flat) {
-      DenseMap<Value, Attribute> values = captured;
-      for (auto [index, attr] : llvm::enumerate(constants)) {
-        if (!attr)
-          continue;
-        SmallVector<int64_t> at = maps[index].compose(point);
-        values[body.getArgument(index)] =
-            attr.getValues<Attribute>()[getFlatIndex(attr.getType(), at)];
-      }
+      SmallVector<int64_t> point = delinearize(flat, loopStrides);
+      for (auto [index, attr] : llvm::enumerate(constants))
+        if (attr)
+          values[body.getArgument(index)] =
+              attr.getValues<Attribute>()[linearize(
+                  maps[index].compose(point), constantStrides[index])];
       for (Operation &op : body.without_terminator()) {
         if (auto index = dyn_cast<linalg::IndexOp>(op)) {
           values[index.getResult()] =
@@ -131,12 +138,6 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
           return rewriter.notifyMatchFailure(generic, "yields a non-constant");
         elements.push_back(attr);
       }
-      // Row-major increment of the iteration point.
-      for (int64_t dim = bounds.size() - 1; dim >= 0; --dim) {
-        if (++point[dim] < bounds[dim])
-          break;
-        point[dim] = 0;
-      }
     }
 
     SmallVector<Value> replacements;
@@ -149,14 +150,6 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
     rewriter.replaceOp(generic, replacements);
     ++folded;
     return success();
-  }
-
-  /// The row-major position of `at` in a tensor of `type`.
-  static uint64_t getFlatIndex(ShapedType type, ArrayRef<int64_t> at) {
-    uint64_t flat = 0;
-    for (auto [size, index] : llvm::zip(type.getShape(), at))
-      flat = flat * size + index;
-    return flat;
   }
 
   llvm::Statistic &folded;
