@@ -9,7 +9,6 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
-#include "tessel/Dialect/Tessel/Transforms/ConvPlan.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -153,6 +152,12 @@ struct Lowering {
             {strides[0], strides[1]}};
   }
 
+  static Strided2D transposed(Strided2D view) {
+    std::swap(view.sizes[0], view.sizes[1]);
+    std::swap(view.strides[0], view.strides[1]);
+    return view;
+  }
+
   Value block(Location loc, const Strided2D &view, int64_t r0, int64_t rows,
               int64_t c0, int64_t cols) {
     return window(loc, view.buffer,
@@ -160,15 +165,30 @@ struct Lowering {
                   {rows, cols}, {view.strides[0], view.strides[1]});
   }
 
+  /// The (m, k) extent of one MAC-array instruction of an (m x k) * (k x n)
+  /// product (its n extent is the array's columns): the array holds a
+  /// block of the stationary operand, rhs when weight stationary, the
+  /// accumulator otherwise, and streams the rest.
+  std::pair<int64_t, int64_t> getMatmulBlock(int64_t m, int64_t k) {
+    int64_t rows = arch.getTileMacRows();
+    if (arch.getTileMacDataflow() == "weight_stationary")
+      return {m, rows};
+    return {rows, k};
+  }
+
+  int64_t countMatmulBlocks(int64_t m, int64_t k, int64_t n) {
+    auto [mBlock, kBlock] = getMatmulBlock(m, k);
+    return llvm::divideCeil(m, mBlock) * llvm::divideCeil(k, kBlock) *
+           llvm::divideCeil(n, arch.getTileMacCols());
+  }
+
   /// One MAC-array block per (n, k) block of the array's size, k ascending
   /// within each column block: the accumulation order of the ISA.
   void emitMatmulBlocks(Location loc, const Strided2D &lhs,
                         const Strided2D &rhs, const Strided2D &acc) {
     int64_t m = lhs.sizes[0], k = lhs.sizes[1], n = rhs.sizes[1];
-    bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
-    int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
-    int64_t mBlock = weightStationary ? m : rows;
-    int64_t kBlock = weightStationary ? rows : k;
+    int64_t cols = arch.getTileMacCols();
+    auto [mBlock, kBlock] = getMatmulBlock(m, k);
     for (int64_t m0 = 0; m0 < m; m0 += mBlock) {
       int64_t ms = std::min(mBlock, m - m0);
       for (int64_t n0 = 0; n0 < n; n0 += cols) {
@@ -262,8 +282,8 @@ struct Lowering {
     return success();
   }
 
-  /// conv_2d_nchw_fchw as matmuls, in the order of instructions planConv
-  /// finds fewest (ConvPlan.h). Each instruction contracts over one of the
+  /// conv_2d_nchw_fchw as matmuls, in whichever of two arrangements takes
+  /// fewer instructions. Each instruction contracts over one of the
   /// input channels, the kernel rows or the kernel columns, whichever is
   /// longest (a patch embedding has 3 channels but 16 columns), inside
   /// loops over the other two (the taps). Either, per image and output row,
@@ -304,54 +324,46 @@ struct Lowering {
     reductions.erase(longest);
     Reduction outer = reductions[0], inner = reductions[1];
 
-    // Rows merge into one stream only where the output's rows are as far
-    // apart as the input's (ConvPlan.h).
-    int64_t pitch = xs[2] % xs[3] == 0 ? xs[2] / xs[3] : 0;
-    ConvShape shape = getConvShape(
-        images, f, oh, ow, c, kh, kw, sh, sw, pitch, arch.getTileMacRows(),
-        arch.getTileMacCols(),
-        arch.getTileMacDataflow() == "weight_stationary");
-    if (ys[2] != shape.pitch * ys[3])
-      shape.pitch = 0;
-    ConvPlan plan = planConv(shape);
+    // The pixels stream against stationary weights where that takes fewer
+    // instructions. Output rows join one stream where the output's rows are
+    // as far apart as the input's, counted in column steps (a 1x1
+    // convolution without stride or padding); more rows per stream never
+    // take more instructions, so then all of them do. Merging rows whose
+    // input is wider than the output would need an SRAM accumulator and
+    // dropped pixels between rows; see docs/lowering.md.
+    int64_t rowStep = (sh * xs[2]) % (sw * xs[3]) == 0
+                          ? sh * xs[2] / (sw * xs[3])
+                          : 0;
+    int64_t rows = rowStep == ow && ys[2] == ow * ys[3] ? oh : 1;
+    bool pixelsStream =
+        llvm::divideCeil(oh, rows) * countMatmulBlocks(rows * ow, k.extent, f) <
+        oh * countMatmulBlocks(f, k.extent, ow);
 
-    auto tapOffsets = [&](int64_t a, int64_t b) {
-      return std::make_pair(a * outer.xStride + b * inner.xStride,
-                            a * outer.wStride + b * inner.wStride);
-    };
-    if (!plan.pixelsStream) {
-      for (int64_t n = 0; n < images; ++n)
-        for (int64_t r = 0; r < oh; ++r)
-          for (int64_t a = 0; a < outer.extent; ++a)
-            for (int64_t b = 0; b < inner.extent; ++b) {
-              auto [xTap, wTap] = tapOffsets(a, b);
-              emitMatmulBlocks(
-                  loc, {w, wTap, {f, k.extent}, {ws[0], k.wStride}},
-                  {x,
-                   n * xs[0] + r * sh * xs[2] + xTap,
-                   {k.extent, ow},
-                   {k.xStride, sw * xs[3]}},
-                  {y, n * ys[0] + r * ys[2], {f, ow}, {ys[1], ys[3]}});
-            }
-      rewriter.eraseOp(conv);
-      return success();
-    }
-
-    int64_t rows = plan.rowsPerStream;
+    // Per image and group of output rows (one row unless the pixels
+    // stream), per tap: out^T (pixels x F) += X^T (pixels x K) * W^T (K x F),
+    // or the same product transposed.
+    int64_t step = pixelsStream ? rows : 1;
     for (int64_t n = 0; n < images; ++n)
-      for (int64_t r0 = 0; r0 < oh; r0 += rows) {
-        int64_t stream = std::min(rows, oh - r0) * ow;
+      for (int64_t r0 = 0; r0 < oh; r0 += step) {
+        int64_t pixelCount = std::min(step, oh - r0) * ow;
         for (int64_t a = 0; a < outer.extent; ++a)
           for (int64_t b = 0; b < inner.extent; ++b) {
-            auto [xTap, wTap] = tapOffsets(a, b);
-            emitMatmulBlocks(loc,
-                             {x,
-                              n * xs[0] + r0 * sh * xs[2] + xTap,
-                              {stream, k.extent},
-                              {sw * xs[3], k.xStride}},
-                             {w, wTap, {k.extent, f}, {k.wStride, ws[0]}},
-                             {y, n * ys[0] + r0 * ys[2], {stream, f},
-                              {ys[3], ys[1]}});
+            Strided2D pixels{x,
+                             n * xs[0] + r0 * sh * xs[2] + a * outer.xStride +
+                                 b * inner.xStride,
+                             {pixelCount, k.extent},
+                             {sw * xs[3], k.xStride}};
+            Strided2D weights{w,
+                              a * outer.wStride + b * inner.wStride,
+                              {k.extent, f},
+                              {k.wStride, ws[0]}};
+            Strided2D out{y, n * ys[0] + r0 * ys[2], {pixelCount, f},
+                          {ys[3], ys[1]}};
+            if (pixelsStream)
+              emitMatmulBlocks(loc, pixels, weights, out);
+            else
+              emitMatmulBlocks(loc, transposed(weights), transposed(pixels),
+                               transposed(out));
           }
       }
     rewriter.eraseOp(conv);
