@@ -33,6 +33,7 @@ from tessel.mapper import MapperOptions, graph, legalize, solve
 from tessel.mapper.cost import estimate, roofline_cycles
 from tessel.mapper.space import default_placement
 from tessel.runtime.simulator import simulate
+from tessel.zoo.models import MLP
 
 
 class Gemm(torch.nn.Module):
@@ -46,22 +47,12 @@ class Gemm(torch.nn.Module):
         return self.fc(x)
 
 
-class BertFfn(torch.nn.Module):
-    """BERT-base's feed-forward block, sequence 128: 768 -> 3072 -> 768."""
-
-    def __init__(self):
-        super().__init__()
-        self.fc1 = torch.nn.Linear(768, 3072)
-        self.fc2 = torch.nn.Linear(3072, 768)
-
-    def forward(self, x):
-        return self.fc2(torch.nn.functional.gelu(self.fc1(x)))
-
-
 def _extra_models():
     torch.manual_seed(0)
     return {"gemm1024": (Gemm(), (torch.randn(1024, 1024),)),
-            "bert_ffn": (BertFfn(), (torch.randn(128, 768),))}
+            # BERT-base's feed-forward block, sequence 128.
+            "bert_ffn": (MLP(768, 3072, 768, activation=torch.nn.functional.gelu),
+                         (torch.randn(128, 768),))}
 
 
 def _first_line(e: Exception) -> str:

@@ -6,6 +6,7 @@ import filecmp
 import numpy as np
 import pytest
 import torch
+import torch.nn.functional as F
 
 import layers
 
@@ -14,6 +15,7 @@ from tessel import frontend as fe
 from tessel import zoo
 from tessel.compiler import compile_imported
 from tessel.runtime.simulator import simulate
+from tessel.zoo.models import MLP
 
 
 @pytest.fixture(scope="module")
@@ -73,7 +75,7 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
 
 @pytest.mark.parametrize("layer,shapes,tolerance", [
     (layers.Softmax(), [(16, 32)], 1e-6),
-    (layers.GeluMlp(), [(8, 32)], 1e-5),
+    (MLP(32, 64, 32, activation=F.gelu), [(8, 32)], 1e-5),
     (layers.PadConcat(), [(8, 16)], 0.0),
     (layers.ConvBlock(), [(1, 3, 16, 16)], 1e-5),
     (layers.Attention(), [(2, 8, 16), (2, 8, 16)], 1e-6),

@@ -10,6 +10,8 @@ ATOL = 1e-5
 
 
 class TinyMlp(torch.nn.Module):
+    # Defined here, not taken from the zoo: the report tests look for this
+    # file's lines in the per-layer table.
     def __init__(self):
         super().__init__()
         self.fc1 = torch.nn.Linear(16, 32)

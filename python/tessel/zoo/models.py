@@ -24,13 +24,17 @@ def randomize_batchnorm(module: nn.Module, generator: torch.Generator) -> None:
 
 
 class MLP(nn.Module):
-    def __init__(self, d_in=64, d_hidden=128, d_out=10):
+    """Linear, activation, linear; with ``F.gelu`` and 768 -> 3072 -> 768 it
+    is BERT-base's feed-forward block."""
+
+    def __init__(self, d_in=64, d_hidden=128, d_out=10, activation=F.relu):
         super().__init__()
         self.fc1 = nn.Linear(d_in, d_hidden)
         self.fc2 = nn.Linear(d_hidden, d_out)
+        self.activation = activation
 
     def forward(self, x):
-        return self.fc2(F.relu(self.fc1(x)))
+        return self.fc2(self.activation(self.fc1(x)))
 
 
 class SmallCNN(nn.Module):
