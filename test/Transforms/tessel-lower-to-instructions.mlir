@@ -144,18 +144,28 @@ tessel.device @windows arch #tiny {
     %w = memref.alloc() : memref<3x2x3x3xf32, #sram>
     %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
     // A 3x3 convolution over 2 channels contracts over the longest of the
-    // channels (2), kernel rows (3) and kernel columns (3): the rows, in
-    // one instruction per output row, channel and kernel column:
-    // out[0, :, r, :] (3 x 4) += W[:, c, :, j] (3 x 3) * X[0, c, r:r+3, j:j+4]
-    // (3 x 4); 4 rows x 2 channels x 3 columns = 24 MAC blocks.
-    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 3], strides: [18, 3]
-    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4], strides: [6, 1]
-    // CHECK:     %[[Y0:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4], strides: [16, 1]
-    // CHECK:     tessel.matmul
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 3], strides: [18, 3]
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 4], strides: [6, 1]
-    // CHECK-COUNT-23: tessel.matmul
+    // channels (2), kernel rows (3) and kernel columns (3): the rows. Its 4
+    // output rows stream as one of 22 pixels (3 input rows of 6, then 4),
+    // against the stationary weights, into an accumulator that starts as a
+    // copy of the output; the 2 pixels past each output row's end compute
+    // sums no one reads. Per channel and kernel column:
+    // acc^T (22 x 3) += X^T (22 x 3) * W^T (3 x 3), 6 MAC blocks and two
+    // copies instead of 4 rows x 6 = 24 blocks.
+    // CHECK:     %[[ACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
+    // CHECK:     %[[OUT:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4, 4], strides: [16, 4, 1]
+    // CHECK:     %[[ACCROWS:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [3, 4, 4], strides: [22, 6, 1]
+    // CHECK:     tessel.vector_unary copy %[[OUT]], %[[ACCROWS]]
+    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [22, 3], strides: [1, 6]
+    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 3], strides: [3, 18]
+    // CHECK:     %[[A00:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [22, 3], strides: [1, 22]
+    // CHECK:     tessel.matmul %[[X00]], %[[W00]], %[[A00]]
+    // Channel 0, kernel column 1: one input column and one weight further.
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [22, 3], strides: [1, 6]
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 3], strides: [3, 18]
+    // CHECK-COUNT-5: tessel.matmul
     // CHECK-NOT: tessel.matmul
+    // CHECK:     tessel.vector_unary copy %[[ACCROWS]], %[[OUT]]
+    // CHECK:     memref.dealloc %[[ACC]]
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
     // A 1x1 convolution (6 filters over 2 channels) on 4x4 pixels: the
     // output's rows are as far apart as the input's, so all 16 pixels

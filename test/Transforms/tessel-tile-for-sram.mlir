@@ -75,6 +75,60 @@ func.func @temporaries(%a: tensor<32x32xf32>) -> tensor<32x32xf32> {
   return %0 : tensor<32x32xf32>
 }
 
+// A 3x3 convolution may stream each image's rows into an accumulator of
+// F x ((OH - 1) * IW + OW) elements, the stream running on over the input's
+// two extra columns per row: 16 x 78 here, 4992 bytes. With two steps'
+// operands (2 * 6048 bytes) that exceeds 16 KiB; eight filters a step fit:
+// 2 * 3424 + 2496 bytes.
+// CHECK-LABEL: func.func @conv_accumulator
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.+}} : tensor<1x8x8x8xf32>)
+func.func @conv_accumulator(%x: tensor<1x2x10x10xf32>, %w: tensor<16x2x3x3xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %0 = scf.forall (%i) in (1) shared_outs(%o = %y) -> (tensor<1x16x8x8xf32>) {
+    %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x10xf32>, tensor<16x2x3x3xf32>) outs(%o : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, 0, 0, 0] [1, 16, 8, 8] [1, 1, 1, 1] : tensor<1x16x8x8xf32> into tensor<1x16x8x8xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1, 1]>}
+  return %0 : tensor<1x16x8x8xf32>
+}
+
+// The mapping's steps are kept where two of them fit: the same 64x64x64
+// part in steps of 64x16x8, (64*8 + 8*16 + 64*16) * 4 = 6.5 KiB.
+// CHECK-LABEL: func.func @mapped_steps
+// CHECK:         scf.forall
+// CHECK:           linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<64x8xf32>, tensor<8x16xf32>) outs(%{{.+}} : tensor<64x16xf32>)
+func.func @mapped_steps(%a: tensor<128x64xf32>, %b: tensor<64x64xf32>, %c: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %0 = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %c) -> (tensor<128x64xf32>) {
+    %ai = tensor.extract_slice %a[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %oi = tensor.extract_slice %o[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %r = linalg.matmul ins(%ai, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%oi : tensor<64x64xf32>) -> tensor<64x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[%i, 0] [64, 64] [1, 1] : tensor<64x64xf32> into tensor<128x64xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1, 1], steps = [64, 16, 8]>}
+  return %0 : tensor<128x64xf32>
+}
+
+// Steps too large to fit are halved from there, by the pass's own rule:
+// 64x16x64 (24 KiB) becomes 32x16x64, then 32x16x32 (8 KiB), not the
+// 16x32x32 of @matmul.
+// CHECK-LABEL: func.func @mapped_steps_too_large
+// CHECK:         scf.forall
+// CHECK:           linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<32x32xf32>, tensor<32x16xf32>) outs(%{{.+}} : tensor<32x16xf32>)
+func.func @mapped_steps_too_large(%a: tensor<128x64xf32>, %b: tensor<64x64xf32>, %c: tensor<128x64xf32>) -> tensor<128x64xf32> {
+  %0 = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %c) -> (tensor<128x64xf32>) {
+    %ai = tensor.extract_slice %a[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %oi = tensor.extract_slice %o[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %r = linalg.matmul ins(%ai, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%oi : tensor<64x64xf32>) -> tensor<64x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[%i, 0] [64, 64] [1, 1] : tensor<64x64xf32> into tensor<128x64xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1, 1], steps = [64, 16, 64]>}
+  return %0 : tensor<128x64xf32>
+}
+
 // A part that already fits is left as it is.
 // CHECK-LABEL: func.func @fits
 // CHECK-NOT:     scf.for %

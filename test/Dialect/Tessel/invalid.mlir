@@ -1110,6 +1110,28 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
+// Steps, where given: one per loop, each at least one iteration.
+func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{mapping has 1 steps but 2 parts: give one step per loop}}
+  %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [4]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{mapping steps must be >= 1, got 0}}
+  %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [4, 0]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expected 'stage' or 'steps', each at most once}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 1, stage = 2>}
+
+// -----
+
 func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'tessel.mapping' is only meaningful on ops with loops (TilingInterface), not on 'tensor.empty'}}
   %0 = tensor.empty() {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>} : tensor<8xf32>

@@ -129,6 +129,19 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
   return
 }
 
+// A mapping prints its optional fields only when set: the stage when not 0,
+// the steps when given (stage and steps parse in either order).
+// CHECK-LABEL: func.func @mapping_attrs
+// CHECK-SAME:    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1]>
+// CHECK-SAME:    staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], stage = 1, steps = [8, 4]>
+// CHECK-SAME:    stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>
+func.func @mapping_attrs() attributes {
+    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1], stage = 0>,
+    staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], steps = [8, 4], stage = 1>,
+    stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>} {
+  return
+}
+
 // CHECK-LABEL: func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 }

@@ -59,10 +59,71 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
+/// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in either
+/// order and each at most once, `, stage = S` and `, steps = [..]`, then `>`.
+Attribute MappingAttr::parse(AsmParser &parser, Type) {
+  SMLoc loc = parser.getCurrentLocation();
+  int64_t row, col, rows, cols, stage = 0;
+  SmallVector<int64_t> parts, steps;
+  auto parseField = [&](StringRef key, int64_t &value) -> ParseResult {
+    return failure(parser.parseKeyword(key) || parser.parseEqual() ||
+                   parser.parseInteger(value));
+  };
+  auto parseList = [&](SmallVector<int64_t> &values) -> ParseResult {
+    return parser.parseCommaSeparatedList(AsmParser::Delimiter::Square, [&] {
+      return parser.parseInteger(values.emplace_back());
+    });
+  };
+  if (parser.parseLess() || parseField("row", row) || parser.parseComma() ||
+      parseField("col", col) || parser.parseComma() ||
+      parseField("rows", rows) || parser.parseComma() ||
+      parseField("cols", cols) || parser.parseComma() ||
+      parser.parseKeyword("parts") || parser.parseEqual() || parseList(parts))
+    return {};
+  bool seenStage = false, seenSteps = false;
+  while (succeeded(parser.parseOptionalComma())) {
+    if (!seenStage && succeeded(parser.parseOptionalKeyword("stage"))) {
+      seenStage = true;
+      if (parser.parseEqual() || parser.parseInteger(stage))
+        return {};
+    } else if (!seenSteps && succeeded(parser.parseOptionalKeyword("steps"))) {
+      seenSteps = true;
+      if (parser.parseEqual() || parseList(steps))
+        return {};
+    } else {
+      parser.emitError(parser.getCurrentLocation(),
+                       seenStage || seenSteps
+                           ? "expected 'stage' or 'steps', each at most once"
+                           : "expected 'stage' or 'steps'");
+      return {};
+    }
+  }
+  if (parser.parseGreater())
+    return {};
+  return parser.getChecked<MappingAttr>(loc, parser.getContext(), row, col,
+                                        rows, cols, parts, stage, steps);
+}
+
+void MappingAttr::print(AsmPrinter &printer) const {
+  printer << "<row = " << getRow() << ", col = " << getCol()
+          << ", rows = " << getRows() << ", cols = " << getCols()
+          << ", parts = [";
+  llvm::interleaveComma(getParts(), printer);
+  printer << "]";
+  if (getStage() != 0)
+    printer << ", stage = " << getStage();
+  if (!getSteps().empty()) {
+    printer << ", steps = [";
+    llvm::interleaveComma(getSteps(), printer);
+    printer << "]";
+  }
+  printer << ">";
+}
+
 LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t row, int64_t col, int64_t rows,
                                   int64_t cols, ArrayRef<int64_t> parts,
-                                  int64_t stage) {
+                                  int64_t stage, ArrayRef<int64_t> steps) {
   if (row < 0 || col < 0)
     return emitError() << "mapping origin (" << row << ", " << col
                        << ") must not be negative";
@@ -81,5 +142,11 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
     return emitError() << "mapping splits into " << product
                        << " parts but its " << rows << "x" << cols
                        << " rectangle has " << rows * cols << " tiles";
+  if (!steps.empty() && steps.size() != parts.size())
+    return emitError() << "mapping has " << steps.size() << " steps but "
+                       << parts.size() << " parts: give one step per loop";
+  for (int64_t step : steps)
+    if (step < 1)
+      return emitError() << "mapping steps must be >= 1, got " << step;
   return success();
 }

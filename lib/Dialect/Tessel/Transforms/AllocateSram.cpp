@@ -1,9 +1,14 @@
 //===- AllocateSram.cpp - SRAM addresses for each core's buffers ----------===//
 //
-// A core's SRAM allocations live for a few instructions each (one step's
-// operands, a vector temporary), so one arena per tile with first-fit reuse
-// keeps every program within its tile's SRAM, and keeps the device-wide rule
-// "buffers fit SRAM" exact: a tile has exactly one buffer, the arena.
+// A core's body is straight-line code, so every SRAM allocation's lifetime
+// is known before any is placed: from its memref.alloc to its
+// memref.dealloc (or the end of the core). Placement is offline, largest
+// first, each at the lowest aligned offset that no allocation live at the
+// same time occupies ("greedy by size"). Placing in program order instead
+// (first fit) fragments: small temporaries land between large step buffers
+// and the next large buffer no longer fits below them. One arena per tile
+// keeps the device-wide rule "buffers fit SRAM" exact: a tile has exactly
+// one buffer, the arena.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,7 +20,6 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
-#include <set>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELALLOCATESRAM
@@ -23,37 +27,91 @@ namespace mlir::tessel {
 
 namespace {
 
-/// First-fit placement of byte ranges, freed in any order.
-class FirstFit {
-public:
-  explicit FirstFit(int64_t alignment) : alignment(alignment) {}
-
-  int64_t allocate(int64_t size) {
-    size = std::max<int64_t>(llvm::alignTo(size, alignment), alignment);
-    int64_t offset = 0;
-    for (auto [begin, end] : live) {
-      if (offset + size <= begin)
-        break;
-      offset = std::max(offset, static_cast<int64_t>(llvm::alignTo(end, alignment)));
-    }
-    live.insert({offset, offset + size});
-    highWater = std::max(highWater, offset + size);
-    return offset;
-  }
-
-  void free(int64_t offset) {
-    auto it = llvm::find_if(live, [&](auto r) { return r.first == offset; });
-    assert(it != live.end() && "freeing an unallocated range");
-    live.erase(it);
-  }
-
-  int64_t getHighWater() const { return highWater; }
-
-private:
-  int64_t alignment;
-  std::set<std::pair<int64_t, int64_t>> live;
-  int64_t highWater = 0;
+/// An SRAM allocation of a core and the ops it is live across.
+struct Lifetime {
+  memref::AllocOp alloc;
+  int64_t bytes;
+  /// Positions in the core's body of the alloc and of its dealloc (the end
+  /// of the body when it has none).
+  size_t begin, end;
+  /// The lifetimes live at the same time as this one (indices).
+  SmallVector<size_t> overlapping;
+  int64_t offset = -1;
 };
+
+/// The SRAM allocations of `core`'s body, each with the others it overlaps.
+FailureOr<SmallVector<Lifetime>> collectLifetimes(CoreOp core,
+                                                  int64_t alignment) {
+  SmallVector<Lifetime> lifetimes;
+  DenseMap<Value, size_t> indexOf;
+  Block &body = core.getBody().front();
+  size_t position = 0;
+  for (Operation &op : body) {
+    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
+      MemRefType type = alloc.getType();
+      if (getMemorySpace(type) == MemorySpace::sram) {
+        if (!type.hasStaticShape() || !type.getLayout().isIdentity())
+          return alloc.emitOpError("must be statically shaped with an "
+                                   "identity layout to be placed in SRAM");
+        int64_t bytes =
+            std::max<int64_t>(llvm::alignTo(getSizeInBytes(type), alignment),
+                              alignment);
+        indexOf[alloc.getResult()] = lifetimes.size();
+        lifetimes.push_back({alloc, bytes, position, SIZE_MAX, {}});
+      }
+    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+      auto it = indexOf.find(dealloc.getMemref());
+      if (it != indexOf.end())
+        lifetimes[it->second].end = position;
+    }
+    ++position;
+  }
+  // One sweep in program order: a lifetime overlaps every one still live
+  // when it begins.
+  SmallVector<size_t> live;
+  for (size_t i = 0; i < lifetimes.size(); ++i) {
+    llvm::erase_if(live, [&](size_t j) {
+      return lifetimes[j].end < lifetimes[i].begin;
+    });
+    for (size_t j : live) {
+      lifetimes[i].overlapping.push_back(j);
+      lifetimes[j].overlapping.push_back(i);
+    }
+    live.push_back(i);
+  }
+  return lifetimes;
+}
+
+/// Places every lifetime, largest first (ties in program order), at the
+/// lowest offset clear of the overlapping lifetimes already placed; returns
+/// the arena's size.
+int64_t placeBySize(MutableArrayRef<Lifetime> lifetimes) {
+  SmallVector<size_t> order =
+      llvm::to_vector(llvm::seq<size_t>(0, lifetimes.size()));
+  llvm::stable_sort(order, [&](size_t a, size_t b) {
+    return lifetimes[a].bytes > lifetimes[b].bytes;
+  });
+  int64_t arenaBytes = 0;
+  SmallVector<std::pair<int64_t, int64_t>> taken;
+  for (size_t i : order) {
+    Lifetime &lifetime = lifetimes[i];
+    taken.clear();
+    for (size_t j : lifetime.overlapping)
+      if (lifetimes[j].offset >= 0)
+        taken.push_back({lifetimes[j].offset,
+                         lifetimes[j].offset + lifetimes[j].bytes});
+    llvm::sort(taken);
+    int64_t offset = 0;
+    for (auto [begin, end] : taken) {
+      if (offset + lifetime.bytes <= begin)
+        break;
+      offset = std::max(offset, end);
+    }
+    lifetime.offset = offset;
+    arenaBytes = std::max(arenaBytes, offset + lifetime.bytes);
+  }
+  return arenaBytes;
+}
 
 struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
   void runOnOperation() override {
@@ -69,39 +127,28 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
     ArchAttr arch = lookupArch(core);
     int64_t sramBytes = arch.getTileSramBytes();
     TileOp tile = core.getTileOp();
-    FirstFit placer(arch.getTileSramAlignment());
-    DenseMap<Value, int64_t> offsets;
-    SmallVector<std::pair<memref::AllocOp, int64_t>> placed;
-    for (Operation &op : core.getBody().front()) {
-      if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-        MemRefType type = alloc.getType();
-        if (getMemorySpace(type) != MemorySpace::sram)
-          continue;
-        if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-          return alloc.emitOpError("must be statically shaped with an "
-                                   "identity layout to be placed in SRAM");
-        int64_t offset = placer.allocate(getSizeInBytes(type));
-        if (placer.getHighWater() > sramBytes)
-          return alloc.emitOpError()
-                 << "does not fit in the SRAM of tile (" << tile.getRow()
-                 << ", " << tile.getCol() << "): the buffers live here need "
-                 << placer.getHighWater() << " bytes and the SRAM holds "
-                 << sramBytes << " bytes";
-        offsets[alloc.getResult()] = offset;
-        placed.emplace_back(alloc, offset);
-      } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-        auto it = offsets.find(dealloc.getMemref());
-        if (it != offsets.end())
-          placer.free(it->second);
-      }
-    }
-    if (placed.empty())
+    FailureOr<SmallVector<Lifetime>> lifetimes =
+        collectLifetimes(core, arch.getTileSramAlignment());
+    if (failed(lifetimes))
+      return failure();
+    if (lifetimes->empty())
       return success();
+    int64_t arenaBytes = placeBySize(*lifetimes);
+    if (arenaBytes > sramBytes) {
+      // Name the first allocation, in program order, that ends past the SRAM.
+      Lifetime *over = llvm::find_if(*lifetimes, [&](const Lifetime &l) {
+        return l.offset + l.bytes > sramBytes;
+      });
+      return over->alloc.emitOpError()
+             << "does not fit in the SRAM of tile (" << tile.getRow() << ", "
+             << tile.getCol() << "): the buffers live here need " << arenaBytes
+             << " bytes and the SRAM holds " << sramBytes << " bytes";
+    }
 
     // The arena, declared just before the core, among the device's buffers.
     OpBuilder builder(core);
     auto arenaType = MemRefType::get(
-        {placer.getHighWater()}, builder.getI8Type(), MemRefLayoutAttrInterface(),
+        {arenaBytes}, builder.getI8Type(), MemRefLayoutAttrInterface(),
         MemorySpaceAttr::get(builder.getContext(), MemorySpace::sram));
     std::string name = "sram_" + std::to_string(tile.getRow()) + "_" +
                        std::to_string(tile.getCol());
@@ -109,9 +156,11 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
                                   tile.getResult(), builder.getI64IntegerAttr(0));
 
     IRRewriter rewriter(builder);
-    for (auto [alloc, offset] : placed) {
+    for (Lifetime &lifetime : *lifetimes) {
+      memref::AllocOp alloc = lifetime.alloc;
       rewriter.setInsertionPoint(alloc);
-      Value shift = arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), offset);
+      Value shift =
+          arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), lifetime.offset);
       Value view = memref::ViewOp::create(rewriter, alloc.getLoc(),
                                           alloc.getType(), arena.getResult(),
                                           shift, ValueRange{});

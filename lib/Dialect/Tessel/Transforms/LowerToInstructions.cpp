@@ -176,34 +176,71 @@ struct Lowering {
     return {rows, k};
   }
 
-  int64_t countMatmulBlocks(int64_t m, int64_t k, int64_t n) {
-    auto [mBlock, kBlock] = getMatmulBlock(m, k);
-    return llvm::divideCeil(m, mBlock) * llvm::divideCeil(k, kBlock) *
-           llvm::divideCeil(n, arch.getTileMacCols());
-  }
-
-  /// One MAC-array block per (n, k) block of the array's size, k ascending
-  /// within each column block: the accumulation order of the ISA.
-  void emitMatmulBlocks(Location loc, const Strided2D &lhs,
-                        const Strided2D &rhs, const Strided2D &acc) {
-    int64_t m = lhs.sizes[0], k = lhs.sizes[1], n = rhs.sizes[1];
+  /// Calls `body(m0, ms, k0, ks, n0, ns)` for each MAC-array block of an
+  /// (m x k) * (k x n) product, k ascending within each (m, n) block: the
+  /// accumulation order of the ISA.
+  void forEachMatmulBlock(
+      int64_t m, int64_t k, int64_t n,
+      llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t, int64_t,
+                              int64_t)>
+          body) {
     int64_t cols = arch.getTileMacCols();
     auto [mBlock, kBlock] = getMatmulBlock(m, k);
-    for (int64_t m0 = 0; m0 < m; m0 += mBlock) {
-      int64_t ms = std::min(mBlock, m - m0);
-      for (int64_t n0 = 0; n0 < n; n0 += cols) {
-        int64_t ns = std::min(cols, n - n0);
-        for (int64_t k0 = 0; k0 < k; k0 += kBlock) {
-          int64_t ks = std::min(kBlock, k - k0);
+    for (int64_t m0 = 0; m0 < m; m0 += mBlock)
+      for (int64_t n0 = 0; n0 < n; n0 += cols)
+        for (int64_t k0 = 0; k0 < k; k0 += kBlock)
+          body(m0, std::min(mBlock, m - m0), k0, std::min(kBlock, k - k0), n0,
+               std::min(cols, n - n0));
+  }
+
+  /// The cycles of an (m x k) * (k x n) product of `elementType` operands
+  /// on the MAC array, by the timing equations of docs/simulator.md: per
+  /// block, fill and drain plus its streaming steps or its SRAM traffic,
+  /// whichever is slower. Arrangements of a convolution are compared by it;
+  /// they change the time, never the bits.
+  int64_t estimateMatmulCycles(int64_t m, int64_t k, int64_t n,
+                               Type elementType) {
+    bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
+    int64_t arrayMacs = arch.getTileMacRows() * arch.getTileMacCols();
+    int64_t macsPerCycle = std::max<int64_t>(arch.getMacsPerCycle(elementType), 1);
+    int64_t port = arch.getTileSramBytesPerCycle();
+    int64_t size = llvm::divideCeilSigned(
+        static_cast<int64_t>(elementType.getIntOrFloatBitWidth()), 8);
+    int64_t cycles = 0;
+    forEachMatmulBlock(m, k, n, [&](int64_t, int64_t ms, int64_t, int64_t ks,
+                                    int64_t, int64_t ns) {
+      int64_t fillAndDrain = weightStationary ? 2 * ks + ns - 1 : 2 * ms + ns - 2;
+      int64_t steps = llvm::divideCeilSigned(
+          (weightStationary ? ms : ks) * arrayMacs, macsPerCycle);
+      int64_t bytes = (ms * ks + ks * ns) * size + ms * ns * 4;
+      cycles += fillAndDrain + std::max(steps, llvm::divideCeilSigned(bytes, port));
+    });
+    return cycles;
+  }
+
+  /// The cycles of a vector copy of `elements` 32-bit elements: a lane per
+  /// element or the SRAM port's pace for reading and writing them.
+  int64_t estimateCopyCycles(int64_t elements) {
+    int64_t lanes = arch.getTileVectorLanes(),
+            port = arch.getTileSramBytesPerCycle();
+    return std::max(llvm::divideCeilSigned(elements, lanes),
+                    llvm::divideCeilSigned(8 * elements, port));
+  }
+
+  /// One MAC-array instruction per block of lhs * rhs accumulated into acc.
+  void emitMatmulBlocks(Location loc, const Strided2D &lhs,
+                        const Strided2D &rhs, const Strided2D &acc) {
+    forEachMatmulBlock(
+        lhs.sizes[0], lhs.sizes[1], rhs.sizes[1],
+        [&](int64_t m0, int64_t ms, int64_t k0, int64_t ks, int64_t n0,
+            int64_t ns) {
           // One statement per view: argument evaluation order is
           // unspecified, and the IR must not depend on the compiler.
           Value lhsBlock = block(loc, lhs, m0, ms, k0, ks);
           Value rhsBlock = block(loc, rhs, k0, ks, n0, ns);
           Value accBlock = block(loc, acc, m0, ms, n0, ns);
           MatmulOp::create(rewriter, loc, lhsBlock, rhsBlock, accBlock);
-        }
-      }
-    }
+        });
   }
 
   LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
@@ -282,16 +319,22 @@ struct Lowering {
     return success();
   }
 
-  /// conv_2d_nchw_fchw as matmuls, in whichever of two arrangements takes
-  /// fewer instructions. Each instruction contracts over one of the
-  /// input channels, the kernel rows or the kernel columns, whichever is
-  /// longest (a patch embedding has 3 channels but 16 columns), inside
-  /// loops over the other two (the taps). Either, per image and output row,
-  ///   out[n, :, r, :] (F x OW) += W (F x K) * X[n, .., r*sh + .., ..] (K x OW),
-  /// or, per image and group of R output rows streamed as one,
-  ///   out^T (R*OW x F) += X^T (R*OW x K) * W^T (K x F).
-  /// Every output element sums the taps in the same order either way, so
-  /// the plan changes the instruction count and timing, never the bits.
+  /// conv_2d_nchw_fchw as matmuls, in whichever of three arrangements the
+  /// timing model says is fastest. Each instruction contracts over one of
+  /// the input channels, the kernel rows or the kernel columns, whichever is
+  /// longest (a patch embedding has 3 channels but 16 columns), inside loops
+  /// over the other two (the taps). Per image, either
+  ///   - per output row: out[n, :, r, :] (F x OW) += W (F x K) * X (K x OW),
+  ///     or the same product transposed (the row's pixels streaming);
+  ///   - all output rows as one stream of pixels against stationary weights:
+  ///     out^T (OH*OW x F) += X^T (OH*OW x K) * W^T (K x F), in place where
+  ///     the output's rows are as far apart as the input's (a 1x1
+  ///     convolution); otherwise the stream runs on over the input's
+  ///     extra columns between rows (a padded or strided convolution) into
+  ///     an SRAM accumulator, which starts as a copy of the output and is
+  ///     copied back after the taps (the extra columns' sums are dropped).
+  /// Every output element adds the same products in the same order in each
+  /// arrangement, so the choice changes the time, never the bits.
   LogicalResult lowerConv(linalg::Conv2DNchwFchwOp conv) {
     if (failed(checkStatic(conv)))
       return failure();
@@ -301,6 +344,7 @@ struct Lowering {
           y = conv.getOutputs()[0];
     ArrayRef<int64_t> wShape = cast<MemRefType>(w.getType()).getShape();
     ArrayRef<int64_t> yShape = cast<MemRefType>(y.getType()).getShape();
+    Type elementType = cast<MemRefType>(x.getType()).getElementType();
     SmallVector<int64_t> xs = stridesOf(x), ws = stridesOf(w),
                          ys = stridesOf(y);
     auto stride = conv.getStrides().getValues<int64_t>();
@@ -323,29 +367,50 @@ struct Lowering {
     Reduction k = *longest;
     reductions.erase(longest);
     Reduction outer = reductions[0], inner = reductions[1];
+    int64_t taps = outer.extent * inner.extent;
 
-    // The pixels stream against stationary weights where that takes fewer
-    // instructions. Output rows join one stream where the output's rows are
-    // as far apart as the input's, counted in column steps (a 1x1
-    // convolution without stride or padding); more rows per stream never
-    // take more instructions, so then all of them do. Merging rows whose
-    // input is wider than the output would need an SRAM accumulator and
-    // dropped pixels between rows; see docs/lowering.md.
+    // The cycles of each arrangement, per image. One stream covers all
+    // rows when an input row is a whole number of column steps (rowStep)
+    // and at least an output row long; the stream is `span` pixels.
     int64_t rowStep = (sh * xs[2]) % (sw * xs[3]) == 0
                           ? sh * xs[2] / (sw * xs[3])
                           : 0;
-    int64_t rows = rowStep == ow && ys[2] == ow * ys[3] ? oh : 1;
-    bool pixelsStream =
-        llvm::divideCeil(oh, rows) * countMatmulBlocks(rows * ow, k.extent, f) <
-        oh * countMatmulBlocks(f, k.extent, ow);
+    int64_t span = (oh - 1) * rowStep + ow;
+    bool inPlace = rowStep == ow && ys[2] == ow * ys[3];
+    bool oneStream = oh > 1 && rowStep >= ow;
+    int64_t rowByWeights = estimateMatmulCycles(f, k.extent, ow, elementType);
+    int64_t rowByPixels = estimateMatmulCycles(ow, k.extent, f, elementType);
+    int64_t perRow = taps * oh * std::min(rowByWeights, rowByPixels);
+    int64_t streamed = 0;
+    if (oneStream) {
+      streamed = taps * estimateMatmulCycles(span, k.extent, f, elementType);
+      if (!inPlace)
+        streamed += 2 * estimateCopyCycles(f * oh * ow);
+    }
+    bool allRows = oneStream && streamed < perRow;
+    bool pixelsStream = allRows || rowByPixels < rowByWeights;
+    Value accumulator;
+    if (allRows && !inPlace)
+      accumulator = allocateTemporary(rewriter, loc, {f, span}, elementType);
 
-    // Per image and group of output rows (one row unless the pixels
-    // stream), per tap: out^T (pixels x F) += X^T (pixels x K) * W^T (K x F),
-    // or the same product transposed.
-    int64_t step = pixelsStream ? rows : 1;
-    for (int64_t n = 0; n < images; ++n)
-      for (int64_t r0 = 0; r0 < oh; r0 += step) {
-        int64_t pixelCount = std::min(step, oh - r0) * ow;
+    for (int64_t n = 0; n < images; ++n) {
+      // The output of the whole image, and the accumulator's copy of it.
+      Value outputRows =
+          window(loc, y, n * ys[0], {f, oh, ow}, {ys[1], ys[2], ys[3]});
+      Value accumulatorRows;
+      if (accumulator) {
+        accumulatorRows =
+            window(loc, accumulator, 0, {f, oh, ow}, {span, rowStep, 1});
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy, outputRows,
+                              accumulatorRows);
+      }
+      int64_t rowsPerStream = allRows ? oh : 1;
+      for (int64_t r0 = 0; r0 < oh; r0 += rowsPerStream) {
+        int64_t pixelCount = allRows ? span : ow;
+        Strided2D out = accumulator
+                            ? Strided2D{accumulator, 0, {span, f}, {1, span}}
+                            : Strided2D{y, n * ys[0] + r0 * ys[2],
+                                        {pixelCount, f}, {ys[3], ys[1]}};
         for (int64_t a = 0; a < outer.extent; ++a)
           for (int64_t b = 0; b < inner.extent; ++b) {
             Strided2D pixels{x,
@@ -357,8 +422,6 @@ struct Lowering {
                               a * outer.wStride + b * inner.wStride,
                               {k.extent, f},
                               {k.wStride, ws[0]}};
-            Strided2D out{y, n * ys[0] + r0 * ys[2], {pixelCount, f},
-                          {ys[3], ys[1]}};
             if (pixelsStream)
               emitMatmulBlocks(loc, pixels, weights, out);
             else
@@ -366,6 +429,14 @@ struct Lowering {
                                transposed(out));
           }
       }
+      if (accumulator)
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy,
+                              accumulatorRows, outputRows);
+    }
+    if (accumulator) {
+      rewriter.setInsertionPointAfter(conv);
+      memref::DeallocOp::create(rewriter, loc, accumulator);
+    }
     rewriter.eraseOp(conv);
     return success();
   }

@@ -2,7 +2,8 @@
 //
 // Chooses, per part of a partitioned op, the step (tile) sizes that let two
 // steps' operand slices share the tile's SRAM, so the schedule can prefetch
-// one step while computing the other.
+// one step while computing the other. The mapper's steps, when the mapping
+// has them, are where the search starts: they are kept if they fit.
 //
 //===----------------------------------------------------------------------===//
 
@@ -107,7 +108,10 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 ///   step's iteration space, each result (and each float constant the body
 ///   uses) in a temporary, plus one temporary per reduced loop;
 /// - a depthwise convolution multiplies each tap into a temporary of the
-///   output step's size.
+///   output step's size;
+/// - a convolution whose input rows are longer than its output rows may
+///   stream all of an image's rows into an accumulator: F x the stream's
+///   pixels, which run on over the input's extra columns between rows.
 int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   int64_t count = 0;
   int64_t elements = 1;
@@ -124,6 +128,22 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     for (int64_t step : steps)
       if (llvm::MulOverflow(elements, step, elements))
         return kUnboundedBytes;
+  } else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
+    // Loops (n, f, oh, ow, c, kh, kw); the input's width is dimension 3.
+    int64_t filters = steps[1], rows = steps[2], cols = steps[3];
+    auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
+    auto inputType = cast<ShapedType>(conv.getInputs()[0].getType());
+    int64_t inputCols = getSliceExtent(
+        conv.getMatchingIndexingMap(conv.getDpsInputOperand(0)).getResult(3),
+        steps,
+        inputType.isDynamicDim(3) ? kUnboundedBytes : inputType.getDimSize(3));
+    int64_t rowStep = llvm::divideCeil(strides[0] * inputCols, strides[1]);
+    if (rows > 1 && rowStep != cols) {
+      count = 1;
+      int64_t span = (rows - 1) * rowStep + cols;
+      if (llvm::MulOverflow(filters, span, elements))
+        return kUnboundedBytes;
+    }
   } else if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation())) {
     count = 1;
     for (auto [step, iterator] : llvm::zip(steps, op.getIteratorTypesArray()))
@@ -156,21 +176,28 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
       return signalPassFailure();
     int64_t sramBytes = arch.getTileSramBytes();
 
-    SmallVector<linalg::LinalgOp> parts;
+    SmallVector<std::pair<linalg::LinalgOp, MappingAttr>> parts;
     getOperation().walk([&](scf::ForallOp forall) {
-      if (!forall->hasAttr(TesselDialect::getPartitionAttrName()))
+      auto mapping = forall->getAttrOfType<MappingAttr>(
+          TesselDialect::getPartitionAttrName());
+      if (!mapping)
         return;
       forall.getBody()->walk(
-          [&](linalg::LinalgOp op) { parts.push_back(op); });
+          [&](linalg::LinalgOp op) { parts.push_back({op, mapping}); });
     });
 
     IRRewriter rewriter(&getContext());
-    for (linalg::LinalgOp op : parts) {
+    for (auto [op, mapping] : parts) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(rewriter, op);
       if (failed(bounds))
         return signalPassFailure();
+      // The mapping's steps, where it has them, else the whole part.
       SmallVector<int64_t> steps = *bounds;
+      ArrayRef<int64_t> chosen = mapping.getSteps();
+      if (chosen.size() == steps.size())
+        for (auto [step, mapped] : llvm::zip(steps, chosen))
+          step = std::min(step, mapped);
       // Halve the loop whose halving shrinks the working set most; ties go
       // to the outermost loop, which keeps slices contiguous.
       while (getDoubleBufferedBytes(op, steps) > sramBytes) {

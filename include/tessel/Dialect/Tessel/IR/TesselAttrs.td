@@ -111,21 +111,29 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
       loop needs a cross-tile reduction.
     - `stage`: the pipeline stage (0 when the program runs op after op);
       ops of different stages run concurrently on disjoint rectangles.
+    - `steps` (optional): for each loop, its extent in one step of a tile's
+      part (the mapper's tile sizes). `tessel-tile-for-sram` starts from
+      them, clamped to the part, and halves further only where two steps
+      and the lowering's temporaries would not fit the tile's SRAM. Without
+      them it chooses the steps itself.
 
     ```mlir
     // A matmul (loops m, n, k) on the whole 4x4 grid: m in 4 parts along
     // the rows of the grid, n in 4 parts along its columns.
     %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
         rows = 4, cols = 4, parts = [4, 4, 1]>} ins(...) outs(...)
+    // The same, each tile's 32x32x256 part in steps of 32x32x64.
+    %1 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+        rows = 4, cols = 4, parts = [4, 4, 1], steps = [32, 32, 64]>} ...
     ```
   }];
   let parameters = (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows,
                         "int64_t":$cols, ArrayRefParameter<"int64_t">:$parts,
-                        DefaultValuedParameter<"int64_t", "0">:$stage);
-  let assemblyFormat = [{
-    `<` `row` `=` $row `,` `col` `=` $col `,` `rows` `=` $rows `,` `cols` `=`
-    $cols `,` `parts` `=` `[` $parts `]` (`,` `stage` `=` $stage^)? `>`
-  }];
+                        DefaultValuedParameter<"int64_t", "0">:$stage,
+                        OptionalArrayRefParameter<"int64_t">:$steps);
+  // `stage` and `steps` are both optional and both follow a comma, which a
+  // declarative format cannot tell apart.
+  let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getNumTiles() const { return getRows() * getCols(); }

@@ -287,12 +287,16 @@ def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
     operands into SRAM, compute, DMA the result slice out. With double
     buffering the next step's slices arrive while this one computes, so two
     steps' working sets (the slices of every operand, inputs and outputs)
-    must fit the tile's SRAM together: `2 * working_set <= tile.sram.bytes`.
+    must fit the tile's SRAM together, with the temporaries the lowering
+    allocates for a step (an elementwise body's intermediate values, a
+    depthwise convolution's products, a convolution's row accumulator):
+    `2 * working_set + temporaries <= tile.sram.bytes`.
 
     For every op inside a `tessel.partition` forall, this pass bounds each
     loop's extent (exactly, or from the value bounds of the part's slices),
-    then halves, one at a time, the loop whose halving shrinks the working
-    set most, until it fits; it tiles the op with `scf.for` loops of those
+    starts from the mapping's `steps` where it has them (the mapper's tile
+    sizes), then halves, one at a time, the loop whose halving shrinks the
+    working set most, until it fits; it tiles the op with `scf.for` loops of those
     step sizes (a reduction loop carries its partial result, accumulating in
     order, so splitting it does not change the bits). An op whose single
     element step does not fit is rejected with the bytes needed and the
@@ -445,9 +449,17 @@ def TesselLowerToInstructions
       elementwise part of its body, a `tessel.vector_reduce` per reduced
       loop, and a combine with the output's previous value;
     - `linalg.batch_matmul` becomes MAC blocks per batch element;
-      `linalg.conv_2d_nchw_fchw` MAC blocks per image, output row and kernel
-      tap (`out[n, :, r, :] += W[:, :, i, j] * X[n, :, r*s + i, j + s*(0..)]`,
-      all strided views, taps in row-major order); depthwise convolutions
+      `linalg.conv_2d_nchw_fchw` MAC blocks per image and tap through
+      strided views (no im2col copy), contracting over the longest of the
+      channels, kernel rows and kernel columns, taps in row-major order:
+      per output row (`out[n, :, r, :] += W * X[n, .., r*s + .., ..]`), or
+      with an image's rows streaming as one against stationary weights,
+      whichever the timing model of docs/simulator.md says is faster. Where
+      the input's rows are longer than the output's (padding, stride), the
+      stream runs on over the extra columns into an SRAM accumulator that
+      starts as a copy of the output and is copied back, the extra sums
+      dropped; every output element adds the same products in the same
+      order whichever way it is computed; depthwise convolutions
       and max/sum pooling one vector instruction (two for depthwise) per
       image and tap over the C x OH x OW window; `linalg.broadcast` and
       `linalg.copy` a vector copy (through a zero-stride view).
@@ -538,11 +550,15 @@ def TesselAllocateSram
   let description = [{
     Every tile gets one SRAM arena, `tessel.buffer @sram_R_C on %tile at 0 :
     memref<Nxi8, #sram>`, and every `memref.alloc` in SRAM inside its core
-    becomes a `memref.view` of the arena at an offset chosen by a first-fit
-    scan over the allocations in program order, freed at their
-    `memref.dealloc` and aligned to `tile.sram.alignment`. `N` is the high-
-    water mark. When the live allocations of a tile exceed its SRAM, the error
-    names the allocation, the tile, the bytes needed and the bytes available.
+    becomes a `memref.view` of the arena. A core is straight-line code, so
+    every allocation's lifetime (from its `memref.alloc` to its
+    `memref.dealloc`, or the end of the core) is known before any is placed:
+    largest first, each takes the lowest offset, aligned to
+    `tile.sram.alignment`, that no allocation live at the same time holds
+    ("greedy by size", which fragments far less than placing in program
+    order). `N` is the arena's extent. When a tile's arena exceeds its SRAM,
+    the error names the first allocation placed past the end, the tile, the
+    bytes needed and the bytes available.
 
     ```mlir
     tessel.core(%tile_0_0) {
