@@ -39,10 +39,14 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
 
 
 def mapping_text(choice, row: int | None = None, col: int | None = None) -> str:
+    """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts and
+    the step sizes it was costed with (``tessel-tile-for-sram`` keeps them
+    where they fit)."""
     p = choice.placement
     return (f"#tessel.mapping<row = {p.row if row is None else row}, "
             f"col = {p.col if col is None else col}, rows = {p.rows}, "
-            f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]>")
+            f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}], "
+            f"steps = [{', '.join(map(str, choice.candidate.estimate.steps))}]>")
 
 
 def apply(module, graph: Graph, solution: Solution) -> None:

@@ -8,12 +8,16 @@ instructions through ``tessel.runtime.simulator.matmul_cycles`` and
 SRAM port, NoC links and DRAM channel on the transfer's XY route when every
 tile of the rectangle transfers at once.
 
-Per tile an op is a sequence of steps (the step sizes ``tessel-tile-for-sram``
-picks: halve the loop that shrinks the working set most until two steps fit
-SRAM); a step brings its operand slices in, computes, and writes its result
-slice back, each transfer waited for before the next (there is no schedule
-yet, so nothing overlaps unless ``overlap_dma`` is asked for). After an op
-every tile of the program meets at a barrier.
+Per tile an op is a sequence of steps. Their sizes are the mapper's
+choice, written into the mapping as ``steps``: the cheapest of the sizes
+``tessel-tile-for-sram`` would pick itself (halve the loop that shrinks the
+working set most until two steps and the lowering's temporaries fit SRAM)
+and the sizes that halving gives when it keeps one loop whole for as long as
+it can (a weight-stationary array streams a matmul's rows: halving them
+doubles the blocks, each paying fill and drain). A step brings its operand
+slices in, computes, and writes its result slice back, each transfer waited
+for before the next unless ``overlap_dma`` is asked for. After an op every
+tile of the program meets at a barrier.
 
 Model-only features, which the lowering cannot take yet and which the
 solvers use only when asked: reduction loops split across tiles (a tree of
@@ -87,26 +91,86 @@ def working_set(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> i
                if not (skip_weights and o.role == "weight"))
 
 
+def scratch_bytes(op: Op, steps: tuple[int, ...]) -> int:
+    """Bytes of the SRAM temporaries tessel-lower-to-instructions allocates
+    for one step (tessel-tile-for-sram's ``getScratchBytes``): an elementwise
+    body's values (one per body op, captured value and reduced loop), a
+    depthwise convolution's products, a convolution's row accumulator."""
+    if op.kind in ("elementwise", "reduction"):
+        count = op.vector_ops + op.captured + len(op.reduction_loops)
+        return 4 * count * math.prod(steps)
+    if op.kind == "window" and op.weighted:
+        return 4 * math.prod(s for s, t in zip(steps, op.iterators)
+                             if t == "parallel")
+    if op.kind == "conv":
+        _, f, oh, ow = steps[:4]
+        row_step = _conv_row_step(op, steps)
+        if oh > 1 and row_step != ow:
+            return 4 * f * ((oh - 1) * row_step + ow)
+    return 0
+
+
+def _conv_row_step(op: Op, steps: tuple[int, ...]) -> int:
+    """Pixels from one output row of a convolution step to the next in its
+    input slice, counted in column strides (rounded up)."""
+    x = op.operands[0]
+    in_cols = x.access[3].extent(steps, x.shape[3])
+    sh, sw = _coefficient(x.access[2], 2), _coefficient(x.access[3], 3)
+    return _ceil_div(sh * in_cols, sw)
+
+
+def _coefficient(access, loop: int) -> int:
+    return dict(access.terms or ()).get(loop, 1)
+
+
+def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
+    """SRAM for steps of ``steps``: two steps' operands (one computing, one
+    arriving) and one step's temporaries."""
+    return 2 * working_set(op, steps, skip_weights) + scratch_bytes(op, steps)
+
+
 def step_sizes(op: Op, part: tuple[int, ...], budget: int,
-               skip_weights: bool = False) -> tuple[int, ...] | None:
-    """The step sizes tessel-tile-for-sram picks for a part of extents
-    ``part`` so that twice the working set fits ``budget`` bytes; None if
-    even single-element steps do not fit."""
+               skip_weights: bool = False,
+               keep: int | None = None) -> tuple[int, ...] | None:
+    """Step sizes for a part of extents ``part`` that fit ``budget`` bytes
+    (:func:`sram_step_bytes`), by tessel-tile-for-sram's rule: halve the loop
+    whose halving shrinks the bytes most. Loop ``keep``, if given, is halved
+    only when no other loop can be. None if single-element steps do not
+    fit."""
     steps = list(part)
-    while working_set(op, tuple(steps), skip_weights) > budget // 2:
+    while sram_step_bytes(op, tuple(steps), skip_weights) > budget:
         best, best_bytes = None, 0
         for loop, s in enumerate(steps):
-            if s == 1:
+            if s == 1 or loop == keep:
                 continue
             trial = list(steps)
             trial[loop] = _ceil_div(s, 2)
-            b = working_set(op, tuple(trial), skip_weights)
+            b = sram_step_bytes(op, tuple(trial), skip_weights)
             if best is None or b < best_bytes:
                 best, best_bytes = loop, b
         if best is None:
-            return None
+            if keep is not None and steps[keep] > 1:
+                best = keep
+            else:
+                return None
         steps[best] = _ceil_div(steps[best], 2)
     return tuple(steps)
+
+
+def step_candidates(op: Op, part: tuple[int, ...], budget: int,
+                    skip_weights: bool = False) -> list[tuple[int, ...]]:
+    """The step sizes worth costing for a part: tessel-tile-for-sram's own,
+    and for a MAC-array op those keeping each parallel loop whole as long as
+    possible (distinct, in that order)."""
+    out = []
+    keeps = [None]
+    if op.macs:
+        keeps += [l for l in op.parallel_loops if part[l] > 1]
+    for keep in keeps:
+        steps = step_sizes(op, part, budget, skip_weights, keep)
+        if steps is not None and steps not in out:
+            out.append(steps)
+    return out
 
 
 def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
@@ -148,8 +212,7 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
         b, m, n, k = step
         return b * blocks(m, k, n)
     if op.kind == "conv":
-        n, f, oh, ow, c, kh, kw = step
-        return n * oh * kh * kw * blocks(f, c, ow)
+        return _conv_cycles(op, arch, step, blocks)
     if op.kind == "window":
         taps = math.prod(step[4:])
         out = math.prod(step[:4]) // max(1, step[0])
@@ -173,6 +236,27 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
         total += vector_cycles(arch, "reduce_add", e, (e + math.prod(shape)) * item)
     out = math.prod(shape)
     return total + vector_cycles(arch, "add", out, out * item * 3)
+
+
+def _conv_cycles(op: Op, arch, step: tuple[int, ...], blocks) -> int:
+    """tessel-lower-to-instructions' ``lowerConv``: contract over the
+    longest of channels, kernel rows and kernel columns (ties: channels),
+    the other two as taps; per image the faster of one product per output
+    row and one stream of all rows (in place when the input's rows are as
+    long as the output's, else through an accumulator copied in and out)."""
+    n, f, oh, ow, c, kh, kw = step
+    k = max(c, kh, kw)
+    taps = c * kh * kw // k
+    per_row = taps * oh * min(blocks(f, k, ow), blocks(ow, k, f))
+    row_step = _conv_row_step(op, step)
+    if oh > 1 and row_step >= ow:
+        span = (oh - 1) * row_step + ow
+        streamed = taps * blocks(span, k, f)
+        if row_step != ow:
+            elems = f * oh * ow
+            streamed += 2 * vector_cycles(arch, "cast", elems, elems * 8)
+        per_row = min(per_row, streamed)
+    return n * per_row
 
 
 def arch_key(arch) -> str:
@@ -229,8 +313,9 @@ def barrier_cycles(arch, rows: int, cols: int) -> int:
 
 def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = False,
              program_tiles: tuple[int, int] | None = None) -> Estimate | None:
-    """Predicted figures of ``op`` under ``placement``, or None if a step
-    cannot fit SRAM. ``program_tiles`` is the rows x cols span of every tile
+    """Predicted figures of ``op`` under ``placement`` with its cheapest step
+    sizes (:func:`step_candidates`), or None if no step fits SRAM.
+    ``program_tiles`` is the rows x cols span of every tile
     the program uses (the barrier's reach); by default the rectangle's."""
     parts = placement.parts
     part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, parts))
@@ -240,10 +325,19 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = False,
     resident_bytes = sum(o.slice_bytes(part) for o in weights) if resident else 0
     if resident_bytes >= sram:
         return None
-    steps = step_sizes(op, part, sram - resident_bytes, skip_weights=resident)
-    if steps is None:
-        return None
-    sram_bytes = 2 * working_set(op, steps, resident) + resident_bytes
+    candidates = step_candidates(op, part, sram - resident_bytes,
+                                 skip_weights=resident)
+    costed = [_estimate_steps(op, arch, placement, part, steps, resident,
+                              resident_bytes, overlap_dma, program_tiles)
+              for steps in candidates]
+    return min(costed, key=lambda e: e.cycles, default=None)
+
+
+def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
+                    resident_bytes, overlap_dma, program_tiles) -> Estimate:
+    """:func:`estimate` for one choice of step sizes."""
+    parts = placement.parts
+    sram_bytes = sram_step_bytes(op, steps, resident) + resident_bytes
 
     paths = _dram_paths(arch, placement.row, placement.col,
                         placement.rows, placement.cols)

@@ -101,6 +101,7 @@ class Op:
     iterators: tuple[str, ...]
     operands: tuple[Operand, ...]
     vector_ops: int = 1          # vector instructions per step (elementwise)
+    captured: int = 0            # values a body uses from outside it
     tag: str = ""                # the source line the program's tag names
     window: tuple[int, ...] = ()  # kernel taps (window kind)
     weighted: bool = False       # depthwise: a multiply per tap
@@ -260,6 +261,25 @@ def _vector_ops(generic) -> int:
     return max(1, count)
 
 
+def _captured(generic) -> int:
+    """Values a generic's body uses from outside it (float constants the
+    lowering fills into temporaries)."""
+    from ..ir import BlockArgument
+
+    body = generic.regions[0].blocks[0]
+    inside = {op.operation for op in body.operations}
+    outside = set()
+    for bop in body.operations:
+        for value in bop.operands:
+            value = value.maybe_downcast()
+            if isinstance(value, BlockArgument):
+                if value.owner != body:
+                    outside.add(value)
+            elif value.owner not in inside:
+                outside.add(value)
+    return len(outside)
+
+
 def from_module(module, *, name: str = "model", roles: list[str] | None = None) -> Graph:
     """The graph of ``module``'s single function. ``roles`` gives each
     argument's role (``input`` or ``weight``, the frontend's signature);
@@ -333,6 +353,8 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                       iterators=iterators, operands=tuple(operands),
                       vector_ops=_vector_ops(gop)
                       if kind in ("elementwise", "reduction") else 1,
+                      captured=_captured(gop)
+                      if kind in ("elementwise", "reduction") else 0,
                       tag=_describe(op), window=window,
                       weighted="depthwise" in opname))
     ops = tuple(ops)

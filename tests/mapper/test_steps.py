@@ -1,0 +1,84 @@
+"""The mapper's step sizes: the SRAM it counts per step is what
+tessel-tile-for-sram counts (the same examples as
+test/Transforms/tessel-tile-for-sram.mlir give the same steps), and the
+steps it writes into the mapping are the cheapest it costed."""
+
+from tessel.ir import Context, Module
+from tessel.mapper import graph
+from tessel.mapper.cost import (Placement, _estimate_steps, estimate,
+                                scratch_bytes, step_candidates, step_sizes)
+
+from test_search import small_arch
+
+# The lit test's SRAM: 16 KiB per tile.
+SRAM = 16384
+
+ELEMENTWISE = """
+func.func @f(%a: tensor<32x32xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %two = arith.constant 2.0 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a : tensor<32x32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %x = math.exp %in : f32
+    %y = arith.mulf %x, %two : f32
+    %z = arith.addf %y, %in : f32
+    linalg.yield %z : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+"""
+
+CONV = """
+func.func @f(%x: tensor<1x2x10x10xf32>, %w: tensor<16x2x3x3xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x10xf32>, tensor<16x2x3x3xf32>) outs(%y : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
+  return %r : tensor<1x16x8x8xf32>
+}
+"""
+
+
+def _only_op(text):
+    with Context():
+        return graph.from_module(Module.parse(text)).ops[0]
+
+
+def test_elementwise_temporaries_as_tile_for_sram_counts_them():
+    op = _only_op(ELEMENTWISE)
+    # Three body ops and the captured constant: four step-sized temporaries.
+    assert (op.vector_ops, op.captured) == (3, 1)
+    assert scratch_bytes(op, (16, 32)) == 4 * 4 * 16 * 32
+    assert step_sizes(op, op.loops, SRAM) == (16, 32)
+
+
+def test_convolution_accumulator_as_tile_for_sram_counts_it():
+    op = _only_op(CONV)
+    # 16 filters x (7 rows of 10 input columns + 8): 4992 bytes.
+    assert scratch_bytes(op, op.loops) == 4992
+    assert step_sizes(op, op.loops, SRAM) == (1, 8, 8, 8, 2, 3, 3)
+    # A 1x1 convolution's rows are as far apart as its input's: none.
+    one_by_one = _only_op(CONV.replace("16x2x3x3", "16x2x1x1")
+                          .replace("1x2x10x10", "1x2x8x8"))
+    assert scratch_bytes(one_by_one, one_by_one.loops) == 0
+
+
+def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
+    # A matmul whose default steps halve the streamed rows: the candidate
+    # keeping them whole pays fill and drain half as often.
+    text = """
+    func.func @f(%a: tensor<256x512xf32>, %b: tensor<512x64xf32>, %c: tensor<256x64xf32>) -> tensor<256x64xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<256x512xf32>, tensor<512x64xf32>) outs(%c : tensor<256x64xf32>) -> tensor<256x64xf32>
+      return %r : tensor<256x64xf32>
+    }
+    """
+    op = _only_op(text)
+    arch = small_arch(1, 1, sram=131072)
+    placement = Placement(0, 0, 1, 1, (1, 1, 1))
+    candidates = step_candidates(op, op.loops, arch.tile.sram.bytes)
+    assert len(candidates) > 1
+    assert candidates[0] == step_sizes(op, op.loops, arch.tile.sram.bytes)
+    assert any(steps[0] == 256 for steps in candidates)
+    costs = {steps: _estimate_steps(op, arch, placement, op.loops, steps, False,
+                                    0, False, None).cycles
+             for steps in candidates}
+    chosen = estimate(op, arch, placement)
+    assert chosen.cycles == min(costs.values())
+    assert costs[chosen.steps] == chosen.cycles
