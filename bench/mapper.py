@@ -36,20 +36,12 @@ from tessel.runtime.simulator import simulate
 from tessel.zoo.models import MLP
 
 
-class Gemm(torch.nn.Module):
-    """A large GEMM: (1024 x 1024) @ (1024 x 1024), weights as a parameter."""
-
-    def __init__(self, n=1024):
-        super().__init__()
-        self.fc = torch.nn.Linear(n, n, bias=False)
-
-    def forward(self, x):
-        return self.fc(x)
-
-
 def _extra_models():
     torch.manual_seed(0)
-    return {"gemm1024": (Gemm(), (torch.randn(1024, 1024),)),
+    # A large GEMM, (1024 x 1024) @ (1024 x 1024), the weight a parameter
+    # (a torch module, so that the frontend process can import it).
+    return {"gemm1024": (torch.nn.Linear(1024, 1024, bias=False),
+                         (torch.randn(1024, 1024),)),
             # BERT-base's feed-forward block, sequence 128.
             "bert_ffn": (MLP(768, 3072, 768, activation=torch.nn.functional.gelu),
                          (torch.randn(128, 768),))}

@@ -76,8 +76,9 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     assert len(candidates) > 1
     assert candidates[0] == step_sizes(op, op.loops, arch.tile.sram.bytes)
     assert any(steps[0] == 256 for steps in candidates)
-    costs = {steps: _estimate_steps(op, arch, placement, op.loops, steps, False,
-                                    0, False, None).cycles
+    costs = {steps: _estimate_steps(op, arch, placement, op.loops, steps,
+                                    resident=False, resident_bytes=0,
+                                    overlap_dma=True, program_tiles=None).cycles
              for steps in candidates}
     chosen = estimate(op, arch, placement)
     assert chosen.cycles == min(costs.values())

@@ -1,8 +1,8 @@
 """Writing a mapping into the IR as ``#tessel.mapping`` attributes, the form
 ``tessel-partition`` reads, so every later pass runs unchanged.
 
-Only what the lowering consumes is written: a rectangle and parts over
-parallel loops, one stage. A solution that uses more (a split reduction
+Only what the lowering consumes is written: a rectangle, parts over
+parallel loops, one stage, and the step sizes the cost model chose. A solution that uses more (a split reduction
 loop, pipeline stages, resident weights) is refused with the list of what
 the lowering would need, rather than written into attributes the passes
 would ignore or reject.

@@ -15,14 +15,16 @@ working set most until two steps and the lowering's temporaries fit SRAM)
 and the sizes that halving gives when it keeps one loop whole for as long as
 it can (a weight-stationary array streams a matmul's rows: halving them
 doubles the blocks, each paying fill and drain). A step brings its operand
-slices in, computes, and writes its result slice back, each transfer waited
-for before the next unless ``overlap_dma`` is asked for. After an op every
-tile of the program meets at a barrier.
+slices in, computes, and writes its result slice back. With ``overlap_dma``
+(the default: tessel-schedule double-buffers) a step's compute hides the
+next step's loads and the previous step's stores, so each step costs the
+slower of the two; without it every transfer is waited for at once. After
+an op every tile of the program meets at a barrier.
 
 Model-only features, which the lowering cannot take yet and which the
 solvers use only when asked: reduction loops split across tiles (a tree of
 NoC transfers and vector adds combines the partial results), weights kept
-resident in SRAM over a stream of inputs, DMA overlapped with compute.
+resident in SRAM over a stream of inputs.
 """
 
 from __future__ import annotations
@@ -311,7 +313,7 @@ def barrier_cycles(arch, rows: int, cols: int) -> int:
     return 4 * _ISSUE + 2 * hops * arch.noc.hop_cycles
 
 
-def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = False,
+def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
              program_tiles: tuple[int, int] | None = None) -> Estimate | None:
     """Predicted figures of ``op`` under ``placement`` with its cheapest step
     sizes (:func:`step_candidates`), or None if no step fits SRAM.
@@ -348,20 +350,25 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     compute = transfer = 0.0
     bytes_per_tile = 0
     num_steps = 0
+    first_load = last_store = 0.0
     # Steps of equal shape cost the same: at most two sizes per loop.
     for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
         shape = tuple(s for s, _ in shape_counts)
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
-        step_transfer = 0.0
+        loads = stores = 0.0
         for o in moved:
             b = o.slice_bytes(shape)
-            ins, outs = int(o.read), int(o.is_output)
-            step_transfer += (ins + outs) * transfer_cycles(arch, b, rate, hops)
-            bytes_per_tile += count * (ins + outs) * b
+            one = transfer_cycles(arch, b, rate, hops)
+            loads += one * int(o.read)
+            stores += one * int(o.is_output)
+            bytes_per_tile += count * (int(o.read) + int(o.is_output)) * b
         step_compute = compute_cycles(op, arch, shape)
         compute += count * step_compute
-        transfer += count * step_transfer
+        transfer += count * (loads + stores)
+        if not num_steps - count:
+            first_load = loads
+        last_store = stores
 
     # A split reduction: the partial results meet in a tree over the NoC.
     reduce = 0
@@ -378,7 +385,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
     span = program_tiles or (placement.rows, placement.cols)
     barrier = barrier_cycles(arch, *span)
-    body = max(compute, transfer) if overlap_dma else compute + transfer
+    if overlap_dma:
+        # Double buffered: the steps' compute hides every transfer but the
+        # first step's loads and the last step's stores.
+        alone = first_load + last_store
+        body = alone + max(compute, transfer - alone)
+    else:
+        body = compute + transfer
     cycles = int(math.ceil(body + reduce + barrier))
     return Estimate(cycles=cycles, compute=int(compute), transfer=int(transfer),
                     reduce=int(reduce), barrier=barrier, steps=steps,

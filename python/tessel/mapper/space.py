@@ -32,8 +32,9 @@ class MapperOptions:
       cross-tile reduction in the lowering.
     - ``resident_weights``: allow weights kept in SRAM over a stream of
       inputs (throughput only); needs weight residency in the lowering.
-    - ``overlap_dma``: predict with transfers overlapped with compute (the
-      double-buffered schedule, not there yet).
+    - ``overlap_dma``: predict with transfers overlapped with compute, as
+      tessel-schedule's double buffering does (on by default; off predicts
+      every transfer waited for at once).
     - ``time_limit_s``: CP-SAT's limit, in deterministic time (about seconds
       on one core), so a limited run gives the same answer every time.
     - ``seed``, ``workers``: CP-SAT's random seed and worker count. One
@@ -45,23 +46,21 @@ class MapperOptions:
       default: an uneven cut leaves dynamic slice shapes that
       tessel-lower-to-instructions rejects on some ops (a transpose of 128
       rows cut in 3).
-    - ``single_tile_ops``: allow an op that has a parallel loop to split on
-      one tile. Off by default: the lowering loses such an op today
-      (canonicalization folds its one-iteration ``scf.forall`` away and
-      tessel-convert-to-device then finds it outside any part).
+    - ``single_tile_ops``: allow an op that has a parallel loop to run on
+      one tile (on by default; the lowering keeps its one-part partition).
     """
 
     objective: str = "latency"
     max_stages: int = 1
     split_reductions: bool = False
     resident_weights: bool = False
-    overlap_dma: bool = False
+    overlap_dma: bool = True
     time_limit_s: float = 10.0
     seed: int = 0
     workers: int = 1
     max_candidates: int = 16
     even_splits: bool = True
-    single_tile_ops: bool = False
+    single_tile_ops: bool = True
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
