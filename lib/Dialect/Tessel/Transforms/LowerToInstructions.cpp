@@ -391,7 +391,9 @@ struct Lowering {
     bool pixelsStream = allRows || rowByPixels < rowByWeights;
     Value accumulator;
     if (allRows && !inPlace)
-      accumulator = allocateTemporary(rewriter, loc, {f, span}, elementType);
+      accumulator = allocateTemporary(
+          rewriter, loc, {f, span},
+          cast<MemRefType>(y.getType()).getElementType());
 
     for (int64_t n = 0; n < images; ++n) {
       // The output of the whole image, and the accumulator's copy of it.
