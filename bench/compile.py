@@ -4,8 +4,8 @@ and the SRAM high-water mark per tile.
 Each model is imported once (not timed here: bench/frontend.py measures the
 import), then compiled `--repeat` times; the figures are medians. The stages are the
 passes of `tessel-lowering-pipeline` as MLIR's pass timing reports them
-(each canonicalization named after the pass before it), then the Python
-emitter:
+(each canonicalization named after the pass before it), the verification
+of the result, then the Python emitter, as `compile_imported` runs them:
 
     python bench/compile.py [--models mlp,bert_layer] [--arch tessel-4x4]
                             [--repeat 3]
@@ -40,6 +40,8 @@ def _timed_pipeline(module):
         os.dup2(report.fileno(), 2)
         try:
             pm = PassManager.parse("builtin.module(tessel-lowering-pipeline)")
+            # As compile_imported runs it: verified once at the end.
+            pm.enable_verifier(False)
             pm.enable_timing()
             pm.run(module.operation)
             del pm
@@ -104,8 +106,11 @@ def compile_once(model, arch):
                 elif op.operation.name == "tessel.dram_buffer":
                     placed.add(StringAttr(op.attributes["sym_name"]).value)
         start = time.perf_counter()
+        module.operation.verify()
+        times["verify"] = time.perf_counter() - start
+        start = time.perf_counter()
         weights = {k: v for k, v in model.weights.items() if k in placed}
-        program = emit_program(module, weights=weights)
+        program = emit_program(module, weights=weights, verify=False)
         times["emit"] = time.perf_counter() - start
     return times, program, arenas
 

@@ -155,18 +155,25 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
     auto arena = BufferOp::create(builder, core.getLoc(), arenaType, name,
                                   tile.getResult(), builder.getI64IntegerAttr(0));
 
+    // One constant per distinct offset, at the top of the core.
     IRRewriter rewriter(builder);
+    Block &body = core.getBody().front();
+    DenseMap<int64_t, Value> shifts;
     for (Lifetime &lifetime : *lifetimes) {
       memref::AllocOp alloc = lifetime.alloc;
+      Value &shift = shifts[lifetime.offset];
+      if (!shift) {
+        rewriter.setInsertionPointToStart(&body);
+        shift = arith::ConstantIndexOp::create(rewriter, core.getLoc(),
+                                               lifetime.offset);
+      }
       rewriter.setInsertionPoint(alloc);
-      Value shift =
-          arith::ConstantIndexOp::create(rewriter, alloc.getLoc(), lifetime.offset);
       Value view = memref::ViewOp::create(rewriter, alloc.getLoc(),
                                           alloc.getType(), arena.getResult(),
                                           shift, ValueRange{});
       rewriter.replaceOp(alloc, view);
     }
-    for (Operation &op : llvm::make_early_inc_range(core.getBody().front()))
+    for (Operation &op : llvm::make_early_inc_range(body))
       if (auto dealloc = dyn_cast<memref::DeallocOp>(op))
         if (dealloc.getMemref().getDefiningOp<memref::ViewOp>())
           rewriter.eraseOp(dealloc);
