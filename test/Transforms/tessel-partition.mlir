@@ -60,9 +60,39 @@ func.func @sum(%a: tensor<16xf32>, %init: tensor<f32>) -> tensor<f32> {
 
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 module attributes {tessel.arch = #tiny} {
+// k in four parts: each tile computes a partial 64x8 product from a zero
+// fill, into its slice of a 64x8x4 tensor of partials; a linalg.reduce then
+// adds the four partials to the matmul's init. The fill and the reduce are
+// mapped over the same tiles (their 64 rows in four parts) and partitioned.
+// CHECK-LABEL: func.func @split_reduction
+// CHECK-SAME:    %[[C:[a-z0-9]+]]: tensor<64x8xf32>) -> tensor<64x8xf32>
+// CHECK:         %[[EMPTY:.+]] = tensor.empty() : tensor<64x8x4xf32>
+// CHECK:         %[[ZEROS:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[EMPTY]])
+// CHECK:           linalg.fill {{.*}} -> tensor<16x8x4xf32>
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+// CHECK:         %[[PARTIALS:.+]] = scf.forall (%[[K:.+]]) = (0) to (32) step (8) shared_outs(%[[P:.+]] = %[[ZEROS]])
+// CHECK:           %[[SLOT:.+]] = affine.apply {{.*}}()[%[[K]]]
+// CHECK:           linalg.matmul ins({{.*}} : tensor<64x8xf32>, tensor<8x8xf32>) outs({{.*}} : tensor<64x8xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.+}} into %[[P]][0, 0, %{{.+}}] [64, 8, 1] [1, 1, 1]
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 1, 4]>}
+// CHECK:         %[[SUM:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[C]])
+// CHECK:           linalg.reduce ins(%{{.+}} : tensor<16x8x4xf32>) outs(%{{.+}} : tensor<16x8xf32>) dimensions = [2]
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+// CHECK:         return %[[SUM]]
 func.func @split_reduction(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
-  // expected-error @+1 {{'linalg.matmul' op splits reduction loop #2 into 4 parts, which needs a cross-tile reduction; map it with one part on that loop}}
   %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 1, 4]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
+  return %0 : tensor<64x8xf32>
+}
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// A reduction split together with a parallel loop is refused.
+func.func @split_both(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
+  // expected-error @+1 {{'linalg.matmul' op splits reduction loop #2 and parallel loop #0; a reduction is split only with every parallel loop in one part}}
+  %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 1, 2]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
   return %0 : tensor<64x8xf32>
 }
 }

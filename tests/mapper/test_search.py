@@ -98,18 +98,23 @@ def test_steps_fit_sram_twice():
     assert e.sram_bytes <= arch.tile.sram.bytes and e.num_steps > 1
 
 
-def test_split_reduction_is_reported_not_written():
+def test_split_reduction_alone_is_written_mixed_is_reported():
     from tessel.mapper.space import Candidate, Choice, Solution
 
     arch = small_arch(2, 2)
     g = random_graph(1, 1)
     op = g.ops[0]
+
+    def solution(placement):
+        choice = Choice(0, Candidate(placement, estimate(op, arch, placement)))
+        return Solution("test", (choice,), 0, 0, 0.0)
+
     whole = estimate(op, arch, Placement(0, 0, 1, 2, (1, 2, 1)))
     split = estimate(op, arch, Placement(0, 0, 1, 2, (1, 1, 2)))
     assert split.reduce > 0 and whole.reduce == 0
-    sol = Solution("test", (Choice(0, Candidate(Placement(0, 0, 1, 2, (1, 1, 2)),
-                                                split)),), 0, 0, 0.0)
-    assert any("reduction loop" in u for u in unsupported(g, sol))
+    assert unsupported(g, solution(Placement(0, 0, 1, 2, (1, 1, 2)))) == []
+    mixed = unsupported(g, solution(Placement(0, 0, 2, 2, (1, 2, 2))))
+    assert any("reduction loop" in u and "parallel loop" in u for u in mixed)
 
 
 def test_pack_is_exact():

@@ -1,11 +1,12 @@
 """Writing a mapping into the IR as ``#tessel.mapping`` attributes, the form
 ``tessel-partition`` reads, so every later pass runs unchanged.
 
-Only what the lowering consumes is written: a rectangle, parts over
-parallel loops, one stage, and the step sizes the cost model chose. A solution that uses more (a split reduction
-loop, pipeline stages, resident weights) is refused with the list of what
-the lowering would need, rather than written into attributes the passes
-would ignore or reject.
+Only what the lowering consumes is written: a rectangle, parts over loops
+(a reduction loop only with every parallel loop in one part), one stage,
+and the step sizes the cost model chose. A solution that uses more
+(pipeline stages, resident weights, a reduction split together with a
+parallel loop) is refused with the list of what the lowering would need,
+rather than written into attributes the passes would ignore or reject.
 """
 
 from __future__ import annotations
@@ -28,10 +29,13 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
     for c in solution.choices:
         op = graph.ops[c.op]
         split = [l for l in op.reduction_loops if c.placement.parts[l] > 1]
-        if split:
+        parallel = [l for l in op.parallel_loops if c.placement.parts[l] > 1]
+        if split and parallel:
             out.append(f"op {op.label()} splits reduction loop(s) "
-                       f"{', '.join(f'#{l}' for l in split)} (needs a cross-tile "
-                       "reduction in tessel-partition)")
+                       f"{', '.join(f'#{l}' for l in split)} together with "
+                       f"parallel loop(s) {', '.join(f'#{l}' for l in parallel)} "
+                       "(tessel-partition splits a reduction only with every "
+                       "parallel loop in one part)")
         if c.placement.resident:
             out.append(f"op {op.label()} keeps its weights resident in SRAM "
                        "(needs weight residency in the lowering)")

@@ -28,8 +28,11 @@ class MapperOptions:
       the latency).
     - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles);
       more than 1 needs stages in the lowering.
-    - ``split_reductions``: allow reduction loops split across tiles; needs a
-      cross-tile reduction in the lowering.
+    - ``split_reductions``: allow a reduction loop split across tiles, with
+      every parallel loop in one part (tessel-partition computes partial
+      results, which a reduce adds up). Off by default: the cost model
+      times the combine as a NoC tree, the lowering adds the partials
+      through DRAM.
     - ``resident_weights``: allow weights kept in SRAM over a stream of
       inputs (throughput only); needs weight residency in the lowering.
     - ``overlap_dma``: predict with transfers overlapped with compute, as
@@ -245,6 +248,9 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = None
         for cut in _factorizations(n, loops, even):
+            split = {op.iterators[l] for l in cut}
+            if len(split) > 1:
+                continue    # tessel-partition splits a reduction alone
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             cand = est(Placement(0, 0, r, c, parts))
             if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):

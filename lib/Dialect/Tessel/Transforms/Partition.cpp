@@ -3,6 +3,9 @@
 // Applies an op's #tessel.mapping with the upstream tiling machinery: the
 // parts become the iterations of an scf.forall, each computing one slice of
 // the result, so the later stages see per-tile work as ordinary tensor IR.
+// A split reduction loop becomes partial results, one per part along a new
+// innermost dimension, which a linalg.reduce then adds to the op's init: the
+// fill of the partials and that reduce are mapped and partitioned in turn.
 //
 //===----------------------------------------------------------------------===//
 
@@ -38,14 +41,18 @@ getPartSizes(RewriterBase &rewriter, TilingInterface op, MappingAttr mapping) {
   ArrayRef<int64_t> parts = mapping.getParts();
   SmallVector<OpFoldResult> sizes(domain.size(), rewriter.getIndexAttr(0));
   bool split = false;
+  std::optional<size_t> splitParallel, splitReduction;
   for (auto [loop, range] : llvm::enumerate(domain)) {
     if (parts[loop] == 1)
       continue;
-    if (iterators[loop] != utils::IteratorType::parallel)
+    (iterators[loop] == utils::IteratorType::parallel ? splitParallel
+                                                      : splitReduction) = loop;
+    if (splitParallel && splitReduction)
       return op.emitOpError()
-             << "splits reduction loop #" << loop << " into " << parts[loop]
-             << " parts, which needs a cross-tile reduction; map it with one "
-                "part on that loop";
+             << "splits reduction loop #" << *splitReduction
+             << " and parallel loop #" << *splitParallel
+             << "; a reduction is split only with every parallel loop in one "
+                "part";
     std::optional<int64_t> extent = getConstantIntValue(range.size);
     if (!extent)
       return op.emitOpError() << "splits loop #" << loop
@@ -55,6 +62,7 @@ getPartSizes(RewriterBase &rewriter, TilingInterface op, MappingAttr mapping) {
     split = true;
   }
   if (!split) {
+    // Only reached with a parallel loop (see wrapInSingleIterationForall).
     auto parallel = llvm::find(iterators, utils::IteratorType::parallel);
     size_t loop = std::distance(iterators.begin(), parallel);
     sizes[loop] = domain[loop].size;
@@ -99,6 +107,37 @@ FailureOr<scf::ForallOp> wrapInSingleIterationForall(RewriterBase &rewriter,
   return forall;
 }
 
+/// A mapping for an op the partitioning of `mapped` created (the fill of
+/// its partial results, the reduce that adds them up): its largest parallel
+/// loop split over `mapped`'s rectangle where it divides evenly, else the
+/// rectangle's first tile.
+MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
+                             OpBuilder &builder) {
+  SmallVector<Range> domain = op.getIterationDomain(builder);
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  SmallVector<int64_t> parts(domain.size(), 1);
+  int64_t tiles = mapped.getNumTiles();
+  std::optional<size_t> widest;
+  int64_t widestExtent = 0;
+  for (auto [loop, range] : llvm::enumerate(domain)) {
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (iterators[loop] == utils::IteratorType::parallel && extent &&
+        *extent > widestExtent) {
+      widest = loop;
+      widestExtent = *extent;
+    }
+  }
+  if (widest && widestExtent % tiles == 0) {
+    parts[*widest] = tiles;
+    return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
+                            mapped.getRows(), mapped.getCols(), parts,
+                            mapped.getStage(), /*steps=*/{});
+  }
+  return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
+                          /*rows=*/1, /*cols=*/1, parts, mapped.getStage(),
+                          /*steps=*/{});
+}
+
 struct Partition : impl::TesselPartitionBase<Partition> {
   void runOnOperation() override {
     StringRef mappingName = TesselDialect::getMappingAttrName();
@@ -109,10 +148,18 @@ struct Partition : impl::TesselPartitionBase<Partition> {
     });
 
     IRRewriter rewriter(&getContext());
-    for (TilingInterface op : mapped) {
+    // Ops are appended while partitioning (the helpers of split reductions).
+    for (size_t next = 0; next < mapped.size(); ++next) {
+      TilingInterface op = mapped[next];
       auto mapping = cast<MappingAttr>(op->getAttr(mappingName));
       rewriter.setInsertionPoint(op);
-      if (!llvm::is_contained(op.getLoopIteratorTypes(),
+      SmallVector<unsigned> splitReductions;
+      for (auto [loop, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
+        if (iterator == utils::IteratorType::reduction &&
+            mapping.getParts()[loop] > 1)
+          splitReductions.push_back(loop);
+      if (splitReductions.empty() &&
+          !llvm::is_contained(op.getLoopIteratorTypes(),
                               utils::IteratorType::parallel)) {
         FailureOr<scf::ForallOp> forall =
             wrapInSingleIterationForall(rewriter, op);
@@ -130,6 +177,11 @@ struct Partition : impl::TesselPartitionBase<Partition> {
       scf::SCFTilingOptions options;
       options.setTileSizes(*sizes);
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
+      if (!splitReductions.empty()) {
+        options.setReductionTilingStrategy(
+            ReductionTilingStrategy::PartialReductionOuterParallel);
+        options.setReductionDims(splitReductions);
+      }
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled)) {
@@ -141,6 +193,20 @@ struct Partition : impl::TesselPartitionBase<Partition> {
                                     mapping);
       for (Operation *part : tiled->tiledOps)
         part->removeAttr(mappingName);
+      // The partials' fill and the reduce that adds them up run next to
+      // the op, partitioned like any mapped op.
+      SmallVector<Operation *> helpers(tiled->mergeOps);
+      for (Value init : tiled->initialValues)
+        if (Operation *fill = init.getDefiningOp())
+          helpers.push_back(fill);
+      for (Operation *helper : helpers) {
+        auto helperOp = dyn_cast<TilingInterface>(helper);
+        if (!helperOp)
+          continue;
+        helper->setAttr(mappingName,
+                        getHelperMapping(helperOp, mapping, rewriter));
+        mapped.push_back(helperOp);
+      }
       rewriter.replaceOp(op, tiled->replacements);
       ++numOpsPartitioned;
     }

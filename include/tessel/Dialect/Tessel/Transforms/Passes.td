@@ -242,8 +242,17 @@ def TesselPartition : Pass<"tessel-partition", "::mlir::func::FuncOp"> {
     `TilingInterface`) into an `scf.forall` whose iterations are the parts,
     each computing one slice of the result. The forall carries the mapping
     as `tessel.partition`, so iteration `i` (row-major over the parts) runs
-    on tile `getTileOfPart(i)`. Splitting a reduction loop, which needs a
-    cross-tile reduction, is rejected with the op and loop named.
+    on tile `getTileOfPart(i)`.
+
+    A reduction loop may be split when every parallel loop is in one part
+    (split-K): each part computes a partial result, from the reduction's
+    identity, into its slice of a tensor with one more, innermost,
+    dimension of one entry per part; a `linalg.reduce` then adds the
+    partials, in part order, to the op's init. The fill of the partials and
+    that reduce are mapped onto the same rectangle (their largest parallel
+    loop split over it where it divides evenly, else its first tile) and
+    partitioned in turn. A reduction split together with a parallel loop is
+    rejected with both loops named.
 
     Before:
 
