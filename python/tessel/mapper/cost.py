@@ -21,10 +21,10 @@ next step's loads and the previous step's stores, so each step costs the
 slower of the two; without it every transfer is waited for at once. After
 an op every tile of the program meets at a barrier.
 
-Model-only features, which the lowering cannot take yet and which the
-solvers use only when asked: reduction loops split across tiles (a tree of
-NoC transfers and vector adds combines the partial results), weights kept
-resident in SRAM over a stream of inputs.
+A split reduction loop (``split_reductions``) adds what tessel-partition
+emits for it: a fill of the partial results and a reduce that adds them up,
+through DRAM. Model-only, which the lowering cannot take yet and the solvers
+use only when asked: weights kept resident in SRAM over a stream of inputs.
 """
 
 from __future__ import annotations
@@ -370,20 +370,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             first_load = loads
         last_store = stores
 
-    # A split reduction: the partial results meet in a tree over the NoC.
+    span = program_tiles or (placement.rows, placement.cols)
     reduce = 0
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     if red_parts > 1:
-        out = next(o for o in op.operands if o.is_output)
-        out_bytes = out.slice_bytes(part)
-        elems = out_bytes // out.elem_bytes
-        rounds = math.ceil(math.log2(red_parts))
-        reduce = rounds * (2 * _ISSUE + arch.tile.dma.setup_cycles
-                           + out_bytes / arch.noc.link_bytes_per_cycle
-                           + arch.noc.hop_cycles
-                           + vector_cycles(arch, "add", elems, elems * out.elem_bytes * 3))
+        reduce = _partials_cycles(op, arch, placement, red_parts, rate, hops,
+                                  barrier_cycles(arch, *span))
 
-    span = program_tiles or (placement.rows, placement.cols)
     barrier = barrier_cycles(arch, *span)
     if overlap_dma:
         # Double buffered: the steps' compute hides every transfer but the
@@ -398,6 +391,31 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                     num_steps=num_steps, sram_bytes=sram_bytes,
                     dram_bytes=bytes_per_tile * placement.tiles,
                     resident_bytes=resident_bytes)
+
+
+def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
+                     rate: float, hops: int, barrier: int) -> float:
+    """What a split reduction adds (tessel-partition, split-K): a fill of the
+    ``red_parts`` partial results and a reduce adding them to the output,
+    both in DRAM, both over the op's rectangle (their largest parallel loop
+    split over it where it divides evenly, else on one tile), each ending in
+    a barrier. The op itself writes partials of the output's size, which
+    :func:`estimate` counts already."""
+    out = next(o for o in op.operands if o.is_output)
+    elems = math.prod(out.shape)
+    widest = max(out.shape, default=1)
+    share = placement.tiles if widest % placement.tiles == 0 else 1
+    item = out.elem_bytes
+    partials = red_parts * elems // share
+    result = elems // share
+    fill = (vector_cycles(arch, "add", partials, partials * item)
+            + transfer_cycles(arch, partials * item, rate, hops))
+    add_up = (transfer_cycles(arch, (partials + result) * item, rate, hops)
+              + vector_cycles(arch, "reduce_add", partials,
+                              (partials + result) * item)
+              + vector_cycles(arch, "add", result, 3 * result * item)
+              + transfer_cycles(arch, result * item, rate, hops))
+    return fill + add_up + 2 * barrier
 
 
 def roofline_cycles(op: Op, arch, tiles: int | None = None) -> int:

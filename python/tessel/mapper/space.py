@@ -29,10 +29,9 @@ class MapperOptions:
     - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles);
       more than 1 needs stages in the lowering.
     - ``split_reductions``: allow a reduction loop split across tiles, with
-      every parallel loop in one part (tessel-partition computes partial
-      results, which a reduce adds up). Off by default: the cost model
-      times the combine as a NoC tree, the lowering adds the partials
-      through DRAM.
+      every parallel loop in one part (split-K: tessel-partition computes
+      partial results, which a reduce adds up through DRAM; the cost model
+      counts both). On by default.
     - ``resident_weights``: allow weights kept in SRAM over a stream of
       inputs (throughput only); needs weight residency in the lowering.
     - ``overlap_dma``: predict with transfers overlapped with compute, as
@@ -55,7 +54,7 @@ class MapperOptions:
 
     objective: str = "latency"
     max_stages: int = 1
-    split_reductions: bool = False
+    split_reductions: bool = True
     resident_weights: bool = False
     overlap_dma: bool = True
     time_limit_s: float = 10.0
