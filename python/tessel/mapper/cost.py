@@ -29,6 +29,7 @@ use only when asked: weights kept resident in SRAM over a stream of inputs.
 
 from __future__ import annotations
 
+import functools
 import json
 import math
 from dataclasses import dataclass
@@ -131,6 +132,7 @@ def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) 
     return 2 * working_set(op, steps, skip_weights) + scratch_bytes(op, steps)
 
 
+@functools.lru_cache(maxsize=65536)
 def step_sizes(op: Op, part: tuple[int, ...], budget: int,
                skip_weights: bool = False,
                keep: int | None = None) -> tuple[int, ...] | None:
@@ -138,7 +140,7 @@ def step_sizes(op: Op, part: tuple[int, ...], budget: int,
     (:func:`sram_step_bytes`), by tessel-tile-for-sram's rule: halve the loop
     whose halving shrinks the bytes most. Loop ``keep``, if given, is halved
     only when no other loop can be. None if single-element steps do not
-    fit."""
+    fit. Cached: the placements of an op share few part shapes."""
     steps = list(part)
     while sram_step_bytes(op, tuple(steps), skip_weights) > budget:
         best, best_bytes = None, 0

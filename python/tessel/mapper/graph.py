@@ -55,10 +55,16 @@ class Access:
         """Elements of this dimension a slice of ``steps`` iterations per
         loop touches (the largest index plus one), as
         tessel-tile-for-sram computes it."""
-        if self.terms is None or self.const < 0 or any(c < 0 for _, c in self.terms):
+        # The mapper asks millions of times: a plain loop, no generators.
+        terms = self.terms
+        if terms is None or self.const < 0:
             return full
-        last = self.const + sum(c * (steps[l] - 1) for l, c in self.terms)
-        return min(last + 1, full)
+        last = self.const + 1
+        for loop, coefficient in terms:
+            if coefficient < 0:
+                return full
+            last += coefficient * (steps[loop] - 1)
+        return last if last < full else full
 
 
 @dataclass(frozen=True)
