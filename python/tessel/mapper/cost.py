@@ -17,8 +17,9 @@ it can (a weight-stationary array streams a matmul's rows: halving them
 doubles the blocks, each paying fill and drain). A step brings its operand
 slices in, computes, and writes its result slice back. With ``overlap_dma``
 (the default: tessel-schedule double-buffers) a step's compute hides the
-next step's loads and the previous step's stores, so each step costs the
-slower of the two; without it every transfer is waited for at once. After
+next step's loads and the previous step's stores, so an op costs its first
+loads and last stores plus the slower of its compute and its other
+transfers; without it every transfer is waited for at once. After
 an op every tile of the program meets at a barrier.
 
 A split reduction loop (``split_reductions``) adds what tessel-partition
