@@ -137,6 +137,8 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
         conv.getMatchingIndexingMap(conv.getDpsInputOperand(0)).getResult(3),
         steps,
         inputType.isDynamicDim(3) ? kUnboundedBytes : inputType.getDimSize(3));
+    if (inputCols == kUnboundedBytes)
+      return kUnboundedBytes;
     int64_t rowStep = llvm::divideCeil(strides[0] * inputCols, strides[1]);
     if (rows > 1 && rowStep != cols) {
       count = 1;
