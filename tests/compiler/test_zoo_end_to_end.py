@@ -4,7 +4,7 @@ mode; the training step's loss and every gradient).
 
 The large models run on tessel-4x4 every time (20 to 55 s each on a
 2-core machine); on tessel-16x16, where a program has more, smaller steps
-(1.5 to 6 minutes each), with TESSEL_TEST_FULL_ZOO=1, as in tests/frontend."""
+(1.5 to 4 minutes each), with TESSEL_TEST_FULL_ZOO=1, as in tests/frontend."""
 
 import os
 
