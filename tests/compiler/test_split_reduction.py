@@ -42,6 +42,11 @@ def test_split_k_mlp_matches_pytorch():
     split, matmuls = _with_split_k(model, arch)
     assert matmuls == 2
     program = compile_imported(split, arch)
+    # Each matmul's four partial results live in a DRAM scratch buffer with
+    # one more, innermost, dimension of four.
+    partials = [b for b in program.buffers
+                if b.kind == "scratch" and b.shape[-1] == 4]
+    assert sorted(tuple(b.shape) for b in partials) == [(8, 32, 4), (8, 128, 4)]
     result = simulate(program, {model.signature.inputs[0].name: x.numpy()})
     got = result.outputs[model.signature.outputs[0].name]
     np.testing.assert_allclose(got, mlp(x).detach().numpy(), rtol=1e-5, atol=1e-5)
