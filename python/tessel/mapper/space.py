@@ -247,8 +247,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = None
         for cut in _factorizations(n, loops, even):
-            split = {op.iterators[l] for l in cut}
-            if len(split) > 1:
+            if len({op.iterators[l] for l in cut}) > 1:
                 continue    # tessel-partition splits a reduction alone
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             cand = est(Placement(0, 0, r, c, parts))
