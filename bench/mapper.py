@@ -12,8 +12,14 @@ Roofline: the sum over ops of max(MACs / peak MAC rate of the grid,
 compulsory DRAM bytes / total DRAM bandwidth). MAC utilization is the
 simulator's (MACs / (peak per tile x tiles x cycles)).
 
+With ``--stages K``, throughput too: the CP-SAT mapping for the throughput
+objective with up to K pipeline stages against the latency mapping, each
+compiled for one input and for a stream of ``--stream`` inputs; the
+simulated interval between inputs is (cycles of the stream - cycles of one
+input) / (stream - 1), the predicted one the mapper's longest stage.
+
     python bench/mapper.py [--models mlp,small_cnn] [--archs tessel-4x4,...]
-                           [--gemm] [--time-limit 10]
+                           [--gemm] [--time-limit 10] [--stages 4 --stream 4]
 """
 
 from __future__ import annotations
@@ -21,6 +27,7 @@ from __future__ import annotations
 import argparse
 import sys
 import time
+from dataclasses import replace
 
 import torch
 
@@ -107,6 +114,30 @@ def bench(name, model, arch_name, options, per_layer: bool) -> None:
                           f"{100 * (by_tag[tag] - span) / span:+6.1f}%")
 
 
+def bench_throughput(model, arch_name, options, stages: int, stream: int) -> None:
+    arch = arch_model.load(arch_name)
+    g = _graph(model, arch)
+    print(f"    throughput, a stream of {stream} inputs:")
+    print(f"    {'objective':<10} {'stages':>6} {'predicted':>10} {'1 input':>10} "
+          f"{f'{stream} inputs':>10} {'interval':>10} {'speed-up':>8}")
+    base = None
+    for objective, k in (("latency", 1), ("throughput", stages)):
+        opts = replace(options, objective=objective, max_stages=k)
+        sol = solve(g, arch, "cpsat", opts)
+        try:
+            cycles = [simulate(compile_imported(model, arch_name, mapper="cpsat",
+                                                mapper_options=opts, stream=n),
+                               numerics=False).cycles for n in (1, stream)]
+        except Exception as e:
+            print(f"    {objective:<10} does not lower yet: {_first_line(e)}")
+            continue
+        interval = (cycles[1] - cycles[0]) / (stream - 1)
+        base = base or interval
+        print(f"    {objective:<10} {len(sol.stage_cycles()):>6} {sol.interval:>10} "
+              f"{cycles[0]:>10} {cycles[1]:>10} {interval:>10.0f} "
+              f"{base / interval:>7.2f}x")
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--models", default=",".join(
@@ -116,7 +147,14 @@ def main(argv=None) -> int:
                         help="also the 1024^3 GEMM and BERT FFN on "
                         "systolic-32x32 and tessel-16x16")
     parser.add_argument("--time-limit", type=float, default=10.0)
+    parser.add_argument("--stages", type=int, default=0,
+                        help="also map for throughput with up to this many "
+                        "pipeline stages")
+    parser.add_argument("--stream", type=int, default=4,
+                        help="inputs in the throughput runs' stream")
     args = parser.parse_args(argv)
+    if args.stages and args.stream < 2:
+        parser.error("--stream must be at least 2 to measure an interval")
     options = MapperOptions(time_limit_s=args.time_limit)
     runs = []
     for name in args.models.split(","):
@@ -139,6 +177,8 @@ def main(argv=None) -> int:
             continue
         for arch_name in archs:
             bench(name, model, arch_name, options, per_layer=True)
+            if args.stages:
+                bench_throughput(model, arch_name, options, args.stages, args.stream)
         sys.stdout.flush()
     return 0
 

@@ -219,6 +219,11 @@ def main(argv: list[str] | None = None) -> int:
                                            "default"), default="cpsat")
     comp.add_argument("--objective", choices=("latency", "throughput"),
                       default="latency")
+    comp.add_argument("--max-stages", type=int, default=1,
+                      help="most pipeline stages (throughput; default 1)")
+    comp.add_argument("--stream", type=int, default=1,
+                      help="inputs the program computes one after another, "
+                      "the pipeline stages overlapping (default 1)")
     comp.add_argument("--time-limit", type=float, default=10.0,
                       help="CP-SAT limit, deterministic seconds")
     comp.add_argument("--rtol", type=float, help="tolerance of the check "

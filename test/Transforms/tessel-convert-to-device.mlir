@@ -1,12 +1,16 @@
 // RUN: tessel-opt %s -split-input-file -tessel-convert-to-device -verify-diagnostics | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tessel-convert-to-device=stream=3 -verify-diagnostics | FileCheck %s --check-prefix=STREAM
 
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
 // Two ops on a 2x2 grid: a matmul in 4 row blocks (one per tile), then an
-// elementwise op on 2 tiles. Each tile's core gets its parts in program
-// order, with the step loop unrolled and a barrier between the ops.
+// elementwise op on 2 tiles that reads what the matmul wrote. Each tile's
+// core gets its parts in program order, with the step loop unrolled. Every
+// matmul tile tells tile (0, 0), which waits for all four and then lets
+// the two tiles of the elementwise op start; tiles (1, 0) and (1, 1) wait
+// for nothing.
 // CHECK-LABEL: tessel.device @two_ops arch #arch {
 // CHECK-DAG:     %[[X:.+]] = tessel.dram_buffer @x input : memref<64x32xf32, #dram>
 // CHECK-DAG:     %[[W:.+]] = tessel.dram_buffer @w weight : memref<32x8xf32, #dram>
@@ -14,8 +18,9 @@
 // CHECK-DAG:     %[[Y:.+]] = tessel.dram_buffer @result0 output : memref<64x8xf32, #dram>
 // CHECK:         %[[T00:.+]] = tessel.tile(0, 0)
 // CHECK:         %[[T11:.+]] = tessel.tile(1, 1)
-// CHECK:         %[[ARRIVED:.+]] = tessel.semaphore on %[[T00]]
 // CHECK:         %[[GO00:.+]] = tessel.semaphore on %[[T00]]
+// CHECK:         %[[GO01:.+]] = tessel.semaphore on %[[T01:.+]]
+// CHECK:         %[[ARRIVED:.+]] = tessel.semaphore on %[[T00]]
 // CHECK:         tessel.core(%[[T00]]) {
 // CHECK:           memref.subview %[[X]][0, 0] [16, 32] [1, 1]
 // Two steps of 8 rows each, unrolled.
@@ -23,20 +28,26 @@
 // CHECK:           linalg.matmul
 // CHECK:           memref.subview %{{.+}}[8, 0] [8, 32]
 // CHECK:           linalg.matmul
-// CHECK:           tessel.signal %[[ARRIVED]]
-// CHECK:           tessel.wait_semaphore %[[ARRIVED]] for 4
-// CHECK:           tessel.signal %[[GO00]]
-// CHECK:           tessel.wait_semaphore %[[GO00]]
+// CHECK-NEXT:      tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[ARRIVED]] for 4
+// CHECK-NEXT:      tessel.signal %[[GO00]]
+// CHECK-NEXT:      tessel.signal %[[GO01]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO00]]
 // CHECK:           %[[E:.+]] = memref.expand_shape %[[S]]
 // CHECK:           memref.subview %[[E]][0, 0, 0] [1, 32, 8]
 // CHECK:           linalg.generic
 // CHECK-NOT:       scf.for
 // CHECK:         }
+// CHECK:         tessel.core(%[[T01]]) {
+// CHECK:           tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO01]]
+// CHECK:           linalg.generic
+// CHECK:         }
 // Tile (1, 1) runs the last matmul part and no part of the second op.
 // CHECK:         tessel.core(%[[T11]]) {
 // CHECK:           memref.subview %[[X]][48, 0] [16, 32] [1, 1]
 // CHECK:           tessel.signal %[[ARRIVED]]
-// CHECK:           tessel.wait_semaphore
+// CHECK-NOT:       tessel.wait_semaphore
 // CHECK-NOT:       linalg.generic
 // CHECK:         }
 // CHECK-NOT:     func.func
@@ -130,6 +141,120 @@ func.func @masked(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
     %yi = memref.subview %y[%i] [2] [1] : memref<4xf32, #dram> to memref<2xf32, strided<[1], offset: ?>, #dram>
     linalg.copy ins(%mi : memref<2xf32, strided<[1], offset: ?>, #dram>) outs(%yi : memref<2xf32, strided<[1], offset: ?>, #dram>)
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2]>}
+  return %y : memref<4xf32, #dram>
+}
+}
+
+// -----
+
+// Two ops on disjoint tiles with no data between them need no
+// synchronization; the third reads both results, so it waits for both, and
+// on tile (0, 0) it follows the first op in program order.
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @independent
+// CHECK:         %[[T00:.+]] = tessel.tile(0, 0)
+// CHECK:         %[[T11:.+]] = tessel.tile(1, 1)
+// CHECK:         %[[GO:.+]] = tessel.semaphore on %[[T00]]
+// CHECK-NOT:     tessel.semaphore
+// CHECK:         tessel.core(%[[T00]]) {
+// CHECK-NEXT:      linalg.copy
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO]]{{$}}
+// CHECK-NEXT:      linalg.add
+// CHECK:         tessel.core(%[[T11]]) {
+// CHECK-NEXT:      linalg.copy
+// CHECK-NEXT:      tessel.signal %[[GO]]
+// CHECK-NEXT:    }
+module attributes {tessel.arch = #tiny} {
+func.func @independent(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
+  %a = memref.alloc() : memref<4xf32, #dram>
+  %b = memref.alloc() : memref<4xf32, #dram>
+  %y = memref.alloc() : memref<4xf32, #dram>
+  scf.forall (%i) in (1) {
+    linalg.copy ins(%x : memref<4xf32, #dram>) outs(%a : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+  scf.forall (%i) in (1) {
+    linalg.copy ins(%x : memref<4xf32, #dram>) outs(%b : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 1, col = 1, rows = 1, cols = 1, parts = [1]>}
+  scf.forall (%i) in (1) {
+    linalg.add ins(%a, %b : memref<4xf32, #dram>, memref<4xf32, #dram>) outs(%y : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+  return %y : memref<4xf32, #dram>
+}
+}
+
+// -----
+
+// A two-stage pipeline over a stream of three inputs (second RUN line).
+// Each input has its own input and output buffer; the scratch between the
+// stages alternates between two copies. Stage 0 on tile (0, 0) runs ahead:
+// it starts input 1 while stage 1 works on input 0, and before it
+// overwrites input 0's scratch with input 2's it waits until stage 1 has
+// read it.
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// STREAM-LABEL: tessel.device @pipeline
+// STREAM-DAG:     %[[X0:.+]] = tessel.dram_buffer @"x[0]" input
+// STREAM-DAG:     %[[X1:.+]] = tessel.dram_buffer @"x[1]" input
+// STREAM-DAG:     %[[X2:.+]] = tessel.dram_buffer @"x[2]" input
+// STREAM-DAG:     %[[S0:.+]] = tessel.dram_buffer @"scratch0[0]" scratch
+// STREAM-DAG:     %[[S1:.+]] = tessel.dram_buffer @"scratch0[1]" scratch
+// STREAM-DAG:     %[[Y0:.+]] = tessel.dram_buffer @"y[0]" output
+// STREAM-DAG:     %[[Y1:.+]] = tessel.dram_buffer @"y[1]" output
+// STREAM-DAG:     %[[Y2:.+]] = tessel.dram_buffer @"y[2]" output
+// STREAM:         %[[GO1:.+]] = tessel.semaphore on %[[T01:.+]]
+// STREAM-NEXT:    %[[GO3:.+]] = tessel.semaphore on %[[T01]]
+// STREAM-NEXT:    %[[GO4:.+]] = tessel.semaphore on %[[T00:.+]]
+// STREAM-NEXT:    %[[GO5:.+]] = tessel.semaphore on %[[T01]]
+// STREAM:         tessel.core(%[[T00]]) {
+// STREAM-NEXT:      linalg.copy ins(%[[X0]] {{.+}} outs(%[[S0]]
+// STREAM-NEXT:      tessel.signal %[[GO1]]
+// STREAM-NEXT:      linalg.copy ins(%[[X1]] {{.+}} outs(%[[S1]]
+// STREAM-NEXT:      tessel.signal %[[GO3]]
+// STREAM-NEXT:      tessel.wait_semaphore %[[GO4]]{{$}}
+// STREAM-NEXT:      linalg.copy ins(%[[X2]] {{.+}} outs(%[[S0]]
+// STREAM-NEXT:      tessel.signal %[[GO5]]
+// STREAM-NEXT:    }
+// STREAM:         tessel.core(%[[T01]]) {
+// STREAM-NEXT:      tessel.wait_semaphore %[[GO1]]{{$}}
+// STREAM-NEXT:      linalg.add ins(%[[S0]], %[[S0]] {{.+}} outs(%[[Y0]]
+// STREAM-NEXT:      tessel.signal %[[GO4]]
+// STREAM-NEXT:      tessel.wait_semaphore %[[GO3]]{{$}}
+// STREAM-NEXT:      linalg.add ins(%[[S1]], %[[S1]] {{.+}} outs(%[[Y1]]
+// STREAM-NEXT:      tessel.wait_semaphore %[[GO5]]{{$}}
+// STREAM-NEXT:      linalg.add ins(%[[S0]], %[[S0]] {{.+}} outs(%[[Y2]]
+// STREAM-NEXT:    }
+module attributes {tessel.arch = #tiny} {
+func.func @pipeline(%x: memref<4xf32, #dram> {tessel.name = "x"}) -> (memref<4xf32, #dram> {tessel.name = "y"}) {
+  %s = memref.alloc() : memref<4xf32, #dram>
+  %y = memref.alloc() : memref<4xf32, #dram>
+  scf.forall (%i) in (1) {
+    linalg.copy ins(%x : memref<4xf32, #dram>) outs(%s : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 0>}
+  scf.forall (%i) in (1) {
+    linalg.add ins(%s, %s : memref<4xf32, #dram>, memref<4xf32, #dram>) outs(%y : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 1, parts = [1], stage = 1>}
+  return %y : memref<4xf32, #dram>
+}
+}
+
+// -----
+
+// Pipeline stages run at the same time, so two may not share a tile.
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @shared_stage_tile(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
+  %s = memref.alloc() : memref<4xf32, #dram>
+  %y = memref.alloc() : memref<4xf32, #dram>
+  // expected-note @+1 {{stage 0 runs here}}
+  scf.forall (%i) in (2) {
+    linalg.copy ins(%x : memref<4xf32, #dram>) outs(%s : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2], stage = 0>}
+  // expected-error @+1 {{runs pipeline stage 1 on tile (0, 1), which stage 0 also uses; stages run at the same time, so each needs tiles of its own}}
+  scf.forall (%i) in (1) {
+    linalg.add ins(%s, %s : memref<4xf32, #dram>, memref<4xf32, #dram>) outs(%y : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 1, parts = [1], stage = 1>}
   return %y : memref<4xf32, #dram>
 }
 }

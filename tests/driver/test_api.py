@@ -39,6 +39,21 @@ def test_outputs_match_pytorch_eager(tiny):
     assert {"import", "lower", "emit", "simulate", "check"} <= set(result.timings)
 
 
+def test_stream_checks_every_input_and_returns_the_first(tiny):
+    model, inputs, single = tiny
+    result = tessel.compile_and_simulate(
+        model, inputs, mapper="heuristic", objective="throughput", max_stages=2,
+        stream=3, rtol=drivermodels.RTOL, atol=drivermodels.ATOL)
+    assert result.check.passed
+    assert [o.name for o in result.check.outputs] == [
+        "output[0]", "output[1]", "output[2]"]
+    np.testing.assert_array_equal(result.outputs["output"], result.outputs["output[0]"])
+    np.testing.assert_allclose(result.outputs["output"], single.outputs["output"],
+                               rtol=drivermodels.RTOL, atol=drivermodels.ATOL)
+    # The other inputs are different, so are their outputs.
+    assert not np.allclose(result.outputs["output[1]"], result.outputs["output[0]"])
+
+
 def test_report_has_layers_and_tiles(tiny, tmp_path):
     _, _, result = tiny
     text = str(result.report)
@@ -86,6 +101,7 @@ def test_program_saves_loads_and_simulates(tiny, tmp_path):
     ({"arch": "tessel-3x3"}, "option 'arch'"),
     ({"rtol": -1.0}, "option 'rtol'"),
     ({"max_stages": 0}, "option 'max_stages'"),
+    ({"stream": 0}, "option 'stream' must be an integer >= 1"),
 ])
 def test_options_name_the_bad_field(options, message):
     with pytest.raises(ValueError, match=message):

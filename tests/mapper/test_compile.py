@@ -10,7 +10,7 @@ from tessel import frontend as fe
 from tessel import zoo
 from tessel.compiler import compile_imported
 from tessel.ir import Attribute, Context, Module
-from tessel.mapper import MapperOptions, UnsupportedMapping, apply, graph, legalize, map_module, solve
+from tessel.mapper import MapperOptions, apply, graph, legalize, map_module, solve
 from tessel.mapper.apply import mapping_text
 from tessel.runtime.simulator import simulate
 
@@ -55,7 +55,7 @@ def test_cpsat_mapping_matches_pytorch_and_beats_default(small_cnn):
     assert cycles["cpsat"] < cycles["default"]
 
 
-def test_pipeline_mapping_is_refused_not_written(small_cnn):
+def test_pipeline_mapping_is_written_with_its_stages(small_cnn):
     _, _, _, model = small_cnn
     arch = arch_model.load("tessel-4x4")
     with Context():
@@ -66,7 +66,8 @@ def test_pipeline_mapping_is_refused_not_written(small_cnn):
         sol = solve(g, arch, "heuristic",
                     MapperOptions(objective="throughput", max_stages=2))
         assert len(sol.stage_cycles()) == 2
-        with pytest.raises(UnsupportedMapping, match="pipeline stages"):
-            apply(m, g, sol)
-        assert not any("tessel.mapping" in op.operation.attributes
-                       for op in graph._linalg_ops(m.body.operations[0]))
+        apply(m, g, sol)
+        written = [op.operation.attributes["tessel.mapping"]
+                   for op in graph._linalg_ops(m.body.operations[0])]
+        stages = [c.stage for c in sorted(sol.choices, key=lambda c: c.op)]
+        assert [("stage = 1" in str(a)) for a in written] == [s == 1 for s in stages]

@@ -17,7 +17,14 @@ from .. import arch as arch_model
 from ..runtime.program import Program
 from .emit import emit_program
 
-PIPELINE = "builtin.module(tessel-lowering-pipeline)"
+
+def pipeline(stream: int = 1) -> str:
+    """The pass pipeline string; ``stream`` inputs computed one after
+    another (``tessel-convert-to-device``'s option)."""
+    if isinstance(stream, bool) or not isinstance(stream, int) or stream < 1:
+        raise ValueError(f"stream must be a positive number of inputs, got {stream!r}")
+    return ("builtin.module(tessel-lowering-pipeline)" if stream == 1 else
+            f"builtin.module(tessel-lowering-pipeline{{stream={stream}}})")
 
 
 class LoweringError(RuntimeError):
@@ -69,10 +76,12 @@ def _set_names(func, signature) -> None:
 
 
 def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
-           mapper_options=None, stage: Stage = _no_stage, failure_dir=None):
+           mapper_options=None, stage: Stage = _no_stage, failure_dir=None,
+           stream: int = 1):
     """The lowered module, in the current Context. ``mapper`` other than
     ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
     then leaves them as mapped."""
+    passes = pipeline(stream)
     from ..dialects import func as func_d
     from ..ir import Module
     from ..passmanager import PassManager
@@ -100,13 +109,14 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
             # Verifying after every pass is half of BERT's pass time; the
             # result is verified once, and tessel-opt (the repro command)
             # verifies after each pass to find the one at fault.
-            pm = PassManager.parse(PIPELINE)
+            pm = PassManager.parse(passes)
             pm.enable_verifier(False)
             pm.run(module.operation)
             module.operation.verify()
         except Exception as e:  # MLIRError carries the diagnostics
             path = _keep_failed_ir(before, failure_dir)
-            repro = f"tessel-opt {path} -tessel-lowering-pipeline"
+            repro = f"tessel-opt {path} -tessel-lowering-pipeline" + (
+                f"=stream={stream}" if stream > 1 else "")
             raise LoweringError(
                 f"lowering for {target.name} failed:\n{e}\nthe IR it failed on: "
                 f"{path}\nreproduce with: {repro}", ir_path=path,
@@ -114,7 +124,8 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
     return module
 
 
-def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
+def lower_to_device(mlir: str, arch: Any = None, *, signature=None,
+                    stream: int = 1) -> str:
     """The ``tessel.device`` for ``mlir`` (one function of linalg on tensors)
     on ``arch`` (a preset name, a YAML path or an ``Arch``; default
     ``tessel-4x4``), as MLIR text. With the frontend's ``signature``, DRAM
@@ -123,18 +134,21 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None) -> str:
     from ..ir import Context
 
     with Context():
-        return str(_lower(mlir, arch_model.load(arch), signature))
+        return str(_lower(mlir, arch_model.load(arch), signature, stream=stream))
 
 
 def compile_imported(model, arch: Any = None, *, mapper: str = "default",
                      mapper_options=None, stage: Stage = _no_stage,
-                     failure_dir=None) -> Program:
+                     failure_dir=None, stream: int = 1) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
     on ``arch``: lowered, emitted with the model's weights in DRAM. The
     instructions keep the model's source locations, which become the
     program's tags (per-layer reports). ``mapper`` chooses the mapping:
     ``default`` (tessel-default-mapping), ``heuristic`` or ``cpsat``
     (tessel.mapper, with ``mapper_options``, a ``MapperOptions``).
+    ``stream`` > 1 compiles a program that computes that many inputs one
+    after another, overlapping the mapping's pipeline stages: input ``x``
+    becomes ``x[0]`` .. ``x[stream-1]``, and likewise each output.
     ``stage`` wraps the steps "map", "lower" and "emit" (see ``Stage``); a
     failed lowering keeps its input IR in ``failure_dir`` (default: a fresh
     temporary directory) and names it in the ``LoweringError``."""
@@ -142,7 +156,7 @@ def compile_imported(model, arch: Any = None, *, mapper: str = "default",
 
     with Context():
         module = _lower(model.mlir, arch_model.load(arch), model.signature,
-                        mapper, mapper_options, stage, failure_dir)
+                        mapper, mapper_options, stage, failure_dir, stream)
         # Weights the program never reads have no DRAM buffer.
         placed = {StringAttr(op.attributes["sym_name"]).value
                   for device in module.body.operations

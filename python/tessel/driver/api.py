@@ -5,6 +5,7 @@ and says how to reproduce it."""
 
 from __future__ import annotations
 
+import dataclasses
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -14,7 +15,7 @@ from typing import Any
 import numpy as np
 
 from .. import arch as arch_model
-from ..runtime.program import Program
+from ..runtime.program import Program, stream_buffer_name
 from . import source as source_mod
 from .check import Check, compare
 from .errors import StageError
@@ -78,7 +79,7 @@ def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
         program = compile_imported(
             imported, opts.arch, mapper=opts.mapper,
             mapper_options=None if opts.mapper == "default" else opts.mapper_options(),
-            stage=stage, failure_dir=failures.path)
+            stage=stage, failure_dir=failures.path, stream=opts.stream)
     return Compiled(program, imported, src, opts, stages)
 
 
@@ -92,9 +93,15 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
     if len(inputs) != len(specs):
         raise ValueError(f"{c.source.name}: {len(inputs)} example inputs, the model takes "
                          f"{len(specs)} ({', '.join(s.name for s in specs)})")
-    # Inputs the program never reads have no DRAM buffer.
-    feeds = {s.name: np.asarray(x) for s, x in zip(specs, inputs)
-             if s.name in c.program.inputs}
+    stream = c.options.stream
+    sets = stream_inputs(c, inputs)
+    feeds = {}
+    for n, xs in enumerate(sets):
+        for s, x in zip(specs, xs):
+            name = stream_buffer_name(s.name, n, stream)
+            # Inputs the program never reads have no DRAM buffer.
+            if name in c.program.inputs:
+                feeds[name] = np.asarray(x)
     failures = _FailureDir(c.options.failure_dir, c.source.name)
     try:
         with c.stages("simulate"):
@@ -107,14 +114,30 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
     check = None
     if c.options.check and c.source.reference is not None:
         with c.stages("check"):
-            check = _check(c, raw.outputs, inputs)
+            checks = [_check(c, raw.outputs, xs, n) for n, xs in enumerate(sets)]
+            check = Check(checks[0].reference, checks[0].rtol, checks[0].atol,
+                          tuple(o for ch in checks for o in ch.outputs))
+    if stream > 1:
+        # The first input's outputs under the model's own names.
+        names = [o.name for o in c.imported.signature.outputs]
+        raw = dataclasses.replace(raw, outputs={
+            **{n: raw.outputs[stream_buffer_name(n, 0, stream)] for n in names},
+            **raw.outputs})
     return SimulationResult.of(raw, program=c.program, name=c.source.name, check=check,
                                timings=dict(c.stages.seconds))
 
 
-def _check(c: Compiled, outputs, inputs) -> Check:
+def stream_inputs(c: Compiled, inputs) -> list:
+    """The inputs of each input of the program's stream: ``inputs`` first,
+    then random ones (seed = the index)."""
+    return [inputs] + [source_mod.random_inputs(c.imported, seed=n)
+                       for n in range(1, c.options.stream)]
+
+
+def _check(c: Compiled, outputs, inputs, index: int = 0) -> Check:
     golden = c.source.reference(inputs)
-    names = [o.name for o in c.imported.signature.outputs]
+    names = [stream_buffer_name(o.name, index, c.options.stream)
+             for o in c.imported.signature.outputs]
     return compare(outputs, golden, names, rtol=c.options.rtol, atol=c.options.atol,
                    against=c.source.against)
 

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..runtime.program import stream_buffer_name
 from .errors import StageError
 from .options import Options
 from .result import OUTPUTS_FILE, REPORT_FILE, RUN_DIR, TRACE_FILE
@@ -35,6 +36,7 @@ def compile_command(args) -> int:
     try:
         src, tolerance = source.from_spec(args.model)
         opts = Options.make(arch=args.arch, mapper=args.mapper, objective=args.objective,
+                            max_stages=args.max_stages, stream=args.stream,
                             mapper_time_limit_s=args.time_limit, progress=not args.quiet,
                             name=src.name, failure_dir=args.failure_dir,
                             **{k: v for k, v in tolerance.items()},
@@ -48,19 +50,25 @@ def compile_command(args) -> int:
     out = compiled.program.save(args.output)
     reference = None
     if src.inputs is not None and src.reference is not None:
+        specs = compiled.imported.signature
+        inputs, outputs = {}, {}
         with compiled.stages("check"):
-            golden = src.reference(src.inputs)
+            for n, xs in enumerate(api.stream_inputs(compiled, src.inputs)):
+                golden = src.reference(xs)
+                inputs.update({stream_buffer_name(s.name, n, opts.stream): x
+                               for s, x in zip(specs.inputs, xs)})
+                outputs.update({stream_buffer_name(o.name, n, opts.stream): np.asarray(g)
+                                for o, g in zip(specs.outputs, golden)})
         ref = out / REFERENCE_DIR
         ref.mkdir(exist_ok=True)
-        specs = compiled.imported.signature
-        np.savez(ref / "inputs.npz", **{s.name: x for s, x in zip(specs.inputs, src.inputs)
-                                        if s.name in compiled.program.inputs})
-        np.savez(ref / "outputs.npz", **{o.name: np.asarray(g)
-                                         for o, g in zip(specs.outputs, golden)})
+        np.savez(ref / "inputs.npz", **{k: x for k, x in inputs.items()
+                                        if k in compiled.program.inputs})
+        np.savez(ref / "outputs.npz", **outputs)
         reference = src.against
     (out / COMPILE_FILE).write_text(json.dumps({
         "model": args.model, "name": src.name, "arch": opts.arch.name,
         "mapper": opts.mapper, "objective": opts.objective,
+        "max_stages": opts.max_stages, "stream": opts.stream,
         "timings": compiled.stages.seconds, "reference": reference,
         "rtol": opts.rtol, "atol": opts.atol}, indent=1))
     if not args.quiet:

@@ -26,6 +26,10 @@ class Options:
       ``default`` (tessel-default-mapping: every op on the whole grid).
     - ``objective``, ``max_stages``, ``mapper_time_limit_s``: the mapper's
       (docs/mapper.md).
+    - ``stream``: inputs the program computes one after another, the
+      mapping's pipeline stages overlapping (docs/lowering.md). The example
+      inputs are the first; the others are random (seed = their index).
+      Every input's outputs are checked; the first input's are returned.
     - ``trace``: record the simulator's trace (``save_trace``, per-layer
       time spans); costs some simulation time.
     - ``check``: compare the outputs with the model's own reference
@@ -40,6 +44,7 @@ class Options:
     mapper: str = "cpsat"
     objective: str = "latency"
     max_stages: int = 1
+    stream: int = 1
     mapper_time_limit_s: float = 10.0
     trace: bool = True
     check: bool = True
@@ -57,9 +62,10 @@ class Options:
         object.__setattr__(self, "arch", target)
         _one_of("mapper", self.mapper, MAPPERS)
         _one_of("objective", self.objective, OBJECTIVES)
-        if not _is_int(self.max_stages) or self.max_stages < 1:
-            raise ValueError(f"option 'max_stages' must be an integer >= 1, got "
-                             f"{self.max_stages!r}")
+        for name in ("max_stages", "stream"):
+            if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
+                raise ValueError(f"option {name!r} must be an integer >= 1, got "
+                                 f"{getattr(self, name)!r}")
         for name in ("mapper_time_limit_s", "rtol", "atol"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \

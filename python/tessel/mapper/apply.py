@@ -2,11 +2,11 @@
 ``tessel-partition`` reads, so every later pass runs unchanged.
 
 Only what the lowering consumes is written: a rectangle, parts over loops
-(a reduction loop only with every parallel loop in one part), one stage,
-and the step sizes the cost model chose. A solution that uses more
-(pipeline stages, resident weights, a reduction split together with a
-parallel loop) is refused with the list of what the lowering would need,
-rather than written into attributes the passes would ignore or reject.
+(a reduction loop only with every parallel loop in one part), the pipeline
+stage, and the step sizes the cost model chose. A solution that uses more
+(resident weights, a reduction split together with a parallel loop) is
+refused with the list of what the lowering would need, rather than written
+into attributes the passes would ignore or reject.
 """
 
 from __future__ import annotations
@@ -22,10 +22,6 @@ class UnsupportedMapping(ValueError):
 def unsupported(graph: Graph, solution: Solution) -> list[str]:
     """What in ``solution`` the lowering cannot take today, one line each."""
     out = []
-    stages = {c.stage for c in solution.choices}
-    if len(stages) > 1:
-        out.append(f"{len(stages)} pipeline stages (the lowering runs ops one "
-                   "after another and does not read the mapping's stage)")
     for c in solution.choices:
         op = graph.ops[c.op]
         split = [l for l in op.reduction_loops if c.placement.parts[l] > 1]
@@ -42,14 +38,14 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
     return out
 
 
-def mapping_text(choice, row: int | None = None, col: int | None = None) -> str:
-    """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts and
-    the step sizes it was costed with (``tessel-tile-for-sram`` keeps them
-    where they fit)."""
+def mapping_text(choice) -> str:
+    """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts, its
+    pipeline stage and the step sizes it was costed with
+    (``tessel-tile-for-sram`` keeps them where they fit)."""
     p = choice.placement
-    return (f"#tessel.mapping<row = {p.row if row is None else row}, "
-            f"col = {p.col if col is None else col}, rows = {p.rows}, "
-            f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}], "
+    stage = f", stage = {choice.stage}" if choice.stage else ""
+    return (f"#tessel.mapping<row = {p.row}, col = {p.col}, rows = {p.rows}, "
+            f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]{stage}, "
             f"steps = [{', '.join(map(str, choice.candidate.estimate.steps))}]>")
 
 
@@ -63,8 +59,8 @@ def apply(module, graph: Graph, solution: Solution) -> None:
         raise UnsupportedMapping(
             "the mapping uses what the lowering cannot take yet:\n  "
             + "\n  ".join(problems)
-            + "\nmap with the default options (one stage, parallel splits, "
-            "streamed weights) to compile it")
+            + "\nmap with the default options (parallel splits, streamed "
+            "weights) to compile it")
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     ops = _linalg_ops(funcs[0])
     if len(ops) != len(graph.ops):

@@ -19,15 +19,15 @@ OBJECTIVES = ("latency", "throughput")
 @dataclass(frozen=True)
 class MapperOptions:
     """How to map. The defaults produce only what the lowering consumes
-    today (a rectangle and parts over parallel loops, ops one after
-    another); each option that goes beyond says so, and a mapping that uses
-    it is reported but not written into the IR (``apply.unsupported``).
+    today; each option that goes beyond says so, and a mapping that uses it
+    is reported but not written into the IR (``apply.unsupported``).
 
     - ``objective``: ``latency`` (one input; the sum of the ops' cycles) or
       ``throughput`` (a stream of inputs: the longest pipeline stage, then
       the latency).
-    - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles);
-      more than 1 needs stages in the lowering.
+    - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles),
+      which overlap when the program computes a stream of inputs
+      (``compile_imported(..., stream=N)``).
     - ``split_reductions``: allow a reduction loop split across tiles, with
       every parallel loop in one part (split-K: tessel-partition computes
       partial results, which a reduce adds up through DRAM; the cost model

@@ -144,6 +144,13 @@ class Tag:
         return {"id": self.id, "name": self.name, "op": self.op, "loc": self.loc}
 
 
+def stream_buffer_name(name: str, index: int, stream: int) -> str:
+    """The DRAM buffer of model input or output ``name`` for input ``index``
+    of a program compiled for a stream of ``stream`` inputs: ``name[index]``
+    (``name`` itself when the stream has one input)."""
+    return name if stream == 1 else f"{name}[{index}]"
+
+
 def stream_path(row: int, col: int) -> str:
     return f"tiles/r{row}c{col}.bin"
 

@@ -366,7 +366,17 @@ int64_t DramBufferOp::getSizeInBytes() {
 }
 
 void DramBufferOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
-  setNameFn(getResult(), getSymName());
+  // A stream's copies are named `x[0]`, `x[1]`: their values print as
+  // `%x_0`, `%x_1` rather than with the brackets escaped.
+  std::string name;
+  for (char c : getSymName()) {
+    if (c == ']')
+      continue;
+    bool allowed = llvm::isAlnum(c) ||
+                   StringRef("$._-").contains(c);
+    name += allowed ? c : '_';
+  }
+  setNameFn(getResult(), name);
 }
 
 LogicalResult DramBufferOp::verify() {

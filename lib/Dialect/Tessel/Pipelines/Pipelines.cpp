@@ -35,7 +35,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerKeepingPartitions());
 }
 
-void tessel::buildLoweringPipeline(OpPassManager &pm) {
+void tessel::buildLoweringPipeline(OpPassManager &pm,
+                                   const LoweringPipelineOptions &options) {
   buildLegalizePipeline(pm);
   // Map and split over the grid; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());
@@ -54,7 +55,7 @@ void tessel::buildLoweringPipeline(OpPassManager &pm) {
   // overlap loads with compute, give every buffer its SRAM address.
   // These passes leave nothing for the canonicalizer to do (on BERT it
   // changed no byte of the program and took a third of the pass time).
-  pm.addPass(createTesselConvertToDevice());
+  pm.addPass(createTesselConvertToDevice({options.stream}));
   pm.addPass(createTesselLowerToInstructions());
   pm.addPass(createTesselSchedule());
   pm.addPass(createTesselAllocateSram());
@@ -70,7 +71,7 @@ void tessel::registerPipelines() {
       "simplify math, materialize copies, fuse elementwise chains, "
       "canonicalize)",
       buildLegalizePipeline);
-  PassPipelineRegistration<>(
+  PassPipelineRegistration<LoweringPipelineOptions>(
       "tessel-lowering-pipeline",
       "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
       "instruction streams (legalize, map, partition, tile for SRAM, "

@@ -1,10 +1,16 @@
 //===- ConvertToDevice.cpp - A function's parts become per-tile cores -----===//
 //
-// The bufferized function runs its partitioned ops one after another; each
+// The bufferized function runs its partitioned ops in program order; each
 // part of each op runs on the tile its mapping names. This pass makes that
 // explicit: a tessel.device with the function's DRAM buffers, and per tile a
 // core holding, in program order, the parts that run there, step loops
-// unrolled into straight-line code, separated by barriers.
+// unrolled into straight-line code.
+//
+// Tiles synchronize only where data flows through DRAM: an op waits for the
+// ops that last wrote what it reads or writes and for those that read what
+// it overwrites, not for every op before it. Ops on disjoint tiles with no
+// data between them run at the same time, which is what lets pipeline
+// stages overlap when the program computes a stream of inputs.
 //
 //===----------------------------------------------------------------------===//
 
@@ -20,9 +26,11 @@
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
-#include <functional>
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include "llvm/ADT/BitVector.h"
+#include <functional>
 #include <map>
 #include <set>
 
@@ -38,11 +46,102 @@ using Coord = std::pair<int64_t, int64_t>;
 struct TileProgram {
   TileOp tile;
   CoreOp core;
-  /// Values of the function (DRAM buffers, constants) as the core sees them.
-  IRMapping mapping;
-  /// The semaphore the tile waits on to start the next op.
-  Value go;
+
+  Block &block() { return core.getBody().front(); }
 };
+
+/// The DRAM buffers that one input of the stream sees.
+struct StreamCopy {
+  /// Function values (arguments, allocations, globals, reshapes of them) as
+  /// the cores see them.
+  IRMapping views;
+  /// The device buffer under each function-level buffer: what dependences
+  /// are tracked on.
+  DenseMap<Value, Value> buffers;
+};
+
+/// The function-level buffers a partitioned op reads and writes.
+struct Access {
+  SmallVector<Value> reads, writes;
+};
+
+/// A partitioned op placed on its tiles for one input of the stream.
+struct PlacedOp {
+  /// Its tiles, in part order: the first collects the others' completion.
+  SmallVector<Coord> tiles;
+  /// Per tile, the last op placed for it in the tile's core (null: the start
+  /// of the core): where the signals saying it is done go.
+  std::map<Coord, Operation *> done;
+  /// The semaphore on the first tile counting the tiles that are done,
+  /// made when a later op first depends on this one.
+  Value arrived;
+  /// Every placed op this one waits for, directly or through others.
+  llvm::BitVector ancestors;
+};
+
+/// The buffer a function-level view is a view of.
+Value getBufferRoot(Value value) {
+  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
+    value = view.getViewSource();
+  return value;
+}
+
+/// The DRAM buffers of the function that `forall` reads and writes. An op
+/// whose effects are unknown is taken to read and write every buffer it
+/// names.
+Access getAccess(scf::ForallOp forall) {
+  Access access;
+  Region *funcBody = forall->getParentRegion();
+  auto record = [&](SmallVectorImpl<Value> &list, Value value) {
+    Value root = getBufferRoot(value);
+    if (root.getParentRegion() == funcBody && !llvm::is_contained(list, root))
+      list.push_back(root);
+  };
+  forall.getBody()->walk([&](Operation *op) {
+    if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
+      SmallVector<MemoryEffects::EffectInstance> instances;
+      effects.getEffects(instances);
+      for (MemoryEffects::EffectInstance &instance : instances) {
+        Value value = instance.getValue();
+        if (!value || !isa<MemRefType>(value.getType()))
+          continue;
+        if (isa<MemoryEffects::Read>(instance.getEffect()))
+          record(access.reads, value);
+        else if (isa<MemoryEffects::Write>(instance.getEffect()))
+          record(access.writes, value);
+      }
+      return;
+    }
+    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
+      return;
+    for (Value operand : op->getOperands())
+      if (isa<MemRefType>(operand.getType())) {
+        record(access.reads, operand);
+        record(access.writes, operand);
+      }
+  });
+  return access;
+}
+
+/// `name` for copy `index` of `count` copies of a buffer.
+std::string getCopyName(StringRef name, int64_t index, int64_t count) {
+  if (count == 1)
+    return name.str();
+  return (name + "[" + Twine(index) + "]").str();
+}
+
+/// Inserts `OpTy` after `cursor` in `block` (at its start if null) and moves
+/// the cursor to it.
+template <typename OpTy, typename... Args>
+void appendAfter(Operation *&cursor, Block &block, Location loc,
+                 Args &&...args) {
+  OpBuilder builder(block.getParent()->getContext());
+  if (cursor)
+    builder.setInsertionPointAfter(cursor);
+  else
+    builder.setInsertionPointToStart(&block);
+  cursor = OpTy::create(builder, loc, std::forward<Args>(args)...);
+}
 
 /// The forall iterations of `forall`, each with its induction values and the
 /// index of the part it computes (row-major over the forall's dimensions,
@@ -71,8 +170,16 @@ getIterations(scf::ForallOp forall) {
 }
 
 struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
+  using Base::Base;
+
   void runOnOperation() override {
     ModuleOp module = getOperation();
+    if (stream < 1) {
+      module.emitError() << "tessel-convert-to-device: stream must be at "
+                            "least 1 input, got "
+                         << stream;
+      return signalPassFailure();
+    }
     ArchAttr arch = lookupArchOrError(module);
     if (!arch)
       return signalPassFailure();
@@ -94,12 +201,251 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     Block &body = device.getBody().front();
     builder.setInsertionPointToStart(&body);
 
-    // DRAM buffers: arguments are inputs (weights once the frontend marks
-    // them), returned allocations outputs, other allocations scratch.
+    SmallVector<StreamCopy> copies(stream);
+    if (failed(createBuffers(func, builder, copies)))
+      return failure();
+
+    // Tiles: every tile some mapping names, in row-major order.
+    SmallVector<scf::ForallOp> parts;
+    for (Operation &op : func.getBody().front()) {
+      auto forall = dyn_cast<scf::ForallOp>(op);
+      if (forall && forall->hasAttr(TesselDialect::getPartitionAttrName())) {
+        parts.push_back(forall);
+        continue;
+      }
+      // Constants and views of DRAM buffers (reshapes, slices) carry no
+      // work: the cores that use them get their own copies.
+      if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
+              func::ReturnOp, arith::ConstantOp, ViewLikeOpInterface>(op))
+        continue;
+      return op.emitOpError()
+             << "is outside any partitioned op; run tessel-partition first";
+    }
+    if (failed(checkStages(parts)))
+      return failure();
+    std::set<Coord> coords;
+    for (scf::ForallOp forall : parts)
+      for (Coord c : getTiles(forall))
+        coords.insert(c);
+    if (coords.empty())
+      coords.insert({0, 0});
+    std::map<Coord, TileProgram> tiles;
+    for (Coord c : coords)
+      tiles[c].tile = TileOp::create(builder, loc, c.first, c.second);
+    for (auto &[c, program] : tiles)
+      program.core = CoreOp::create(builder, loc, program.tile);
+    // Semaphores are declared before the cores that use them.
+    OpBuilder semaphores(tiles.begin()->second.core);
+
+    SmallVector<Access> accesses =
+        llvm::map_to_vector(parts, [](scf::ForallOp f) { return getAccess(f); });
+    size_t numPlaced = stream * parts.size();
+    std::vector<PlacedOp> placed;
+    placed.reserve(numPlaced);
+    DenseMap<Value, unsigned> lastWriter;
+    DenseMap<Value, SmallVector<unsigned>> readers;
+
+    // Each input's ops in program order; each part's body, with the
+    // iteration's induction values as constants, goes to the core of its
+    // tile, after the waits for the ops it depends on.
+    for (StreamCopy &copy : copies) {
+      for (auto [forall, access] : llvm::zip(parts, accesses)) {
+        auto index = static_cast<unsigned>(placed.size());
+        PlacedOp &op = placed.emplace_back();
+        op.tiles = getTiles(forall);
+        op.ancestors.resize(numPlaced);
+
+        // Dependences on earlier ops through the buffers this one touches.
+        SmallVector<unsigned> deps;
+        auto depend = [&](unsigned earlier) {
+          if (!llvm::is_contained(deps, earlier))
+            deps.push_back(earlier);
+        };
+        for (Value root : access.reads)
+          if (auto it = lastWriter.find(copy.buffers.lookup(root));
+              it != lastWriter.end())
+            depend(it->second);
+        for (Value root : access.writes) {
+          Value buffer = copy.buffers.lookup(root);
+          if (auto it = lastWriter.find(buffer); it != lastWriter.end())
+            depend(it->second);
+          for (unsigned reader : readers.lookup(buffer))
+            depend(reader);
+        }
+        for (Value root : access.reads)
+          readers[copy.buffers.lookup(root)].push_back(index);
+        for (Value root : access.writes) {
+          Value buffer = copy.buffers.lookup(root);
+          lastWriter[buffer] = index;
+          readers[buffer].clear();
+        }
+        synchronize(placed, op, deps, tiles, semaphores, forall.getLoc());
+
+        FailureOr<SmallVector<SmallVector<int64_t>>> iterations =
+            getIterations(forall);
+        if (failed(iterations))
+          return failure();
+        auto mapping = cast<MappingAttr>(
+            forall->getAttr(TesselDialect::getPartitionAttrName()));
+        for (auto [part, ivs] : llvm::enumerate(*iterations)) {
+          Coord coord = mapping.getTileOfPart(part);
+          Block &block = tiles[coord].block();
+          placePart(forall, ivs, copy.views, func, block);
+          op.done[coord] = block.getTerminator()->getPrevNode();
+        }
+      }
+    }
+
+    func.erase();
+    return unrollSteps(device);
+  }
+
+  /// The distinct tiles of `forall`'s parts, in part order.
+  static SmallVector<Coord> getTiles(scf::ForallOp forall) {
+    auto mapping =
+        cast<MappingAttr>(forall->getAttr(TesselDialect::getPartitionAttrName()));
+    SmallVector<Coord> coords;
+    for (int64_t i = 0; i < mapping.getNumTiles(); ++i)
+      if (!llvm::is_contained(coords, mapping.getTileOfPart(i)))
+        coords.push_back(mapping.getTileOfPart(i));
+    return coords;
+  }
+
+  /// Pipeline stages run at the same time, so no tile may run ops of two.
+  static LogicalResult checkStages(ArrayRef<scf::ForallOp> parts) {
+    std::map<Coord, scf::ForallOp> owner;
+    for (scf::ForallOp forall : parts) {
+      auto mapping = cast<MappingAttr>(
+          forall->getAttr(TesselDialect::getPartitionAttrName()));
+      for (Coord c : getTiles(forall)) {
+        scf::ForallOp other = owner.try_emplace(c, forall).first->second;
+        int64_t otherStage =
+            cast<MappingAttr>(
+                other->getAttr(TesselDialect::getPartitionAttrName()))
+                .getStage();
+        if (otherStage == mapping.getStage())
+          continue;
+        InFlightDiagnostic diag =
+            forall.emitOpError()
+            << "runs pipeline stage " << mapping.getStage() << " on tile ("
+            << c.first << ", " << c.second << "), which stage " << otherStage
+            << " also uses; stages run at the same time, so each needs tiles "
+               "of its own";
+        diag.attachNote(other.getLoc()) << "stage " << otherStage << " runs here";
+        return diag;
+      }
+    }
+    return success();
+  }
+
+  /// Makes `op` wait for each of `deps` that no other of them implies.
+  void synchronize(std::vector<PlacedOp> &placed, PlacedOp &op,
+                   ArrayRef<unsigned> deps,
+                   std::map<Coord, TileProgram> &tiles, OpBuilder &semaphores,
+                   Location loc) {
+    for (unsigned dep : deps) {
+      op.ancestors |= placed[dep].ancestors;
+      op.ancestors.set(dep);
+    }
+    SmallVector<unsigned> direct;
+    for (unsigned dep : deps) {
+      bool implied = llvm::any_of(
+          deps, [&](unsigned other) { return placed[other].ancestors.test(dep); });
+      // Two ops on the same single tile are ordered by its program.
+      PlacedOp &earlier = placed[dep];
+      bool sameTile = earlier.tiles.size() == 1 && op.tiles.size() == 1 &&
+                      earlier.tiles.front() == op.tiles.front();
+      if (!implied && !sameTile)
+        direct.push_back(dep);
+    }
+    llvm::sort(direct);
+    if (direct.empty())
+      return;
+    numDependences += direct.size();
+
+    std::map<Coord, Value> go;
+    for (Coord c : op.tiles)
+      go[c] = SemaphoreOp::create(semaphores, loc, tiles[c].tile, 0);
+    for (unsigned dep : direct) {
+      PlacedOp &earlier = placed[dep];
+      Coord first = earlier.tiles.front();
+      // The first tile of a multi-tile op learns that all are done.
+      if (earlier.tiles.size() > 1 && !earlier.arrived) {
+        earlier.arrived =
+            SemaphoreOp::create(semaphores, loc, tiles[first].tile, 0);
+        for (Coord c : earlier.tiles)
+          appendAfter<SignalOp>(earlier.done[c], tiles[c].block(), loc,
+                                earlier.arrived, 1);
+        appendAfter<WaitSemaphoreOp>(
+            earlier.done[first], tiles[first].block(), loc, earlier.arrived,
+            static_cast<int32_t>(earlier.tiles.size()));
+      }
+      for (Coord c : op.tiles)
+        appendAfter<SignalOp>(earlier.done[first], tiles[first].block(), loc,
+                              go[c], 1);
+    }
+    for (Coord c : op.tiles) {
+      OpBuilder core = OpBuilder::atBlockTerminator(&tiles[c].block());
+      WaitSemaphoreOp::create(core, loc, go[c],
+                              static_cast<int32_t>(direct.size()));
+    }
+  }
+
+  /// Clones the iteration `ivs` of `forall` at the end of `block`, the
+  /// function's values seen through `views`.
+  static void placePart(scf::ForallOp forall, ArrayRef<int64_t> ivs,
+                        const IRMapping &views, func::FuncOp func,
+                        Block &block) {
+    OpBuilder core = OpBuilder::atBlockTerminator(&block);
+    IRMapping map = views;
+    for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
+      map.map(iv,
+              arith::ConstantIndexOp::create(core, forall.getLoc(), value)
+                  .getResult());
+    // Values the body captures from the function: constants and views of
+    // DRAM buffers, cloned (with what they use) into the core.
+    std::function<void(Value)> capture = [&](Value value) {
+      Operation *def = value.getDefiningOp();
+      if (map.contains(value) || !def ||
+          def->getBlock() != &func.getBody().front() ||
+          !isa<arith::ConstantOp, ViewLikeOpInterface>(def))
+        return;
+      for (Value operand : def->getOperands())
+        capture(operand);
+      core.clone(*def, map);
+    };
+    forall.getBody()->walk([&](Operation *op) {
+      for (Value operand : op->getOperands())
+        capture(operand);
+    });
+    for (Operation &op : forall.getBody()->without_terminator())
+      core.clone(op, map);
+  }
+
+  /// The device's DRAM buffers, as each input of the stream sees them:
+  /// arguments are inputs (weights once the frontend marks them), returned
+  /// allocations outputs, other allocations scratch. Inputs and outputs are
+  /// one per input of the stream; scratch alternates between two copies
+  /// (input n reuses input n - 2's once its readers are done); weights and
+  /// constants are shared.
+  LogicalResult createBuffers(func::FuncOp func, OpBuilder &builder,
+                              MutableArrayRef<StreamCopy> copies) {
+    auto numInputs = static_cast<int64_t>(copies.size());
+    // Makes `count` buffers and gives input n the one at n % count.
+    auto addBuffers = [&](Value key, int64_t count, auto create) {
+      SmallVector<Value> buffers;
+      for (int64_t i = 0; i < count; ++i)
+        buffers.push_back(create(i, count));
+      for (auto [n, copy] : llvm::enumerate(copies)) {
+        copy.buffers[key] = buffers[n % count];
+        copy.views.map(key, buffers[n % count]);
+      }
+      return buffers;
+    };
+
     auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
     llvm::SmallPtrSet<Value, 4> returned(returnOp.getOperands().begin(),
                                          returnOp.getOperands().end());
-    IRMapping dram;
     for (BlockArgument arg : func.getArguments()) {
       // An argument the program never reads (a lifted buffer such as
       // batchnorm's num_batches_tracked) needs no place in DRAM.
@@ -122,10 +468,12 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.name");
       std::string name = nameAttr ? nameAttr.getValue().str()
                                   : "arg" + std::to_string(arg.getArgNumber());
-      auto buffer = DramBufferOp::create(builder, arg.getLoc(), type, name,
-                                         kind, /*address=*/nullptr,
-                                         /*value=*/nullptr);
-      dram.map(arg, buffer.getResult());
+      addBuffers(arg, kind == DramBufferKind::weight ? 1 : numInputs,
+                 [&](int64_t i, int64_t count) -> Value {
+                   return DramBufferOp::create(
+                       builder, arg.getLoc(), type, getCopyName(name, i, count),
+                       kind, /*address=*/nullptr, /*value=*/nullptr);
+                 });
     }
     // An output returned through a reshape of an allocation (a matmul's
     // result expanded back to the batch shape) is one DRAM buffer of the
@@ -165,133 +513,44 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       if (!type.hasStaticShape() || !type.getLayout().isIdentity())
         return alloc.emitOpError("must be statically shaped and contiguous to "
                                  "be a DRAM buffer");
-      auto buffer = DramBufferOp::create(
-          builder, alloc.getLoc(), type, name,
-          output ? DramBufferKind::output : DramBufferKind::scratch,
-          /*address=*/nullptr, /*value=*/nullptr);
-      Value allocView = buffer.getResult();
-      if (auto expand = dyn_cast_or_null<memref::ExpandShapeOp>(reshape))
-        allocView = memref::CollapseShapeOp::create(
-            builder, alloc.getLoc(), buffer.getResult(),
-            expand.getReassociationIndices());
-      else if (auto collapse = dyn_cast_or_null<memref::CollapseShapeOp>(reshape))
-        allocView = memref::ExpandShapeOp::create(
-            builder, alloc.getLoc(), alloc.getType(), buffer.getResult(),
-            collapse.getReassociationIndices());
-      dram.map(alloc.getResult(), allocView);
-      if (reshape)
-        dram.map(reshape->getResult(0), buffer.getResult());
+      SmallVector<Value> buffers = addBuffers(
+          alloc.getResult(), output ? numInputs : std::min<int64_t>(numInputs, 2),
+          [&](int64_t i, int64_t count) -> Value {
+            return DramBufferOp::create(
+                builder, alloc.getLoc(), type, getCopyName(name, i, count),
+                output ? DramBufferKind::output : DramBufferKind::scratch,
+                /*address=*/nullptr, /*value=*/nullptr);
+          });
+      if (!reshape)
+        continue;
+      // The allocation is seen through the inverse reshape of its buffer.
+      for (auto [n, copy] : llvm::enumerate(copies)) {
+        Value buffer = buffers[n % buffers.size()];
+        Value allocView;
+        if (auto expand = dyn_cast<memref::ExpandShapeOp>(reshape))
+          allocView = memref::CollapseShapeOp::create(
+              builder, alloc.getLoc(), buffer, expand.getReassociationIndices());
+        else
+          allocView = memref::ExpandShapeOp::create(
+              builder, alloc.getLoc(), alloc.getType(), buffer,
+              cast<memref::CollapseShapeOp>(reshape).getReassociationIndices());
+        copy.views.map(alloc.getResult(), allocView);
+        copy.views.map(reshape->getResult(0), buffer);
+      }
     }
     // Constant tensors (a folded mask) were bufferized into globals; each
     // becomes a constant DRAM buffer holding its value.
-    if (failed(convertGlobals(func, builder, dram)))
+    if (failed(convertGlobals(func, builder, copies)))
       return failure();
     for (Value value : returnOp.getOperands())
-      if (!dram.contains(value))
+      if (!copies.front().views.contains(value))
         return returnOp.emitOpError(
             "returns a value that is not a DRAM allocation of the function");
-
-    // Tiles: every tile some mapping names, in row-major order.
-    SmallVector<scf::ForallOp> parts;
-    for (Operation &op : func.getBody().front()) {
-      auto forall = dyn_cast<scf::ForallOp>(op);
-      if (forall && forall->hasAttr(TesselDialect::getPartitionAttrName())) {
-        parts.push_back(forall);
-        continue;
-      }
-      // Constants and views of DRAM buffers (reshapes, slices) carry no
-      // work: the cores that use them get their own copies.
-      if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
-              func::ReturnOp, arith::ConstantOp, ViewLikeOpInterface>(op))
-        continue;
-      return op.emitOpError()
-             << "is outside any partitioned op; run tessel-partition first";
-    }
-    std::set<Coord> coords;
-    for (scf::ForallOp forall : parts) {
-      auto mapping = cast<MappingAttr>(
-          forall->getAttr(TesselDialect::getPartitionAttrName()));
-      for (int64_t i = 0; i < mapping.getNumTiles(); ++i)
-        coords.insert(mapping.getTileOfPart(i));
-    }
-    if (coords.empty())
-      coords.insert({0, 0});
-    std::map<Coord, TileProgram> tiles;
-    for (Coord c : coords)
-      tiles[c].tile = TileOp::create(builder, loc, c.first, c.second);
-    // Barrier semaphores: the first tile collects one signal per tile, then
-    // releases each tile through the tile's own semaphore.
-    TileProgram &leader = tiles.begin()->second;
-    Value arrived = SemaphoreOp::create(builder, loc, leader.tile, 0);
-    for (auto &[c, program] : tiles)
-      program.go = SemaphoreOp::create(builder, loc, program.tile, 0);
-    for (auto &[c, program] : tiles) {
-      program.core = CoreOp::create(builder, loc, program.tile);
-      program.mapping = dram;
-    }
-
-    // Each part's body, with the iteration's induction values as constants,
-    // goes to the core of its tile, in program order.
-    for (auto [index, forall] : llvm::enumerate(parts)) {
-      auto mapping = cast<MappingAttr>(
-          forall->getAttr(TesselDialect::getPartitionAttrName()));
-      FailureOr<SmallVector<SmallVector<int64_t>>> iterations =
-          getIterations(forall);
-      if (failed(iterations))
-        return failure();
-      for (auto [part, ivs] : llvm::enumerate(*iterations)) {
-        TileProgram &program = tiles[mapping.getTileOfPart(part)];
-        OpBuilder coreBuilder =
-            OpBuilder::atBlockTerminator(&program.core.getBody().front());
-        IRMapping map = program.mapping;
-        for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
-          map.map(iv, arith::ConstantIndexOp::create(coreBuilder,
-                                                      forall.getLoc(), value)
-                          .getResult());
-        // Values the body captures from the function: constants and views
-        // of DRAM buffers, cloned (with what they use) into the core.
-        std::function<void(Value)> capture = [&](Value value) {
-          Operation *def = value.getDefiningOp();
-          if (map.contains(value) || !def ||
-              def->getBlock() != &func.getBody().front() ||
-              !isa<arith::ConstantOp, ViewLikeOpInterface>(def))
-            return;
-          for (Value operand : def->getOperands())
-            capture(operand);
-          coreBuilder.clone(*def, map);
-        };
-        forall.getBody()->walk([&](Operation *op) {
-          for (Value operand : op->getOperands())
-            capture(operand);
-        });
-        for (Operation &op : forall.getBody()->without_terminator())
-          coreBuilder.clone(op, map);
-      }
-      // Barrier after every op but the last: all its writes to DRAM are
-      // done (every transfer is waited for where it is issued) before any
-      // tile starts the next op.
-      if (index + 1 == parts.size())
-        continue;
-      for (auto &[c, program] : tiles) {
-        OpBuilder coreBuilder =
-            OpBuilder::atBlockTerminator(&program.core.getBody().front());
-        SignalOp::create(coreBuilder, forall.getLoc(), arrived, 1);
-        if (&program == &leader) {
-          WaitSemaphoreOp::create(coreBuilder, forall.getLoc(), arrived,
-                                  static_cast<int32_t>(tiles.size()));
-          for (auto &[c2, other] : tiles)
-            SignalOp::create(coreBuilder, forall.getLoc(), other.go, 1);
-        }
-        WaitSemaphoreOp::create(coreBuilder, forall.getLoc(), program.go, 1);
-      }
-    }
-
-    func.erase();
-    return unrollSteps(device);
+    return success();
   }
 
   LogicalResult convertGlobals(func::FuncOp func, OpBuilder &builder,
-                               IRMapping &dram) {
+                               MutableArrayRef<StreamCopy> copies) {
     auto module = func->getParentOfType<ModuleOp>();
     llvm::StringMap<Value> buffers;
     for (auto get : func.getBody().getOps<memref::GetGlobalOp>()) {
@@ -315,7 +574,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         buffer = DramBufferOp::create(builder, get.getLoc(), type,
                                       get.getName(), DramBufferKind::constant,
                                       /*address=*/nullptr, value);
-      dram.map(get.getResult(), buffer);
+      for (StreamCopy &copy : copies) {
+        copy.views.map(get.getResult(), buffer);
+        copy.buffers[get.getResult()] = buffer;
+      }
     }
     // The globals' values now live in the device's buffers.
     for (auto global :

@@ -3,10 +3,22 @@
 #ifndef TESSEL_DIALECT_TESSEL_PIPELINES_PIPELINES_H
 #define TESSEL_DIALECT_TESSEL_PIPELINES_PIPELINES_H
 
+#include "mlir/Pass/PassOptions.h"
+
 namespace mlir {
 class OpPassManager;
 
 namespace tessel {
+
+/// Options of `tessel-lowering-pipeline`.
+struct LoweringPipelineOptions
+    : public PassPipelineOptions<LoweringPipelineOptions> {
+  Option<int64_t> stream{
+      *this, "stream",
+      llvm::cl::desc("Number of inputs the program computes one after "
+                     "another, pipelined across the mapping's stages"),
+      llvm::cl::init(1)};
+};
 
 /// Adds the passes that bring imported linalg-on-tensors into the form the
 /// mapper and partitioning read: the start of the lowering pipeline.
@@ -14,7 +26,8 @@ void buildLegalizePipeline(OpPassManager &pm);
 
 /// Adds the lowering from legalized linalg-on-tensors (with `tessel.arch` on
 /// the module) to a tessel.device whose cores are instruction streams.
-void buildLoweringPipeline(OpPassManager &pm);
+void buildLoweringPipeline(OpPassManager &pm,
+                           const LoweringPipelineOptions &options = {});
 
 /// Registers `tessel-legalize-pipeline` and `tessel-lowering-pipeline`, so tessel-opt and Python run the
 /// same stages by name.

@@ -416,16 +416,36 @@ def TesselConvertToDevice
     - the tiles every mapping names, and per tile a `tessel.core` holding, in
       program order, the iterations of each partition forall that its
       mapping puts on the tile, with the induction values as constants;
-    - after every op but the last, a barrier: each tile signals the first
-      tile, which waits for all and releases each through the tile's own
-      semaphore, so no tile starts an op before every write of the previous
-      one is done;
+    - synchronization where data flows, not between every two ops: an op
+      waits for the ops that last wrote a DRAM buffer it reads or writes,
+      and for those that read a buffer it overwrites (dependences implied
+      by others are left out). Each tile of the earlier op signals its
+      first tile, which waits for all and then signals a semaphore of each
+      tile of the later op, which waits before its part; an op on one tile
+      signals directly, and two ops on the same single tile need nothing.
+      Ops on disjoint tiles with no data between them run concurrently;
+    - with `stream = N`, the function placed N times, one input after
+      another: each input gets its own `input` and `output` buffers (named
+      `x[0]`, `x[1]`, ...), scratch buffers alternate between two copies,
+      and weights and constants are shared. Each tile runs its parts input
+      after input, so the ops of different pipeline stages (the mapping's
+      `stage`, which must not share tiles) overlap: while a later stage
+      works on input n, an earlier one works on input n + 1;
     - the step loops unrolled: each core becomes straight-line code.
 
     The function is removed; what remains inside the cores (views, copies,
     SRAM allocations, linalg ops on SRAM) is lowered by
     `tessel-lower-to-instructions` and `tessel-allocate-sram`.
   }];
+  let options = [
+    Option<"stream", "stream", "int64_t", /*default=*/"1",
+           "Number of inputs the program computes one after another, "
+           "pipelined across the mapping's stages">
+  ];
+  let statistics = [
+    Statistic<"numDependences", "num-dependences",
+              "Number of dependences between placed ops synchronized">
+  ];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
     "::mlir::tessel::TesselDialect"
