@@ -94,6 +94,17 @@ def test_one_tile_matches_numpy():
                           isa_exp(matmul_ref(x, w)).view(np.uint32))
 
 
+def test_permuted_weight_is_stored_transposed():
+    x, w = rng_array((8, 4), 0), rng_array((4, 4), 1)
+    body = ONE_TILE.replace("@w weight :", "@w weight permuted [1, 0] :")
+    out = simulate(emit(body, weights={"w": w}), {"x": x}).outputs["y"]
+    assert np.array_equal(out.view(np.uint32),
+                          isa_exp(matmul_ref(x, w.T)).view(np.uint32))
+    message = emit_error(body, weights={"w": rng_array((4, 5), 1)})
+    assert message == ("weight @w has shape [4, 5], the buffer has [4, 4] "
+                       "(stored permuted by [1, 0])")
+
+
 def test_one_tile_manifest():
     program = emit(ONE_TILE, weights={"w": rng_array((4, 4), 1)})
     # Offsets in declaration order, each at a multiple of 64.

@@ -40,6 +40,11 @@ def test_mlp_matches_pytorch(mlp, arch):
     manifest = program.manifest()
     kinds = {b["name"]: b["kind"] for b in manifest["dram"]["buffers"]}
     assert kinds["fc1.weight"] == "weight" and kinds["output"] == "output"
+    # Linear layers' weights (out, in) are stored transposed, not transposed
+    # on the chip at every run.
+    shapes = {b["name"]: b["shape"] for b in manifest["dram"]["buffers"]}
+    assert shapes["fc1.weight"] == [64, 128]
+    assert not any(t["op"] == "linalg.transpose" for t in manifest["tags"])
     # Per-layer tags name the model's own lines, not PyTorch's.
     tags = [t["name"] for t in manifest["tags"]]
     assert tags and all("zoo/models.py" in t for t in tags), tags

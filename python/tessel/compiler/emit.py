@@ -24,8 +24,9 @@ import numpy as np
 
 from .. import arch as arch_model
 from ..dialects import tessel
-from ..ir import (DenseElementsAttr, FloatAttr, IntegerAttr, MemRefType,
-                  MLIRError, OpResult, Operation, Value, WalkOrder, WalkResult)
+from ..ir import (DenseElementsAttr, DenseI64ArrayAttr, FloatAttr, IntegerAttr,
+                  MemRefType, MLIRError, OpResult, Operation, Value, WalkOrder,
+                  WalkResult)
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
@@ -340,7 +341,9 @@ class _Emitter:
             kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
             data = None
             if kind == "weight":
-                data = self.weight(name, shape, dtype)
+                permutation = (list(DenseI64ArrayAttr(op.attributes["permutation"]))
+                               if "permutation" in op.attributes else None)
+                data = self.weight(name, shape, dtype, permutation)
                 weight_names.add(name)
             elif kind == "constant":
                 data = to_storage(_buffer_value(op), dtype)
@@ -352,14 +355,27 @@ class _Emitter:
             raise EmitError(f"weights given for {', '.join(unknown)}: the device "
                             "has no weight buffer of that name")
 
-    def weight(self, name: str, shape: tuple[int, ...], dtype: str) -> np.ndarray:
+    def weight(self, name: str, shape: tuple[int, ...], dtype: str,
+               permutation: list[int] | None = None) -> np.ndarray:
+        """The data of weight buffer ``name``; a ``permutation`` (the
+        buffer's ``permuted``) transposes the model's weight into it."""
         if name not in self.weights:
             raise EmitError(f"no data for weight buffer @{name}: pass it in "
                             f"weights={{'{name}': array}}")
         array = np.asarray(self.weights[name])
-        if array.shape != shape:
+        expected = shape
+        if permutation is not None:
+            expected = [0] * len(shape)
+            for i, p in enumerate(permutation):
+                expected[p] = shape[i]
+            expected = tuple(expected)
+        if array.shape != expected:
             raise EmitError(f"weight @{name} has shape {list(array.shape)}, the "
-                            f"buffer has {list(shape)}")
+                            f"buffer has {list(expected)}"
+                            + (f" (stored permuted by {permutation})"
+                               if permutation is not None else ""))
+        if permutation is not None:
+            array = np.transpose(array, permutation)
         accepted = [STORAGE[dtype]] + ([np.dtype(np.float32)] if dtype == "bf16" else [])
         if array.dtype not in accepted:
             raise EmitError(f"weight @{name} has NumPy dtype {array.dtype}, the "

@@ -76,6 +76,7 @@ class Estimate:
     sram_bytes: int             # peak SRAM per tile: two steps + resident
     dram_bytes: int             # DRAM traffic of the whole op
     resident_bytes: int         # weight bytes per tile kept in SRAM
+    dram_cycles: int = 0        # dram_bytes at the whole chip's DRAM bandwidth
 
 
 def _ceil_div(a: int, b: int) -> int:
@@ -393,7 +394,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                     reduce=int(reduce), barrier=barrier, steps=steps,
                     num_steps=num_steps, sram_bytes=sram_bytes,
                     dram_bytes=bytes_per_tile * placement.tiles,
-                    resident_bytes=resident_bytes)
+                    resident_bytes=resident_bytes,
+                    dram_cycles=int(math.ceil(bytes_per_tile * placement.tiles
+                                              / arch.dram_bytes_per_cycle)))
 
 
 def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,

@@ -86,7 +86,8 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
         op_rows = [expr(i, lambda c: c.placement.rows) for i in range(n)]
         op_cols = [expr(i, lambda c: c.placement.cols) for i in range(n)]
         rect = []
-        interval = m.NewIntVar(0, sum(max_cost), "interval")
+        interval = m.NewIntVar(0, sum(max(max(c.estimate.cycles, c.estimate.dram_cycles)
+                                          for c in cs) for cs in cands), "interval")
         for s in range(stages):
             x, w = m.NewIntVar(0, cols, f"x{s}"), m.NewIntVar(0, cols, f"w{s}")
             y, h = m.NewIntVar(0, rows, f"y{s}"), m.NewIntVar(0, rows, f"h{s}")
@@ -117,6 +118,9 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
                 m.Add(sum(residents) + peak <= sram)
             m.Add(interval >= sum(stage_time))
         m.AddNoOverlap2D(xs, ys)
+        # The stages run at once and share the DRAM channels.
+        m.Add(interval >= sum(expr(i, lambda c: c.estimate.dram_cycles)
+                              for i in range(n)))
         m.Minimize(interval * weight + latency)
 
     # Start from the greedy mapping, so the answer is never worse than it.

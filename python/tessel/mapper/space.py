@@ -109,6 +109,16 @@ class Choice:
         return self.candidate.estimate.cycles
 
 
+def interval(choices) -> int:
+    """Cycles between two inputs of a stream under ``choices``: see
+    :attr:`Solution.interval`."""
+    stages: dict[int, int] = {}
+    for c in choices:
+        stages[c.stage] = stages.get(c.stage, 0) + c.cycles
+    dram = sum(c.candidate.estimate.dram_cycles for c in choices)
+    return max(max(stages.values(), default=0), dram)
+
+
 @dataclass(frozen=True)
 class Solution:
     """A mapping of every op. ``objective`` is what the mapper minimized
@@ -139,8 +149,10 @@ class Solution:
 
     @property
     def interval(self) -> int:
-        """Cycles between two inputs of a stream: the longest stage."""
-        return max(self.stage_cycles().values(), default=0)
+        """Cycles between two inputs of a stream: the longest stage, or the
+        DRAM traffic of all stages at the chip's DRAM bandwidth (the stages
+        run at once and share the DRAM channels), if that is longer."""
+        return interval(self.choices)
 
 
 # ---------------------------------------------------------------------------
@@ -318,10 +330,7 @@ class Problem:
         latency = sum(c.cycles for c in choices)
         if self.options.objective == "latency":
             return latency
-        stages: dict[int, int] = {}
-        for c in choices:
-            stages[c.stage] = stages.get(c.stage, 0) + c.cycles
-        return max(stages.values()) * self.weight + latency
+        return interval(choices) * self.weight + latency
 
     def latency_bound(self) -> int:
         """Latency no mapping beats: each op at its cheapest candidate."""

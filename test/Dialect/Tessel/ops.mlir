@@ -32,6 +32,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:   %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
 // CHECK:   %w = tessel.dram_buffer @w weight at 4096 : memref<4x4xf32, #dram>
 // CHECK:   %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+// CHECK:   %wt = tessel.dram_buffer @wt weight permuted [1, 0] : memref<4x8xf32, #dram>
 // CHECK:   %mask = tessel.dram_buffer @mask constant value(dense<[0.000000e+00, 1.000000e+00]> : tensor<2xf32>) : memref<2xf32, #dram>
 // CHECK:   %a = tessel.buffer @a on %tile_0_0 at 0 : memref<8x4xf32, #sram>
 // CHECK:   %b = tessel.buffer @b on %tile_0_0 at 128 : memref<4x4xf32, #sram>
@@ -80,6 +81,7 @@ tessel.device @main arch #tiny {
   %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
   %w = tessel.dram_buffer @w weight at 4096 : memref<4x4xf32, #dram>
   %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+  %wt = tessel.dram_buffer @wt weight permuted [1, 0] : memref<4x8xf32, #dram>
   %mask = tessel.dram_buffer @mask constant value(dense<[0.0, 1.0]> : tensor<2xf32>) : memref<2xf32, #dram>
   %a = tessel.buffer @a on %t00 at 0 : memref<8x4xf32, #sram>
   %b = tessel.buffer @b on %t00 at 128 : memref<4x4xf32, #sram>

@@ -9,12 +9,14 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
+#include "llvm/Support/InterleavedRange.h"
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -393,6 +395,17 @@ LogicalResult DramBufferOp::verify() {
         value.getElementType() != type.getElementType())
       return emitOpError() << "value of type " << value.getShapedType()
                            << " does not match the buffer " << type;
+  }
+  if (std::optional<ArrayRef<int64_t>> permutation = getPermutation()) {
+    if (getKind() != DramBufferKind::weight)
+      return emitOpError("is permuted but is not of kind weight; only weights "
+                         "are written into DRAM by the runtime");
+    if (!isPermutationVector(*permutation) ||
+        permutation->size() !=
+            static_cast<size_t>(getResult().getType().getRank()))
+      return emitOpError() << "permutation [" << llvm::interleaved(*permutation)
+                           << "] is not a permutation of the buffer's "
+                           << getResult().getType().getRank() << " dimensions";
   }
   std::optional<uint64_t> address = getAddress();
   if (address &&

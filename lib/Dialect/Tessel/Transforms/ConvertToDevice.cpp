@@ -79,6 +79,47 @@ struct PlacedOp {
   llvm::BitVector ancestors;
 };
 
+/// The placed ops each placed op must wait for, from the DRAM buffers they
+/// touch: the last writer of a buffer it reads or writes, and the readers of
+/// a buffer since its last write, if it writes it.
+class Dependences {
+public:
+  /// Records that placed op `index` has `access`, its function-level
+  /// buffers seen through `buffers`; returns the earlier ops it depends on.
+  SmallVector<unsigned> record(unsigned index, const Access &access,
+                               const DenseMap<Value, Value> &buffers) {
+    SmallVector<unsigned> deps;
+    auto depend = [&](unsigned earlier) {
+      if (!llvm::is_contained(deps, earlier))
+        deps.push_back(earlier);
+    };
+    for (Value root : access.reads)
+      if (Value buffer = buffers.lookup(root))
+        if (auto it = lastWriter.find(buffer); it != lastWriter.end())
+          depend(it->second);
+    for (Value root : access.writes)
+      if (Value buffer = buffers.lookup(root)) {
+        if (auto it = lastWriter.find(buffer); it != lastWriter.end())
+          depend(it->second);
+        for (unsigned reader : readers.lookup(buffer))
+          depend(reader);
+      }
+    for (Value root : access.reads)
+      if (Value buffer = buffers.lookup(root))
+        readers[buffer].push_back(index);
+    for (Value root : access.writes)
+      if (Value buffer = buffers.lookup(root)) {
+        lastWriter[buffer] = index;
+        readers[buffer].clear();
+      }
+    return deps;
+  }
+
+private:
+  DenseMap<Value, unsigned> lastWriter;
+  DenseMap<Value, SmallVector<unsigned>> readers;
+};
+
 /// The buffer a function-level view is a view of.
 Value getBufferRoot(Value value) {
   while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
@@ -205,7 +246,6 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     if (failed(createBuffers(func, builder, copies)))
       return failure();
 
-    // Tiles: every tile some mapping names, in row-major order.
     SmallVector<scf::ForallOp> parts;
     for (Operation &op : func.getBody().front()) {
       auto forall = dyn_cast<scf::ForallOp>(op);
@@ -223,6 +263,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     }
     if (failed(checkStages(parts)))
       return failure();
+    // Tiles: every tile some mapping names, in row-major order.
     std::set<Coord> coords;
     for (scf::ForallOp forall : parts)
       for (Coord c : getTiles(forall))
@@ -242,8 +283,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     size_t numPlaced = stream * parts.size();
     std::vector<PlacedOp> placed;
     placed.reserve(numPlaced);
-    DenseMap<Value, unsigned> lastWriter;
-    DenseMap<Value, SmallVector<unsigned>> readers;
+    Dependences dependences;
 
     // Each input's ops in program order; each part's body, with the
     // iteration's induction values as constants, goes to the core of its
@@ -255,30 +295,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         op.tiles = getTiles(forall);
         op.ancestors.resize(numPlaced);
 
-        // Dependences on earlier ops through the buffers this one touches.
-        SmallVector<unsigned> deps;
-        auto depend = [&](unsigned earlier) {
-          if (!llvm::is_contained(deps, earlier))
-            deps.push_back(earlier);
-        };
-        for (Value root : access.reads)
-          if (auto it = lastWriter.find(copy.buffers.lookup(root));
-              it != lastWriter.end())
-            depend(it->second);
-        for (Value root : access.writes) {
-          Value buffer = copy.buffers.lookup(root);
-          if (auto it = lastWriter.find(buffer); it != lastWriter.end())
-            depend(it->second);
-          for (unsigned reader : readers.lookup(buffer))
-            depend(reader);
-        }
-        for (Value root : access.reads)
-          readers[copy.buffers.lookup(root)].push_back(index);
-        for (Value root : access.writes) {
-          Value buffer = copy.buffers.lookup(root);
-          lastWriter[buffer] = index;
-          readers[buffer].clear();
-        }
+        SmallVector<unsigned> deps =
+            dependences.record(index, access, copy.buffers);
         synchronize(placed, op, deps, tiles, semaphores, forall.getLoc());
 
         FailureOr<SmallVector<SmallVector<int64_t>>> iterations =
@@ -468,11 +486,15 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.name");
       std::string name = nameAttr ? nameAttr.getValue().str()
                                   : "arg" + std::to_string(arg.getArgNumber());
+      // A weight stored transposed (tessel-fold-weight-transposes).
+      auto permutation = func.getArgAttrOfType<DenseI64ArrayAttr>(
+          arg.getArgNumber(), "tessel.permutation");
       addBuffers(arg, kind == DramBufferKind::weight ? 1 : numInputs,
                  [&](int64_t i, int64_t count) -> Value {
                    return DramBufferOp::create(
                        builder, arg.getLoc(), type, getCopyName(name, i, count),
-                       kind, /*address=*/nullptr, /*value=*/nullptr);
+                       kind, /*address=*/nullptr, /*value=*/nullptr,
+                       permutation);
                  });
     }
     // An output returned through a reshape of an allocation (a matmul's
@@ -519,7 +541,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
             return DramBufferOp::create(
                 builder, alloc.getLoc(), type, getCopyName(name, i, count),
                 output ? DramBufferKind::output : DramBufferKind::scratch,
-                /*address=*/nullptr, /*value=*/nullptr);
+                /*address=*/nullptr, /*value=*/nullptr,
+                /*permutation=*/nullptr);
           });
       if (!reshape)
         continue;
@@ -573,7 +596,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       if (!buffer)
         buffer = DramBufferOp::create(builder, get.getLoc(), type,
                                       get.getName(), DramBufferKind::constant,
-                                      /*address=*/nullptr, value);
+                                      /*address=*/nullptr, value,
+                                      /*permutation=*/nullptr);
       for (StreamCopy &copy : copies) {
         copy.views.map(get.getResult(), buffer);
         copy.buffers[get.getResult()] = buffer;

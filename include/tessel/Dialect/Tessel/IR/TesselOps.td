@@ -173,11 +173,16 @@ def Tessel_DramBufferOp : Tessel_Op<"dram_buffer", [
     weights and where to read outputs. `at` gives its byte offset once
     assigned. A `constant` buffer holds a value the compiler computed (a
     folded attention mask); its `value` has the buffer's shape and element
-    type and goes into the program's DRAM image.
+    type and goes into the program's DRAM image. A `weight` buffer can be
+    `permuted`: it holds the model's weight transposed by that permutation
+    (buffer dimension i is weight dimension permutation[i]), which whoever
+    writes the weights into DRAM applies.
 
     ```mlir
     %x = tessel.dram_buffer @x input : memref<8x64xf32, #dram>
     %w = tessel.dram_buffer @fc1.weight weight at 2048 : memref<64x128xf32, #dram>
+    %t = tessel.dram_buffer @fc2.weight weight permuted [1, 0]
+           : memref<128x10xf32, #dram>
     %m = tessel.dram_buffer @mask constant value(dense<[0.0, 1.0]> : tensor<2xf32>)
            : memref<2xf32, #dram>
     ```
@@ -185,11 +190,12 @@ def Tessel_DramBufferOp : Tessel_Op<"dram_buffer", [
   let arguments = (ins SymbolNameAttr:$sym_name,
                        Tessel_DramBufferKind:$kind,
                        OptionalAttr<ConfinedAttr<I64Attr, [IntNonNegative]>>:$address,
-                       OptionalAttr<ElementsAttr>:$value);
+                       OptionalAttr<ElementsAttr>:$value,
+                       OptionalAttr<DenseI64ArrayAttr>:$permutation);
   let results = (outs Tessel_StaticMemRef:$result);
   let assemblyFormat = [{
-    $sym_name $kind (`at` $address^)? (`value` `(` $value^ `)`)? attr-dict
-    `:` type($result)
+    $sym_name $kind (`permuted` $permutation^)? (`at` $address^)?
+    (`value` `(` $value^ `)`)? attr-dict `:` type($result)
   }];
   let hasVerifier = 1;
   let extraClassDeclaration = [{

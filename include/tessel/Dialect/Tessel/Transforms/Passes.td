@@ -112,6 +112,43 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def TesselFoldWeightTransposes
+    : Pass<"tessel-fold-weight-transposes", "::mlir::func::FuncOp"> {
+  let summary = "Store transposed weights instead of transposing them on "
+                "the chip";
+  let description = [{
+    `nn.Linear` keeps its weight as (out, in) and imports as a transpose of
+    the weight followed by a matmul, so the program would transpose every
+    linear layer's weight on every run. Weights are known before the
+    program runs, so the transpose is done once, when the weight is written
+    into DRAM: a weight argument (`tessel.kind = "weight"`) whose every use
+    is a `linalg.transpose` with one permutation becomes the transposed
+    weight, and the permutation is recorded on it as `tessel.permutation`.
+    `tessel-convert-to-device` makes it the DRAM buffer's `permuted`, and
+    the emitter transposes the weight's data accordingly.
+
+    ```mlir
+    func.func @f(%x: tensor<8x64xf32>,
+                 %w: tensor<128x64xf32> {tessel.kind = "weight"}) {
+      %t = linalg.transpose ins(%w : tensor<128x64xf32>)
+             outs(%e : tensor<64x128xf32>) permutation = [1, 0]
+      %y = linalg.matmul ins(%x, %t : ...) ...
+    // becomes
+    func.func @f(%x: tensor<8x64xf32>,
+                 %w: tensor<64x128xf32> {tessel.kind = "weight",
+                                         tessel.permutation = array<i64: 1, 0>}) {
+      %y = linalg.matmul ins(%x, %w : ...) ...
+    ```
+
+    A weight with any other use (a training step reads it untransposed
+    too) is left as it is.
+  }];
+  let statistics = [
+    Statistic<"numWeightsTransposed", "num-weights-transposed",
+              "Number of weights stored transposed">
+  ];
+}
+
 def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
   let summary = "Compute f64 intermediates in f32";
   let description = [{
