@@ -93,3 +93,39 @@ tessel.device @ordered arch #tiny {
     memref.dealloc %b : memref<16xf32, #sram>
   }
 }
+
+// -----
+
+// A fence between two ops' parts: the second op's load is not issued
+// before it (the first op's buffers were not counted when its steps were
+// sized), and the fence is gone afterwards.
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @fenced
+// CHECK:         tessel.vector_fill
+// CHECK:         memref.dealloc
+// CHECK-NEXT:    %[[B:.+]] = memref.alloc()
+// CHECK-NEXT:    tessel.dma %{{.+}} to %[[B]]
+// CHECK-NOT:     tessel.fence
+tessel.device @fenced arch #tiny {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %z = tessel.dram_buffer @z output : memref<16xf32, #dram>
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    tessel.vector_fill 0.0, %a : memref<16xf32, #sram>
+    %s = tessel.dma %a to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.fence
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %l = tessel.dma %x to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %l
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s2 = tessel.dma %b to %z : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s2
+    memref.dealloc %b : memref<16xf32, #sram>
+  }
+}

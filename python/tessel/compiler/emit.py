@@ -39,7 +39,7 @@ VIEW_OPS = ("memref.subview", "memref.view", "memref.expand_shape",
             "memref.collapse_shape", "memref.transpose",
             "memref.reinterpret_cast", "memref.cast")
 # Ops a core may hold besides the tessel instructions and the views.
-PASSIVE_OPS = VIEW_OPS + ("arith.constant", "tessel.end")
+PASSIVE_OPS = VIEW_OPS + ("arith.constant", "tessel.end", "tessel.fence")
 
 MAX_RANK = 4
 

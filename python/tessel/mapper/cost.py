@@ -351,10 +351,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     hops = max(h for _, h in paths)
     moved = [o for o in op.operands
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
-    compute = transfer = 0.0
+    compute = load_total = store_total = 0.0
     bytes_per_tile = 0
     num_steps = 0
-    first_load = last_store = 0.0
+    first_load = 0.0
     # Steps of equal shape cost the same: at most two sizes per loop.
     for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
         shape = tuple(s for s, _ in shape_counts)
@@ -369,10 +369,11 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             bytes_per_tile += count * (int(o.read) + int(o.is_output)) * b
         step_compute = compute_cycles(op, arch, shape)
         compute += count * step_compute
-        transfer += count * (loads + stores)
+        load_total += count * loads
+        store_total += count * stores
         if not num_steps - count:
             first_load = loads
-        last_store = stores
+    transfer = load_total + store_total
 
     span = program_tiles or (placement.rows, placement.cols)
     reduce = 0
@@ -383,10 +384,11 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
     barrier = barrier_cycles(arch, *span)
     if overlap_dma:
-        # Double buffered: the steps' compute hides every transfer but the
-        # first step's loads and the last step's stores.
-        alone = first_load + last_store
-        body = alone + max(compute, transfer - alone)
+        # tessel-schedule issues each step's loads while the previous step
+        # computes; a step's stores are waited for where they are issued
+        # (the next step's buffers take their SRAM), so they add up.
+        alone = first_load + store_total
+        body = alone + max(compute, load_total - first_load)
     else:
         body = compute + transfer
     cycles = int(math.ceil(body + reduce + barrier))

@@ -63,6 +63,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     %[[T2:dma.*]] = tessel.dma %[[HALF]] to %[[YHALF]]
 // CHECK:     %[[T3:dma.*]] = tessel.dma %c to %in
 // CHECK:     tessel.wait %[[T2]], %[[T3]]
+// CHECK:     tessel.fence
 // CHECK:     tessel.signal %[[READY]]
 // CHECK:     tessel.wait_semaphore %[[DONE]] for 2
 // CHECK:   }
@@ -112,6 +113,7 @@ tessel.device @main arch #tiny {
     %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1]>, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>
     %t3 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
     tessel.wait %t2, %t3
+    tessel.fence
     tessel.signal %ready
     tessel.wait_semaphore %done for 2
   }

@@ -415,6 +415,12 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                         const IRMapping &views, func::FuncOp func,
                         Block &block) {
     OpBuilder core = OpBuilder::atBlockTerminator(&block);
+    // After another op's part, unless a wait for that op already separates
+    // them: the schedule must not prefetch into the other op (each op's
+    // steps were sized for SRAM on their own).
+    Operation *last = block.getTerminator()->getPrevNode();
+    if (last && !isa<WaitSemaphoreOp>(last))
+      FenceOp::create(core, forall.getLoc());
     IRMapping map = views;
     for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))
       map.map(iv,

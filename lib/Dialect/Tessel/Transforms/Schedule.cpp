@@ -8,9 +8,11 @@
 // previous step's buffers are still live, which is the second buffer that
 // `tessel-tile-for-sram` reserved room for.
 //
-// A load is never moved across synchronization (a barrier orders it with
-// other tiles' writes), nor above the completion of a store of this tile to
-// the same DRAM buffer (it could read stale data), nor by more than one step.
+// A load is never moved across synchronization (a wait orders it with other
+// tiles' writes) or a fence (into another op, whose buffers the step sizes
+// did not count), nor above the completion of a store of this tile to the
+// same DRAM buffer (it could read stale data), nor by more than one step.
+// The fences are removed afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -70,6 +72,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
       hoistLoads(block);
+      for (FenceOp fence : llvm::make_early_inc_range(block.getOps<FenceOp>()))
+        fence.erase();
     });
   }
 
@@ -141,9 +145,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
       if (operandDefs.contains(op))
         continue; // moves with the load
-      // Synchronization orders the load with other tiles' writes; and the
-      // target must not be in use (a buffer allocated before the load).
-      if (isa<SignalOp, WaitSemaphoreOp>(op) || touches(op, target))
+      // Synchronization orders the load with other tiles' writes; a fence
+      // ends the op's part; and the target must not be in use (a buffer
+      // allocated before the load).
+      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op) || touches(op, target))
         return op;
       if (auto wait = dyn_cast<WaitOp>(op)) {
         for (Value token : wait.getTokens()) {

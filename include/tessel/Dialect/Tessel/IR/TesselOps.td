@@ -260,6 +260,23 @@ def Tessel_DmaOp : Tessel_Op<"dma", [
   let hasVerifier = 1;
 }
 
+def Tessel_FenceOp : Tessel_Op<"fence", [HasParent<"CoreOp">]> {
+  let summary = "Separates two ops' parts in a core for the schedule";
+  let description = [{
+    Placed by `tessel-convert-to-device` between the parts of two ops that
+    run one after the other on a tile. `tessel-tile-for-sram` sizes each
+    op's steps so that two steps of the op fit SRAM; `tessel-schedule`
+    issues a load one step early, and the fence keeps it from going into
+    the previous op, whose buffers the sizing did not count. The schedule
+    removes the fences; one that is left emits nothing.
+
+    ```mlir
+    tessel.fence
+    ```
+  }];
+  let assemblyFormat = "attr-dict";
+}
+
 def Tessel_WaitOp : Tessel_Op<"wait", [HasParent<"CoreOp">]> {
   let summary = "Blocks until DMA transfers have completed";
   let description = [{
