@@ -83,14 +83,10 @@ def import_model(name: str):
 def compile_once(model, arch):
     """Seconds per stage, the program and the lowered module's SRAM arenas."""
     from tessel.compiler.emit import emit_program
-    from tessel.compiler.lower import _set_names
-    from tessel.dialects import func as func_d
-    from tessel.ir import Context, Module, StringAttr
+    from tessel.compiler.lower import parse_imported
+    from tessel.ir import Context, StringAttr
     with Context():
-        module = Module.parse(model.mlir)
-        module.operation.attributes["tessel.arch"] = arch.to_attribute()
-        func = next(op for op in module.body.operations if isinstance(op, func_d.FuncOp))
-        _set_names(func, model.signature)
+        module = parse_imported(model.mlir, arch, model.signature)
         times = {}
         for name, seconds in _timed_pipeline(module):
             while name in times:  # a pass that runs twice keeps both lines

@@ -35,7 +35,8 @@ from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel import zoo
 from tessel.compiler import compile_imported
-from tessel.ir import Context, Module
+from tessel.compiler.lower import parse_imported
+from tessel.ir import Context
 from tessel.mapper import MapperOptions, graph, legalize, solve
 from tessel.mapper.cost import estimate, roofline_cycles
 from tessel.mapper.space import default_placement
@@ -64,8 +65,7 @@ def _first_line(e: Exception) -> str:
 
 def _graph(model, arch):
     with Context():
-        m = Module.parse(model.mlir)
-        m.operation.attributes["tessel.arch"] = arch.to_attribute()
+        m = parse_imported(model.mlir, arch, model.signature)
         legalize(m)
         return graph.from_module(m, roles=[a.kind for a in model.signature.args])
 

@@ -75,16 +75,13 @@ def _set_names(func, signature) -> None:
             for attrs, spec in zip(existing, specs)])
 
 
-def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
-           mapper_options=None, stage: Stage = _no_stage, failure_dir=None,
-           stream: int = 1):
-    """The lowered module, in the current Context. ``mapper`` other than
-    ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
-    then leaves them as mapped."""
-    passes = pipeline(stream)
+def parse_imported(mlir: str, target: arch_model.Arch, signature=None):
+    """An imported model's module, in the current Context, as the lowering
+    starts from it: ``target``'s ``tessel.arch`` on it and, given the
+    frontend's ``signature``, the names and kinds of its arguments and
+    results (weights are stored transposed only if marked as weights)."""
     from ..dialects import func as func_d
     from ..ir import Module
-    from ..passmanager import PassManager
 
     module = Module.parse(mlir)
     module.operation.attributes["tessel.arch"] = target.to_attribute()
@@ -94,6 +91,19 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
         if len(funcs) != 1:
             raise LoweringError(f"expected one function, found {len(funcs)}")
         _set_names(funcs[0], signature)
+    return module
+
+
+def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
+           mapper_options=None, stage: Stage = _no_stage, failure_dir=None,
+           stream: int = 1):
+    """The lowered module, in the current Context. ``mapper`` other than
+    ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
+    then leaves them as mapped."""
+    passes = pipeline(stream)
+    from ..passmanager import PassManager
+
+    module = parse_imported(mlir, target, signature)
     if mapper != "default":
         from .. import mapper as mapper_mod
 

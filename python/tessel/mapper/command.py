@@ -9,7 +9,8 @@ def run(args) -> int:
     from .. import arch as arch_model
     from .. import frontend as fe
     from .. import zoo
-    from ..ir import Context, Module
+    from ..compiler.lower import parse_imported
+    from ..ir import Context
     from . import MapperOptions, explain, graph, legalize, solve
 
     try:
@@ -24,8 +25,7 @@ def run(args) -> int:
     module.eval()
     model = fe.import_torch(module, inputs)
     with Context():
-        m = Module.parse(model.mlir)
-        m.operation.attributes["tessel.arch"] = target.to_attribute()
+        m = parse_imported(model.mlir, target, model.signature)
         legalize(m)
         g = graph.from_module(m, name=args.model,
                               roles=[a.kind for a in model.signature.args])
