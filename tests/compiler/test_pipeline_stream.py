@@ -7,19 +7,9 @@ import numpy as np
 import pytest
 import torch
 
-from tessel import frontend as fe
-from tessel import zoo
 from tessel.compiler import compile_imported
 from tessel.mapper import MapperOptions
 from tessel.runtime.simulator import simulate
-
-
-@pytest.fixture(scope="module")
-def small_cnn():
-    case = zoo.get("small_cnn")
-    module, inputs = case.build()
-    module.eval()
-    return case, module, inputs, fe.import_torch(module, inputs)
 
 
 def _run(case, module, model, program, stream):

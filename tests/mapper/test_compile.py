@@ -3,24 +3,13 @@ legalize passes, lowered into a program that still computes what PyTorch
 computes, and faster in simulation than the default mapping."""
 
 import numpy as np
-import pytest
 
 from tessel import arch as arch_model
-from tessel import frontend as fe
-from tessel import zoo
 from tessel.compiler import compile_imported
 from tessel.ir import Attribute, Context, Module
 from tessel.mapper import MapperOptions, apply, graph, legalize, map_module, solve
 from tessel.mapper.apply import mapping_text
 from tessel.runtime.simulator import simulate
-
-
-@pytest.fixture(scope="module")
-def small_cnn():
-    case = zoo.get("small_cnn")
-    module, inputs = case.build()
-    module.eval()
-    return case, module, inputs, fe.import_torch(module, inputs)
 
 
 def test_mapping_round_trips_through_the_ir(small_cnn):

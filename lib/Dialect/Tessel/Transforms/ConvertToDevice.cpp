@@ -128,8 +128,8 @@ Value getBufferRoot(Value value) {
 }
 
 /// The DRAM buffers of the function that `forall` reads and writes. An op
-/// whose effects are unknown is taken to read and write every buffer it
-/// names.
+/// whose effects are unknown, or on memory it does not name, is taken to
+/// read and write every buffer it names.
 Access getAccess(scf::ForallOp forall) {
   Access access;
   Region *funcBody = forall->getParentRegion();
@@ -142,19 +142,26 @@ Access getAccess(scf::ForallOp forall) {
     if (auto effects = dyn_cast<MemoryEffectOpInterface>(op)) {
       SmallVector<MemoryEffects::EffectInstance> instances;
       effects.getEffects(instances);
+      // An effect on no value in particular could touch any buffer.
+      bool known = llvm::all_of(instances, [](auto &instance) {
+        return instance.getValue() ||
+               !isa<MemoryEffects::Read, MemoryEffects::Write>(
+                   instance.getEffect());
+      });
       for (MemoryEffects::EffectInstance &instance : instances) {
         Value value = instance.getValue();
-        if (!value || !isa<MemRefType>(value.getType()))
+        if (!known || !value || !isa<MemRefType>(value.getType()))
           continue;
         if (isa<MemoryEffects::Read>(instance.getEffect()))
           record(access.reads, value);
         else if (isa<MemoryEffects::Write>(instance.getEffect()))
           record(access.writes, value);
       }
+      if (known)
+        return;
+    } else if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>()) {
       return;
     }
-    if (op->hasTrait<OpTrait::HasRecursiveMemoryEffects>())
-      return;
     for (Value operand : op->getOperands())
       if (isa<MemRefType>(operand.getType())) {
         record(access.reads, operand);
