@@ -128,8 +128,8 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
 
 
 def stream_inputs(c: Compiled, inputs) -> list:
-    """The inputs of each input of the program's stream: ``inputs`` first,
-    then random ones (seed = the index)."""
+    """One set of model inputs per input of the program's stream:
+    ``inputs`` first, then random ones (seed = the set's index)."""
     return [inputs] + [source_mod.random_inputs(c.imported, seed=n)
                        for n in range(1, c.options.stream)]
 
