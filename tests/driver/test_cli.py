@@ -4,6 +4,8 @@ and the errors of a report without a simulation."""
 import json
 from pathlib import Path
 
+import numpy as np
+
 from tessel import cli
 
 MODEL = str(Path(__file__).with_name("drivermodels.py"))
@@ -35,6 +37,27 @@ def test_compile_simulate_report_round_trip(tmp_path, capsys):
         assert (prog / "report" / name).stat().st_size > 1000, name
     page = (prog / "report" / "report.html").read_text()
     assert "data:image/png;base64," in page and str(trace) in page
+
+
+def test_compile_a_pipelined_stream_and_check_every_input(tmp_path, capsys):
+    prog = tmp_path / "prog"
+    assert cli.main(["compile", MODEL, "-a", "tessel-4x4", "-o", str(prog), "-q",
+                     "--mapper", "heuristic", "--objective", "throughput",
+                     "--max-stages", "2", "--stream", "2"]) == 0
+    info = json.loads((prog / "compile.json").read_text())
+    assert info["stream"] == 2 and info["max_stages"] == 2
+    manifest = json.loads((prog / "manifest.json").read_text())
+    assert manifest["inputs"] == ["x[0]", "x[1]"]
+    assert manifest["outputs"] == ["output[0]", "output[1]"]
+    capsys.readouterr()
+    assert cli.main(["simulate", str(prog), "--quiet"]) == 0
+    assert "check against PyTorch eager: PASS" in capsys.readouterr().out
+    assert json.loads((prog / "run" / "report.json").read_text())["check"]["passed"]
+    # The check covered both inputs of the stream, which differ.
+    with np.load(prog / "reference" / "outputs.npz") as golden:
+        assert sorted(golden.files) == ["output[0]", "output[1]"]
+    with np.load(prog / "reference" / "inputs.npz") as inputs:
+        assert not np.array_equal(inputs["x[0]"], inputs["x[1]"])
 
 
 def test_report_before_simulate_says_what_to_run(tmp_path, capsys):
