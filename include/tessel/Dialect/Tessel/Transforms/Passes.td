@@ -460,7 +460,9 @@ def TesselConvertToDevice
       first tile, which waits for all and then signals a semaphore of each
       tile of the later op, which waits before its part; an op on one tile
       signals directly, and two ops on the same single tile need nothing.
-      Ops on disjoint tiles with no data between them run concurrently;
+      Ops on disjoint tiles with no data between them run concurrently.
+      Between two parts on a tile that no wait separates, a `tessel.fence`
+      keeps `tessel-schedule` from prefetching into the earlier op;
     - with `stream = N`, the function placed N times, one input after
       another: each input gets its own `input` and `output` buffers (named
       `x[0]`, `x[1]`, ...), scratch buffers alternate between two copies,
@@ -559,10 +561,12 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     runs after this pass, places both.
 
     A load never moves across `tessel.signal` or `tessel.wait_semaphore` (a
-    barrier orders it with other tiles' writes), above the completion of a
-    store of the same tile to the same DRAM buffer, above an instruction
-    that uses its target buffer, or by more than one step (past the wait for
-    the previous step's loads).
+    wait orders it with other tiles' writes), across a `tessel.fence` (into
+    another op's part, whose buffers its step sizes did not count), above
+    the completion of a store of the same tile to the same DRAM buffer,
+    above an instruction that uses its target buffer, or by more than one
+    step (past the wait for the previous step's loads). The fences are
+    removed.
 
     ```mlir
     %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
