@@ -132,10 +132,11 @@ def bench_throughput(model, arch_name, options, stages: int, stream: int) -> Non
             print(f"    {objective:<10} does not lower yet: {_first_line(e)}")
             continue
         interval = (cycles[1] - cycles[0]) / (stream - 1)
-        base = base or interval
+        if objective == "latency":
+            base = interval
+        speedup = f"{base / interval:>7.2f}x" if base else "       -"
         print(f"    {objective:<10} {len(sol.stage_cycles()):>6} {sol.interval:>10} "
-              f"{cycles[0]:>10} {cycles[1]:>10} {interval:>10.0f} "
-              f"{base / interval:>7.2f}x")
+              f"{cycles[0]:>10} {cycles[1]:>10} {interval:>10.0f} {speedup}")
 
 
 def main(argv=None) -> int:

@@ -100,9 +100,23 @@ def test_permuted_weight_is_stored_transposed():
     out = simulate(emit(body, weights={"w": w}), {"x": x}).outputs["y"]
     assert np.array_equal(out.view(np.uint32),
                           isa_exp(matmul_ref(x, w.T)).view(np.uint32))
-    message = emit_error(body, weights={"w": rng_array((4, 5), 1)})
-    assert message == ("weight @w has shape [4, 5], the buffer has [4, 4] "
-                       "(stored permuted by [1, 0])")
+
+    # A non-square weight: the buffer holds (2, 3) as [3, 2], transposed.
+    body = """
+  %t00 = tessel.tile(0, 0)
+  %w = tessel.dram_buffer @w weight permuted [1, 0] : memref<3x2xf32, #dram>
+  tessel.core(%t00) {
+  }
+"""
+    w = rng_array((2, 3), 2)
+    program = emit(body, weights={"w": w})
+    stored = program.buffer("w")
+    image = np.frombuffer(program.dram_image, np.float32,
+                          count=6, offset=stored.offset)
+    assert np.array_equal(image, w.T.ravel())
+    message = emit_error(body, weights={"w": w.T.copy()})
+    assert message == ("weight @w has shape [3, 2], expected [2, 3] (the "
+                       "buffer holds it permuted by [1, 0])")
 
 
 def test_one_tile_manifest():

@@ -363,17 +363,15 @@ class _Emitter:
             raise EmitError(f"no data for weight buffer @{name}: pass it in "
                             f"weights={{'{name}': array}}")
         array = np.asarray(self.weights[name])
-        expected = shape
-        if permutation is not None:
-            expected = [0] * len(shape)
-            for i, p in enumerate(permutation):
-                expected[p] = shape[i]
-            expected = tuple(expected)
+        # Buffer dimension i is weight dimension permutation[i].
+        expected = (shape if permutation is None else
+                    tuple(shape[i] for i in np.argsort(permutation)))
         if array.shape != expected:
-            raise EmitError(f"weight @{name} has shape {list(array.shape)}, the "
-                            f"buffer has {list(expected)}"
-                            + (f" (stored permuted by {permutation})"
-                               if permutation is not None else ""))
+            raise EmitError(
+                f"weight @{name} has shape {list(array.shape)}, "
+                + (f"the buffer has {list(shape)}" if permutation is None else
+                   f"expected {list(expected)} (the buffer holds it permuted "
+                   f"by {permutation})"))
         if permutation is not None:
             array = np.transpose(array, permutation)
         accepted = [STORAGE[dtype]] + ([np.dtype(np.float32)] if dtype == "bf16" else [])

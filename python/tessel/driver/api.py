@@ -95,13 +95,9 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
                          f"{len(specs)} ({', '.join(s.name for s in specs)})")
     stream = c.options.stream
     sets = stream_inputs(c, inputs)
-    feeds = {}
-    for n, xs in enumerate(sets):
-        for s, x in zip(specs, xs):
-            name = stream_buffer_name(s.name, n, stream)
-            # Inputs the program never reads have no DRAM buffer.
-            if name in c.program.inputs:
-                feeds[name] = np.asarray(x)
+    # Inputs the program never reads have no DRAM buffer.
+    feeds = {name: x for name, x in per_input(specs, sets, stream).items()
+             if name in c.program.inputs}
     failures = _FailureDir(c.options.failure_dir, c.source.name)
     try:
         with c.stages("simulate"):
@@ -132,6 +128,13 @@ def stream_inputs(c: Compiled, inputs) -> list:
     ``inputs`` first, then random ones (seed = the set's index)."""
     return [inputs] + [source_mod.random_inputs(c.imported, seed=n)
                        for n in range(1, c.options.stream)]
+
+
+def per_input(specs, sets, stream: int) -> dict[str, np.ndarray]:
+    """The arrays of every input of a stream (``sets[n]`` holds input n's,
+    one per spec) under their DRAM buffers' names."""
+    return {stream_buffer_name(s.name, n, stream): np.asarray(x)
+            for n, xs in enumerate(sets) for s, x in zip(specs, xs)}
 
 
 def _check(c: Compiled, outputs, inputs, index: int = 0) -> Check:

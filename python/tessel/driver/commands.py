@@ -16,7 +16,6 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime.program import stream_buffer_name
 from .errors import StageError
 from .options import Options
 from .result import OUTPUTS_FILE, REPORT_FILE, RUN_DIR, TRACE_FILE
@@ -51,14 +50,11 @@ def compile_command(args) -> int:
     reference = None
     if src.inputs is not None and src.reference is not None:
         specs = compiled.imported.signature
-        inputs, outputs = {}, {}
+        sets = api.stream_inputs(compiled, src.inputs)
         with compiled.stages("check"):
-            for n, xs in enumerate(api.stream_inputs(compiled, src.inputs)):
-                golden = src.reference(xs)
-                inputs.update({stream_buffer_name(s.name, n, opts.stream): x
-                               for s, x in zip(specs.inputs, xs)})
-                outputs.update({stream_buffer_name(o.name, n, opts.stream): np.asarray(g)
-                                for o, g in zip(specs.outputs, golden)})
+            golden = [src.reference(xs) for xs in sets]
+        inputs = api.per_input(specs.inputs, sets, opts.stream)
+        outputs = api.per_input(specs.outputs, golden, opts.stream)
         ref = out / REFERENCE_DIR
         ref.mkdir(exist_ok=True)
         np.savez(ref / "inputs.npz", **{k: x for k, x in inputs.items()

@@ -354,7 +354,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     compute = load_total = store_total = 0.0
     bytes_per_tile = 0
     num_steps = 0
-    first_load = 0.0
+    first_load = None
     # Steps of equal shape cost the same: at most two sizes per loop.
     for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
         shape = tuple(s for s, _ in shape_counts)
@@ -371,18 +371,18 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         compute += count * step_compute
         load_total += count * loads
         store_total += count * stores
-        if not num_steps - count:
+        if first_load is None:
             first_load = loads
     transfer = load_total + store_total
 
-    span = program_tiles or (placement.rows, placement.cols)
+    barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,
+                                                     placement.cols)))
     reduce = 0
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     if red_parts > 1:
         reduce = _partials_cycles(op, arch, placement, red_parts, rate, hops,
-                                  barrier_cycles(arch, *span))
+                                  barrier)
 
-    barrier = barrier_cycles(arch, *span)
     if overlap_dma:
         # tessel-schedule issues each step's loads while the previous step
         # computes; a step's stores are waited for where they are issued

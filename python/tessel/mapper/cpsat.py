@@ -86,8 +86,8 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
         op_rows = [expr(i, lambda c: c.placement.rows) for i in range(n)]
         op_cols = [expr(i, lambda c: c.placement.cols) for i in range(n)]
         rect = []
-        interval = m.NewIntVar(0, sum(max(max(c.estimate.cycles, c.estimate.dram_cycles)
-                                          for c in cs) for cs in cands), "interval")
+        most_dram = sum(max(c.estimate.dram_cycles for c in cs) for cs in cands)
+        interval = m.NewIntVar(0, max(sum(max_cost), most_dram), "interval")
         for s in range(stages):
             x, w = m.NewIntVar(0, cols, f"x{s}"), m.NewIntVar(0, cols, f"w{s}")
             y, h = m.NewIntVar(0, rows, f"y{s}"), m.NewIntVar(0, rows, f"h{s}")

@@ -109,14 +109,19 @@ class Choice:
         return self.candidate.estimate.cycles
 
 
+def stage_cycles(choices) -> dict[int, int]:
+    """Cycles of each pipeline stage under ``choices``: its ops' sum."""
+    out: dict[int, int] = {}
+    for c in choices:
+        out[c.stage] = out.get(c.stage, 0) + c.cycles
+    return out
+
+
 def interval(choices) -> int:
     """Cycles between two inputs of a stream under ``choices``: see
     :attr:`Solution.interval`."""
-    stages: dict[int, int] = {}
-    for c in choices:
-        stages[c.stage] = stages.get(c.stage, 0) + c.cycles
     dram = sum(c.candidate.estimate.dram_cycles for c in choices)
-    return max(max(stages.values(), default=0), dram)
+    return max(max(stage_cycles(choices).values(), default=0), dram)
 
 
 @dataclass(frozen=True)
@@ -142,10 +147,7 @@ class Solution:
         return sum(c.cycles for c in self.choices)
 
     def stage_cycles(self) -> dict[int, int]:
-        out: dict[int, int] = {}
-        for c in self.choices:
-            out[c.stage] = out.get(c.stage, 0) + c.cycles
-        return out
+        return stage_cycles(self.choices)
 
     @property
     def interval(self) -> int:

@@ -271,10 +271,11 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     if (failed(checkStages(parts)))
       return failure();
     // Tiles: every tile some mapping names, in row-major order.
+    SmallVector<SmallVector<Coord>> partTiles = llvm::map_to_vector(
+        parts, [](scf::ForallOp f) { return getTiles(f); });
     std::set<Coord> coords;
-    for (scf::ForallOp forall : parts)
-      for (Coord c : getTiles(forall))
-        coords.insert(c);
+    for (ArrayRef<Coord> opTiles : partTiles)
+      coords.insert(opTiles.begin(), opTiles.end());
     if (coords.empty())
       coords.insert({0, 0});
     std::map<Coord, TileProgram> tiles;
@@ -287,6 +288,13 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
 
     SmallVector<Access> accesses =
         llvm::map_to_vector(parts, [](scf::ForallOp f) { return getAccess(f); });
+    SmallVector<SmallVector<SmallVector<int64_t>>> iterations;
+    for (scf::ForallOp forall : parts) {
+      FailureOr<SmallVector<SmallVector<int64_t>>> ivs = getIterations(forall);
+      if (failed(ivs))
+        return failure();
+      iterations.push_back(std::move(*ivs));
+    }
     size_t numPlaced = stream * parts.size();
     std::vector<PlacedOp> placed;
     placed.reserve(numPlaced);
@@ -296,23 +304,20 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     // iteration's induction values as constants, goes to the core of its
     // tile, after the waits for the ops it depends on.
     for (StreamCopy &copy : copies) {
-      for (auto [forall, access] : llvm::zip(parts, accesses)) {
+      for (auto [forall, access, opTiles, partIvs] :
+           llvm::zip(parts, accesses, partTiles, iterations)) {
         auto index = static_cast<unsigned>(placed.size());
         PlacedOp &op = placed.emplace_back();
-        op.tiles = getTiles(forall);
+        op.tiles = opTiles;
         op.ancestors.resize(numPlaced);
 
         SmallVector<unsigned> deps =
             dependences.record(index, access, copy.buffers);
         synchronize(placed, op, deps, tiles, semaphores, forall.getLoc());
 
-        FailureOr<SmallVector<SmallVector<int64_t>>> iterations =
-            getIterations(forall);
-        if (failed(iterations))
-          return failure();
         auto mapping = cast<MappingAttr>(
             forall->getAttr(TesselDialect::getPartitionAttrName()));
-        for (auto [part, ivs] : llvm::enumerate(*iterations)) {
+        for (auto [part, ivs] : llvm::enumerate(partIvs)) {
           Coord coord = mapping.getTileOfPart(part);
           Block &block = tiles[coord].block();
           placePart(forall, ivs, copy.views, func, block);
@@ -422,11 +427,12 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                         const IRMapping &views, func::FuncOp func,
                         Block &block) {
     OpBuilder core = OpBuilder::atBlockTerminator(&block);
-    // After another op's part, unless a wait for that op already separates
-    // them: the schedule must not prefetch into the other op (each op's
-    // steps were sized for SRAM on their own).
+    // After another op's part, unless a synchronization op (which the
+    // schedule does not move loads across either) already separates them:
+    // the schedule must not prefetch into the other op (each op's steps were
+    // sized for SRAM on their own).
     Operation *last = block.getTerminator()->getPrevNode();
-    if (last && !isa<WaitSemaphoreOp>(last))
+    if (last && !isa<SignalOp, WaitSemaphoreOp>(last))
       FenceOp::create(core, forall.getLoc());
     IRMapping map = views;
     for (auto [iv, value] : llvm::zip(forall.getInductionVars(), ivs))

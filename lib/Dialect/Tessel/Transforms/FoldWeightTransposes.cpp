@@ -46,6 +46,7 @@ struct FoldWeightTransposes
     if (func.isExternal())
       return;
     MLIRContext *ctx = &getContext();
+    bool changed = false;
     for (BlockArgument arg : func.getArguments()) {
       unsigned index = arg.getArgNumber();
       auto kind = func.getArgAttrOfType<StringAttr>(index, "tessel.kind");
@@ -64,9 +65,11 @@ struct FoldWeightTransposes
         transpose.erase();
       }
       ++numWeightsTransposed;
+      changed = true;
     }
-    func.setFunctionType(FunctionType::get(
-        ctx, func.getBody().getArgumentTypes(), func.getResultTypes()));
+    if (changed)
+      func.setFunctionType(FunctionType::get(
+          ctx, func.getBody().getArgumentTypes(), func.getResultTypes()));
   }
 };
 
