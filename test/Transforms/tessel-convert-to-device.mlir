@@ -265,3 +265,48 @@ func.func @shared_stage_tile(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
   return %y : memref<4xf32, #dram>
 }
 }
+
+// -----
+
+// A resident weight (tessel-promote-to-sram) over a stream: each tile loads
+// its slice for the first input only, every input reads that buffer, and
+// the last input frees it. With one input, the part runs as written.
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @resident
+// CHECK:         tessel.core
+// CHECK:           %[[W:.+]] = memref.alloc() {tessel.resident}
+// CHECK-NEXT:      memref.copy %{{.+}}, %[[W]] {tessel.resident}
+// CHECK-NEXT:      linalg.matmul ins(%{{.+}}, %[[W]] :
+// CHECK-NEXT:      memref.dealloc %[[W]] {tessel.resident}
+// STREAM-LABEL: tessel.device @resident
+// STREAM:         tessel.core(%tile_0_0) {
+// STREAM:           %[[W:.+]] = memref.alloc() {tessel.resident}
+// STREAM-NEXT:      memref.copy %{{.+}}, %[[W]] {tessel.resident}
+// STREAM-NEXT:      linalg.matmul ins(%{{.+}}, %[[W]] :
+// STREAM-NOT:       memref.copy
+// STREAM:           linalg.matmul ins(%{{.+}}, %[[W]] :
+// STREAM-NOT:       memref.copy
+// STREAM:           linalg.matmul ins(%{{.+}}, %[[W]] :
+// STREAM-NEXT:      memref.dealloc %[[W]] {tessel.resident}
+// STREAM-NEXT:    }
+// STREAM-NEXT:    tessel.core(%tile_0_1) {
+// STREAM-COUNT-1:   memref.alloc() {tessel.resident}
+// STREAM-NOT:       memref.alloc
+// STREAM:           memref.dealloc %{{.+}} {tessel.resident} :
+// STREAM-NEXT:    }
+module attributes {tessel.arch = #tiny} {
+func.func @resident(%x: memref<2x8xf32, #dram> {tessel.name = "x"}, %w: memref<8x8xf32, #dram> {tessel.kind = "weight", tessel.name = "w"}) -> (memref<2x8xf32, #dram> {tessel.name = "y"}) {
+  %y = memref.alloc() : memref<2x8xf32, #dram>
+  scf.forall (%j) = (0) to (8) step (4) {
+    %wj = memref.subview %w[0, %j] [8, 4] [1, 1] : memref<8x8xf32, #dram> to memref<8x4xf32, strided<[8, 1], offset: ?>, #dram>
+    %yj = memref.subview %y[0, %j] [2, 4] [1, 1] : memref<2x8xf32, #dram> to memref<2x4xf32, strided<[8, 1], offset: ?>, #dram>
+    %buf = memref.alloc() {tessel.resident} : memref<8x4xf32, #sram>
+    memref.copy %wj, %buf {tessel.resident} : memref<8x4xf32, strided<[8, 1], offset: ?>, #dram> to memref<8x4xf32, #sram>
+    linalg.matmul ins(%x, %buf : memref<2x8xf32, #dram>, memref<8x4xf32, #sram>) outs(%yj : memref<2x4xf32, strided<[8, 1], offset: ?>, #dram>)
+    memref.dealloc %buf {tessel.resident} : memref<8x4xf32, #sram>
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1], resident>}
+  return %y : memref<2x8xf32, #dram>
+}
+}

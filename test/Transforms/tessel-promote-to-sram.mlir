@@ -58,3 +58,59 @@ func.func @exp_step(%x: memref<3x999xf32, #dram>, %y: memref<3x999xf32, #dram>, 
   linalg.fill ins(%zero : f32) outs(%z : memref<4xf32, #dram>)
   return
 }
+
+// A resident weight's part slice is loaded once, before the step loops, and
+// freed after them; each step reads its slice of that buffer, taken as the
+// step took it from DRAM. The allocation, load and deallocation are marked
+// for tessel-convert-to-device. The input is still copied in per step.
+// CHECK-LABEL: func.func @resident_weight
+// CHECK:         scf.forall
+// CHECK:           %[[PART:.+]] = memref.subview %{{.+}}[0, %{{.+}}] [64, 16] [1, 1]
+// CHECK:           %[[W:.+]] = memref.alloc() {tessel.resident} : memref<64x16xf32, #sram>
+// CHECK:           memref.copy %[[PART]], %[[W]] {tessel.resident}
+// CHECK:           scf.for %[[K:.+]] =
+// CHECK:             %[[WS:.+]] = memref.subview %[[W]][%[[K]], 0] [16, 16] [1, 1] : memref<64x16xf32, #sram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #sram>
+// CHECK:             %[[AS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             memref.copy %{{.+}}, %[[AS]]
+// CHECK-NOT:         memref.copy %{{.+}}, %[[W]] :
+// CHECK:             linalg.matmul ins(%[[AS]], %[[WS]] : {{.*}})
+// CHECK:           }
+// CHECK-NEXT:      memref.dealloc %[[W]] {tessel.resident}
+func.func @resident_weight(%a: memref<16x64xf32, #dram>, %w: memref<64x32xf32, #dram> {tessel.kind = "weight"}, %c: memref<16x32xf32, #dram>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%j) = (0) to (32) step (16) {
+    %wj = memref.subview %w[0, %j] [64, 16] [1, 1] : memref<64x32xf32, #dram> to memref<64x16xf32, strided<[32, 1], offset: ?>, #dram>
+    %cj = memref.subview %c[0, %j] [16, 16] [1, 1] : memref<16x32xf32, #dram> to memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>
+    scf.for %k = %c0 to %c64 step %c16 {
+      %ak = memref.subview %a[0, %k] [16, 16] [1, 1] : memref<16x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+      %wk = memref.subview %wj[%k, 0] [16, 16] [1, 1] : memref<64x16xf32, strided<[32, 1], offset: ?>, #dram> to memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>
+      linalg.matmul ins(%ak, %wk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>) outs(%cj : memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>)
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1], resident>}
+  return
+}
+
+// Without `resident` the same weight is loaded step by step.
+// CHECK-LABEL: func.func @streamed_weight
+// CHECK-NOT:     tessel.resident
+// CHECK:         scf.for
+// CHECK:           memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:           memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NOT:     tessel.resident
+func.func @streamed_weight(%a: memref<16x64xf32, #dram>, %w: memref<64x32xf32, #dram> {tessel.kind = "weight"}, %c: memref<16x32xf32, #dram>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%j) = (0) to (32) step (16) {
+    %wj = memref.subview %w[0, %j] [64, 16] [1, 1] : memref<64x32xf32, #dram> to memref<64x16xf32, strided<[32, 1], offset: ?>, #dram>
+    %cj = memref.subview %c[0, %j] [16, 16] [1, 1] : memref<16x32xf32, #dram> to memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>
+    scf.for %k = %c0 to %c64 step %c16 {
+      %ak = memref.subview %a[0, %k] [16, 16] [1, 1] : memref<16x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+      %wk = memref.subview %wj[%k, 0] [16, 16] [1, 1] : memref<64x16xf32, strided<[32, 1], offset: ?>, #dram> to memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>
+      linalg.matmul ins(%ak, %wk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>) outs(%cj : memref<16x16xf32, strided<[32, 1], offset: ?>, #dram>)
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1]>}
+  return
+}

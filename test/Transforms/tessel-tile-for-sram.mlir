@@ -129,6 +129,54 @@ func.func @mapped_steps_too_large(%a: tensor<128x64xf32>, %b: tensor<64x64xf32>,
   return %0 : tensor<128x64xf32>
 }
 
+// Resident weights are not double-buffered, and they hold their SRAM for
+// the whole program. The matmul's 64x32 weight slice (8 KiB) stays; two
+// steps of the rest must fit the other 8 KiB: 8x32x64, 2 * (8*64 + 8*32) * 4
+// = 6 KiB. The exp on the same tile also has only 8 KiB: steps of 256
+// elements (2 * 2 * 1 KiB + a 1 KiB temporary), not the 512 that 16 KiB
+// would allow; the exp on tile (1, 1), which holds no weights, gets them.
+// CHECK-LABEL: func.func @resident
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             linalg.matmul ins(%{{.+}}, %{{.+}} : tensor<8x64xf32>, tensor<64x32xf32>) outs(%{{.+}} : tensor<8x32xf32>)
+// CHECK:         } {tessel.partition = #tessel.mapping<{{.*}}resident>}
+// CHECK:         scf.forall
+// CHECK:           linalg.generic {{.*}} ins(%{{.+}} : tensor<256xf32>)
+// CHECK:         scf.forall
+// CHECK:           linalg.generic {{.*}} ins(%{{.+}} : tensor<512xf32>)
+func.func @resident(%a: tensor<128x64xf32>, %b: tensor<64x32xf32> {tessel.kind = "weight"}, %c: tensor<128x32xf32>, %x: tensor<2048xf32>) -> (tensor<128x32xf32>, tensor<2048xf32>, tensor<2048xf32>) {
+  %0 = scf.forall (%i) = (0) to (128) step (64) shared_outs(%o = %c) -> (tensor<128x32xf32>) {
+    %ai = tensor.extract_slice %a[%i, 0] [64, 64] [1, 1] : tensor<128x64xf32> to tensor<64x64xf32>
+    %oi = tensor.extract_slice %o[%i, 0] [64, 32] [1, 1] : tensor<128x32xf32> to tensor<64x32xf32>
+    %r = linalg.matmul ins(%ai, %b : tensor<64x64xf32>, tensor<64x32xf32>) outs(%oi : tensor<64x32xf32>) -> tensor<64x32xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[%i, 0] [64, 32] [1, 1] : tensor<64x32xf32> into tensor<128x32xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1, 1], resident>}
+  %e = tensor.empty() : tensor<2048xf32>
+  %1 = scf.forall (%i) in (1) shared_outs(%o = %e) -> (tensor<2048xf32>) {
+    %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<2048xf32>) outs(%o : tensor<2048xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %y = math.exp %in : f32
+      linalg.yield %y : f32
+    } -> tensor<2048xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0] [2048] [1] : tensor<2048xf32> into tensor<2048xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+  %2 = scf.forall (%i) in (1) shared_outs(%o = %e) -> (tensor<2048xf32>) {
+    %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : tensor<2048xf32>) outs(%o : tensor<2048xf32>) {
+    ^bb0(%in: f32, %out: f32):
+      %y = math.exp %in : f32
+      linalg.yield %y : f32
+    } -> tensor<2048xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0] [2048] [1] : tensor<2048xf32> into tensor<2048xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 1, col = 1, rows = 1, cols = 1, parts = [1]>}
+  return %0, %1, %2 : tensor<128x32xf32>, tensor<2048xf32>, tensor<2048xf32>
+}
+
 // A part that already fits is left as it is.
 // CHECK-LABEL: func.func @fits
 // CHECK-NOT:     scf.for %
@@ -162,5 +210,22 @@ func.func @reversed(%a: tensor<5000xf32>) -> tensor<5000xf32> {
     }
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
   return %0 : tensor<5000xf32>
+}
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// A resident 64x64 weight takes all 16 KiB: the error names the bytes it holds.
+func.func @resident_too_large(%a: tensor<64x64xf32>, %b: tensor<64x64xf32> {tessel.kind = "weight"}, %c: tensor<64x64xf32>) -> tensor<64x64xf32> {
+  %0 = scf.forall (%i) in (1) shared_outs(%o = %c) -> (tensor<64x64xf32>) {
+    // expected-error @+1 {{'linalg.matmul' op needs 16 bytes of SRAM for two single-element steps and their temporaries, but a tile has 16384 bytes, of which resident weights hold 16384; keep fewer weights resident}}
+    %r = linalg.matmul ins(%a, %b : tensor<64x64xf32>, tensor<64x64xf32>) outs(%o : tensor<64x64xf32>) -> tensor<64x64xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, 0] [64, 64] [1, 1] : tensor<64x64xf32> into tensor<64x64xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1], resident>}
+  return %0 : tensor<64x64xf32>
 }
 }

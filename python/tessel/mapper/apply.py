@@ -3,10 +3,11 @@
 
 Only what the lowering consumes is written: a rectangle, parts over loops
 (a reduction loop only with every parallel loop in one part), the pipeline
-stage, and the step sizes the cost model chose. A solution that uses more
-(resident weights, a reduction split together with a parallel loop) is
-refused with the list of what the lowering would need, rather than written
-into attributes the passes would ignore or reject.
+stage, the step sizes the cost model chose and whether the op's weights
+stay resident in SRAM. A solution that uses more (a reduction split
+together with a parallel loop) is refused with the list of what the
+lowering would need, rather than written into attributes the passes would
+reject.
 """
 
 from __future__ import annotations
@@ -32,21 +33,22 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
                        f"parallel loop(s) {', '.join(f'#{l}' for l in parallel)} "
                        "(tessel-partition splits a reduction only with every "
                        "parallel loop in one part)")
-        if c.placement.resident:
-            out.append(f"op {op.label()} keeps its weights resident in SRAM "
-                       "(needs weight residency in the lowering)")
     return out
 
 
 def mapping_text(choice) -> str:
     """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts, its
-    pipeline stage and the step sizes it was costed with
-    (``tessel-tile-for-sram`` keeps them where they fit)."""
+    pipeline stage, the step sizes it was costed with
+    (``tessel-tile-for-sram`` keeps them where they fit) and ``resident``
+    when its weights stay in SRAM (the cost model counted them so only
+    for an op that has weights)."""
     p = choice.placement
+    estimate = choice.candidate.estimate
     stage = f", stage = {choice.stage}" if choice.stage else ""
+    resident = ", resident" if estimate.resident_bytes else ""
     return (f"#tessel.mapping<row = {p.row}, col = {p.col}, rows = {p.rows}, "
             f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]{stage}, "
-            f"steps = [{', '.join(map(str, choice.candidate.estimate.steps))}]>")
+            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}>")
 
 
 def apply(module, graph: Graph, solution: Solution) -> None:
@@ -59,8 +61,7 @@ def apply(module, graph: Graph, solution: Solution) -> None:
         raise UnsupportedMapping(
             "the mapping uses what the lowering cannot take yet:\n  "
             + "\n  ".join(problems)
-            + "\nmap with the default options (parallel splits, streamed "
-            "weights) to compile it")
+            + "\nmap with split_reductions off to compile it")
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     ops = _linalg_ops(funcs[0])
     if len(ops) != len(graph.ops):

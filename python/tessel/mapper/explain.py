@@ -24,7 +24,7 @@ def table(graph: Graph, solution: Solution, arch) -> str:
         rows.append((
             op.label(), f"{_loops(op, op.loops)} {kinds}", str(c.stage),
             f"({p.row},{p.col}) {p.rows}x{p.cols}"
-            + (" W" if p.resident else ""),
+            + (" W" if e.resident_bytes else ""),
             _loops(op, p.parts), _loops(op, e.steps), str(e.num_steps),
             str(e.cycles), str(e.compute), str(e.transfer),
             f"{e.sram_bytes / 1024:.1f} KiB", op.tag.rsplit("/", 1)[-1]))

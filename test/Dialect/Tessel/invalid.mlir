@@ -1146,8 +1146,18 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-// expected-error @+1 {{expected 'stage' or 'steps', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps' or 'resident', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 1, stage = 2>}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps' or 'resident', each at most once}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], resident, resident>}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps' or 'resident'}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], weights>}
 
 // -----
 
@@ -1155,4 +1165,13 @@ func.func @f(%a: tensor<8xf32>) -> tensor<8xf32> {
   // expected-error @+1 {{'tessel.mapping' is only meaningful on ops with loops (TilingInterface), not on 'tensor.empty'}}
   %0 = tensor.empty() {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>} : tensor<8xf32>
   return %0 : tensor<8xf32>
+}
+
+// -----
+
+func.func @f(%a: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tessel.resident' is a unit attribute of the allocation, load and deallocation of a resident weight (memref.alloc, memref.copy, memref.dealloc)}}
+  linalg.fill {tessel.resident} ins(%zero : f32) outs(%a : memref<4xf32>)
+  return
 }

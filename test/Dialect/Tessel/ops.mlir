@@ -134,14 +134,17 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 }
 
 // A mapping prints its optional fields only when set: the stage when not 0,
-// the steps when given (stage and steps parse in either order).
+// the steps when given, `resident` when set (the optional fields parse in
+// any order).
 // CHECK-LABEL: func.func @mapping_attrs
 // CHECK-SAME:    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1]>
+// CHECK-SAME:    resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], stage = 2, steps = [4, 8], resident>
 // CHECK-SAME:    staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], stage = 1, steps = [8, 4]>
 // CHECK-SAME:    stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>
 func.func @mapping_attrs() attributes {
     plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1], stage = 0>,
     staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], steps = [8, 4], stage = 1>,
+    resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], resident, steps = [4, 8], stage = 2>,
     stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>} {
   return
 }

@@ -59,8 +59,9 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
 // MappingAttr
 //===----------------------------------------------------------------------===//
 
-/// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in either
-/// order and each at most once, `, stage = S` and `, steps = [..]`, then `>`.
+/// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in any order
+/// and each at most once, `, stage = S`, `, steps = [..]` and `, resident`,
+/// then `>`.
 Attribute MappingAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   int64_t row, col, rows, cols, stage = 0;
@@ -80,7 +81,7 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       parseField("cols", cols) || parser.parseComma() ||
       parser.parseKeyword("parts") || parser.parseEqual() || parseList(parts))
     return {};
-  bool seenStage = false, seenSteps = false;
+  bool seenStage = false, seenSteps = false, resident = false;
   while (succeeded(parser.parseOptionalComma())) {
     if (!seenStage && succeeded(parser.parseOptionalKeyword("stage"))) {
       seenStage = true;
@@ -90,18 +91,23 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       seenSteps = true;
       if (parser.parseEqual() || parseList(steps))
         return {};
+    } else if (!resident &&
+               succeeded(parser.parseOptionalKeyword("resident"))) {
+      resident = true;
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       seenStage || seenSteps
-                           ? "expected 'stage' or 'steps', each at most once"
-                           : "expected 'stage' or 'steps'");
+                       seenStage || seenSteps || resident
+                           ? "expected 'stage', 'steps' or 'resident', each "
+                             "at most once"
+                           : "expected 'stage', 'steps' or 'resident'");
       return {};
     }
   }
   if (parser.parseGreater())
     return {};
   return parser.getChecked<MappingAttr>(loc, parser.getContext(), row, col,
-                                        rows, cols, parts, stage, steps);
+                                        rows, cols, parts, stage, steps,
+                                        resident);
 }
 
 void MappingAttr::print(AsmPrinter &printer) const {
@@ -117,13 +123,16 @@ void MappingAttr::print(AsmPrinter &printer) const {
     llvm::interleaveComma(getSteps(), printer);
     printer << "]";
   }
+  if (getResident())
+    printer << ", resident";
   printer << ">";
 }
 
 LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t row, int64_t col, int64_t rows,
                                   int64_t cols, ArrayRef<int64_t> parts,
-                                  int64_t stage, ArrayRef<int64_t> steps) {
+                                  int64_t stage, ArrayRef<int64_t> steps,
+                                  bool resident) {
   if (row < 0 || col < 0)
     return emitError() << "mapping origin (" << row << ", " << col
                        << ") must not be negative";

@@ -5,6 +5,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/TilingInterface.h"
@@ -83,6 +84,16 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
     if (!isa<MappingAttr>(attr.getValue()))
       return op->emitError() << "'" << getPartitionAttrName()
                              << "' must be a #tessel.mapping attribute";
+    return success();
+  }
+  if (attr.getName() == getResidentAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        !isa<memref::AllocOp, memref::CopyOp, memref::DeallocOp>(op))
+      return op->emitError()
+             << "'" << getResidentAttrName()
+             << "' is a unit attribute of the allocation, load and "
+                "deallocation of a resident weight (memref.alloc, "
+                "memref.copy, memref.dealloc)";
     return success();
   }
   if (attr.getName() != getArchAttrName())

@@ -10,7 +10,9 @@
 // ops that last wrote what it reads or writes and for those that read what
 // it overwrites, not for every op before it. Ops on disjoint tiles with no
 // data between them run at the same time, which is what lets pipeline
-// stages overlap when the program computes a stream of inputs.
+// stages overlap when the program computes a stream of inputs. Resident
+// weights (tessel-promote-to-sram) are loaded by the first input's parts and
+// freed by the last's; the inputs between read them where they are.
 //
 //===----------------------------------------------------------------------===//
 
@@ -59,6 +61,11 @@ struct StreamCopy {
   /// are tracked on.
   DenseMap<Value, Value> buffers;
 };
+
+/// The SRAM buffers of resident weights placed so far, by their allocation
+/// in the function and the part: every input of a stream after the first
+/// reads the first input's.
+using ResidentBuffers = DenseMap<std::pair<Operation *, int64_t>, Value>;
 
 /// The function-level buffers a partitioned op reads and writes.
 struct Access {
@@ -299,11 +306,13 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     std::vector<PlacedOp> placed;
     placed.reserve(numPlaced);
     Dependences dependences;
+    ResidentBuffers resident;
 
     // Each input's ops in program order; each part's body, with the
     // iteration's induction values as constants, goes to the core of its
     // tile, after the waits for the ops it depends on.
-    for (StreamCopy &copy : copies) {
+    for (auto [input, copy] : llvm::enumerate(copies)) {
+      Residency residency{resident, input == 0, input + 1 == copies.size()};
       for (auto [forall, access, opTiles, partIvs] :
            llvm::zip(parts, accesses, partTiles, iterations)) {
         auto index = static_cast<unsigned>(placed.size());
@@ -320,7 +329,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         for (auto [part, ivs] : llvm::enumerate(partIvs)) {
           Coord coord = mapping.getTileOfPart(part);
           Block &block = tiles[coord].block();
-          placePart(forall, ivs, copy.views, func, block);
+          placePart(forall, part, ivs, copy.views, residency, func, block);
           op.done[coord] = block.getTerminator()->getPrevNode();
         }
       }
@@ -421,11 +430,18 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     }
   }
 
-  /// Clones the iteration `ivs` of `forall` at the end of `block`, the
-  /// function's values seen through `views`.
-  static void placePart(scf::ForallOp forall, ArrayRef<int64_t> ivs,
-                        const IRMapping &views, func::FuncOp func,
-                        Block &block) {
+  /// Where in the stream a part is placed, for its resident weights: the
+  /// first input loads them, the last frees them.
+  struct Residency {
+    ResidentBuffers &buffers;
+    bool firstInput, lastInput;
+  };
+
+  /// Clones iteration `ivs` (part `part`) of `forall` at the end of
+  /// `block`, the function's values seen through `views`.
+  static void placePart(scf::ForallOp forall, int64_t part,
+                        ArrayRef<int64_t> ivs, const IRMapping &views,
+                        Residency residency, func::FuncOp func, Block &block) {
     OpBuilder core = OpBuilder::atBlockTerminator(&block);
     // After another op's part, unless a synchronization op (which the
     // schedule does not move loads across either) already separates them:
@@ -455,8 +471,22 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       for (Value operand : op->getOperands())
         capture(operand);
     });
-    for (Operation &op : forall.getBody()->without_terminator())
+    for (Operation &op : forall.getBody()->without_terminator()) {
+      if (op.hasAttr(TesselDialect::getResidentAttrName())) {
+        if (isa<memref::AllocOp>(op)) {
+          Value &buffer = residency.buffers[{&op, part}];
+          if (buffer)
+            map.map(op.getResult(0), buffer);
+          else
+            buffer = core.clone(op, map)->getResult(0);
+          continue;
+        }
+        if (!(isa<memref::DeallocOp>(op) ? residency.lastInput
+                                         : residency.firstInput))
+          continue;
+      }
       core.clone(op, map);
+    }
   }
 
   /// The device's DRAM buffers, as each input of the stream sees them:

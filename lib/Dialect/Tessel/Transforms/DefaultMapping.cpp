@@ -72,7 +72,8 @@ struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
       op->setAttr(mappingName,
                   MappingAttr::get(op->getContext(), /*row=*/0, /*col=*/0,
                                    shape.first, shape.second, parts,
-                                   /*stage=*/0, /*steps=*/{}));
+                                   /*stage=*/0, /*steps=*/{},
+                                   /*resident=*/false));
       ++numOpsMapped;
     });
   }

@@ -127,15 +127,13 @@ MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
       widestExtent = *extent;
     }
   }
-  if (widest && widestExtent % tiles == 0) {
+  bool spread = widest && widestExtent % tiles == 0;
+  if (spread)
     parts[*widest] = tiles;
-    return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
-                            mapped.getRows(), mapped.getCols(), parts,
-                            mapped.getStage(), /*steps=*/{});
-  }
   return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
-                          /*rows=*/1, /*cols=*/1, parts, mapped.getStage(),
-                          /*steps=*/{});
+                          spread ? mapped.getRows() : 1,
+                          spread ? mapped.getCols() : 1, parts,
+                          mapped.getStage(), /*steps=*/{}, /*resident=*/false);
 }
 
 struct Partition : impl::TesselPartitionBase<Partition> {

@@ -4,11 +4,19 @@
 // array and vector unit only reach their tile's SRAM, so each step gets SRAM
 // buffers, filled and drained by copies that become DMA transfers.
 //
+// A weight the mapping keeps resident is the exception: its whole part
+// slice gets one SRAM buffer, loaded before the first step, and each step
+// reads its slice of that buffer. The allocation, the load and the
+// deallocation carry `tessel.resident`, so that a stream of inputs
+// (tessel-convert-to-device) loads the weights for its first input only and
+// keeps them until its last.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -63,6 +71,74 @@ FailureOr<std::pair<Value, Value>> allocateInSram(RewriterBase &rewriter,
   return std::make_pair(buffer, buffer);
 }
 
+/// The outermost step loop around `op` inside its partition, or null when
+/// the part is a single step.
+scf::ForOp getOutermostStepLoop(Operation *op, scf::ForallOp forall) {
+  scf::ForOp outermost;
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && forall->isProperAncestor(loop);
+       loop = loop->getParentOfType<scf::ForOp>())
+    outermost = loop;
+  return outermost;
+}
+
+/// `value` seen from outside the step loops in `loops` (null: none): the
+/// part's slice, which no step changes, and the subviews inside the loops
+/// that take each step's slice of it, outermost first. Fails for any other
+/// view inside the loops.
+FailureOr<std::pair<Value, SmallVector<memref::SubViewOp>>>
+getPartSlice(Value value, scf::ForOp loops) {
+  SmallVector<memref::SubViewOp> steps;
+  while (loops && loops->isAncestor(value.getParentBlock()->getParentOp())) {
+    auto subview = value.getDefiningOp<memref::SubViewOp>();
+    if (!subview || subview.getSourceType().getRank() !=
+                        subview.getType().getRank())
+      return failure();
+    steps.push_back(subview);
+    value = subview.getSource();
+  }
+  std::reverse(steps.begin(), steps.end());
+  return std::make_pair(value, steps);
+}
+
+/// Gives the resident weight `operand` of `op` its part's slice in SRAM,
+/// loaded before the step loops, and points the operand at this step's
+/// slice of it. Returns the buffer, to be freed after the loops.
+FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 OpOperand &operand, scf::ForOp loops) {
+  FailureOr<std::pair<Value, SmallVector<memref::SubViewOp>>> slice =
+      getPartSlice(operand.get(), loops);
+  if (failed(slice))
+    return op.emitOpError()
+           << "reads its resident weight (operand #"
+           << operand.getOperandNumber()
+           << ") through a view other than a subview in its step loops";
+  auto [partSlice, stepViews] = *slice;
+  Location loc = op.getLoc();
+  StringRef tag = TesselDialect::getResidentAttrName();
+  rewriter.setInsertionPoint(loops ? loops.getOperation() : op.getOperation());
+  FailureOr<std::pair<Value, Value>> promoted =
+      allocateInSram(rewriter, loc, partSlice);
+  if (failed(promoted))
+    return op.emitOpError() << "operand #" << operand.getOperandNumber()
+                            << " has a size that cannot be bounded, so it "
+                               "gets no SRAM buffer";
+  auto [buffer, view] = *promoted;
+  buffer.getDefiningOp()->setAttr(tag, rewriter.getUnitAttr());
+  memref::CopyOp::create(rewriter, loc, partSlice, view)
+      ->setAttr(tag, rewriter.getUnitAttr());
+  // Each step's slice, taken the way the step took it from DRAM.
+  Value step = view;
+  for (memref::SubViewOp subview : stepViews) {
+    rewriter.setInsertionPointAfter(subview);
+    step = memref::SubViewOp::create(
+        rewriter, subview.getLoc(), step, subview.getMixedOffsets(),
+        subview.getMixedSizes(), subview.getMixedStrides());
+  }
+  operand.set(step);
+  return buffer;
+}
+
 struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> steps;
@@ -76,12 +152,27 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     IRRewriter rewriter(&getContext());
     for (linalg::LinalgOp op : steps) {
       Location loc = op.getLoc();
-      SmallVector<Value> buffers;
+      auto forall = op->getParentOfType<scf::ForallOp>();
+      bool resident =
+          cast<MappingAttr>(
+              forall->getAttr(TesselDialect::getPartitionAttrName()))
+              .getResident();
+      scf::ForOp loops = getOutermostStepLoop(op, forall);
+      SmallVector<Value> buffers, residentBuffers;
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
         Value value = operand.get();
         if (!isa<MemRefType>(value.getType()) || isInSram(value))
           continue;
+        if (resident && op.isDpsInput(&operand) && getWeightArgument(value)) {
+          FailureOr<Value> buffer =
+              promoteResident(rewriter, op, operand, loops);
+          if (failed(buffer))
+            return signalPassFailure();
+          residentBuffers.push_back(*buffer);
+          ++numOperandsPromoted;
+          continue;
+        }
         rewriter.setInsertionPoint(op);
         FailureOr<std::pair<Value, Value>> promoted =
             allocateInSram(rewriter, loc, value);
@@ -106,6 +197,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
       rewriter.setInsertionPointAfter(last);
       for (Value buffer : buffers)
         memref::DeallocOp::create(rewriter, loc, buffer);
+      if (loops)
+        rewriter.setInsertionPointAfter(loops);
+      for (Value buffer : residentBuffers)
+        memref::DeallocOp::create(rewriter, loc, buffer)
+            ->setAttr(TesselDialect::getResidentAttrName(),
+                      rewriter.getUnitAttr());
     }
   }
 };

@@ -5,11 +5,17 @@
 // one step while computing the other. The mapper's steps, when the mapping
 // has them, are where the search starts: they are kept if they fit.
 //
+// A mapping with resident weights keeps each tile's weight slices in SRAM
+// for the whole program (tessel-promote-to-sram loads them once). They are
+// not double-buffered, and every op on those tiles sizes its steps in what
+// they leave free.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -20,6 +26,7 @@
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/MathExtras.h"
+#include <map>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELTILEFORSRAM
@@ -76,9 +83,16 @@ int64_t getSliceExtent(AffineExpr expr, ArrayRef<int64_t> steps, int64_t full) {
   return std::min(value.getValue() + 1, full);
 }
 
-/// Bytes of every operand's slice for one step of `steps`; saturates at
-/// INT64_MAX (an operand of unbounded size never fits).
-int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
+/// Whether `operand` of `op` reads a weight that the mapping keeps resident.
+bool isResidentWeight(linalg::LinalgOp op, OpOperand &operand, bool resident) {
+  return resident && op.isDpsInput(&operand) && getWeightArgument(operand.get());
+}
+
+/// Bytes of the slices of the operands `selected` accepts for one step of
+/// `steps`; saturates at INT64_MAX (an operand of unbounded size never
+/// fits).
+int64_t getSliceBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
+                      function_ref<bool(OpOperand &)> selected) {
   auto multiply = [](int64_t a, int64_t b) {
     int64_t product;
     return llvm::MulOverflow(a, b, product) ? kUnboundedBytes : product;
@@ -86,7 +100,7 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   int64_t bytes = 0;
   for (OpOperand &operand : op->getOpOperands()) {
     auto type = dyn_cast<ShapedType>(operand.get().getType());
-    if (!type)
+    if (!type || !selected(operand))
       continue; // a scalar operand lives in the instruction
     AffineMap map = op.getMatchingIndexingMap(&operand);
     int64_t elements = 1;
@@ -103,7 +117,7 @@ int64_t getWorkingSet(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 }
 
 /// Bytes of the SRAM temporaries `tessel-lower-to-instructions` allocates
-/// for one step of `op` (an upper bound), saturating like getWorkingSet:
+/// for one step of `op` (an upper bound), saturating like getSliceBytes:
 /// - a generic evaluates its body one vector instruction per op over the
 ///   step's iteration space, each result (and each float constant the body
 ///   uses) in a temporary, plus one temporary per reduced loop;
@@ -161,14 +175,49 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 }
 
 /// The SRAM a step of `steps` needs with double buffering: two steps'
-/// operands (one computing, one arriving) and the computing step's
-/// temporaries; kUnboundedBytes when that overflows.
-int64_t getDoubleBufferedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
-  int64_t operands = getWorkingSet(op, steps);
+/// operands (one computing, one arriving; resident weights are neither)
+/// and the computing step's temporaries; kUnboundedBytes when that
+/// overflows.
+int64_t getDoubleBufferedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
+                               bool resident) {
+  int64_t operands = getSliceBytes(op, steps, [&](OpOperand &operand) {
+    return !isResidentWeight(op, operand, resident);
+  });
   int64_t scratch = getScratchBytes(op, steps);
   if (operands > kUnboundedBytes / 4 || scratch > kUnboundedBytes / 4)
     return kUnboundedBytes;
   return 2 * operands + scratch;
+}
+
+/// A partitioned op: one tile's part and the mapping it was split by.
+struct Part {
+  linalg::LinalgOp op;
+  MappingAttr mapping;
+};
+
+/// The bytes of resident weights each tile holds for the whole program: for
+/// every op mapped with `resident`, its part's weight slices on each tile of
+/// its rectangle.
+FailureOr<std::map<std::pair<int64_t, int64_t>, int64_t>>
+getResidentBytesPerTile(OpBuilder &builder, ArrayRef<Part> parts) {
+  std::map<std::pair<int64_t, int64_t>, int64_t> reserved;
+  for (auto [op, mapping] : parts) {
+    if (!mapping.getResident())
+      continue;
+    builder.setInsertionPoint(op);
+    FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(builder, op);
+    if (failed(bounds))
+      return failure();
+    int64_t bytes = getSliceBytes(op, *bounds, [&](OpOperand &operand) {
+      return isResidentWeight(op, operand, /*resident=*/true);
+    });
+    for (int64_t part = 0; part < mapping.getNumTiles(); ++part) {
+      int64_t &total = reserved[mapping.getTileOfPart(part)];
+      if (llvm::AddOverflow(total, bytes, total))
+        total = kUnboundedBytes;
+    }
+  }
+  return reserved;
 }
 
 struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
@@ -178,7 +227,7 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
       return signalPassFailure();
     int64_t sramBytes = arch.getTileSramBytes();
 
-    SmallVector<std::pair<linalg::LinalgOp, MappingAttr>> parts;
+    SmallVector<Part> parts;
     getOperation().walk([&](scf::ForallOp forall) {
       auto mapping = forall->getAttrOfType<MappingAttr>(
           TesselDialect::getPartitionAttrName());
@@ -189,11 +238,24 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
     });
 
     IRRewriter rewriter(&getContext());
+    FailureOr<std::map<std::pair<int64_t, int64_t>, int64_t>> reserved =
+        getResidentBytesPerTile(rewriter, parts);
+    if (failed(reserved))
+      return signalPassFailure();
     for (auto [op, mapping] : parts) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(rewriter, op);
       if (failed(bounds))
         return signalPassFailure();
+      // What the resident weights on the op's busiest tile leave free.
+      int64_t residentBytes = 0;
+      for (int64_t part = 0; part < mapping.getNumTiles(); ++part) {
+        auto it = reserved->find(mapping.getTileOfPart(part));
+        if (it != reserved->end())
+          residentBytes = std::max(residentBytes, it->second);
+      }
+      int64_t freeBytes = sramBytes - std::min(residentBytes, sramBytes);
+      bool resident = mapping.getResident();
       // The mapping's steps, where it has them, else the whole part.
       SmallVector<int64_t> steps = *bounds;
       ArrayRef<int64_t> chosen = mapping.getSteps();
@@ -202,7 +264,7 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
           step = std::min(step, mapped);
       // Halve the loop whose halving shrinks the working set most; ties go
       // to the outermost loop, which keeps slices contiguous.
-      while (getDoubleBufferedBytes(op, steps) > sramBytes) {
+      while (getDoubleBufferedBytes(op, steps, resident) > freeBytes) {
         std::optional<size_t> best;
         int64_t bestBytes = 0;
         for (size_t loop = 0; loop < steps.size(); ++loop) {
@@ -210,14 +272,14 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
             continue;
           SmallVector<int64_t> trial = steps;
           trial[loop] = llvm::divideCeil(trial[loop], 2);
-          int64_t bytes = getDoubleBufferedBytes(op, trial);
+          int64_t bytes = getDoubleBufferedBytes(op, trial, resident);
           if (!best || bytes < bestBytes) {
             best = loop;
             bestBytes = bytes;
           }
         }
         if (!best) {
-          int64_t needed = getDoubleBufferedBytes(op, steps);
+          int64_t needed = getDoubleBufferedBytes(op, steps, resident);
           InFlightDiagnostic diag = op.emitOpError() << "needs ";
           if (needed == kUnboundedBytes)
             diag << "an unbounded amount of SRAM";
@@ -226,6 +288,12 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
           diag << " for two single-element steps and their temporaries, but "
                   "a tile has "
                << sramBytes << " bytes";
+          if (residentBytes)
+            diag << ", of which resident weights hold "
+                 << (residentBytes == kUnboundedBytes
+                         ? std::string("an unbounded amount")
+                         : std::to_string(residentBytes))
+                 << "; keep fewer weights resident";
           return signalPassFailure();
         }
         steps[*best] = llvm::divideCeil(steps[*best], 2);

@@ -116,6 +116,13 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
       them, clamped to the part, and halves further only where two steps
       and the lowering's temporaries would not fit the tile's SRAM. Without
       them it chooses the steps itself.
+    - `resident` (optional): the op's weights stay in SRAM. Each tile loads
+      its slice of every weight operand (an argument marked
+      `tessel.kind = "weight"`) once, before its first step, and keeps it
+      for the rest of the program, so the steps read it in place and every
+      input of a stream after the first loads no weights at all.
+      `tessel-tile-for-sram` sizes the steps of every op on those tiles in
+      what the resident slices leave free.
 
     ```mlir
     // A matmul (loops m, n, k) on the whole 4x4 grid: m in 4 parts along
@@ -125,14 +132,18 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
     // The same, each tile's 32x32x256 part in steps of 32x32x64.
     %1 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
         rows = 4, cols = 4, parts = [4, 4, 1], steps = [32, 32, 64]>} ...
+    // Pipeline stage 1 on the second column, the weights kept in SRAM.
+    %2 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 1,
+        rows = 4, cols = 1, parts = [4, 1, 1], stage = 1, resident>} ...
     ```
   }];
   let parameters = (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows,
                         "int64_t":$cols, ArrayRefParameter<"int64_t">:$parts,
                         DefaultValuedParameter<"int64_t", "0">:$stage,
-                        OptionalArrayRefParameter<"int64_t">:$steps);
-  // `stage` and `steps` are both optional and both follow a comma, which a
-  // declarative format cannot tell apart.
+                        OptionalArrayRefParameter<"int64_t">:$steps,
+                        DefaultValuedParameter<"bool", "false">:$resident);
+  // `stage`, `steps` and `resident` are optional and each follows a comma,
+  // which a declarative format cannot tell apart.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{

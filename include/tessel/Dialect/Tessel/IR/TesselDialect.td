@@ -37,6 +37,9 @@ def Tessel_Dialect : Dialect {
     /// The attribute an scf.forall made by tessel-partition carries: the
     /// mapping its iterations (one per part) follow.
     static ::llvm::StringRef getPartitionAttrName() { return "tessel.partition"; }
+    /// The unit attribute on the allocation, the load and the deallocation
+    /// of a resident weight slice: a stream of inputs performs them once.
+    static ::llvm::StringRef getResidentAttrName() { return "tessel.resident"; }
 
   private:
     void registerAttributes();

@@ -1,0 +1,16 @@
+//===- Weights.h - Which values are slices of the model's weights -*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
+
+#include "mlir/IR/Value.h"
+
+namespace mlir::tessel {
+
+/// The function argument marked `tessel.kind = "weight"` that `value` is a
+/// slice or reshape of (tensor or memref), or null if it is none.
+BlockArgument getWeightArgument(Value value);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
