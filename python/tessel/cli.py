@@ -221,6 +221,9 @@ def main(argv: list[str] | None = None) -> int:
                       default="latency")
     comp.add_argument("--max-stages", type=int, default=1,
                       help="most pipeline stages (throughput; default 1)")
+    comp.add_argument("--resident-weights", action="store_true",
+                      help="let the mapper keep weights in SRAM over the "
+                      "stream (throughput)")
     comp.add_argument("--stream", type=int, default=1,
                       help="inputs the program computes one after another, "
                       "the pipeline stages overlapping (default 1)")
@@ -274,6 +277,8 @@ def main(argv: list[str] | None = None) -> int:
                     default="latency")
     mp.add_argument("--stages", type=int, default=1,
                     help="most pipeline stages (throughput)")
+    mp.add_argument("--resident-weights", action="store_true",
+                    help="let weights stay in SRAM over a stream (throughput)")
     mp.add_argument("--time-limit", type=float, default=10.0,
                     help="CP-SAT limit, deterministic seconds")
     mp.add_argument("--explain", action="store_true",

@@ -66,3 +66,31 @@ def test_stream_must_be_positive(small_cnn):
     _, _, _, model = small_cnn
     with pytest.raises(ValueError, match="stream must be a positive number"):
         compile_imported(model, "tessel-4x4", stream=0)
+
+
+def _weight_loads(program) -> int:
+    """The dma instructions of ``program`` that read a weight from DRAM."""
+    weights = [(b.offset, b.offset + b.nbytes) for b in program.buffers
+               if b.kind == "weight"]
+    return sum(1 for instrs in program.decoded().values() for ins in instrs
+               if ins.op == "dma" and ins["src"].kind == "dram"
+               and any(lo <= ins["src"].view.base < hi for lo, hi in weights))
+
+
+def test_resident_weights_load_once_per_stream(small_cnn):
+    case, module, inputs, model = small_cnn
+    streamed = MapperOptions(objective="throughput", max_stages=2)
+    resident = MapperOptions(objective="throughput", max_stages=2,
+                             resident_weights=True)
+    one = compile_imported(model, "tessel-4x4", mapper="cpsat",
+                           mapper_options=resident)
+    three = compile_imported(model, "tessel-4x4", mapper="cpsat",
+                             mapper_options=resident, stream=3)
+    one_streamed, three_streamed = (
+        compile_imported(model, "tessel-4x4", mapper="cpsat",
+                         mapper_options=streamed, stream=n) for n in (1, 3))
+    # The mapping keeps weights resident: later inputs load none of them,
+    # where the streamed mapping loads them again for every input.
+    assert _weight_loads(three) == _weight_loads(one) > 0
+    assert _weight_loads(three_streamed) == 3 * _weight_loads(one_streamed)
+    _run(case, module, model, three, 3)

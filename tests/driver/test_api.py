@@ -102,6 +102,8 @@ def test_program_saves_loads_and_simulates(tiny, tmp_path):
     ({"rtol": -1.0}, "option 'rtol'"),
     ({"max_stages": 0}, "option 'max_stages'"),
     ({"stream": 0}, "option 'stream' must be an integer >= 1"),
+    ({"resident_weights": "yes"}, "option 'resident_weights' must be True or False"),
+    ({"resident_weights": True}, "option 'resident_weights' pays off only over a stream"),
 ])
 def test_options_name_the_bad_field(options, message):
     with pytest.raises(ValueError, match=message):

@@ -43,9 +43,11 @@ def test_compile_a_pipelined_stream_and_check_every_input(tmp_path, capsys):
     prog = tmp_path / "prog"
     assert cli.main(["compile", MODEL, "-a", "tessel-4x4", "-o", str(prog), "-q",
                      "--mapper", "heuristic", "--objective", "throughput",
-                     "--max-stages", "2", "--stream", "2"]) == 0
+                     "--max-stages", "2", "--stream", "2",
+                     "--resident-weights"]) == 0
     info = json.loads((prog / "compile.json").read_text())
     assert info["stream"] == 2 and info["max_stages"] == 2
+    assert info["resident_weights"]
     manifest = json.loads((prog / "manifest.json").read_text())
     assert manifest["inputs"] == ["x[0]", "x[1]"]
     assert manifest["outputs"] == ["output[0]", "output[1]"]

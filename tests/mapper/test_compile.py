@@ -60,3 +60,25 @@ def test_pipeline_mapping_is_written_with_its_stages(small_cnn):
                    for op in graph._linalg_ops(m.body.operations[0])]
         stages = [c.stage for c in sorted(sol.choices, key=lambda c: c.op)]
         assert [("stage = 1" in str(a)) for a in written] == [s == 1 for s in stages]
+
+
+def test_resident_weights_are_written_for_ops_with_weights(small_cnn):
+    _, _, _, model = small_cnn
+    arch = arch_model.load("tessel-4x4")
+    with Context():
+        m = Module.parse(model.mlir)
+        m.operation.attributes["tessel.arch"] = arch.to_attribute()
+        legalize(m)
+        g = graph.from_module(m, roles=[a.kind for a in model.signature.args])
+        sol = solve(g, arch, "cpsat",
+                    MapperOptions(objective="throughput", max_stages=2,
+                                  resident_weights=True))
+        apply(m, g, sol)
+        written = [str(op.operation.attributes["tessel.mapping"])
+                   for op in graph._linalg_ops(m.body.operations[0])]
+        choices = sorted(sol.choices, key=lambda c: c.op)
+        kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
+        assert any(kept)
+        assert [a.endswith(", resident>") for a in written] == kept
+        # Only ops that read weights keep any.
+        assert all(g.ops[c.op].weight_bytes for c, k in zip(choices, kept) if k)

@@ -35,7 +35,8 @@ def compile_command(args) -> int:
     try:
         src, tolerance = source.from_spec(args.model)
         opts = Options.make(arch=args.arch, mapper=args.mapper, objective=args.objective,
-                            max_stages=args.max_stages, stream=args.stream,
+                            max_stages=args.max_stages,
+                            resident_weights=args.resident_weights, stream=args.stream,
                             mapper_time_limit_s=args.time_limit, progress=not args.quiet,
                             name=src.name, failure_dir=args.failure_dir,
                             **{k: v for k, v in tolerance.items()},
@@ -64,7 +65,8 @@ def compile_command(args) -> int:
     (out / COMPILE_FILE).write_text(json.dumps({
         "model": args.model, "name": src.name, "arch": opts.arch.name,
         "mapper": opts.mapper, "objective": opts.objective,
-        "max_stages": opts.max_stages, "stream": opts.stream,
+        "max_stages": opts.max_stages,
+        "resident_weights": opts.resident_weights, "stream": opts.stream,
         "timings": compiled.stages.seconds, "reference": reference,
         "rtol": opts.rtol, "atol": opts.atol}, indent=1))
     if not args.quiet:

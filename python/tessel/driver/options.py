@@ -24,8 +24,9 @@ class Options:
     - ``mapper``: ``cpsat`` (OR-tools; the greedy mapping where OR-tools is
       missing), ``heuristic`` (greedy), ``exhaustive`` (small graphs) or
       ``default`` (tessel-default-mapping: every op on the whole grid).
-    - ``objective``, ``max_stages``, ``mapper_time_limit_s``: the mapper's
-      (docs/mapper.md).
+    - ``objective``, ``max_stages``, ``resident_weights``,
+      ``mapper_time_limit_s``: the mapper's (docs/mapper.md); resident
+      weights (throughput only) stay in SRAM over a stream of inputs.
     - ``stream``: inputs the program computes one after another, the
       mapping's pipeline stages overlapping (docs/lowering.md). The example
       inputs are the first; the others are random (seed = their index).
@@ -44,6 +45,7 @@ class Options:
     mapper: str = "cpsat"
     objective: str = "latency"
     max_stages: int = 1
+    resident_weights: bool = False
     stream: int = 1
     mapper_time_limit_s: float = 10.0
     trace: bool = True
@@ -71,10 +73,13 @@ class Options:
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or value < 0 or value != value:
                 raise ValueError(f"option {name!r} must be a number >= 0, got {value!r}")
-        for name in ("trace", "check", "progress"):
+        for name in ("resident_weights", "trace", "check", "progress"):
             if not isinstance(getattr(self, name), bool):
                 raise ValueError(f"option {name!r} must be True or False, got "
                                  f"{getattr(self, name)!r}")
+        if self.resident_weights and self.objective != "throughput":
+            raise ValueError("option 'resident_weights' pays off only over a "
+                             "stream of inputs: use objective='throughput'")
         if self.failure_dir is not None:
             object.__setattr__(self, "failure_dir", str(Path(self.failure_dir)))
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
@@ -97,6 +102,7 @@ class Options:
     def mapper_options(self):
         from ..mapper import MapperOptions
         return MapperOptions(objective=self.objective, max_stages=self.max_stages,
+                             resident_weights=self.resident_weights,
                              time_limit_s=self.mapper_time_limit_s)
 
 

@@ -17,6 +17,7 @@ def run(args) -> int:
         case = zoo.get(args.model)
         target = arch_model.load(args.arch)
         options = MapperOptions(objective=args.objective, max_stages=args.stages,
+                                resident_weights=args.resident_weights,
                                 time_limit_s=args.time_limit)
     except (KeyError, ValueError) as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
