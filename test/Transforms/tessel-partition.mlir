@@ -71,7 +71,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:           linalg.fill {{.*}} -> tensor<16x8x4xf32>
 // CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
 // CHECK:         %[[PARTIALS:.+]] = scf.forall (%[[K:.+]]) = (0) to (32) step (8) shared_outs(%[[P:.+]] = %[[ZEROS]])
-// CHECK:           %[[SLOT:.+]] = affine.apply {{.*}}()[%[[K]]]
+// CHECK:           %[[SLOT:.+]] = affine.apply {{.*}}(%[[K]])
 // CHECK:           linalg.matmul ins({{.*}} : tensor<64x8xf32>, tensor<8x8xf32>) outs({{.*}} : tensor<64x8xf32>)
 // CHECK:           tensor.parallel_insert_slice %{{.+}} into %[[P]][0, 0, %{{.+}}] [64, 8, 1] [1, 1, 1]
 // CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 1, 4]>}
@@ -89,10 +89,36 @@ func.func @split_reduction(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tens
 
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 module attributes {tessel.arch = #tiny} {
-// A reduction split together with a parallel loop is refused.
+// The reduction split together with a parallel loop: one forall over both
+// split loops, each part computing the partial product of its 32 rows over
+// its half of k into its slot of a 64x8x2 tensor of partials; the reduce
+// adds the two slots up.
+// CHECK-LABEL: func.func @split_both
+// CHECK:         %[[EMPTY:.+]] = tensor.empty() : tensor<64x8x2xf32>
+// CHECK:         %[[ZEROS:.+]] = scf.forall {{.*}} shared_outs(%{{.+}} = %[[EMPTY]])
+// CHECK:           linalg.fill
+// CHECK:         %[[PARTIALS:.+]] = scf.forall (%[[M:.+]], %[[K:.+]]) = (0, 0) to (64, 32) step (32, 16) shared_outs(%[[P:.+]] = %[[ZEROS]])
+// CHECK:           %[[SLOT:.+]] = affine.apply {{.*}}(%[[K]])
+// CHECK:           tensor.extract_slice %{{.+}}[%[[M]], %[[K]]] [32, 16] [1, 1] : tensor<64x32xf32> to tensor<32x16xf32>
+// CHECK:           linalg.matmul ins({{.*}} : tensor<32x16xf32>, tensor<16x8xf32>) outs({{.*}} : tensor<32x8xf32>)
+// CHECK:           tensor.parallel_insert_slice %{{.+}} into %[[P]][%[[M]], 0, %[[SLOT]]] [32, 8, 1] [1, 1, 1]
+// CHECK:         } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 1, 2]>}
+// CHECK:         scf.forall
+// CHECK:           linalg.reduce ins(%{{.+}} : tensor<16x8x2xf32>) outs(%{{.+}} : tensor<16x8xf32>) dimensions = [2]
 func.func @split_both(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
-  // expected-error @+1 {{'linalg.matmul' op splits reduction loop #2 and parallel loop #0; a reduction is split only with every parallel loop in one part}}
   %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 1, 2]>} ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
   return %0 : tensor<64x8xf32>
+}
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// A split with a reduction needs parts that divide each split loop.
+func.func @split_both_uneven(%a: tensor<63x32xf32>, %b: tensor<32x8xf32>, %c: tensor<63x8xf32>) -> tensor<63x8xf32> {
+  // expected-error @+1 {{'linalg.matmul' op splits loop #0 into 2 parts together with a reduction loop; each split loop's extent must be static and divide evenly (it is 63)}}
+  %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 1, 2]>} ins(%a, %b : tensor<63x32xf32>, tensor<32x8xf32>) outs(%c : tensor<63x8xf32>) -> tensor<63x8xf32>
+  return %0 : tensor<63x8xf32>
 }
 }

@@ -97,7 +97,7 @@ def test_steps_fit_sram_twice():
     assert e.sram_bytes <= arch.tile.sram.bytes and e.num_steps > 1
 
 
-def test_split_reduction_alone_is_written_mixed_is_reported():
+def test_split_reductions_are_written_uneven_ones_reported():
     from tessel.mapper.space import Candidate, Choice, Solution
 
     arch = small_arch(2, 2)
@@ -112,8 +112,16 @@ def test_split_reduction_alone_is_written_mixed_is_reported():
     split = estimate(op, arch, Placement(0, 0, 1, 2, (1, 1, 2)))
     assert split.reduce > 0 and whole.reduce == 0
     assert unsupported(g, solution(Placement(0, 0, 1, 2, (1, 1, 2)))) == []
-    mixed = unsupported(g, solution(Placement(0, 0, 2, 2, (1, 2, 2))))
-    assert any("reduction loop" in u and "parallel loop" in u for u in mixed)
+    # Together with a parallel loop, as long as the parts divide the loops.
+    assert unsupported(g, solution(Placement(0, 0, 2, 2, (1, 2, 2)))) == []
+    loops = op.loops
+    odd = next((l for l in range(len(loops)) if loops[l] % 3), None)
+    assert odd is not None and odd not in op.reduction_loops
+    red = op.reduction_loops[0]
+    parts = tuple(3 if l == odd else 2 if l == red else 1
+                  for l in range(len(loops)))
+    uneven = unsupported(g, solution(Placement(0, 0, 2, 3, parts)))
+    assert any(f"#{odd}" in u and "do not divide" in u for u in uneven)
 
 
 def test_pack_is_exact():

@@ -1,13 +1,12 @@
 """Writing a mapping into the IR as ``#tessel.mapping`` attributes, the form
 ``tessel-partition`` reads, so every later pass runs unchanged.
 
-Only what the lowering consumes is written: a rectangle, parts over loops
-(a reduction loop only with every parallel loop in one part), the pipeline
-stage, the step sizes the cost model chose and whether the op's weights
-stay resident in SRAM. A solution that uses more (a reduction split
-together with a parallel loop) is refused with the list of what the
-lowering would need, rather than written into attributes the passes would
-reject.
+Only what the lowering consumes is written: a rectangle, parts over loops,
+the pipeline stage, the step sizes the cost model chose and whether the
+op's weights stay resident in SRAM. A solution the lowering would reject
+(a split reduction together with a loop its parts do not divide) is
+refused with the reason, rather than written into attributes the passes
+would reject.
 """
 
 from __future__ import annotations
@@ -25,14 +24,15 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
     out = []
     for c in solution.choices:
         op = graph.ops[c.op]
-        split = [l for l in op.reduction_loops if c.placement.parts[l] > 1]
-        parallel = [l for l in op.parallel_loops if c.placement.parts[l] > 1]
-        if split and parallel:
-            out.append(f"op {op.label()} splits reduction loop(s) "
-                       f"{', '.join(f'#{l}' for l in split)} together with "
-                       f"parallel loop(s) {', '.join(f'#{l}' for l in parallel)} "
-                       "(tessel-partition splits a reduction only with every "
-                       "parallel loop in one part)")
+        parts = c.placement.parts
+        if not any(parts[l] > 1 for l in op.reduction_loops):
+            continue
+        uneven = [l for l in range(len(parts)) if op.loops[l] % parts[l]]
+        if uneven:
+            out.append(f"op {op.label()} splits a reduction loop and loop(s) "
+                       f"{', '.join(f'#{l}' for l in uneven)} into parts that "
+                       "do not divide them (tessel-partition needs even parts "
+                       "when it splits a reduction)")
     return out
 
 
@@ -61,7 +61,7 @@ def apply(module, graph: Graph, solution: Solution) -> None:
         raise UnsupportedMapping(
             "the mapping uses what the lowering cannot take yet:\n  "
             + "\n  ".join(problems)
-            + "\nmap with split_reductions off to compile it")
+            + "\nmap with even_splits on to compile it")
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     ops = _linalg_ops(funcs[0])
     if len(ops) != len(graph.ops):

@@ -24,8 +24,9 @@ an op every tile of the program meets at a barrier.
 
 A split reduction loop (``split_reductions``) adds what tessel-partition
 emits for it: a fill of the partial results and a reduce that adds them up,
-through DRAM. Model-only, which the lowering cannot take yet and the solvers
-use only when asked: weights kept resident in SRAM over a stream of inputs.
+through DRAM. Weights kept resident in SRAM over a stream of inputs (the
+solvers use them only when asked) are loaded by the stream's first input
+alone, so per input they cost SRAM but no transfer.
 """
 
 from __future__ import annotations

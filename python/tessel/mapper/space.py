@@ -28,12 +28,12 @@ class MapperOptions:
     - ``max_stages``: pipeline stages (concurrent, on disjoint rectangles),
       which overlap when the program computes a stream of inputs
       (``compile_imported(..., stream=N)``).
-    - ``split_reductions``: allow a reduction loop split across tiles, with
-      every parallel loop in one part (split-K: tessel-partition computes
-      partial results, which a reduce adds up through DRAM; the cost model
-      counts both). On by default.
+    - ``split_reductions``: allow a reduction loop split across tiles, alone
+      (split-K) or together with parallel loops: tessel-partition computes
+      each part's partial result, which a reduce adds up through DRAM; the
+      cost model counts both. On by default.
     - ``resident_weights``: allow weights kept in SRAM over a stream of
-      inputs (throughput only); needs weight residency in the lowering.
+      inputs (throughput only; ``resident`` in the mapping).
     - ``overlap_dma``: predict with transfers overlapped with compute, as
       tessel-schedule's double buffering does (on by default; off predicts
       every transfer waited for at once).
@@ -226,8 +226,9 @@ def _op_key(op: Op):
 def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
     """The placements the mappers choose among for ``op``, cheapest first:
     per rectangle shape the best way to cut the loops, then the Pareto set
-    over (shape, cycles), capped at ``options.max_candidates``; the default
-    mapping's placement is always among them."""
+    over (shape, cycles), capped at ``options.max_candidates`` (as many
+    again with resident weights, when allowed); the default mapping's
+    placement is always among them."""
     key = (arch_key(arch), _op_key(op), options.split_reductions,
            options.resident_weights, options.overlap_dma, options.max_candidates,
            options.single_tile_ops, options.even_splits)
@@ -261,8 +262,9 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = None
         for cut in _factorizations(n, loops, even):
-            if len({op.iterators[l] for l in cut}) > 1:
-                continue    # tessel-partition splits a reduction alone
+            if not even and len({op.iterators[l] for l in cut}) > 1 and any(
+                    op.loops[l] % p for l, p in cut.items()):
+                continue    # a split with a reduction divides its loops
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             cand = est(Placement(0, 0, r, c, parts))
             if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
@@ -291,10 +293,17 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    < (ea.cycles, pa.tiles)
                    for b in found)
 
-    pareto = sorted((a for a in found if not dominated(a)),
-                    key=lambda a: (a.estimate.cycles, a.placement.tiles,
-                                   a.placement.rows, a.placement.resident))
-    kept = pareto[:cap]
+    def order(a: Candidate):
+        return (a.estimate.cycles, a.placement.tiles, a.placement.rows,
+                a.placement.resident)
+
+    pareto = sorted((a for a in found if not dominated(a)), key=order)
+    # Streamed and resident placements are capped apart: resident ones are
+    # cheaper per input and would crowd out the streamed ones, which need
+    # less SRAM and may be what lets a stage's ops fit together; allowing
+    # resident weights must never leave the mappers fewer choices.
+    kept = sorted([a for a in pareto if not a.placement.resident][:cap]
+                  + [a for a in pareto if a.placement.resident][:cap], key=order)
     # The smallest rectangle stays, so a pipeline can always pack.
     smallest = min(pareto, key=lambda a: (a.placement.tiles, a.estimate.cycles),
                    default=None)

@@ -41,18 +41,9 @@ getPartSizes(RewriterBase &rewriter, TilingInterface op, MappingAttr mapping) {
   ArrayRef<int64_t> parts = mapping.getParts();
   SmallVector<OpFoldResult> sizes(domain.size(), rewriter.getIndexAttr(0));
   bool split = false;
-  std::optional<size_t> splitParallel, splitReduction;
   for (auto [loop, range] : llvm::enumerate(domain)) {
     if (parts[loop] == 1)
       continue;
-    (iterators[loop] == utils::IteratorType::parallel ? splitParallel
-                                                      : splitReduction) = loop;
-    if (splitParallel && splitReduction)
-      return op.emitOpError()
-             << "splits reduction loop #" << *splitReduction
-             << " and parallel loop #" << *splitParallel
-             << "; a reduction is split only with every parallel loop in one "
-                "part";
     std::optional<int64_t> extent = getConstantIntValue(range.size);
     if (!extent)
       return op.emitOpError() << "splits loop #" << loop
@@ -68,6 +59,130 @@ getPartSizes(RewriterBase &rewriter, TilingInterface op, MappingAttr mapping) {
     sizes[loop] = domain[loop].size;
   }
   return sizes;
+}
+
+/// An op split with a reduction loop among the split ones: the forall of
+/// its parts, the ops that create and add up the partial results, and what
+/// replaces the op's results.
+struct PartialSplit {
+  scf::ForallOp forall;
+  SmallVector<Operation *> partOps;
+  SmallVector<Operation *> helpers;
+  SmallVector<Value> replacements;
+};
+
+/// Splits `op` when its mapping splits a reduction loop, alone or together
+/// with parallel loops: one scf.forall over every split loop, each part
+/// computing its parallel slice's partial result over its share of the
+/// reduction into a tensor of partials (one more dimension per split
+/// reduction loop, filled with the reduction's identity), which the merge op
+/// then adds up. Upstream's partial-reduction tiling (tileUsingSCF) tiles no
+/// parallel loop in the same loop nest; the PartialReductionOpInterface it
+/// calls takes every loop's offset and size, so this builds the forall
+/// itself. The split must divide each split loop evenly.
+FailureOr<PartialSplit> splitWithPartials(RewriterBase &rewriter,
+                                          TilingInterface op,
+                                          MappingAttr mapping) {
+  auto partial = dyn_cast<PartialReductionOpInterface>(op.getOperation());
+  if (!partial)
+    return op.emitOpError("splits a reduction loop, but has no partial "
+                          "reduction to compute per part");
+  Location loc = op.getLoc();
+  SmallVector<Range> domain = op.getIterationDomain(rewriter);
+  SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
+  ArrayRef<int64_t> parts = mapping.getParts();
+  const auto strategy = ReductionTilingStrategy::PartialReductionOuterParallel;
+
+  SetVector<unsigned> reductionDims;
+  SmallVector<unsigned> splitLoops;
+  SmallVector<int64_t> partSizes;
+  // The partials' extent along each loop: a split reduction loop's is its
+  // number of parts.
+  SmallVector<OpFoldResult> partialsSizes;
+  for (auto [loop, range] : llvm::enumerate(domain)) {
+    bool reduction = iterators[loop] == utils::IteratorType::reduction;
+    partialsSizes.push_back(range.size);
+    if (parts[loop] == 1)
+      continue;
+    std::optional<int64_t> extent = getConstantIntValue(range.size);
+    if (!extent || *extent % parts[loop] != 0)
+      return op.emitOpError()
+             << "splits loop #" << loop << " into " << parts[loop]
+             << " parts together with a reduction loop; each split loop's "
+                "extent must be static and divide evenly (it is "
+             << (extent ? std::to_string(*extent) : std::string("dynamic"))
+             << ")";
+    splitLoops.push_back(loop);
+    partSizes.push_back(*extent / parts[loop]);
+    if (reduction) {
+      reductionDims.insert(loop);
+      partialsSizes.back() = rewriter.getIndexAttr(parts[loop]);
+    }
+  }
+  FailureOr<SmallVector<Value>> inits =
+      partial.generateInitialTensorForPartialReduction(
+          rewriter, loc, partialsSizes, reductionDims);
+  if (failed(inits))
+    return op.emitOpError("could not create the tensor of its partial results");
+
+  SmallVector<OpFoldResult> lbs, ubs, steps;
+  for (auto [loop, size] : llvm::zip(splitLoops, partSizes)) {
+    lbs.push_back(rewriter.getIndexAttr(0));
+    ubs.push_back(domain[loop].size);
+    steps.push_back(rewriter.getIndexAttr(size));
+  }
+  auto forall = scf::ForallOp::create(rewriter, loc, lbs, ubs, steps, *inits,
+                                      /*mapping=*/std::nullopt);
+  rewriter.setInsertionPointToStart(forall.getBody());
+  SmallVector<OpFoldResult> offsets, sizes, splitIvs;
+  for (Range &range : domain) {
+    offsets.push_back(range.offset);
+    sizes.push_back(range.size);
+  }
+  AffineExpr iv = rewriter.getAffineDimExpr(0);
+  for (auto [loop, size, forallIv] :
+       llvm::zip(splitLoops, partSizes, forall.getInductionVars())) {
+    offsets[loop] = forallIv;
+    sizes[loop] = rewriter.getIndexAttr(size);
+    // The reduction part's index, where its partial result goes.
+    if (reductionDims.contains(loop))
+      splitIvs.push_back(affine::makeComposedFoldedAffineApply(
+          rewriter, loc, iv.floorDiv(size), {forallIv}));
+  }
+  FailureOr<TilingResult> tiled = partial.tileToPartialReduction(
+      rewriter, loc, strategy, forall.getRegionIterArgs(), offsets, sizes,
+      reductionDims, splitIvs);
+  if (failed(tiled))
+    return op.emitOpError("could not compute a part's partial result");
+  SmallVector<SmallVector<OpFoldResult>> resultOffsets, resultSizes;
+  for (size_t result = 0; result < tiled->tiledValues.size(); ++result) {
+    if (failed(partial.getPartialResultTilePosition(
+            rewriter, result, strategy, offsets, sizes, reductionDims,
+            splitIvs, resultOffsets.emplace_back(),
+            resultSizes.emplace_back())))
+      return op.emitOpError("could not place a part's partial result");
+  }
+  rewriter.setInsertionPointToStart(forall.getTerminator().getBody());
+  for (auto [value, shared, resultOffset, resultSize] :
+       llvm::zip(tiled->tiledValues, forall.getRegionIterArgs(), resultOffsets,
+                 resultSizes)) {
+    SmallVector<OpFoldResult> strides(resultOffset.size(),
+                                      rewriter.getIndexAttr(1));
+    tensor::ParallelInsertSliceOp::create(rewriter, loc, value, shared,
+                                          resultOffset, resultSize, strides);
+  }
+
+  rewriter.setInsertionPointAfter(forall);
+  FailureOr<MergeResult> merged = partial.mergeReductions(
+      rewriter, loc, forall.getResults(), reductionDims);
+  if (failed(merged))
+    return op.emitOpError("could not add up its partial results");
+  PartialSplit split{forall, tiled->tiledOps, merged->mergeOps,
+                     merged->replacements};
+  for (Value init : *inits)
+    if (Operation *fill = init.getDefiningOp())
+      split.helpers.push_back(fill);
+  return split;
 }
 
 /// Wraps an op without parallel loops (a full reduction) in a one-iteration
@@ -151,12 +266,13 @@ struct Partition : impl::TesselPartitionBase<Partition> {
       TilingInterface op = mapped[next];
       auto mapping = cast<MappingAttr>(op->getAttr(mappingName));
       rewriter.setInsertionPoint(op);
-      SmallVector<unsigned> splitReductions;
-      for (auto [loop, iterator] : llvm::enumerate(op.getLoopIteratorTypes()))
-        if (iterator == utils::IteratorType::reduction &&
-            mapping.getParts()[loop] > 1)
-          splitReductions.push_back(loop);
-      if (splitReductions.empty() &&
+      bool splitsReduction = llvm::any_of(
+          llvm::zip(op.getLoopIteratorTypes(), mapping.getParts()),
+          [](auto loop) {
+            return std::get<0>(loop) == utils::IteratorType::reduction &&
+                   std::get<1>(loop) > 1;
+          });
+      if (!splitsReduction &&
           !llvm::is_contained(op.getLoopIteratorTypes(),
                               utils::IteratorType::parallel)) {
         FailureOr<scf::ForallOp> forall =
@@ -164,6 +280,28 @@ struct Partition : impl::TesselPartitionBase<Partition> {
         if (failed(forall))
           return signalPassFailure();
         (*forall)->setAttr(TesselDialect::getPartitionAttrName(), mapping);
+        ++numOpsPartitioned;
+        continue;
+      }
+      if (splitsReduction) {
+        FailureOr<PartialSplit> split =
+            splitWithPartials(rewriter, op, mapping);
+        if (failed(split))
+          return signalPassFailure();
+        split->forall->setAttr(TesselDialect::getPartitionAttrName(), mapping);
+        for (Operation *part : split->partOps)
+          part->removeAttr(mappingName);
+        // The partials' fill and the merge that adds them up run next to
+        // the op, partitioned like any mapped op.
+        for (Operation *helper : split->helpers) {
+          auto helperOp = dyn_cast<TilingInterface>(helper);
+          if (!helperOp)
+            continue;
+          helper->setAttr(mappingName,
+                          getHelperMapping(helperOp, mapping, rewriter));
+          mapped.push_back(helperOp);
+        }
+        rewriter.replaceOp(op, split->replacements);
         ++numOpsPartitioned;
         continue;
       }
@@ -175,11 +313,6 @@ struct Partition : impl::TesselPartitionBase<Partition> {
       scf::SCFTilingOptions options;
       options.setTileSizes(*sizes);
       options.setLoopType(scf::SCFTilingOptions::LoopType::ForallOp);
-      if (!splitReductions.empty()) {
-        options.setReductionTilingStrategy(
-            ReductionTilingStrategy::PartialReductionOuterParallel);
-        options.setReductionDims(splitReductions);
-      }
       FailureOr<scf::SCFTilingResult> tiled =
           scf::tileUsingSCF(rewriter, op, options);
       if (failed(tiled)) {
@@ -191,20 +324,6 @@ struct Partition : impl::TesselPartitionBase<Partition> {
                                     mapping);
       for (Operation *part : tiled->tiledOps)
         part->removeAttr(mappingName);
-      // The partials' fill and the reduce that adds them up run next to
-      // the op, partitioned like any mapped op.
-      SmallVector<Operation *> helpers(tiled->mergeOps);
-      for (Value init : tiled->initialValues)
-        if (Operation *fill = init.getDefiningOp())
-          helpers.push_back(fill);
-      for (Operation *helper : helpers) {
-        auto helperOp = dyn_cast<TilingInterface>(helper);
-        if (!helperOp)
-          continue;
-        helper->setAttr(mappingName,
-                        getHelperMapping(helperOp, mapping, rewriter));
-        mapped.push_back(helperOp);
-      }
       rewriter.replaceOp(op, tiled->replacements);
       ++numOpsPartitioned;
     }

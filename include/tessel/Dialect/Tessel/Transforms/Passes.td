@@ -348,6 +348,12 @@ def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
     element step does not fit is rejected with the bytes needed and the
     bytes available.
 
+    A mapping with `resident` keeps the op's weight slices in SRAM for the
+    whole program: they are reserved on every tile of its rectangle, left
+    out of the double-buffered working set, and every op on those tiles
+    sizes its steps in what they leave (`2 * working_set + temporaries +
+    resident <= tile.sram.bytes`).
+
     Before (16 KiB of SRAM per tile):
 
     ```mlir
@@ -413,6 +419,13 @@ def TesselPromoteToSram
     outputs are copied back after it; the buffer is freed after that. The
     copies become DMA transfers, which the schedule overlaps with compute.
 
+    A weight operand (an argument with `tessel.kind = "weight"`) of an op
+    whose mapping has `resident` is the exception: its part slice (what it
+    is outside the step loops) gets one SRAM buffer, loaded before the
+    loops and freed after them, and each step reads its slice of that
+    buffer. The allocation, copy and deallocation carry `tessel.resident`
+    for `tessel-convert-to-device`.
+
     ```mlir
     linalg.matmul ins(%a, %b : memref<16x32xf32, strided<[64, 1], offset: ?>, #dram>, ...)
                   outs(%c : memref<16x32xf32, strided<[64, 1], offset: ?>, #dram>)
@@ -469,7 +482,10 @@ def TesselConvertToDevice
       and weights and constants are shared. Each tile runs its parts input
       after input, so the ops of different pipeline stages (the mapping's
       `stage`, which must not share tiles) overlap: while a later stage
-      works on input n, an earlier one works on input n + 1;
+      works on input n, an earlier one works on input n + 1. A resident
+      weight's allocation and load (`tessel.resident`) are placed for the
+      first input only and its deallocation for the last, so later inputs
+      read it from SRAM;
     - the step loops unrolled: each core becomes straight-line code.
 
     The function is removed; what remains inside the cores (views, copies,
