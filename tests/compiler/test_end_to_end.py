@@ -1,6 +1,7 @@
 """From PyTorch to simulated outputs: the frontend, the lowering pipeline, the
 emitter and the simulator together, against PyTorch eager."""
 
+import dataclasses
 import filecmp
 
 import numpy as np
@@ -107,3 +108,28 @@ def test_layer_matches_pytorch(layer, shapes, tolerance):
     golden = layer(*xs).detach().numpy()
     np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,
                                rtol=tolerance, atol=tolerance)
+
+
+@pytest.mark.parametrize("parts,rows,cols", [
+    ((1, 1, 4), 2, 2),      # the reduction alone (split-K)
+    ((2, 1, 2), 2, 2),      # rows and the reduction
+    ((2, 2, 4), 4, 4),      # rows, features and the reduction
+], ids=["k", "m_k", "m_n_k"])
+def test_split_reduction_matches_pytorch(parts, rows, cols):
+    """A matmul mapped by hand with its reduction loop split, alone and
+    together with parallel loops: every part's partial product, added up
+    by the reduce, gives PyTorch's result."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(256, 64, bias=False).eval()
+    x = torch.randn(32, 256)
+    model = fe.import_torch(layer, (x,))
+    mapping = (f"#tessel.mapping<row = 0, col = 0, rows = {rows}, cols = {cols}, "
+               f"parts = [{', '.join(map(str, parts))}]>")
+    assert model.mlir.count("linalg.matmul ins(") == 1
+    mapped = dataclasses.replace(model, mlir=model.mlir.replace(
+        "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins("))
+    program = compile_imported(mapped, "tessel-4x4")
+    out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
+    golden = layer(x).detach().numpy()
+    np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,
+                               rtol=1e-5, atol=1e-5)
