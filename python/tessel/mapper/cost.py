@@ -404,7 +404,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
 def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
                      rate: float, hops: int, barrier: int) -> float:
-    """What a split reduction adds (tessel-partition, split-K): a fill of the
+    """What a split reduction adds (tessel-partition): a fill of the
     ``red_parts`` partial results and a reduce adding them to the output,
     both in DRAM, both over the op's rectangle (their largest parallel loop
     split over it where it divides evenly, else on one tile), each ending in

@@ -281,15 +281,16 @@ def TesselPartition : Pass<"tessel-partition", "::mlir::func::FuncOp"> {
     as `tessel.partition`, so iteration `i` (row-major over the parts) runs
     on tile `getTileOfPart(i)`.
 
-    A reduction loop may be split when every parallel loop is in one part
-    (split-K): each part computes a partial result, from the reduction's
-    identity, into its slice of a tensor with one more, innermost,
-    dimension of one entry per part; a `linalg.reduce` then adds the
-    partials, in part order, to the op's init. The fill of the partials and
-    that reduce are mapped onto the same rectangle (their largest parallel
-    loop split over it where it divides evenly, else its first tile) and
-    partitioned in turn. A reduction split together with a parallel loop is
-    rejected with both loops named.
+    A reduction loop may be split too, alone (split-K) or together with
+    parallel loops: each part computes the partial result of its slice over
+    its share of the reduction, from the reduction's identity, into its
+    slot of a tensor with one more, innermost, dimension of one entry per
+    reduction part; a `linalg.reduce` then adds the partials, in part
+    order, to the op's init. The fill of the partials and that reduce are
+    mapped onto the same rectangle (their largest parallel loop split over
+    it where it divides evenly, else its first tile) and partitioned in
+    turn. Each split loop of such an op must divide evenly; otherwise the
+    op is rejected with the loop and its extent named.
 
     Before:
 
