@@ -44,41 +44,37 @@ def test_cpsat_mapping_matches_pytorch_and_beats_default(small_cnn):
     assert cycles["cpsat"] < cycles["default"]
 
 
-def test_pipeline_mapping_is_written_with_its_stages(small_cnn):
-    _, _, _, model = small_cnn
+def _apply(model, mapper, options):
+    """Maps ``model`` on tessel-4x4 and writes the mapping: the graph, the
+    solution, its choices in op order and each op's written mapping."""
     arch = arch_model.load("tessel-4x4")
     with Context():
         m = Module.parse(model.mlir)
         m.operation.attributes["tessel.arch"] = arch.to_attribute()
         legalize(m)
         g = graph.from_module(m, roles=[a.kind for a in model.signature.args])
-        sol = solve(g, arch, "heuristic",
-                    MapperOptions(objective="throughput", max_stages=2))
-        assert len(sol.stage_cycles()) == 2
+        sol = solve(g, arch, mapper, options)
         apply(m, g, sol)
-        written = [op.operation.attributes["tessel.mapping"]
+        written = [str(op.operation.attributes["tessel.mapping"])
                    for op in graph._linalg_ops(m.body.operations[0])]
-        stages = [c.stage for c in sorted(sol.choices, key=lambda c: c.op)]
-        assert [("stage = 1" in str(a)) for a in written] == [s == 1 for s in stages]
+    return g, sol, sorted(sol.choices, key=lambda c: c.op), written
+
+
+def test_pipeline_mapping_is_written_with_its_stages(small_cnn):
+    _, _, _, model = small_cnn
+    _, sol, choices, written = _apply(
+        model, "heuristic", MapperOptions(objective="throughput", max_stages=2))
+    assert len(sol.stage_cycles()) == 2
+    assert [("stage = 1" in a) for a in written] == [c.stage == 1 for c in choices]
 
 
 def test_resident_weights_are_written_for_ops_with_weights(small_cnn):
     _, _, _, model = small_cnn
-    arch = arch_model.load("tessel-4x4")
-    with Context():
-        m = Module.parse(model.mlir)
-        m.operation.attributes["tessel.arch"] = arch.to_attribute()
-        legalize(m)
-        g = graph.from_module(m, roles=[a.kind for a in model.signature.args])
-        sol = solve(g, arch, "cpsat",
-                    MapperOptions(objective="throughput", max_stages=2,
-                                  resident_weights=True))
-        apply(m, g, sol)
-        written = [str(op.operation.attributes["tessel.mapping"])
-                   for op in graph._linalg_ops(m.body.operations[0])]
-        choices = sorted(sol.choices, key=lambda c: c.op)
-        kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
-        assert any(kept)
-        assert [a.endswith(", resident>") for a in written] == kept
-        # Only ops that read weights keep any.
-        assert all(g.ops[c.op].weight_bytes for c, k in zip(choices, kept) if k)
+    g, _, choices, written = _apply(
+        model, "cpsat", MapperOptions(objective="throughput", max_stages=2,
+                                      resident_weights=True))
+    kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
+    assert any(kept)
+    assert [a.endswith(", resident>") for a in written] == kept
+    # Only ops that read weights keep any.
+    assert all(g.ops[c.op].weight_bytes for c, k in zip(choices, kept) if k)
