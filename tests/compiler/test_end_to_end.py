@@ -129,6 +129,9 @@ def test_split_reduction_matches_pytorch(parts, rows, cols):
     mapped = dataclasses.replace(model, mlir=model.mlir.replace(
         "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins("))
     program = compile_imported(mapped, "tessel-4x4")
+    # The mapping was lowered as written: the partials of the k parts.
+    assert any(b.kind == "scratch" and tuple(b.shape) == (32, 64, parts[2])
+               for b in program.buffers)
     out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
     golden = layer(x).detach().numpy()
     np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,

@@ -12,7 +12,7 @@ would reject.
 from __future__ import annotations
 
 from .graph import Graph, _linalg_ops
-from .space import Solution
+from .space import Solution, uneven_reduction_split
 
 
 class UnsupportedMapping(ValueError):
@@ -24,10 +24,7 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
     out = []
     for c in solution.choices:
         op = graph.ops[c.op]
-        parts = c.placement.parts
-        if not any(parts[l] > 1 for l in op.reduction_loops):
-            continue
-        uneven = [l for l in range(len(parts)) if op.loops[l] % parts[l]]
+        uneven = uneven_reduction_split(op, c.placement.parts)
         if uneven:
             out.append(f"op {op.label()} splits a reduction loop and loop(s) "
                        f"{', '.join(f'#{l}' for l in uneven)} into parts that "

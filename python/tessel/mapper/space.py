@@ -176,6 +176,16 @@ def _side_values(n: int) -> list[int]:
     return sorted(values)
 
 
+def uneven_reduction_split(op: Op, parts) -> list[int]:
+    """The loops ``parts`` cuts unevenly when it also splits a reduction
+    loop: tessel-partition computes a split reduction's partials only over
+    parts that divide every split loop, so these make a mapping it rejects.
+    Empty when no reduction loop is split."""
+    if not any(parts[l] > 1 for l in op.reduction_loops):
+        return []
+    return [l for l, p in enumerate(parts) if op.loops[l] % p]
+
+
 def _factorizations(n: int, extents: list[tuple[int, int]], even: bool,
                     limit: int = 3):
     """Ways to cut ``n`` parts over ``(loop, extent)`` (at most ``limit``
@@ -262,10 +272,9 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = None
         for cut in _factorizations(n, loops, even):
-            if not even and len({op.iterators[l] for l in cut}) > 1 and any(
-                    op.loops[l] % p for l, p in cut.items()):
-                continue    # a split with a reduction divides its loops
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
+            if uneven_reduction_split(op, parts):
+                continue
             cand = est(Placement(0, 0, r, c, parts))
             if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
                 best = cand

@@ -20,6 +20,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -526,11 +527,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         return func.emitOpError()
                << "returns its argument #" << arg.getArgNumber()
                << "; an output must be its own DRAM buffer";
-      auto kindAttr =
-          func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.kind");
-      DramBufferKind kind = DramBufferKind::input;
-      if (kindAttr && kindAttr.getValue() == "weight")
-        kind = DramBufferKind::weight;
+      DramBufferKind kind = isWeightArgument(func, arg.getArgNumber())
+                                ? DramBufferKind::weight
+                                : DramBufferKind::input;
       auto nameAttr =
           func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.name");
       std::string name = nameAttr ? nameAttr.getValue().str()

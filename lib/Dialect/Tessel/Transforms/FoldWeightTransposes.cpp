@@ -13,6 +13,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -49,8 +50,7 @@ struct FoldWeightTransposes
     bool changed = false;
     for (BlockArgument arg : func.getArguments()) {
       unsigned index = arg.getArgNumber();
-      auto kind = func.getArgAttrOfType<StringAttr>(index, "tessel.kind");
-      if (!kind || kind.getValue() != "weight" ||
+      if (!isWeightArgument(func, index) ||
           func.getArgAttr(index, "tessel.permutation"))
         continue;
       SmallVector<linalg::TransposeOp> transposes = getOnlyTransposes(arg);

@@ -15,6 +15,11 @@
 
 namespace mlir::tessel {
 
+bool isWeightArgument(func::FuncOp func, unsigned index) {
+  auto kind = func.getArgAttrOfType<StringAttr>(index, "tessel.kind");
+  return kind && kind.getValue() == "weight";
+}
+
 BlockArgument getWeightArgument(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (auto view = dyn_cast<ViewLikeOpInterface>(def))
@@ -31,9 +36,7 @@ BlockArgument getWeightArgument(Value value) {
   auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
   if (!func || arg.getOwner() != &func.getBody().front())
     return nullptr;
-  auto kind =
-      func.getArgAttrOfType<StringAttr>(arg.getArgNumber(), "tessel.kind");
-  return kind && kind.getValue() == "weight" ? arg : nullptr;
+  return isWeightArgument(func, arg.getArgNumber()) ? arg : nullptr;
 }
 
 } // namespace mlir::tessel

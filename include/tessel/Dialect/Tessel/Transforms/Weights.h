@@ -3,9 +3,13 @@
 #ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/IR/Value.h"
 
 namespace mlir::tessel {
+
+/// Whether argument `index` of `func` is marked `tessel.kind = "weight"`.
+bool isWeightArgument(func::FuncOp func, unsigned index);
 
 /// The function argument marked `tessel.kind = "weight"` that `value` is a
 /// slice or reshape of (tensor or memref), or null if it is none.
