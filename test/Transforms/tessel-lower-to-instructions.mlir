@@ -199,3 +199,31 @@ tessel.device @windows arch #tiny {
     linalg.broadcast ins(%b : memref<3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>) dimensions = [0, 2, 3]
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// 4 rows of activations against an 8x32 weight: streamed as written, each of
+// the 16 blocks would carry 4 rows past the array; transposed (acc^T += w^T *
+// x^T), the weight's 32 columns stream past blocks of x^T, 2 blocks in all.
+// CHECK-LABEL: tessel.device @stream_the_longer_operand
+// CHECK:     %[[W0:.+]] = memref.reinterpret_cast %[[W:.+]] to offset: [0], sizes: [32, 4], strides: [1, 32]
+// CHECK:     %[[X0:.+]] = memref.reinterpret_cast %[[X:.+]] to offset: [0], sizes: [4, 4], strides: [1, 8]
+// CHECK:     %[[Y0:.+]] = memref.reinterpret_cast %[[Y:.+]] to offset: [0], sizes: [32, 4], strides: [1, 32]
+// CHECK:     tessel.matmul %[[W0]], %[[X0]], %[[Y0]]
+// CHECK:     memref.reinterpret_cast %[[W]] to offset: [128], sizes: [32, 4], strides: [1, 32]
+// CHECK:     memref.reinterpret_cast %[[X]] to offset: [4], sizes: [4, 4], strides: [1, 8]
+// CHECK:     tessel.matmul
+// CHECK-NOT: tessel.matmul
+tessel.device @stream_the_longer_operand arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<4x8xf32, #sram>
+    %w = memref.alloc() : memref<8x32xf32, #sram>
+    %y = memref.alloc() : memref<4x32xf32, #sram>
+    linalg.matmul ins(%x, %w : memref<4x8xf32, #sram>, memref<8x32xf32, #sram>) outs(%y : memref<4x32xf32, #sram>)
+  }
+}

@@ -114,3 +114,71 @@ func.func @streamed_weight(%a: memref<16x64xf32, #dram>, %w: memref<64x32xf32, #
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1]>}
   return
 }
+
+// Over the reduction's steps (k innermost) the accumulator's slice stays the
+// same: it is loaded before the k loop, stays in SRAM across it and is stored
+// once after it. The inputs change with every step.
+// CHECK-LABEL: func.func @accumulator_across_steps
+// CHECK:         scf.forall
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK:             %[[C:.+]] = memref.subview %{{.+}}[%[[I]], 0] [16, 16]
+// CHECK:             %[[CS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             memref.copy %[[C]], %[[CS]]
+// CHECK:             scf.for %[[K:.+]] =
+// CHECK:               %[[AS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:               memref.copy %{{.+}}, %[[AS]]
+// CHECK:               %[[BS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:               memref.copy %{{.+}}, %[[BS]]
+// CHECK:               linalg.matmul ins(%[[AS]], %[[BS]] : {{.*}}) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK:               memref.dealloc %[[AS]]
+// CHECK:               memref.dealloc %[[BS]]
+// CHECK:             }
+// CHECK-NEXT:        memref.copy %[[CS]], %[[C]]
+// CHECK-NEXT:        memref.dealloc %[[CS]]
+func.func @accumulator_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>, %c: memref<32x16xf32, #dram>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %k = %c0 to %c64 step %c16 {
+        %aik = memref.subview %a[%i, %k] [16, 16] [1, 1] : memref<32x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+        %bk = memref.subview %b[%k, 0] [16, 16] [1, 1] : memref<64x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%aik, %bk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return
+}
+
+// With the reduction whole, the column steps (j innermost) all read the same
+// rows of `a`: they are loaded once for all of them.
+// CHECK-LABEL: func.func @input_across_steps
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK:             %[[A:.+]] = memref.subview %{{.+}}[%[[I]], 0] [16, 64]
+// CHECK:             %[[AS:.+]] = memref.alloc() : memref<16x64xf32, #sram>
+// CHECK:             memref.copy %[[A]], %[[AS]]
+// CHECK:             scf.for
+// CHECK-NOT:           memref.copy %{{.+}}, %[[AS]] :
+// CHECK:               linalg.matmul ins(%[[AS]], %{{.+}} : memref<16x64xf32, #sram>, memref<64x8xf32, #sram>)
+// CHECK:             }
+// CHECK-NEXT:        memref.dealloc %[[AS]]
+func.func @input_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>, %c: memref<32x16xf32, #dram>) {
+  %c0 = arith.constant 0 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %j = %c0 to %c16 step %c8 {
+        %ai = memref.subview %a[%i, 0] [16, 64] [1, 1] : memref<32x64xf32, #dram> to memref<16x64xf32, strided<[64, 1], offset: ?>, #dram>
+        %bj = memref.subview %b[0, %j] [64, 8] [1, 1] : memref<64x16xf32, #dram> to memref<64x8xf32, strided<[16, 1], offset: ?>, #dram>
+        %cij = memref.subview %c[%i, %j] [16, 8] [1, 1] : memref<32x16xf32, #dram> to memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%ai, %bj : memref<16x64xf32, strided<[64, 1], offset: ?>, #dram>, memref<64x8xf32, strided<[16, 1], offset: ?>, #dram>) outs(%cij : memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return
+}

@@ -76,7 +76,8 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     placement = Placement(0, 0, 1, 1, (1, 1, 1))
     own = step_sizes(op, op.loops, arch.tile.sram.bytes)
     assert own[0] < 256
-    candidates = step_candidates(op, op.loops, arch.tile.sram.bytes)
+    candidates = step_candidates(op, op.loops, arch.tile.sram.bytes,
+                                 array_rows=arch.tile.mac.rows)
     assert candidates[0] == own
     costs = {steps: _estimate_steps(op, arch, placement, op.loops, steps,
                                     resident=False, resident_bytes=0,

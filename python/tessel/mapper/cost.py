@@ -39,7 +39,7 @@ from itertools import product
 
 from ..runtime.simulator import (dram_channel_for, matmul_cycles, vector_cycles,
                                  xy_route)
-from .graph import Op
+from .graph import Op, Operand
 
 _DTYPE_OF_BYTES = {4: "f32", 2: "bf16", 1: "i8"}
 _ISSUE = 1      # cycles of a dma / wait instruction
@@ -138,13 +138,20 @@ def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) 
 @functools.lru_cache(maxsize=65536)
 def step_sizes(op: Op, part: tuple[int, ...], budget: int,
                skip_weights: bool = False,
-               keep: int | None = None) -> tuple[int, ...] | None:
+               keep: int | None = None,
+               reduction_step: int = 0) -> tuple[int, ...] | None:
     """Step sizes for a part of extents ``part`` that fit ``budget`` bytes
     (:func:`sram_step_bytes`), by tessel-tile-for-sram's rule: halve the loop
     whose halving shrinks the bytes most. Loop ``keep``, if given, is halved
-    only when no other loop can be. None if single-element steps do not
-    fit. Cached: the placements of an op share few part shapes."""
+    only when no other loop can be. A ``reduction_step`` caps every
+    reduction loop's step first (short reduction steps under an accumulator
+    that stays in SRAM across them leave the room to the parallel loops).
+    None if single-element steps do not fit. Cached: the placements of an
+    op share few part shapes."""
     steps = list(part)
+    if reduction_step:
+        for loop in op.reduction_loops:
+            steps[loop] = min(steps[loop], reduction_step)
     while sram_step_bytes(op, tuple(steps), skip_weights) > budget:
         best, best_bytes = None, 0
         for loop, s in enumerate(steps):
@@ -165,16 +172,21 @@ def step_sizes(op: Op, part: tuple[int, ...], budget: int,
 
 
 def step_candidates(op: Op, part: tuple[int, ...], budget: int,
-                    skip_weights: bool = False) -> list[tuple[int, ...]]:
+                    skip_weights: bool = False,
+                    array_rows: int = 0) -> list[tuple[int, ...]]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
-    possible (distinct, in that order)."""
+    possible, each also with reduction steps of ``array_rows`` and of four
+    times that (the MAC array's rows: shorter steps leave rows idle)
+    (distinct, in that order)."""
     out = []
-    keeps = [None]
+    variants = [(None, 0)]
     if op.macs:
-        keeps += [l for l in op.parallel_loops if part[l] > 1]
-    for keep in keeps:
-        steps = step_sizes(op, part, budget, skip_weights, keep)
+        keeps = [None] + [l for l in op.parallel_loops if part[l] > 1]
+        variants = [(keep, r) for keep in keeps
+                    for r in dict.fromkeys((0, array_rows, 4 * array_rows))]
+    for keep, reduction_step in variants:
+        steps = step_sizes(op, part, budget, skip_weights, keep, reduction_step)
         if steps is not None and steps not in out:
             out.append(steps)
     return out
@@ -212,12 +224,14 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
                     total += mc * nc * kc * matmul_cycles(arch, dtype, ms, ks, ns)[0]
         return total
 
+    # tessel-lower-to-instructions' emitMatmul: the product as written or
+    # transposed, whichever is faster.
     if op.kind == "matmul":
         m, n, k = step
-        return blocks(m, k, n)
+        return min(blocks(m, k, n), blocks(n, k, m))
     if op.kind == "batch_matmul":
         b, m, n, k = step
-        return b * blocks(m, k, n)
+        return b * min(blocks(m, k, n), blocks(n, k, m))
     if op.kind == "conv":
         return _conv_cycles(op, arch, step, blocks)
     if op.kind == "window":
@@ -311,6 +325,23 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
             + hops * arch.noc.hop_cycles + arch.dram.latency_cycles)
 
 
+def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
+    """``(slice shape, count)`` of the transfers of operand ``o`` over a
+    part cut into ``steps``: one per iteration of the step loops (loops
+    cut into more than one step, outermost first) down to the innermost
+    one that indexes ``o``. tessel-promote-to-sram keeps ``o`` in SRAM
+    across the loops inside that one: an accumulator across the reduction's
+    steps, an input across the steps that do not move it."""
+    indexed = {loop for a in o.access for loop, _ in (a.terms or ())}
+    last = max((l for l, (p, s) in enumerate(zip(part, steps))
+                if s < p and l in indexed), default=-1)
+    pieces = [_chunks(p, s) if l <= last else [(s, 1)]
+              for l, (p, s) in enumerate(zip(part, steps))]
+    for shape_counts in product(*pieces):
+        yield (tuple(s for s, _ in shape_counts),
+               math.prod(c for _, c in shape_counts))
+
+
 def barrier_cycles(arch, rows: int, cols: int) -> int:
     """The barrier after an op: every tile signals the first, which signals
     every tile back (docs/lowering.md, "Layer barrier")."""
@@ -333,7 +364,8 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     if resident_bytes >= sram:
         return None
     candidates = step_candidates(op, part, sram - resident_bytes,
-                                 skip_weights=resident)
+                                 skip_weights=resident,
+                                 array_rows=arch.tile.mac.rows)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles)
               for steps in candidates]
@@ -355,25 +387,22 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     compute = load_total = store_total = 0.0
     bytes_per_tile = 0
     num_steps = 0
-    first_load = None
     # Steps of equal shape cost the same: at most two sizes per loop.
     for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
         shape = tuple(s for s, _ in shape_counts)
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
-        loads = stores = 0.0
-        for o in moved:
+        compute += count * compute_cycles(op, arch, shape)
+    first_load = 0.0
+    for o in moved:
+        for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, rate, hops)
-            loads += one * int(o.read)
-            stores += one * int(o.is_output)
+            load_total += count * one * int(o.read)
+            store_total += count * one * int(o.is_output)
             bytes_per_tile += count * (int(o.read) + int(o.is_output)) * b
-        step_compute = compute_cycles(op, arch, shape)
-        compute += count * step_compute
-        load_total += count * loads
-        store_total += count * stores
-        if first_load is None:
-            first_load = loads
+        if o.read:
+            first_load += transfer_cycles(arch, o.slice_bytes(steps), rate, hops)
     transfer = load_total + store_total
 
     barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,

@@ -4,7 +4,13 @@
 // array and vector unit only reach their tile's SRAM, so each step gets SRAM
 // buffers, filled and drained by copies that become DMA transfers.
 //
-// A weight the mapping keeps resident is the exception: its whole part
+// An operand that stays the same over the innermost step loops gets its
+// buffer once, outside those loops: the accumulator of a reduction split
+// into steps stays in SRAM across them and is stored once, after the last,
+// instead of being loaded and stored by every step; an input that the inner
+// loops do not index is loaded once for all of them.
+//
+// A weight the mapping keeps resident goes further: its whole part
 // slice gets one SRAM buffer, loaded before the first step, and each step
 // reads its slice of that buffer. The allocation, the load and the
 // deallocation carry `tessel.resident`, so that a stream of inputs
@@ -22,7 +28,9 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
+#include "mlir/Transforms/LoopInvariantCodeMotionUtils.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELPROMOTETOSRAM
@@ -77,6 +85,43 @@ scf::ForOp getOutermostStepLoop(Operation *op, scf::ForallOp forall) {
   scf::ForOp outermost;
   for (auto loop = op->getParentOfType<scf::ForOp>();
        loop && forall->isProperAncestor(loop);
+       loop = loop->getParentOfType<scf::ForOp>())
+    outermost = loop;
+  return outermost;
+}
+
+/// Moves the views and index arithmetic that do not change from one step to
+/// the next out of the step loops around `op`, innermost loop first, so that
+/// each operand's view sits outside every loop it does not depend on.
+void hoistInvariantViews(Operation *op, scf::ForallOp forall) {
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && forall->isProperAncestor(loop);
+       loop = loop->getParentOfType<scf::ForOp>())
+    moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
+}
+
+/// Whether `op` is the only thing in `loop` that touches memory, so that a
+/// buffer may stay in SRAM across the loop's iterations without another op
+/// seeing its DRAM copy out of date.
+bool isOnlyMemoryOpIn(scf::ForOp loop, Operation *op) {
+  WalkResult result = loop.getBody()->walk([&](Operation *inner) {
+    if (inner == op || isa<scf::ForOp, scf::YieldOp>(inner) ||
+        isMemoryEffectFree(inner))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return !result.wasInterrupted();
+}
+
+/// The outermost of the innermost step loops around `op` whose iterations
+/// all see the same `value`, or null when the innermost loop changes it
+/// (or `op` is not in a step loop).
+scf::ForOp getInvariantLoops(Value value, Operation *op,
+                             scf::ForallOp forall) {
+  scf::ForOp outermost;
+  for (auto loop = op->getParentOfType<scf::ForOp>();
+       loop && forall->isProperAncestor(loop) &&
+       loop.isDefinedOutsideOfLoop(value) && isOnlyMemoryOpIn(loop, op);
        loop = loop->getParentOfType<scf::ForOp>())
     outermost = loop;
   return outermost;
@@ -139,6 +184,32 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
   return buffer;
 }
 
+/// Gives `operand` of `op`, the same in every iteration of `loops`, one SRAM
+/// buffer for all of them: loaded before the loops (if read), stored after
+/// them (if written), freed after that.
+LogicalResult promoteAcrossSteps(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 OpOperand &operand, scf::ForOp loops) {
+  Location loc = op.getLoc();
+  Value value = operand.get();
+  rewriter.setInsertionPoint(loops);
+  FailureOr<std::pair<Value, Value>> promoted =
+      allocateInSram(rewriter, loc, value);
+  if (failed(promoted))
+    return op.emitOpError() << "operand #" << operand.getOperandNumber()
+                            << " has a size that cannot be bounded, so it "
+                               "gets no SRAM buffer";
+  auto [buffer, view] = *promoted;
+  bool isOutput = op.isDpsInit(&operand);
+  if (!isOutput || op.payloadUsesValueFromOperand(&operand))
+    memref::CopyOp::create(rewriter, loc, value, view);
+  operand.set(view);
+  rewriter.setInsertionPointAfter(loops);
+  if (isOutput)
+    memref::CopyOp::create(rewriter, loc, view, value);
+  memref::DeallocOp::create(rewriter, loc, buffer);
+  return success();
+}
+
 struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
   void runOnOperation() override {
     SmallVector<linalg::LinalgOp> steps;
@@ -157,7 +228,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           cast<MappingAttr>(
               forall->getAttr(TesselDialect::getPartitionAttrName()))
               .getResident();
+      hoistInvariantViews(op, forall);
       scf::ForOp loops = getOutermostStepLoop(op, forall);
+      // Decided before anything is inserted into the loops.
+      SmallVector<scf::ForOp> invariantLoops;
+      for (OpOperand &operand : op->getOpOperands())
+        invariantLoops.push_back(getInvariantLoops(operand.get(), op, forall));
       SmallVector<Value> buffers, residentBuffers;
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
@@ -170,6 +246,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           if (failed(buffer))
             return signalPassFailure();
           residentBuffers.push_back(*buffer);
+          ++numOperandsPromoted;
+          continue;
+        }
+        if (scf::ForOp outer = invariantLoops[operand.getOperandNumber()]) {
+          if (failed(promoteAcrossSteps(rewriter, op, operand, outer)))
+            return signalPassFailure();
           ++numOperandsPromoted;
           continue;
         }
