@@ -136,3 +136,48 @@ def test_split_reduction_matches_pytorch(parts, rows, cols):
     golden = layer(x).detach().numpy()
     np.testing.assert_allclose(out[model.signature.outputs[0].name], golden,
                                rtol=1e-5, atol=1e-5)
+
+
+def _dram_transfers(program, kind: str) -> tuple[int, int]:
+    """(loads, stores): the dma instructions reading from and writing to the
+    DRAM buffers of ``kind``."""
+    spans = [(b.offset, b.offset + b.nbytes) for b in program.buffers
+             if b.kind == kind]
+
+    def inside(operand) -> bool:
+        return operand.kind == "dram" and any(
+            lo <= operand.view.base < hi for lo, hi in spans)
+
+    dmas = [ins for instrs in program.decoded().values() for ins in instrs
+            if ins.op == "dma"]
+    return (sum(inside(ins["src"]) for ins in dmas),
+            sum(inside(ins["dst"]) for ins in dmas))
+
+
+def test_accumulator_stays_in_sram_across_reduction_steps():
+    """A matmul whose one part is cut into 8 steps along its reduction:
+    its accumulator is loaded before the first step and stored after the
+    last (not once per step), and the result matches PyTorch."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(256, 64, bias=False).eval()
+    x = torch.randn(32, 256)
+    model = fe.import_torch(layer, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+               "parts = [1, 1, 1], steps = [32, 64, 32]>")
+    # The zero fill before it on the same tile, in one step.
+    fill = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+            "parts = [1, 1]>")
+    assert model.mlir.count("linalg.fill ins(") == 1
+    mapped = dataclasses.replace(model, mlir=model.mlir.replace(
+        "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins(")
+        .replace("linalg.fill ins(", f"linalg.fill {{tessel.mapping = {fill}}} ins("))
+    program = compile_imported(mapped, "tessel-4x4")
+    weight_loads, _ = _dram_transfers(program, "weight")
+    output_loads, output_stores = _dram_transfers(program, "output")
+    assert weight_loads == 8
+    # The fill's store and the matmul's one load and one store (per step,
+    # it would be 8 of each).
+    assert (output_loads, output_stores) == (1, 2)
+    out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
+    np.testing.assert_allclose(out[model.signature.outputs[0].name],
+                               layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -86,3 +86,27 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     chosen = estimate(op, arch, placement)
     assert chosen.steps[0] == 256
     assert chosen.cycles == min(costs.values()) < costs[own]
+
+
+def test_accumulator_moves_once_per_output_step():
+    # tessel-promote-to-sram keeps a matmul's accumulator in SRAM across the
+    # reduction's steps: over 4 steps along k the inputs move once each
+    # (A 32 KiB, B 16 KiB), the 8 KiB accumulator in and out once, not 4
+    # times. Cut along m instead, each step moves its own rows of it.
+    text = """
+    func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+      return %r : tensor<64x32xf32>
+    }
+    """
+    op = _only_op(text)
+    arch = small_arch(1, 1)
+    placement = Placement(0, 0, 1, 1, (1, 1, 1))
+
+    def moved(steps):
+        return _estimate_steps(op, arch, placement, op.loops, steps,
+                               resident=False, resident_bytes=0,
+                               overlap_dma=True, program_tiles=None).dram_bytes
+
+    assert moved((64, 32, 32)) == 32768 + 16384 + 2 * 8192
+    assert moved((16, 32, 128)) == 32768 + 4 * 16384 + 2 * 8192

@@ -176,15 +176,19 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
                     array_rows: int = 0) -> list[tuple[int, ...]]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
-    possible, each also with reduction steps of ``array_rows`` and of four
-    times that (the MAC array's rows: shorter steps leave rows idle)
-    (distinct, in that order)."""
+    possible; for a matmul each also with reduction steps of ``array_rows``
+    and of four times that (the MAC array's rows: shorter steps leave rows
+    idle) (distinct, in that order). Convolutions do not get the reduction
+    variants: they tripled ResNet-18's solve time (3.9 s to 15 s on
+    tessel-16x16)."""
     out = []
     variants = [(None, 0)]
     if op.macs:
         keeps = [None] + [l for l in op.parallel_loops if part[l] > 1]
-        variants = [(keep, r) for keep in keeps
-                    for r in dict.fromkeys((0, array_rows, 4 * array_rows))]
+        reductions = (0,)
+        if op.kind in ("matmul", "batch_matmul"):
+            reductions = tuple(dict.fromkeys((0, array_rows, 4 * array_rows)))
+        variants = [(keep, r) for keep in keeps for r in reductions]
     for keep, reduction_step in variants:
         steps = step_sizes(op, part, budget, skip_weights, keep, reduction_step)
         if steps is not None and steps not in out:
@@ -327,14 +331,14 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
 
 def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
     """``(slice shape, count)`` of the transfers of operand ``o`` over a
-    part cut into ``steps``: one per iteration of the step loops (loops
-    cut into more than one step, outermost first) down to the innermost
-    one that indexes ``o``. tessel-promote-to-sram keeps ``o`` in SRAM
-    across the loops inside that one: an accumulator across the reduction's
-    steps, an input across the steps that do not move it."""
+    part cut into ``steps``: an input's, one per step; an output's, one per
+    iteration of the step loops (loops cut into more than one step,
+    outermost first) down to the innermost one that indexes it.
+    tessel-promote-to-sram keeps an accumulator in SRAM across the loops
+    inside that one, the reduction's steps."""
     indexed = {loop for a in o.access for loop, _ in (a.terms or ())}
     last = max((l for l, (p, s) in enumerate(zip(part, steps))
-                if s < p and l in indexed), default=-1)
+                if s < p and (l in indexed or not o.is_output)), default=-1)
     pieces = [_chunks(p, s) if l <= last else [(s, 1)]
               for l, (p, s) in enumerate(zip(part, steps))]
     for shape_counts in product(*pieces):

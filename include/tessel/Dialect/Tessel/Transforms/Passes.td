@@ -420,6 +420,12 @@ def TesselPromoteToSram
     outputs are copied back after it; the buffer is freed after that. The
     copies become DMA transfers, which the schedule overlaps with compute.
 
+    An output whose view stays the same over the innermost step loops (once
+    the loop-invariant views are moved out of them), the accumulator of a
+    reduction split into steps, gets its buffer outside those loops: copied
+    in before them, it stays in SRAM across the reduction's steps and is
+    copied back once, after them.
+
     A weight operand (an argument with `tessel.kind = "weight"`) of an op
     whose mapping has `resident` is the exception: its part slice (what it
     is outside the step loops) gets one SRAM buffer, loaded before the
@@ -520,7 +526,10 @@ def TesselLowerToInstructions
       of R x C, one `tessel.matmul` per C columns of the result and R rows of
       the reduction, the reduction blocks in increasing order, which is the
       accumulation order the ISA defines (output-stationary: R rows of the
-      result per block);
+      result per block); as written or transposed (`acc^T += rhs^T *
+      lhs^T`, through transposed views), whichever the MAC timing
+      equations give fewer cycles (the operand with more rows streams), with
+      the same bits either way;
     - `linalg.fill` with a float constant becomes `tessel.vector_fill`;
     - `linalg.transpose` becomes a `copy` through a `memref.transpose` view;
     - an elementwise `linalg.generic` becomes one vector instruction per body
