@@ -154,8 +154,8 @@ func.func @accumulator_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x
 }
 
 // An input keeps a buffer per step even where the inner loops do not index
-// it (the rows of `a` over the column steps): the schedule loads it ahead of
-// the step before.
+// it (the rows of `a` over the column steps): loading it once for all of them
+// measured slower (docs/lowering.md).
 // CHECK-LABEL: func.func @input_across_steps
 // CHECK:           scf.for %[[I:.+]] =
 // CHECK:             %[[A:.+]] = memref.subview %{{.+}}[%[[I]], 0] [16, 64]

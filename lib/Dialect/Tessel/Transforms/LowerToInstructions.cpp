@@ -260,17 +260,13 @@ struct Lowering {
       emitMatmulBlocks(loc, lhs, rhs, acc);
   }
 
-  static Type getElementType(Value buffer) {
-    return cast<MemRefType>(buffer.getType()).getElementType();
-  }
-
   LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
     rewriter.setInsertionPoint(matmul);
     if (failed(checkStatic(matmul)))
       return failure();
     Value lhs = matmul.getInputs()[0];
     emitMatmul(matmul.getLoc(), whole(lhs), whole(matmul.getInputs()[1]),
-               whole(matmul.getOutputs()[0]), getElementType(lhs));
+               whole(matmul.getOutputs()[0]), getElementTypeOrSelf(lhs));
     rewriter.eraseOp(matmul);
     return success();
   }
@@ -336,7 +332,7 @@ struct Lowering {
       emitMatmul(loc, {lhs, b * ls[0], {m, k}, {ls[1], ls[2]}},
                  {rhs, b * rs[0], {k, n}, {rs[1], rs[2]}},
                  {acc, b * as[0], {m, n}, {as[1], as[2]}},
-                 getElementType(lhs));
+                 getElementTypeOrSelf(lhs));
     rewriter.eraseOp(op);
     return success();
   }

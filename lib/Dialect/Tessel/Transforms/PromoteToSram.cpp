@@ -8,9 +8,9 @@
 // accumulator of a reduction split into steps) gets its buffer once, outside
 // those loops: it stays in SRAM across the reduction's steps and is stored
 // once, after the last, instead of being loaded and stored by every step.
-// Inputs keep a buffer per step: loaded once for several steps, an input
-// could not be loaded ahead of the step before, which cost more than the
-// traffic saved (MobileNetV2's block on tessel-16x16: 13 % more cycles).
+// Inputs keep a buffer per step: loading an input once for several steps
+// was measured slower than the traffic it saved (MobileNetV2's block on
+// tessel-16x16: 13 % more cycles for 41 KB less DRAM traffic).
 //
 // A weight the mapping keeps resident goes further: its whole part
 // slice gets one SRAM buffer, loaded before the first step, and each step
@@ -45,11 +45,14 @@ bool isInSram(Value value) {
   return type && getMemorySpace(type) == MemorySpace::sram;
 }
 
-/// An SRAM buffer for `value`: of its static shape, or, for a dynamically
-/// sized step (the last, shorter one of an uneven split), of the largest
-/// shape it takes, viewed at the step's actual sizes.
-FailureOr<std::pair<Value, Value>> allocateInSram(RewriterBase &rewriter,
-                                                  Location loc, Value value) {
+/// An SRAM buffer for `value`, which `operand` reads or writes (a step's
+/// slice, or a resident weight's part slice): of its static shape, or, for a
+/// dynamically sized step (the last, shorter one of an uneven split), of the
+/// largest shape it takes, viewed at the step's actual sizes. Fails, with an
+/// error naming the operand, when that largest shape cannot be bounded.
+FailureOr<std::pair<Value, Value>>
+allocateInSram(RewriterBase &rewriter, OpOperand &operand, Value value) {
+  Location loc = operand.getOwner()->getLoc();
   auto type = cast<MemRefType>(value.getType());
   SmallVector<int64_t> bound;
   SmallVector<OpFoldResult> sizes;
@@ -63,7 +66,10 @@ FailureOr<std::pair<Value, Value>> allocateInSram(RewriterBase &rewriter,
         presburger::BoundType::UB, ValueBoundsConstraintSet::Variable(value, dim),
         /*stopCondition=*/nullptr, /*closedUB=*/true);
     if (failed(ub))
-      return failure();
+      return operand.getOwner()->emitOpError()
+             << "operand #" << operand.getOperandNumber()
+             << " has a size that cannot be bounded, so it gets no SRAM "
+                "buffer";
     bound.push_back(*ub);
     sizes.push_back(memref::DimOp::create(rewriter, loc, value, dim).getResult());
   }
@@ -81,24 +87,22 @@ FailureOr<std::pair<Value, Value>> allocateInSram(RewriterBase &rewriter,
   return std::make_pair(buffer, buffer);
 }
 
-/// The outermost step loop around `op` inside its partition, or null when
-/// the part is a single step.
-scf::ForOp getOutermostStepLoop(Operation *op, scf::ForallOp forall) {
-  scf::ForOp outermost;
+/// The step loops around `op` inside its partition, innermost first (none
+/// when the part is a single step).
+SmallVector<scf::ForOp> getStepLoops(Operation *op, scf::ForallOp forall) {
+  SmallVector<scf::ForOp> loops;
   for (auto loop = op->getParentOfType<scf::ForOp>();
        loop && forall->isProperAncestor(loop);
        loop = loop->getParentOfType<scf::ForOp>())
-    outermost = loop;
-  return outermost;
+    loops.push_back(loop);
+  return loops;
 }
 
 /// Moves the views and index arithmetic that do not change from one step to
-/// the next out of the step loops around `op`, innermost loop first, so that
-/// each operand's view sits outside every loop it does not depend on.
-void hoistInvariantViews(Operation *op, scf::ForallOp forall) {
-  for (auto loop = op->getParentOfType<scf::ForOp>();
-       loop && forall->isProperAncestor(loop);
-       loop = loop->getParentOfType<scf::ForOp>())
+/// the next out of the step loops (innermost first), so that each operand's
+/// view sits outside every loop it does not depend on.
+void hoistInvariantViews(ArrayRef<scf::ForOp> stepLoops) {
+  for (scf::ForOp loop : stepLoops)
     moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
 }
 
@@ -115,17 +119,17 @@ bool isOnlyMemoryOpIn(scf::ForOp loop, Operation *op) {
   return !result.wasInterrupted();
 }
 
-/// The outermost of the innermost step loops around `op` whose iterations
-/// all see the same `value`, or null when the innermost loop changes it
-/// (or `op` is not in a step loop).
+/// The outermost of the innermost step loops of `op` whose iterations all
+/// see the same `value`, or null when the innermost loop changes it (or
+/// there is no step loop).
 scf::ForOp getInvariantLoops(Value value, Operation *op,
-                             scf::ForallOp forall) {
+                             ArrayRef<scf::ForOp> stepLoops) {
   scf::ForOp outermost;
-  for (auto loop = op->getParentOfType<scf::ForOp>();
-       loop && forall->isProperAncestor(loop) &&
-       loop.isDefinedOutsideOfLoop(value) && isOnlyMemoryOpIn(loop, op);
-       loop = loop->getParentOfType<scf::ForOp>())
+  for (scf::ForOp loop : stepLoops) {
+    if (!loop.isDefinedOutsideOfLoop(value) || !isOnlyMemoryOpIn(loop, op))
+      break;
     outermost = loop;
+  }
   return outermost;
 }
 
@@ -165,11 +169,9 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
   StringRef tag = TesselDialect::getResidentAttrName();
   rewriter.setInsertionPoint(loops ? loops.getOperation() : op.getOperation());
   FailureOr<std::pair<Value, Value>> promoted =
-      allocateInSram(rewriter, loc, partSlice);
+      allocateInSram(rewriter, operand, partSlice);
   if (failed(promoted))
-    return op.emitOpError() << "operand #" << operand.getOperandNumber()
-                            << " has a size that cannot be bounded, so it "
-                               "gets no SRAM buffer";
+    return failure();
   auto [buffer, view] = *promoted;
   buffer.getDefiningOp()->setAttr(tag, rewriter.getUnitAttr());
   memref::CopyOp::create(rewriter, loc, partSlice, view)
@@ -196,11 +198,9 @@ LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
   Value value = operand.get();
   rewriter.setInsertionPoint(loops);
   FailureOr<std::pair<Value, Value>> promoted =
-      allocateInSram(rewriter, loc, value);
+      allocateInSram(rewriter, operand, value);
   if (failed(promoted))
-    return op.emitOpError() << "operand #" << operand.getOperandNumber()
-                            << " has a size that cannot be bounded, so it "
-                               "gets no SRAM buffer";
+    return failure();
   auto [buffer, view] = *promoted;
   if (op.payloadUsesValueFromOperand(&operand))
     memref::CopyOp::create(rewriter, loc, value, view);
@@ -229,14 +229,16 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           cast<MappingAttr>(
               forall->getAttr(TesselDialect::getPartitionAttrName()))
               .getResident();
-      hoistInvariantViews(op, forall);
-      scf::ForOp loops = getOutermostStepLoop(op, forall);
+      SmallVector<scf::ForOp> stepLoops = getStepLoops(op, forall);
+      hoistInvariantViews(stepLoops);
+      scf::ForOp loops = stepLoops.empty() ? scf::ForOp() : stepLoops.back();
       // Decided before anything is inserted into the loops.
       SmallVector<scf::ForOp> invariantLoops;
       for (OpOperand &operand : op->getOpOperands())
-        invariantLoops.push_back(op.isDpsInit(&operand)
-                                     ? getInvariantLoops(operand.get(), op, forall)
-                                     : scf::ForOp());
+        invariantLoops.push_back(
+            op.isDpsInit(&operand)
+                ? getInvariantLoops(operand.get(), op, stepLoops)
+                : scf::ForOp());
       SmallVector<Value> buffers, residentBuffers;
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
@@ -260,13 +262,9 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         }
         rewriter.setInsertionPoint(op);
         FailureOr<std::pair<Value, Value>> promoted =
-            allocateInSram(rewriter, loc, value);
-        if (failed(promoted)) {
-          op.emitOpError() << "operand #" << operand.getOperandNumber()
-                           << " has a size that cannot be bounded, so it "
-                              "gets no SRAM buffer";
+            allocateInSram(rewriter, operand, value);
+        if (failed(promoted))
           return signalPassFailure();
-        }
         auto [buffer, view] = *promoted;
         bool isOutput = op.isDpsInit(&operand);
         if (!isOutput || op.payloadUsesValueFromOperand(&operand))
