@@ -1,16 +1,28 @@
 """The emulation target against the simulator's functional mode.
 
-Runs the two hand-scheduled layers of bench/simulator.py (a ResNet-18 3x3
-conv on systolic-32x32, a BERT-base layer's matmuls on tessel-4x4) on the
-simulator with numerics and on the emulator, checks that the outputs are the
-same bytes, and prints wall times (medians) and the speed-up. The emulator's
-first run of a program is reported apart: it includes decoding the program,
-compiling the kernel (NVRTC, cached on disk by CuPy) and moving the program
-to the GPU; later runs move only the inputs and outputs.
+Runs programs on the simulator with numerics and on the emulator, checks that
+the outputs are the same bytes, and prints wall times (medians) and the
+speed-up. Two kinds of program:
 
-    python bench/gpu_emulation.py [--device cuda|cpu] [--repeat N] [--group G]
-    python bench/gpu_emulation.py --save DIR      # write the two programs
-    python bench/gpu_emulation.py --load DIR      # use saved programs (no PyYAML needed)
+- ``conv`` and ``bert``: the hand-scheduled layers of bench/simulator.py (a
+  ResNet-18 3x3 conv on systolic-32x32, a BERT-base layer's matmuls on
+  tessel-4x4);
+- any zoo model by name (``resnet18``, ``bert_layer``, ..): the model
+  compiled for ``--arch`` (tessel-4x4 by default) with the default mapping,
+  fed the inputs of ``tessel simulate --random-inputs`` (seed 7).
+
+The emulator's first run of a program is reported apart: it includes decoding
+the program, compiling the kernel (NVRTC, cached on disk by CuPy) and moving
+the program to the GPU; later runs move only the inputs and outputs.
+
+    python bench/gpu_emulation.py [--programs conv bert resnet18 bert_layer]
+                                  [--arch ARCH] [--device cuda|cpu]
+                                  [--repeat N] [--group G]
+    python bench/gpu_emulation.py --save DIR      # write programs and inputs
+    python bench/gpu_emulation.py --load DIR      # use them (no compiler needed)
+
+Compiling a zoo model needs the compiler (MLIR, torch-mlir); ``--save`` on a
+machine that has it and ``--load`` on one with a GPU split the work.
 """
 
 from __future__ import annotations
@@ -25,15 +37,17 @@ from pathlib import Path
 import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "python"))
+# The runtime alone (no compiler) where tessel is not on the path already.
+sys.path.append(str(ROOT / "python"))
 
 from tessel.runtime.emulator import cuda, emulate  # noqa: E402
 from tessel.runtime.program import load_program  # noqa: E402
 from tessel.runtime.simulator import simulate  # noqa: E402
 
-LAYERS = ("conv", "bert")
-TITLES = {"conv": "ResNet-18 conv3x3 56x56x64->64 (systolic-32x32)",
+LAYERS = {"conv": "ResNet-18 conv3x3 56x56x64->64 (systolic-32x32)",
           "bert": "BERT-base layer matmuls, seq 128 (tessel-4x4)"}
+DEFAULT_PROGRAMS = ("conv", "bert", "resnet18", "bert_layer")
+ZOO_SEED = 7
 
 
 def _bench_simulator():
@@ -44,18 +58,47 @@ def _bench_simulator():
     return module
 
 
-def build(name: str):
-    b = _bench_simulator()
-    return b.conv_program()[0] if name == "conv" else b.bert_program()[0]
+def build(name: str, arch: str):
+    """The program called ``name`` and its inputs; a zoo model is compiled
+    for ``arch``."""
+    if name in LAYERS:
+        b = _bench_simulator()
+        program = b.conv_program()[0] if name == "conv" else b.bert_program()[0]
+        return program, layer_inputs(name)
+    # Compiled from the zoo: needs the compiler, imported only here.
+    from tessel import zoo
+    from tessel.cli import random_inputs
+    from tessel.compiler import compile_imported
+    program = compile_imported(zoo.run_case(name, "torch", jit=False).model, arch)
+    return program, random_inputs(program, seed=ZOO_SEED)
 
 
-def inputs_for(name: str, program) -> dict:
+def layer_inputs(name: str) -> dict:
     if name == "conv":
         rng = np.random.default_rng(1)
         xp = np.zeros((58, 58, 64), np.float32)
         xp[1:57, 1:57] = rng.standard_normal((56, 56, 64))
         return {"x_padded": xp}
     return {"x": np.float32(np.random.default_rng(3).standard_normal((128, 768)))}
+
+
+def save(directory: Path, name: str, program, inputs: dict) -> None:
+    program.save(directory / name / "program")
+    np.savez(directory / name / "inputs.npz", **inputs)
+
+
+def load(directory: Path, name: str):
+    with np.load(directory / name / "inputs.npz") as f:
+        inputs = {k: f[k] for k in f.files}
+    return load_program(directory / name / "program"), inputs
+
+
+def saved_names(directory: Path) -> list[str]:
+    return sorted(p.parent.name for p in directory.glob("*/inputs.npz"))
+
+
+def title(name: str, program) -> str:
+    return LAYERS.get(name, f"{name} ({program.arch.name})")
 
 
 def timed(fn, repeat: int):
@@ -83,24 +126,39 @@ def device_name(device: str) -> str:
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--programs", nargs="+", metavar="NAME",
+                        help="conv, bert or zoo model names (default: "
+                        f"{' '.join(DEFAULT_PROGRAMS)}; with --load, every "
+                        "saved program)")
+    parser.add_argument("--arch", default="tessel-4x4",
+                        help="architecture the zoo models are compiled for")
     parser.add_argument("--device", choices=("cuda", "cpu"), default="cuda")
     parser.add_argument("--repeat", type=int, default=5,
                         help="emulator runs per program (the simulator runs "
                         "max(1, repeat // 3) times)")
-    parser.add_argument("--layers", nargs="+", choices=LAYERS, default=list(LAYERS))
     parser.add_argument("--threads", type=int, default=cuda.THREADS,
-                        help="CUDA threads per block (one block runs tiles)")
+                        help="CUDA threads per block")
     parser.add_argument("--group", type=int, default=None,
                         help="CUDA thread blocks per tile (default: the blocks "
                         f"the GPU holds shared among the tiles, at most {cuda.GROUP_MAX})")
-    parser.add_argument("--save", metavar="DIR", help="write the programs and exit")
-    parser.add_argument("--load", metavar="DIR", help="read the programs from DIR")
+    parser.add_argument("--save", metavar="DIR", type=Path,
+                        help="write the programs and their inputs and exit")
+    parser.add_argument("--load", metavar="DIR", type=Path,
+                        help="read the programs and inputs from DIR")
     args = parser.parse_args(argv)
 
+    if args.load and not args.programs:
+        names = saved_names(args.load)
+        if not names:
+            print(f"error: no saved programs in {args.load} (write them with "
+                  "--save)", file=sys.stderr)
+            return 1
+    else:
+        names = args.programs or list(DEFAULT_PROGRAMS)
     if args.save:
-        for name in args.layers:
-            build(name).save(Path(args.save) / name)
-        print(f"programs written to {args.save}")
+        for name in names:
+            save(args.save, name, *build(name, args.arch))
+            print(f"{name} written to {args.save / name}", flush=True)
         return 0
     if args.device == "cuda" and not cuda.available():
         print("error: no CUDA device with CuPy here; try --device cpu", file=sys.stderr)
@@ -109,11 +167,10 @@ def main(argv=None) -> int:
     print(f"device: {device_name(args.device)}"
           + (f", {args.threads} threads per block" if args.device == "cuda" else ""))
     print(f"{'program':<66} {'instrs':>7} {'simulator':>10} {'first run':>10} "
-          f"{'emulator':>10} {'speed-up':>9}  bit-exact")
+          f"{'emulator':>10} {'speed-up':>9}  bit-exact", flush=True)
     ok = True
-    for name in args.layers:
-        program = load_program(Path(args.load) / name) if args.load else build(name)
-        inputs = inputs_for(name, program)
+    for name in names:
+        program, inputs = load(args.load, name) if args.load else build(name, args.arch)
         sim_s, sim = timed(lambda: simulate(program, inputs),
                            max(1, args.repeat // 3))
         first_s, _ = timed(lambda: emulate(program, inputs, device=args.device), 1)
@@ -121,11 +178,10 @@ def main(argv=None) -> int:
                            args.repeat)
         exact = same_bytes(emu.outputs, sim.outputs)
         ok = ok and exact
-        title = TITLES[name]
+        label = title(name, program)
         if args.device == "cuda":
-            state = cuda.prepared(program, None)
-            title += f" [{state.group} blocks/tile]"
-        print(f"{title:<66} {emu.instructions:>7} {sim_s:>9.3f}s "
+            label += f" [{cuda.prepared(program, None).group} blocks/tile]"
+        print(f"{label:<66} {emu.instructions:>7} {sim_s:>9.3f}s "
               f"{first_s:>9.3f}s {emu_s * 1e3:>8.2f}ms {sim_s / emu_s:>8.0f}x  "
               f"{'yes' if exact else 'NO'}", flush=True)
     return 0 if ok else 1
