@@ -181,3 +181,109 @@ func.func @input_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
   return
 }
+
+// The zero fill of a matmul's output, a partition of its own, is folded into
+// the accumulator: the SRAM buffer is filled before the reduction's steps
+// instead of loaded, and the fill of the DRAM buffer is erased.
+// CHECK-LABEL: func.func @zero_fill_into_accumulator
+// CHECK:         %[[C:.+]] = memref.alloc() {{.*}} : memref<32x16xf32, #dram>
+// CHECK-NOT:     linalg.fill
+// CHECK:         scf.forall
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK:             %[[CI:.+]] = memref.subview %[[C]][%[[I]], 0] [16, 16]
+// CHECK:             %[[CS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             %[[ZERO:.+]] = arith.constant 0.000000e+00 : f32
+// CHECK:             linalg.fill ins(%[[ZERO]] : f32) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK-NOT:         memref.copy %[[CI]], %[[CS]]
+// CHECK:             scf.for
+// CHECK:               linalg.matmul ins({{.*}}) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK:             memref.copy %[[CS]], %[[CI]]
+func.func @zero_fill_into_accumulator(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>) -> memref<32x16xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (32) step (16) {
+    %cp = memref.subview %c[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    linalg.fill ins(%zero : f32) outs(%cp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %k = %c0 to %c64 step %c16 {
+        %aik = memref.subview %a[%i, %k] [16, 16] [1, 1] : memref<32x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+        %bk = memref.subview %b[%k, 0] [16, 16] [1, 1] : memref<64x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%aik, %bk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return %c : memref<32x16xf32, #dram>
+}
+
+// A reduction over the middle loop, cut into steps outside the innermost
+// output loop, loads its accumulator once per reduction step: only the first
+// load would see the fill, so the fill stays and every step loads.
+// CHECK-LABEL: func.func @fill_kept_for_a_reloaded_accumulator
+// CHECK:         scf.forall
+// CHECK:           linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : memref<4x8xf32, #sram>)
+// CHECK:           memref.copy %{{.+}}, %{{.+}} : memref<4x8xf32, #sram> to memref<4x8xf32, #dram>
+// CHECK:         scf.forall
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               memref.copy %{{.+}}, %[[OS:.+]] : memref<4x4xf32, strided<[8, 1], offset: ?>, #dram> to memref<4x4xf32, #sram>
+// CHECK:               linalg.generic
+// CHECK-SAME:            outs(%[[OS]] : memref<4x4xf32, #sram>)
+#sum_in = affine_map<(i, r, j) -> (i, r, j)>
+#sum_out = affine_map<(i, r, j) -> (i, j)>
+func.func @fill_kept_for_a_reloaded_accumulator(%x: memref<4x16x8xf32, #dram>) -> memref<4x8xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c4 = arith.constant 4 : index
+  %c8 = arith.constant 8 : index
+  %c16 = arith.constant 16 : index
+  %zero = arith.constant 0.0 : f32
+  %o = memref.alloc() {alignment = 64 : i64} : memref<4x8xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%o : memref<4x8xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %r = %c0 to %c16 step %c8 {
+      scf.for %j = %c0 to %c8 step %c4 {
+        %xs = memref.subview %x[0, %r, %j] [4, 8, 4] [1, 1, 1] : memref<4x16x8xf32, #dram> to memref<4x8x4xf32, strided<[128, 8, 1], offset: ?>, #dram>
+        %os = memref.subview %o[0, %j] [4, 4] [1, 1] : memref<4x8xf32, #dram> to memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>
+        linalg.generic {indexing_maps = [#sum_in, #sum_out], iterator_types = ["parallel", "reduction", "parallel"]} ins(%xs : memref<4x8x4xf32, strided<[128, 8, 1], offset: ?>, #dram>) outs(%os : memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>) {
+        ^bb0(%in: f32, %acc: f32):
+          %s = arith.addf %acc, %in : f32
+          linalg.yield %s : f32
+        }
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return %o : memref<4x8xf32, #dram>
+}
+
+// A fill whose buffer another partition reads before the matmul stays.
+// CHECK-LABEL: func.func @fill_kept_when_read_elsewhere
+// CHECK:         scf.forall
+// CHECK:           linalg.fill
+// CHECK:         scf.forall
+// CHECK:           linalg.copy
+// CHECK:         scf.forall
+// CHECK:           memref.copy %{{.+}}, %[[CS:.+]] : memref<16x16xf32, strided<[16, 1]>, #dram> to memref<16x16xf32, #sram>
+// CHECK:           linalg.matmul ins({{.*}}) outs(%[[CS]] : memref<16x16xf32, #sram>)
+func.func @fill_kept_when_read_elsewhere(%a: memref<16x16xf32, #dram>, %b: memref<16x16xf32, #dram>, %d: memref<16x16xf32, #dram>) -> memref<16x16xf32, #dram> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.copy ins(%c : memref<16x16xf32, #dram>) outs(%d : memref<16x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    %cs = memref.subview %c[0, 0] [16, 16] [1, 1] : memref<16x16xf32, #dram> to memref<16x16xf32, strided<[16, 1]>, #dram>
+    linalg.matmul ins(%a, %b : memref<16x16xf32, #dram>, memref<16x16xf32, #dram>) outs(%cs : memref<16x16xf32, strided<[16, 1]>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return %c : memref<16x16xf32, #dram>
+}

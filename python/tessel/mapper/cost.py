@@ -346,6 +346,17 @@ def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
                math.prod(c for _, c in shape_counts))
 
 
+def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> bool:
+    """Whether output ``o`` is loaded once per element: no loop cut into
+    steps that does not index it lies outside the innermost one that does.
+    An accumulator whose fill is folded into it is then set in SRAM instead
+    (tessel-promote-to-sram)."""
+    indexed = {loop for a in o.access for loop, _ in (a.terms or ())}
+    cut = [l for l, (p, s) in enumerate(zip(part, steps)) if s < p]
+    last = max((l for l in cut if l in indexed), default=-1)
+    return all(l in indexed for l in cut if l <= last)
+
+
 def barrier_cycles(arch, rows: int, cols: int) -> int:
     """The barrier after an op: every tile signals the first, which signals
     every tile back (docs/lowering.md, "Layer barrier")."""
@@ -361,6 +372,11 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     the program uses (the barrier's reach); by default the rectangle's."""
     parts = placement.parts
     part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, parts))
+    if op.folded:
+        # tessel-promote-to-sram sets the accumulator in SRAM instead.
+        return Estimate(cycles=0, compute=0, transfer=0, reduce=0, barrier=0,
+                        steps=part, num_steps=0, sram_bytes=0, dram_bytes=0,
+                        resident_bytes=0)
     sram = arch.tile.sram.bytes
     weights = [o for o in op.operands if o.role == "weight"]
     resident = placement.resident and bool(weights)
@@ -399,13 +415,20 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         compute += count * compute_cycles(op, arch, shape)
     first_load = 0.0
     for o in moved:
+        loaded = o.read and not (o.filled and _loaded_once(o, part, steps))
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, rate, hops)
-            load_total += count * one * int(o.read)
+            load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
-            bytes_per_tile += count * (int(o.read) + int(o.is_output)) * b
-        if o.read:
+            bytes_per_tile += count * (int(loaded) + int(o.is_output)) * b
+        if o.is_output and o.read and not loaded:
+            # The fill in SRAM, once per output slice.
+            for shape, count in _transfers(o, part, steps):
+                elems = o.slice_bytes(shape) // o.elem_bytes
+                compute += count * vector_cycles(arch, "add", elems,
+                                                 elems * o.elem_bytes)
+        if loaded:
             first_load += transfer_cycles(arch, o.slice_bytes(steps), rate, hops)
     transfer = load_total + store_total
 
@@ -463,7 +486,10 @@ def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
 def roofline_cycles(op: Op, arch, tiles: int | None = None) -> int:
     """The op's lower bound on ``tiles`` tiles (all by default): its MACs at
     the peak rate, or its unavoidable DRAM traffic (operands read once,
-    result written once) at the DRAM channels' total bandwidth."""
+    result written once) at the DRAM channels' total bandwidth; none for a
+    fill folded into its consumer, which does no work of its own."""
+    if op.folded:
+        return 0
     tiles = tiles or arch.num_tiles
     macs_rate = tiles * arch.tile.mac.macs_per_cycle.get(_dtype(op), 1)
     compute = op.macs / macs_rate if op.macs else 0

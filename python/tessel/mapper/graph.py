@@ -11,7 +11,7 @@ plain dataclasses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 # What an op lowers to (docs/lowering.md, "Compute"): the cost model times
 # each kind the way tessel-lower-to-instructions emits it.
@@ -80,6 +80,7 @@ class Operand:
     read: bool = True            # outputs are read by reductions and matmuls
     source: tuple[str, int | None] = ("new", None)
     role: str = "activation"     # input | weight | activation | output
+    filled: bool = False         # an accumulator whose fill is folded into it
 
     @property
     def nbytes(self) -> int:
@@ -111,6 +112,7 @@ class Op:
     tag: str = ""                # the source line the program's tag names
     window: tuple[int, ...] = ()  # kernel taps (window kind)
     weighted: bool = False       # depthwise: a multiply per tap
+    folded: bool = False         # a fill folded into its consumer: runs no code
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -363,5 +365,42 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                       if kind in ("elementwise", "reduction") else 0,
                       tag=_describe(op), window=window,
                       weighted="depthwise" in opname))
-    ops = tuple(ops)
+    ops = tuple(fold_fills(ops))
     return Graph(name=name, ops=ops, edges=edges_of(ops))
+
+
+def fold_fills(ops) -> list[Op]:
+    """``ops`` with each fill of a fresh tensor that only initializes the
+    accumulator of one reduction (a matmul's or convolution's zero init)
+    marked ``folded``, and that accumulator ``filled``:
+    tessel-promote-to-sram sets such an accumulator in SRAM instead of
+    loading it and erases the fill, where the accumulator is loaded once per
+    element (the cost model checks that per step choice)."""
+    ops = list(ops)
+    consumers: dict[int, list[int]] = {}
+    for op in ops:
+        for o in op.operands:
+            if o.source[0] == "op":
+                consumers.setdefault(o.source[1], []).append(op.index)
+    for i, op in enumerate(ops):
+        if not op.reduction_loops:
+            continue
+        outputs = [k for k, o in enumerate(op.operands) if o.is_output]
+        if len(outputs) != 1:
+            continue
+        k = outputs[0]
+        out = op.operands[k]
+        kind, j = out.source
+        if kind != "op" or not out.read or consumers.get(j) != [i]:
+            continue
+        fill = ops[j]
+        fill_out = [o for o in fill.operands if o.is_output]
+        if fill.kind != "fill" or len(fill_out) != 1 \
+                or fill_out[0].source != ("new", None) \
+                or fill_out[0].shape != out.shape:
+            continue
+        ops[j] = replace(fill, folded=True)
+        operands = list(op.operands)
+        operands[k] = replace(out, filled=True)
+        ops[i] = replace(op, operands=tuple(operands))
+    return ops

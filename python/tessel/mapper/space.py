@@ -230,7 +230,7 @@ def default_placement(op: Op, arch) -> Placement:
 def _op_key(op: Op):
     """Ops with equal keys have equal candidates (ResNet repeats shapes)."""
     return (op.kind, op.loops, op.iterators, op.operands, op.vector_ops,
-            op.window, op.weighted)
+            op.window, op.weighted, op.folded)
 
 
 def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:

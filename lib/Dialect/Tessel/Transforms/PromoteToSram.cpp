@@ -12,6 +12,12 @@
 // was measured slower than the traffic it saved (MobileNetV2's block on
 // tessel-16x16: 13 % more cycles for 41 KB less DRAM traffic).
 //
+// An accumulator whose DRAM buffer a partitioned fill has just set to a
+// constant (the zero init of a matmul or convolution) is filled in SRAM
+// instead of loaded, where it is loaded once per output element; the fill
+// in DRAM then has no reader and is erased. This saves writing and reading
+// the whole output once.
+//
 // A weight the mapping keeps resident goes further: its whole part
 // slice gets one SRAM buffer, loaded before the first step, and each step
 // reads its slice of that buffer. The allocation, the load and the
@@ -26,8 +32,11 @@
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
@@ -188,12 +197,155 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
   return buffer;
 }
 
+/// The one linalg op of partition `forall`, if nothing else in it touches
+/// memory.
+linalg::LinalgOp getOnlyMemoryOp(scf::ForallOp forall) {
+  linalg::LinalgOp only;
+  WalkResult result = forall.getBody()->walk([&](Operation *op) {
+    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && !only) {
+      only = linalgOp;
+      return WalkResult::advance();
+    }
+    if (isa<scf::ForOp, scf::YieldOp, scf::InParallelOp>(op) ||
+        isMemoryEffectFree(op))
+      return WalkResult::advance();
+    return WalkResult::interrupt();
+  });
+  return result.wasInterrupted() ? linalg::LinalgOp() : only;
+}
+
+/// The DRAM buffer `view` is a view of, if it is allocated in the function
+/// `forall` belongs to.
+memref::AllocOp getFunctionBuffer(Value view, scf::ForallOp forall) {
+  auto root = memref::skipViewLikeOps(cast<TypedValue<BaseMemRefType>>(view))
+                  .getDefiningOp<memref::AllocOp>();
+  if (!root || root->getBlock() != forall->getBlock() || isInSram(root))
+    return {};
+  return root;
+}
+
+/// Whether `op`, or an op nested in it, reads or writes a view of `buffer`.
+bool usesBuffer(Operation *op, Value buffer) {
+  WalkResult result = op->walk([&](Operation *inner) {
+    for (Value operand : inner->getOperands())
+      if (auto memref = dyn_cast<TypedValue<BaseMemRefType>>(operand);
+          memref && memref::skipViewLikeOps(memref) == buffer)
+        return WalkResult::interrupt();
+    return WalkResult::advance();
+  });
+  return result.wasInterrupted();
+}
+
+/// A partitioned fill of a whole buffer with a constant, which the next
+/// partition reads only as its accumulator's initial value.
+struct FilledAccumulator {
+  scf::ForallOp fill;
+  arith::ConstantOp value;
+};
+
+/// For each accumulating op (a reduction that reads its output) that is the
+/// only op of its partition, whose output is a whole DRAM buffer of the
+/// function that only a partitioned fill of a constant has written before:
+/// that fill. Partitions cover their op's whole iteration space, so the op
+/// writes every element the fill wrote, and nothing reads the fill's
+/// values but the op.
+DenseMap<Operation *, FilledAccumulator>
+findFilledAccumulators(func::FuncOp func) {
+  DenseMap<Operation *, FilledAccumulator> found;
+  StringRef partition = TesselDialect::getPartitionAttrName();
+  for (auto forall : func.getBody().getOps<scf::ForallOp>()) {
+    linalg::LinalgOp op = getOnlyMemoryOp(forall);
+    if (!forall->hasAttr(partition) || !op || op.getNumReductionLoops() == 0 ||
+        op.getNumDpsInits() != 1 ||
+        !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
+      continue;
+    // The whole buffer: every view of it the op's output goes through lies
+    // in the partition.
+    Value output = op.getDpsInitOperand(0)->get();
+    memref::AllocOp buffer = getFunctionBuffer(output, forall);
+    if (!buffer)
+      continue;
+    Value view = output;
+    while (view != buffer.getResult()) {
+      auto viewLike = view.getDefiningOp<ViewLikeOpInterface>();
+      if (!viewLike || !forall->isProperAncestor(viewLike))
+        break;
+      view = viewLike.getViewSource();
+    }
+    if (view != buffer.getResult())
+      continue;
+    // The ops between the buffer and the partition: one partitioned fill.
+    scf::ForallOp fill;
+    bool other = false;
+    for (Operation *prev = forall->getPrevNode(); prev != buffer;
+         prev = prev->getPrevNode()) {
+      if (!usesBuffer(prev, buffer))
+        continue;
+      auto prevForall = dyn_cast<scf::ForallOp>(prev);
+      auto fillOp = prevForall ? dyn_cast_or_null<linalg::FillOp>(
+                                     getOnlyMemoryOp(prevForall).getOperation())
+                               : linalg::FillOp();
+      if (fill || !fillOp || !prevForall->hasAttr(partition) ||
+          getFunctionBuffer(fillOp.getDpsInitOperand(0)->get(), prevForall) !=
+              buffer) {
+        other = true;
+        break;
+      }
+      fill = prevForall;
+    }
+    if (other || !fill)
+      continue;
+    auto fillOp = cast<linalg::FillOp>(getOnlyMemoryOp(fill).getOperation());
+    auto value = fillOp.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+    if (value)
+      found[op] = {fill, value};
+  }
+  return found;
+}
+
+/// Whether `value` is computed from `iv`.
+bool dependsOn(Value value, Value iv) {
+  SmallVector<Value> worklist{value};
+  DenseSet<Value> seen;
+  while (!worklist.empty()) {
+    Value next = worklist.pop_back_val();
+    if (next == iv)
+      return true;
+    if (Operation *def = next.getDefiningOp(); def && seen.insert(next).second)
+      llvm::append_range(worklist, def->getOperands());
+  }
+  return false;
+}
+
+/// Whether a copy of `view` placed inside `loops` (and no other step loop)
+/// would run once per element of the view's buffer: every loop around it
+/// takes another slice.
+bool isCopiedOncePerElement(Value view, ArrayRef<scf::ForOp> loops) {
+  return llvm::all_of(loops, [&](scf::ForOp loop) {
+    return dependsOn(view, loop.getInductionVar());
+  });
+}
+
+/// Sets the SRAM buffer `view` of output `operand` to what the payload reads
+/// first: the constant `filled` has set it to, when given, else its DRAM
+/// value `value`.
+void initializeOutput(RewriterBase &rewriter, Location loc, Value value,
+                      Value view, arith::ConstantOp filled) {
+  if (!filled) {
+    memref::CopyOp::create(rewriter, loc, value, view);
+    return;
+  }
+  Value constant = rewriter.clone(*filled)->getResult(0);
+  linalg::FillOp::create(rewriter, loc, constant, view);
+}
+
 /// Gives output `operand` of `op`, the same in every iteration of `loops`,
-/// one SRAM buffer for all of them: loaded before the loops (if the op reads
-/// it), stored after them, freed after that.
+/// one SRAM buffer for all of them: initialized before the loops (if the op
+/// reads it; to `filled` when given), stored after them, freed after that.
 LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
                                        linalg::LinalgOp op, OpOperand &operand,
-                                       scf::ForOp loops) {
+                                       scf::ForOp loops,
+                                       arith::ConstantOp filled) {
   Location loc = op.getLoc();
   Value value = operand.get();
   rewriter.setInsertionPoint(loops);
@@ -203,7 +355,7 @@ LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
     return failure();
   auto [buffer, view] = *promoted;
   if (op.payloadUsesValueFromOperand(&operand))
-    memref::CopyOp::create(rewriter, loc, value, view);
+    initializeOutput(rewriter, loc, value, view, filled);
   operand.set(view);
   rewriter.setInsertionPointAfter(loops);
   memref::CopyOp::create(rewriter, loc, view, value);
@@ -213,6 +365,10 @@ LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
 
 struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
   void runOnOperation() override {
+    // Found before any copy is inserted into a partition.
+    DenseMap<Operation *, FilledAccumulator> filledAccumulators =
+        findFilledAccumulators(getOperation());
+    SmallVector<scf::ForallOp> foldedFills;
     SmallVector<linalg::LinalgOp> steps;
     getOperation().walk([&](linalg::LinalgOp op) {
       auto forall = op->getParentOfType<scf::ForallOp>();
@@ -239,6 +395,16 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
             op.isDpsInit(&operand)
                 ? getInvariantLoops(operand.get(), op, stepLoops)
                 : scf::ForOp());
+      // The constant a fill set the accumulator to, if the op starts from
+      // it once per output element.
+      auto filledInit = [&](OpOperand &operand, ArrayRef<scf::ForOp> around) {
+        auto it = filledAccumulators.find(op);
+        if (it == filledAccumulators.end() || !op.isDpsInit(&operand) ||
+            !isCopiedOncePerElement(operand.get(), around))
+          return arith::ConstantOp();
+        foldedFills.push_back(it->second.fill);
+        return it->second.value;
+      };
       SmallVector<Value> buffers, residentBuffers;
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
@@ -255,7 +421,10 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           continue;
         }
         if (scf::ForOp outer = invariantLoops[operand.getOperandNumber()]) {
-          if (failed(promoteOutputAcrossSteps(rewriter, op, operand, outer)))
+          auto around = ArrayRef(stepLoops).drop_front(
+              llvm::find(stepLoops, outer) - stepLoops.begin() + 1);
+          if (failed(promoteOutputAcrossSteps(rewriter, op, operand, outer,
+                                              filledInit(operand, around))))
             return signalPassFailure();
           ++numOperandsPromoted;
           continue;
@@ -268,7 +437,8 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         auto [buffer, view] = *promoted;
         bool isOutput = op.isDpsInit(&operand);
         if (!isOutput || op.payloadUsesValueFromOperand(&operand))
-          memref::CopyOp::create(rewriter, loc, value, view);
+          initializeOutput(rewriter, loc, value, view,
+                           filledInit(operand, stepLoops));
         operand.set(view);
         if (isOutput) {
           rewriter.setInsertionPointAfter(last);
@@ -286,6 +456,11 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         memref::DeallocOp::create(rewriter, loc, buffer)
             ->setAttr(TesselDialect::getResidentAttrName(),
                       rewriter.getUnitAttr());
+    }
+    // Their buffers are now first read after the accumulators wrote them.
+    for (scf::ForallOp fill : foldedFills) {
+      rewriter.eraseOp(fill);
+      ++numFillsFolded;
     }
   }
 };

@@ -426,6 +426,14 @@ def TesselPromoteToSram
     in before them, it stays in SRAM across the reduction's steps and is
     copied back once, after them.
 
+    An accumulator whose DRAM buffer a partitioned `linalg.fill` of a
+    constant has just written, and nothing else has touched since it was
+    allocated, is filled with that constant in SRAM instead of copied in,
+    where it is copied in once per element (every step loop around the
+    copy takes another slice). The fill's partition, whose values nothing
+    else reads and which the accumulating op overwrites entirely, is erased:
+    the zero init of a matmul or convolution no longer goes through DRAM.
+
     A weight operand (an argument with `tessel.kind = "weight"`) of an op
     whose mapping has `resident` is the exception: its part slice (what it
     is outside the step loops) gets one SRAM buffer, loaded before the
@@ -446,11 +454,14 @@ def TesselPromoteToSram
     ```
   }];
   let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
     "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
   ];
   let statistics = [
     Statistic<"numOperandsPromoted", "num-operands-promoted",
-              "Number of operands given an SRAM buffer">
+              "Number of operands given an SRAM buffer">,
+    Statistic<"numFillsFolded", "num-fills-folded",
+              "Number of fills folded into the accumulators they initialize">
   ];
 }
 
