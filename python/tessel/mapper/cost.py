@@ -413,9 +413,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
         compute += count * compute_cycles(op, arch, shape)
+    red_parts = math.prod(parts[l] for l in op.reduction_loops)
     first_load = 0.0
     for o in moved:
-        loaded = o.read and not (o.filled and _loaded_once(o, part, steps))
+        # A split reduction's partials are always filled (tessel-partition).
+        filled = o.filled or (o.is_output and red_parts > 1)
+        loaded = o.read and not (filled and _loaded_once(o, part, steps))
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, rate, hops)
@@ -435,10 +438,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,
                                                      placement.cols)))
     reduce = 0
-    red_parts = math.prod(parts[l] for l in op.reduction_loops)
     if red_parts > 1:
+        out = next(o for o in op.operands if o.is_output)
         reduce = _partials_cycles(op, arch, placement, red_parts, rate, hops,
-                                  barrier)
+                                  barrier, _loaded_once(out, part, steps))
 
     if overlap_dma:
         # tessel-schedule issues each step's loads while the previous step
@@ -459,13 +462,16 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
 
 def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
-                     rate: float, hops: int, barrier: int) -> float:
+                     rate: float, hops: int, barrier: int,
+                     partials_loaded_once: bool) -> float:
     """What a split reduction adds (tessel-partition): a fill of the
     ``red_parts`` partial results and a reduce adding them to the output,
     both in DRAM, both over the op's rectangle (their largest parallel loop
     split over it where it divides evenly, else on one tile), each ending in
     a barrier. The op itself writes partials of the output's size, which
-    :func:`estimate` counts already."""
+    :func:`estimate` counts already. Where the op loads its partials once
+    per element, their fill is folded into it (tessel-promote-to-sram),
+    and so is the output's fill into the reduce where the op's was."""
     out = next(o for o in op.operands if o.is_output)
     elems = math.prod(out.shape)
     widest = max(out.shape, default=1)
@@ -474,13 +480,21 @@ def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
     partials = red_parts * elems // share
     result = elems // share
     fill = (vector_cycles(arch, "add", partials, partials * item)
-            + transfer_cycles(arch, partials * item, rate, hops))
-    add_up = (transfer_cycles(arch, (partials + result) * item, rate, hops)
+            + transfer_cycles(arch, partials * item, rate, hops) + barrier)
+    if partials_loaded_once:
+        fill = 0
+    # The reduce's accumulator: the output's fill, folded or loaded.
+    if out.filled:
+        loaded = partials
+        fill += vector_cycles(arch, "add", result, result * item)
+    else:
+        loaded = partials + result
+    add_up = (transfer_cycles(arch, loaded * item, rate, hops)
               + vector_cycles(arch, "reduce_add", partials,
                               (partials + result) * item)
               + vector_cycles(arch, "add", result, 3 * result * item)
               + transfer_cycles(arch, result * item, rate, hops))
-    return fill + add_up + 2 * barrier
+    return fill + add_up + barrier
 
 
 def roofline_cycles(op: Op, arch, tiles: int | None = None) -> int:
