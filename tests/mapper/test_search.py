@@ -128,3 +128,39 @@ def test_pack_is_exact():
     assert pack([(2, 2), (2, 2)], 2, 4) == [(0, 0), (0, 2)]
     assert pack([(2, 3), (2, 2)], 2, 4) is None
     assert pack([(1, 3), (2, 1), (1, 3)], 2, 4) is not None
+
+
+def test_no_split_reduction_whose_partials_the_isa_cannot_add_up():
+    # A convolution's output has rank 4, its partials rank 5: no
+    # vector_reduce adds them up, so the mapper offers no such split, and a
+    # solution that has one is reported.
+    from dataclasses import replace
+
+    from tessel.mapper.graph import Access, Graph, Op, Operand
+    from tessel.mapper.space import Candidate, Choice, Solution, candidates
+
+    def operand(shape, loops, **kw):
+        return Operand(shape=shape, elem_bytes=4,
+                       access=tuple(Access(((l, 1),)) for l in loops), **kw)
+
+    # out[n, f, h, w] += x[n, c, h, w]: four outputs, a long reduction,
+    # which split-K would speed up.
+    op = Op(index=0, name="linalg.generic", kind="reduction",
+            loops=(1, 4, 1, 1, 65536),
+            iterators=("parallel",) * 4 + ("reduction",),
+            operands=(operand((1, 65536, 1, 1), (0, 4, 2, 3)),
+                      operand((1, 4, 1, 1), (0, 1, 2, 3), is_output=True)))
+    arch = small_arch(2, 2)
+    options = MapperOptions()
+    assert all(c.placement.parts[4] == 1 for c in candidates(op, arch, options))
+    g = Graph("conv", (op,))
+    placement = Placement(0, 0, 1, 2, (1, 1, 1, 1, 2))
+    split = Solution("test", (Choice(0, Candidate(placement,
+                                                   estimate(op, arch, placement))),),
+                     0, 0, 0.0)
+    assert any("rank-4 output" in u for u in unsupported(g, split))
+    # Drop the batch dimension and the split is offered.
+    flat = replace(op, loops=op.loops[1:], iterators=op.iterators[1:],
+                   operands=(operand((65536, 1, 1), (3, 1, 2)),
+                             operand((4, 1, 1), (0, 1, 2), is_output=True)))
+    assert any(c.placement.parts[3] > 1 for c in candidates(flat, arch, options))

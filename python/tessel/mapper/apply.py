@@ -12,7 +12,8 @@ would reject.
 from __future__ import annotations
 
 from .graph import Graph, _linalg_ops
-from .space import Solution, uneven_reduction_split
+from .space import (MAX_REDUCE_RANK, Solution, partials_fit_the_isa,
+                    uneven_reduction_split)
 
 
 class UnsupportedMapping(ValueError):
@@ -30,6 +31,12 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
                        f"{', '.join(f'#{l}' for l in uneven)} into parts that "
                        "do not divide them (tessel-partition needs even parts "
                        "when it splits a reduction)")
+        if any(c.placement.parts[l] > 1 for l in op.reduction_loops) \
+                and not partials_fit_the_isa(op):
+            out.append(f"op {op.label()} splits a reduction of a rank-"
+                       f"{len(next(o for o in op.operands if o.is_output).shape)} "
+                       "output: its partials would need a reduce of rank "
+                       f"above {MAX_REDUCE_RANK}, which the ISA lacks")
     return out
 
 

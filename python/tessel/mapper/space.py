@@ -176,6 +176,18 @@ def _side_values(n: int) -> list[int]:
     return sorted(values)
 
 
+# The ISA's vector_reduce takes ranks 1 to 4 (docs/isa.md).
+MAX_REDUCE_RANK = 4
+
+
+def partials_fit_the_isa(op: Op) -> bool:
+    """Whether a split of ``op``'s reduction can be added up: its partials
+    have one more dimension than the output (tessel-partition), and the
+    reduce that adds them is a vector_reduce of that rank."""
+    outputs = [o for o in op.operands if o.is_output]
+    return len(outputs) == 1 and len(outputs[0].shape) + 1 <= MAX_REDUCE_RANK
+
+
 def uneven_reduction_split(op: Op, parts) -> list[int]:
     """The loops ``parts`` cuts unevenly when it also splits a reduction
     loop: tessel-partition computes a split reduction's partials only over
@@ -253,6 +265,7 @@ _CANDIDATES: dict = {}
 def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                 overlap: bool, cap: int, single_tile: bool,
                 even: bool) -> tuple[Candidate, ...]:
+    split_reductions = split_reductions and partials_fit_the_isa(op)
     loops = [(l, op.loops[l]) for l in range(len(op.loops))
              if op.loops[l] >= 2 and (op.iterators[l] == "parallel" or split_reductions)]
     splittable = any(op.loops[l] >= 2 for l in op.parallel_loops)
