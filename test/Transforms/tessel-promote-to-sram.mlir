@@ -287,3 +287,26 @@ func.func @fill_kept_when_read_elsewhere(%a: memref<16x16xf32, #dram>, %b: memre
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
   return %c : memref<16x16xf32, #dram>
 }
+
+// A matmul that reads its filled output as an input too keeps the fill: the
+// input's load reads the fill's values from DRAM.
+// CHECK-LABEL: func.func @fill_kept_when_also_an_input
+// CHECK:         scf.forall
+// CHECK:           linalg.fill
+// CHECK:         scf.forall
+// CHECK:           memref.copy
+// CHECK:           memref.copy
+// CHECK:           memref.copy %{{.+}}, %[[CS:.+]] : memref<16x16xf32, strided<[16, 1]>, #dram> to memref<16x16xf32, #sram>
+// CHECK:           linalg.matmul ins({{.*}}) outs(%[[CS]] : memref<16x16xf32, #sram>)
+func.func @fill_kept_when_also_an_input(%b: memref<16x16xf32, #dram>) -> memref<16x16xf32, #dram> {
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<16x16xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%c : memref<16x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    %cs = memref.subview %c[0, 0] [16, 16] [1, 1] : memref<16x16xf32, #dram> to memref<16x16xf32, strided<[16, 1]>, #dram>
+    linalg.matmul ins(%c, %b : memref<16x16xf32, #dram>, memref<16x16xf32, #dram>) outs(%cs : memref<16x16xf32, strided<[16, 1]>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return %c : memref<16x16xf32, #dram>
+}

@@ -274,6 +274,13 @@ findFilledAccumulators(func::FuncOp func) {
     }
     if (view != buffer.getResult())
       continue;
+    // Read only as the accumulator: an input of the same buffer would still
+    // read the fill's values from DRAM.
+    if (llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+          auto memref = dyn_cast<TypedValue<BaseMemRefType>>(input->get());
+          return memref && memref::skipViewLikeOps(memref) == buffer;
+        }))
+      continue;
     // The ops between the buffer and the partition: one partitioned fill.
     scf::ForallOp fill;
     bool other = false;
