@@ -179,3 +179,27 @@ def test_accumulator_reloaded_per_reduction_step_is_loaded():
     x, out = 4 * 16 * 8 * 4, 4 * 8 * 4
     assert _whole_part(total, arch, (4, 16, 4)).dram_bytes == x + out
     assert _whole_part(total, arch, (4, 8, 4)).dram_bytes == x + 2 * 2 * out
+
+
+def test_explain_marks_the_folded_fill():
+    from tessel.mapper import explain, solve
+
+    with Context():
+        g = graph.from_module(Module.parse(ZERO_INIT_MATMUL))
+    arch = small_arch(2, 2)
+    solution = solve(g, arch, "cpsat")
+    lines = explain.table(g, solution, arch).splitlines()
+    fill, matmul = (next(line for line in lines if line.startswith(label))
+                    for label in ("#0 fill", "#1 matmul"))
+    at = lines[0].index("cycles")
+
+    def cycles(line):
+        return int(line[at:].split()[0])
+
+    # The fill runs no code; the matmul carries the whole prediction.
+    assert " F " in fill and cycles(fill) == 0
+    assert " F " not in matmul
+    assert cycles(matmul) == solution.latency > 0
+    assert lines[-3] == f"predicted latency {solution.latency} cycles"
+    assert lines[-2].startswith("cpsat: OPTIMAL") and "gap 0.00%" in lines[-2]
+    assert "F: a fill folded into the accumulator" in lines[-1]
