@@ -13,10 +13,10 @@
 // tessel-16x16: 13 % more cycles for 41 KB less DRAM traffic).
 //
 // An accumulator whose DRAM buffer a partitioned fill has just set to a
-// constant (the zero init of a matmul or convolution) is filled in SRAM
-// instead of loaded, where it is loaded once per output element; the fill
-// in DRAM then has no reader and is erased. This saves writing and reading
-// the whole output once.
+// constant (the zero init of a matmul or convolution, a max pooling's
+// -inf) is filled in SRAM instead of loaded, where it is loaded once per
+// output element; the fill in DRAM then has no reader and is erased. This
+// saves writing and reading the whole output once.
 //
 // A weight the mapping keeps resident goes further: its whole part
 // slice gets one SRAM buffer, loaded before the first step, and each step

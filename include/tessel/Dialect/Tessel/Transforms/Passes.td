@@ -432,7 +432,8 @@ def TesselPromoteToSram
     where it is copied in once per element (every step loop around the
     copy takes another slice). The fill's partition, whose values nothing
     else reads and which the accumulating op overwrites entirely, is erased:
-    the zero init of a matmul or convolution no longer goes through DRAM.
+    the initial value of a matmul, convolution or pooling (zero, or -inf for
+    a max) no longer goes through DRAM.
 
     A weight operand (an argument with `tessel.kind = "weight"`) of an op
     whose mapping has `resident` is the exception: its part slice (what it
