@@ -25,6 +25,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Utils/Utils.h"
 #include "mlir/IR/IRMapping.h"
@@ -128,13 +129,6 @@ private:
   DenseMap<Value, SmallVector<unsigned>> readers;
 };
 
-/// The buffer a function-level view is a view of.
-Value getBufferRoot(Value value) {
-  while (auto view = value.getDefiningOp<ViewLikeOpInterface>())
-    value = view.getViewSource();
-  return value;
-}
-
 /// The DRAM buffers of the function that `forall` reads and writes. An op
 /// whose effects are unknown, or on memory it does not name, is taken to
 /// read and write every buffer it names.
@@ -142,7 +136,9 @@ Access getAccess(scf::ForallOp forall) {
   Access access;
   Region *funcBody = forall->getParentRegion();
   auto record = [&](SmallVectorImpl<Value> &list, Value value) {
-    Value root = getBufferRoot(value);
+    // The buffer a view is a view of.
+    auto memref = dyn_cast<TypedValue<BaseMemRefType>>(value);
+    Value root = memref ? memref::skipViewLikeOps(memref) : value;
     if (root.getParentRegion() == funcBody && !llvm::is_contained(list, root))
       list.push_back(root);
   };

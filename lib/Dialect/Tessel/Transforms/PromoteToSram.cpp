@@ -115,17 +115,20 @@ void hoistInvariantViews(ArrayRef<scf::ForOp> stepLoops) {
     moveLoopInvariantCode(cast<LoopLikeOpInterface>(loop.getOperation()));
 }
 
-/// Whether `op` is the only thing in `loop` that touches memory, so that a
-/// buffer may stay in SRAM across the loop's iterations without another op
-/// seeing its DRAM copy out of date.
-bool isOnlyMemoryOpIn(scf::ForOp loop, Operation *op) {
-  WalkResult result = loop.getBody()->walk([&](Operation *inner) {
-    if (inner == op || isa<scf::ForOp, scf::YieldOp>(inner) ||
-        isMemoryEffectFree(inner))
+/// The one op in `body` (loops looked into) that touches memory, or null
+/// when there is none or more than one.
+Operation *getOnlyMemoryOp(Block *body) {
+  Operation *only = nullptr;
+  WalkResult result = body->walk([&](Operation *op) {
+    if (isa<scf::ForOp, scf::YieldOp, scf::InParallelOp>(op) ||
+        isMemoryEffectFree(op))
       return WalkResult::advance();
-    return WalkResult::interrupt();
+    if (only)
+      return WalkResult::interrupt();
+    only = op;
+    return WalkResult::advance();
   });
-  return !result.wasInterrupted();
+  return result.wasInterrupted() ? nullptr : only;
 }
 
 /// The outermost of the innermost step loops of `op` whose iterations all
@@ -135,7 +138,10 @@ scf::ForOp getInvariantLoops(Value value, Operation *op,
                              ArrayRef<scf::ForOp> stepLoops) {
   scf::ForOp outermost;
   for (scf::ForOp loop : stepLoops) {
-    if (!loop.isDefinedOutsideOfLoop(value) || !isOnlyMemoryOpIn(loop, op))
+    // No other op may see the DRAM copy out of date while the buffer stays
+    // in SRAM across the loop's iterations.
+    if (!loop.isDefinedOutsideOfLoop(value) ||
+        getOnlyMemoryOp(loop.getBody()) != op)
       break;
     outermost = loop;
   }
@@ -197,21 +203,18 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
   return buffer;
 }
 
-/// The one linalg op of partition `forall`, if nothing else in it touches
-/// memory.
-linalg::LinalgOp getOnlyMemoryOp(scf::ForallOp forall) {
-  linalg::LinalgOp only;
-  WalkResult result = forall.getBody()->walk([&](Operation *op) {
-    if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op); linalgOp && !only) {
-      only = linalgOp;
-      return WalkResult::advance();
-    }
-    if (isa<scf::ForOp, scf::YieldOp, scf::InParallelOp>(op) ||
-        isMemoryEffectFree(op))
-      return WalkResult::advance();
-    return WalkResult::interrupt();
-  });
-  return result.wasInterrupted() ? linalg::LinalgOp() : only;
+/// The only op of partition `forall`, if it is a linalg op and nothing else
+/// in the partition touches memory.
+linalg::LinalgOp getPartitionOp(scf::ForallOp forall) {
+  if (!forall->hasAttr(TesselDialect::getPartitionAttrName()))
+    return {};
+  return dyn_cast_or_null<linalg::LinalgOp>(getOnlyMemoryOp(forall.getBody()));
+}
+
+/// Whether `value` is a memref that views `buffer`.
+bool isViewOf(Value value, Value buffer) {
+  auto memref = dyn_cast<TypedValue<BaseMemRefType>>(value);
+  return memref && memref::skipViewLikeOps(memref) == buffer;
 }
 
 /// The DRAM buffer `view` is a view of, if it is allocated in the function
@@ -227,11 +230,10 @@ memref::AllocOp getFunctionBuffer(Value view, scf::ForallOp forall) {
 /// Whether `op`, or an op nested in it, reads or writes a view of `buffer`.
 bool usesBuffer(Operation *op, Value buffer) {
   WalkResult result = op->walk([&](Operation *inner) {
-    for (Value operand : inner->getOperands())
-      if (auto memref = dyn_cast<TypedValue<BaseMemRefType>>(operand);
-          memref && memref::skipViewLikeOps(memref) == buffer)
-        return WalkResult::interrupt();
-    return WalkResult::advance();
+    return llvm::any_of(inner->getOperands(),
+                        [&](Value v) { return isViewOf(v, buffer); })
+               ? WalkResult::interrupt()
+               : WalkResult::advance();
   });
   return result.wasInterrupted();
 }
@@ -252,11 +254,9 @@ struct FilledAccumulator {
 DenseMap<Operation *, FilledAccumulator>
 findFilledAccumulators(func::FuncOp func) {
   DenseMap<Operation *, FilledAccumulator> found;
-  StringRef partition = TesselDialect::getPartitionAttrName();
   for (auto forall : func.getBody().getOps<scf::ForallOp>()) {
-    linalg::LinalgOp op = getOnlyMemoryOp(forall);
-    if (!forall->hasAttr(partition) || !op || op.getNumReductionLoops() == 0 ||
-        op.getNumDpsInits() != 1 ||
+    linalg::LinalgOp op = getPartitionOp(forall);
+    if (!op || op.getNumReductionLoops() == 0 || op.getNumDpsInits() != 1 ||
         !op.payloadUsesValueFromOperand(op.getDpsInitOperand(0)))
       continue;
     // The whole buffer: every view of it the op's output goes through lies
@@ -277,34 +277,24 @@ findFilledAccumulators(func::FuncOp func) {
     // Read only as the accumulator: an input of the same buffer would still
     // read the fill's values from DRAM.
     if (llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
-          auto memref = dyn_cast<TypedValue<BaseMemRefType>>(input->get());
-          return memref && memref::skipViewLikeOps(memref) == buffer;
+          return isViewOf(input->get(), buffer);
         }))
       continue;
-    // The ops between the buffer and the partition: one partitioned fill.
-    scf::ForallOp fill;
-    bool other = false;
+    // Between the buffer's allocation and the partition, one op touches the
+    // buffer: a partitioned fill of it with a constant.
+    SmallVector<Operation *> users;
     for (Operation *prev = forall->getPrevNode(); prev != buffer;
-         prev = prev->getPrevNode()) {
-      if (!usesBuffer(prev, buffer))
-        continue;
-      auto prevForall = dyn_cast<scf::ForallOp>(prev);
-      auto fillOp = prevForall ? dyn_cast_or_null<linalg::FillOp>(
-                                     getOnlyMemoryOp(prevForall).getOperation())
-                               : linalg::FillOp();
-      if (fill || !fillOp || !prevForall->hasAttr(partition) ||
-          getFunctionBuffer(fillOp.getDpsInitOperand(0)->get(), prevForall) !=
-              buffer) {
-        other = true;
-        break;
-      }
-      fill = prevForall;
-    }
-    if (other || !fill)
+         prev = prev->getPrevNode())
+      if (usesBuffer(prev, buffer))
+        users.push_back(prev);
+    auto fill = users.size() == 1 ? dyn_cast<scf::ForallOp>(users.front())
+                                  : scf::ForallOp();
+    auto fillOp = fill ? dyn_cast_or_null<linalg::FillOp>(
+                             getPartitionOp(fill).getOperation())
+                       : linalg::FillOp();
+    if (!fillOp || !isViewOf(fillOp.getDpsInitOperand(0)->get(), buffer))
       continue;
-    auto fillOp = cast<linalg::FillOp>(getOnlyMemoryOp(fill).getOperation());
-    auto value = fillOp.getInputs()[0].getDefiningOp<arith::ConstantOp>();
-    if (value)
+    if (auto value = fillOp.getInputs()[0].getDefiningOp<arith::ConstantOp>())
       found[op] = {fill, value};
   }
   return found;
@@ -418,7 +408,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         Value value = operand.get();
         if (!isa<MemRefType>(value.getType()) || isInSram(value))
           continue;
-        if (resident && op.isDpsInput(&operand) && getWeightArgument(value)) {
+        if (isResidentWeight(op, operand, resident)) {
           FailureOr<Value> buffer =
               promoteResident(rewriter, op, operand, loops);
           if (failed(buffer))

@@ -83,11 +83,6 @@ int64_t getSliceExtent(AffineExpr expr, ArrayRef<int64_t> steps, int64_t full) {
   return std::min(value.getValue() + 1, full);
 }
 
-/// Whether `operand` of `op` reads a weight that the mapping keeps resident.
-bool isResidentWeight(linalg::LinalgOp op, OpOperand &operand, bool resident) {
-  return resident && op.isDpsInput(&operand) && getWeightArgument(operand.get());
-}
-
 /// Bytes of the slices of the operands `selected` accepts for one step of
 /// `steps`; saturates at INT64_MAX (an operand of unbounded size never
 /// fits).

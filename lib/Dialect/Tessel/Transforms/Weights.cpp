@@ -39,4 +39,8 @@ BlockArgument getWeightArgument(Value value) {
   return isWeightArgument(func, arg.getArgNumber()) ? arg : nullptr;
 }
 
+bool isResidentWeight(linalg::LinalgOp op, OpOperand &operand, bool resident) {
+  return resident && op.isDpsInput(&operand) && getWeightArgument(operand.get());
+}
+
 } // namespace mlir::tessel

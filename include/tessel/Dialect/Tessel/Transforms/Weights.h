@@ -4,6 +4,7 @@
 #define TESSEL_DIALECT_TESSEL_TRANSFORMS_WEIGHTS_H
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Value.h"
 
 namespace mlir::tessel {
@@ -14,6 +15,11 @@ bool isWeightArgument(func::FuncOp func, unsigned index);
 /// The function argument marked `tessel.kind = "weight"` that `value` is a
 /// slice or reshape of (tensor or memref), or null if it is none.
 BlockArgument getWeightArgument(Value value);
+
+/// Whether `operand` of `op`, whose mapping keeps weights in SRAM when
+/// `resident`, reads a weight that stays there: tessel-tile-for-sram
+/// reserves SRAM for exactly the operands tessel-promote-to-sram keeps.
+bool isResidentWeight(linalg::LinalgOp op, OpOperand &operand, bool resident);
 
 } // namespace mlir::tessel
 
