@@ -9,7 +9,8 @@ speed-up. Two kinds of program:
   tessel-4x4);
 - any zoo model by name (``resnet18``, ``bert_layer``, ..): the model
   compiled for ``--arch`` (tessel-4x4 by default) with the default mapping,
-  fed the inputs of ``tessel simulate --random-inputs`` (seed 7).
+  fed ``tessel.cli.random_inputs`` with seed 7 (the generator of
+  ``tessel simulate --random-inputs``, which uses seed 0).
 
 The emulator's first run of a program is reported apart: it includes decoding
 the program, compiling the kernel (NVRTC, cached on disk by CuPy) and moving

@@ -138,7 +138,7 @@ def test_split_reduction_matches_pytorch(parts, rows, cols):
                                rtol=1e-5, atol=1e-5)
 
 
-def _dram_transfers(program, kind: str) -> tuple[int, int]:
+def dram_transfers(program, kind: str) -> tuple[int, int]:
     """(loads, stores): the dma instructions reading from and writing to the
     DRAM buffers of ``kind``."""
     spans = [(b.offset, b.offset + b.nbytes) for b in program.buffers
@@ -173,8 +173,8 @@ def test_accumulator_stays_in_sram_across_reduction_steps():
         "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins(")
         .replace("linalg.fill ins(", f"linalg.fill {{tessel.mapping = {fill}}} ins("))
     program = compile_imported(mapped, "tessel-4x4")
-    weight_loads, _ = _dram_transfers(program, "weight")
-    output_loads, output_stores = _dram_transfers(program, "output")
+    weight_loads, _ = dram_transfers(program, "weight")
+    output_loads, output_stores = dram_transfers(program, "output")
     assert weight_loads == 8
     # The matmul's one store: no fill in DRAM, no load (per step, it would
     # be 8 of each, and the fill's store).

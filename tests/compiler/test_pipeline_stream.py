@@ -7,6 +7,8 @@ import numpy as np
 import pytest
 import torch
 
+from test_end_to_end import dram_transfers
+
 from tessel.compiler import compile_imported
 from tessel.mapper import MapperOptions
 from tessel.runtime.simulator import simulate
@@ -69,12 +71,7 @@ def test_stream_must_be_positive(small_cnn):
 
 
 def _weight_loads(program) -> int:
-    """The dma instructions of ``program`` that read a weight from DRAM."""
-    weights = [(b.offset, b.offset + b.nbytes) for b in program.buffers
-               if b.kind == "weight"]
-    return sum(1 for instrs in program.decoded().values() for ins in instrs
-               if ins.op == "dma" and ins["src"].kind == "dram"
-               and any(lo <= ins["src"].view.base < hi for lo, hi in weights))
+    return dram_transfers(program, "weight")[0]
 
 
 def test_resident_weights_load_once_per_stream(small_cnn):

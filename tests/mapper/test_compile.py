@@ -76,5 +76,3 @@ def test_resident_weights_are_written_for_ops_with_weights(small_cnn):
     kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
     assert any(kept)
     assert [a.endswith(", resident>") for a in written] == kept
-    # Only ops that read weights keep any.
-    assert all(g.ops[c.op].weight_bytes for c, k in zip(choices, kept) if k)

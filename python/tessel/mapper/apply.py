@@ -33,10 +33,10 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
                        "when it splits a reduction)")
         if any(c.placement.parts[l] > 1 for l in op.reduction_loops) \
                 and not partials_fit_the_isa(op):
-            out.append(f"op {op.label()} splits a reduction of a rank-"
-                       f"{len(next(o for o in op.operands if o.is_output).shape)} "
-                       "output: its partials would need a reduce of rank "
-                       f"above {MAX_REDUCE_RANK}, which the ISA lacks")
+            out.append(f"op {op.label()} splits a reduction: its partials "
+                       "would need a reduce of rank above "
+                       f"{MAX_REDUCE_RANK}, which the ISA lacks (or it has "
+                       "several outputs)")
     return out
 
 
@@ -65,7 +65,7 @@ def apply(module, graph: Graph, solution: Solution) -> None:
         raise UnsupportedMapping(
             "the mapping uses what the lowering cannot take yet:\n  "
             + "\n  ".join(problems)
-            + "\nmap with even_splits on to compile it")
+            + "\nthe mappers never choose these: correct the solution")
     funcs = [op for op in module.body.operations if op.operation.name == "func.func"]
     ops = _linalg_ops(funcs[0])
     if len(ops) != len(graph.ops):

@@ -179,8 +179,7 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
     possible; for a matmul each also with reduction steps of ``array_rows``
     and of four times that (the MAC array's rows: shorter steps leave rows
     idle) (distinct, in that order). Convolutions do not get the reduction
-    variants: they took ResNet-18's solve on tessel-16x16 from 8.5 s to
-    15.5 s."""
+    variants, to keep the solve time within its goal (docs/mapper.md)."""
     out = []
     variants = [(None, 0)]
     if op.macs:
@@ -336,9 +335,7 @@ def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
     outermost first) down to the innermost one that indexes it.
     tessel-promote-to-sram keeps an accumulator in SRAM across the loops
     inside that one, the reduction's steps."""
-    indexed = {loop for a in o.access for loop, _ in (a.terms or ())}
-    last = max((l for l, (p, s) in enumerate(zip(part, steps))
-                if s < p and (l in indexed or not o.is_output)), default=-1)
+    last = _innermost_cut_loop(o, part, steps)
     pieces = [_chunks(p, s) if l <= last else [(s, 1)]
               for l, (p, s) in enumerate(zip(part, steps))]
     for shape_counts in product(*pieces):
@@ -346,15 +343,23 @@ def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
                math.prod(c for _, c in shape_counts))
 
 
+def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
+                        steps: tuple[int, ...]) -> int:
+    """The innermost loop cut into more than one step that indexes ``o``
+    (for an input, that is cut at all), or -1."""
+    return max((l for l, (p, s) in enumerate(zip(part, steps))
+                if s < p and (not o.is_output or l in o.indexed_loops)),
+               default=-1)
+
+
 def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> bool:
     """Whether output ``o`` is loaded once per element: no loop cut into
     steps that does not index it lies outside the innermost one that does.
     An accumulator whose fill is folded into it is then set in SRAM instead
     (tessel-promote-to-sram)."""
-    indexed = {loop for a in o.access for loop, _ in (a.terms or ())}
-    cut = [l for l, (p, s) in enumerate(zip(part, steps)) if s < p]
-    last = max((l for l in cut if l in indexed), default=-1)
-    return all(l in indexed for l in cut if l <= last)
+    last = _innermost_cut_loop(o, part, steps)
+    return all(l in o.indexed_loops
+               for l, (p, s) in enumerate(zip(part[:last + 1], steps)) if s < p)
 
 
 def barrier_cycles(arch, rows: int, cols: int) -> int:
@@ -386,22 +391,31 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
                                  array_rows=arch.tile.mac.rows)
+    link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
-                              resident_bytes, overlap_dma, program_tiles)
+                              resident_bytes, overlap_dma, program_tiles, link)
               for steps in candidates]
     return min(costed, key=lambda e: e.cycles, default=None)
 
 
-def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
-                    resident_bytes, overlap_dma, program_tiles) -> Estimate:
-    """:func:`estimate` for one choice of step sizes."""
-    parts = placement.parts
-    sram_bytes = sram_step_bytes(op, steps, resident) + resident_bytes
-
+def dram_link(arch, placement: Placement) -> tuple[float, int]:
+    """(rate, hops) of the rectangle's slowest DRAM path: the bytes per
+    cycle its busiest tile gets and the most hops to a channel."""
     paths = _dram_paths(arch, placement.row, placement.col,
                         placement.rows, placement.cols)
-    rate = min(r for r, _ in paths)
-    hops = max(h for _, h in paths)
+    return min(r for r, _ in paths), max(h for _, h in paths)
+
+
+def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
+                    resident_bytes, overlap_dma, program_tiles,
+                    link: tuple[float, int]) -> Estimate:
+    """:func:`estimate` for one choice of step sizes; ``link`` is
+    :func:`dram_link` of the placement."""
+    parts = placement.parts
+    sram_bytes = sram_step_bytes(op, steps, resident) + resident_bytes
+    rate, hops = link
+    barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,
+                                                     placement.cols)))
     moved = [o for o in op.operands
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
     compute = load_total = store_total = 0.0
@@ -414,34 +428,40 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         num_steps += count
         compute += count * compute_cycles(op, arch, shape)
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
-    first_load = 0.0
+    first_load = kept_fill = 0.0
+    # Whether a split reduction's partials, which tessel-partition always
+    # fills, are set in SRAM (see _partials_cycles).
+    partials_in_sram = False
     for o in moved:
-        # A split reduction's partials are always filled (tessel-partition).
+        # An accumulator starting from a fill: set in SRAM where it is loaded
+        # once per element (the fill then runs no code), else loaded, and
+        # the fill runs after all, costed here on this op's rectangle (a
+        # folded fill costs nothing itself). A split reduction's output fill
+        # goes to the reduce instead (_partials_cycles).
         filled = o.filled or (o.is_output and red_parts > 1)
-        loaded = o.read and not (filled and _loaded_once(o, part, steps))
+        in_sram = o.read and filled and _loaded_once(o, part, steps)
+        partials_in_sram |= in_sram and red_parts > 1
+        loaded = o.read and not in_sram
+        if o.filled and loaded and red_parts == 1:
+            nbytes = o.slice_bytes(part)
+            kept_fill = (vector_cycles(arch, "add", nbytes // o.elem_bytes, nbytes)
+                         + transfer_cycles(arch, nbytes, rate, hops) + barrier)
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, rate, hops)
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
             bytes_per_tile += count * (int(loaded) + int(o.is_output)) * b
-        if o.is_output and o.read and not loaded:
-            # The fill in SRAM, once per output slice.
-            for shape, count in _transfers(o, part, steps):
-                elems = o.slice_bytes(shape) // o.elem_bytes
-                compute += count * vector_cycles(arch, "add", elems,
-                                                 elems * o.elem_bytes)
+            if in_sram:
+                compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
         if loaded:
             first_load += transfer_cycles(arch, o.slice_bytes(steps), rate, hops)
     transfer = load_total + store_total
 
-    barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,
-                                                     placement.cols)))
     reduce = 0
     if red_parts > 1:
-        out = next(o for o in op.operands if o.is_output)
         reduce = _partials_cycles(op, arch, placement, red_parts, rate, hops,
-                                  barrier, _loaded_once(out, part, steps))
+                                  barrier, partials_in_sram)
 
     if overlap_dma:
         # tessel-schedule issues each step's loads while the previous step
@@ -451,7 +471,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         body = alone + max(compute, load_total - first_load)
     else:
         body = compute + transfer
-    cycles = int(math.ceil(body + reduce + barrier))
+    cycles = int(math.ceil(body + reduce + barrier + kept_fill))
     return Estimate(cycles=cycles, compute=int(compute), transfer=int(transfer),
                     reduce=int(reduce), barrier=barrier, steps=steps,
                     num_steps=num_steps, sram_bytes=sram_bytes,
@@ -463,14 +483,15 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
 def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
                      rate: float, hops: int, barrier: int,
-                     partials_loaded_once: bool) -> float:
+                     partials_in_sram: bool) -> float:
     """What a split reduction adds (tessel-partition): a fill of the
     ``red_parts`` partial results and a reduce adding them to the output,
     both in DRAM, both over the op's rectangle (their largest parallel loop
     split over it where it divides evenly, else on one tile), each ending in
     a barrier. The op itself writes partials of the output's size, which
-    :func:`estimate` counts already. Where the op loads its partials once
-    per element, their fill is folded into it (tessel-promote-to-sram),
+    :func:`estimate` counts already. Where the op sets its partials in SRAM
+    (``partials_in_sram``), their fill is folded into it
+    (tessel-promote-to-sram),
     and so is the output's fill into the reduce where the op's was."""
     out = next(o for o in op.operands if o.is_output)
     elems = math.prod(out.shape)
@@ -479,10 +500,9 @@ def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
     item = out.elem_bytes
     partials = red_parts * elems // share
     result = elems // share
-    fill = (vector_cycles(arch, "add", partials, partials * item)
-            + transfer_cycles(arch, partials * item, rate, hops) + barrier)
-    if partials_loaded_once:
-        fill = 0
+    fill = 0 if partials_in_sram else (
+        vector_cycles(arch, "add", partials, partials * item)
+        + transfer_cycles(arch, partials * item, rate, hops) + barrier)
     # The reduce's accumulator: the output's fill, folded or loaded.
     if out.filled:
         loaded = partials

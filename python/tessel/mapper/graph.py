@@ -12,6 +12,7 @@ plain dataclasses.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 # What an op lowers to (docs/lowering.md, "Compute"): the cost model times
 # each kind the way tessel-lower-to-instructions emits it.
@@ -81,6 +82,11 @@ class Operand:
     source: tuple[str, int | None] = ("new", None)
     role: str = "activation"     # input | weight | activation | output
     filled: bool = False         # an accumulator whose fill is folded into it
+
+    @cached_property
+    def indexed_loops(self) -> frozenset[int]:
+        """The loops some dimension of the operand varies with."""
+        return frozenset(loop for a in self.access for loop, _ in (a.terms or ()))
 
     @property
     def nbytes(self) -> int:

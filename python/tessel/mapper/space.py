@@ -18,9 +18,9 @@ OBJECTIVES = ("latency", "throughput")
 
 @dataclass(frozen=True)
 class MapperOptions:
-    """How to map. The defaults produce only what the lowering consumes
-    today; each option that goes beyond says so, and a mapping that uses it
-    is reported but not written into the IR (``apply.unsupported``).
+    """How to map. Every choice the mappers make, under any options, is
+    one the lowering consumes; a hand-made solution that is not is reported
+    and not written into the IR (``apply.unsupported``).
 
     - ``objective``: ``latency`` (one input; the sum of the ops' cycles) or
       ``throughput`` (a stream of inputs: the longest pipeline stage, then
