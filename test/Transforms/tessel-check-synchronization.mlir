@@ -60,3 +60,56 @@ tessel.device @short arch #tiny {
     tessel.signal %sa
   }
 }
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+
+// A multicast into tile (0, 1)'s SRAM that no signal to (0, 1) follows:
+// that tile could never know its data has arrived.
+tessel.device @unsignalled arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %ba = tessel.buffer @ba on %a : memref<16xf32, #sram>
+  %bb = tessel.buffer @bb on %b : memref<16xf32, #sram>
+  %sa = tessel.semaphore on %a
+  tessel.core(%a) {
+    // expected-error @below {{'tessel.dma_multicast' op delivers into the SRAM of tile (0, 1) but the core of tile (0, 0) signals no semaphore of that tile afterwards, so it cannot know when the data has arrived; signal it after the transfer}}
+    %m = tessel.dma_multicast %x to %ba, %bb : memref<16xf32, #dram> to memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %m
+    tessel.wait_semaphore %sa
+  }
+  tessel.core(%b) {
+    tessel.signal %sa
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+
+// The same multicast followed by a signal to (0, 1), which waits for it
+// before it reads its buffer.
+// CHECK-LABEL: tessel.device @signalled
+tessel.device @signalled arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %ba = tessel.buffer @ba on %a : memref<16xf32, #sram>
+  %bb = tessel.buffer @bb on %b : memref<16xf32, #sram>
+  %sb = tessel.semaphore on %b
+  tessel.core(%a) {
+    %m = tessel.dma_multicast %x to %ba, %bb : memref<16xf32, #dram> to memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.signal %sb
+    tessel.wait %m
+  }
+  tessel.core(%b) {
+    tessel.wait_semaphore %sb
+    tessel.vector_unary exp %bb, %bb : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}

@@ -6,7 +6,7 @@
 module attributes {tessel.arch = #tiny} {
 // The largest parallel loop (m = 64) feeds all four tiles.
 // CHECK-LABEL: func.func @matmul
-// CHECK: linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+// CHECK: linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1], shared>}
 func.func @matmul(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>, %c: tensor<64x8xf32>) -> tensor<64x8xf32> {
   %0 = linalg.matmul ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>) outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
   return %0 : tensor<64x8xf32>

@@ -1146,17 +1146,22 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps' or 'resident', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 1, stage = 2>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps' or 'resident', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], resident, resident>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps' or 'resident'}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], shared, shared>}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared'}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], weights>}
 
 // -----
@@ -1174,4 +1179,145 @@ func.func @f(%a: memref<4xf32>) {
   // expected-error @+1 {{'tessel.resident' is a unit attribute of the allocation, load and deallocation of a resident weight (memref.alloc, memref.copy, memref.dealloc)}}
   linalg.fill {tessel.resident} ins(%zero : f32) outs(%a : memref<4xf32>)
   return
+}
+
+// -----
+
+func.func @f(%a: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tessel.share' is a non-negative integer attribute of a load (memref.copy or tessel.dma): the op whose loads may be shared}}
+  linalg.fill {tessel.share = 0 : i64} ins(%zero : f32) outs(%a : memref<4xf32>)
+  return
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op has 1 target; a transfer to one tile is a tessel.dma}}
+    %m = tessel.dma_multicast %x to %a : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op reads the SRAM of tile (1, 1), but the DMA engine of tile (0, 0) multicasts from DRAM or its own SRAM only}}
+    %m = tessel.dma_multicast %b to %a, %c : memref<4x4xf32, #sram> to memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op target #1 must have the source's shape and element type, got 'memref<4x8xf32, #tessel.memory_space<sram>>' for 'memref<4x4xf32, #tessel.memory_space<dram>>'}}
+    %m = tessel.dma_multicast %x to %a, %v : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x8xf32, #sram>
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op target #1 is in DRAM; a multicast delivers to tiles' SRAM}}
+    %m = tessel.dma_multicast %x to %a, %y : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x4xf32, #dram>
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op targets #0 and #2 are both in the SRAM of tile (0, 0); each tile receives the data once}}
+    %m = tessel.dma_multicast %x to %a, %b, %a2 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %w = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %a2 = tessel.buffer @a2 on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op channel 2 does not exist: the DMA engine has 2 channels}}
+    %m = tessel.dma_multicast %x to %a, %b channel 2 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
 }

@@ -63,6 +63,8 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     %[[T2:dma.*]] = tessel.dma %[[HALF]] to %[[YHALF]]
 // CHECK:     %[[T3:dma.*]] = tessel.dma %c to %in
 // CHECK:     tessel.wait %[[T2]], %[[T3]]
+// CHECK:     %[[M:multicast.*]] = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     tessel.wait %[[M]]
 // CHECK:     tessel.fence
 // CHECK:     tessel.signal %[[READY]]
 // CHECK:     tessel.wait_semaphore %[[DONE]] for 2
@@ -113,6 +115,8 @@ tessel.device @main arch #tiny {
     %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1]>, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>
     %t3 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
     tessel.wait %t2, %t3
+    %m = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    tessel.wait %m
     tessel.fence
     tessel.signal %ready
     tessel.wait_semaphore %done for 2
@@ -134,17 +138,19 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 }
 
 // A mapping prints its optional fields only when set: the stage when not 0,
-// the steps when given, `resident` when set (the optional fields parse in
-// any order).
+// the steps when given, `resident` and `shared` when set (the optional
+// fields parse in any order).
 // CHECK-LABEL: func.func @mapping_attrs
 // CHECK-SAME:    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1]>
 // CHECK-SAME:    resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], stage = 2, steps = [4, 8], resident>
+// CHECK-SAME:    shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], resident, shared>
 // CHECK-SAME:    staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], stage = 1, steps = [8, 4]>
 // CHECK-SAME:    stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>
 func.func @mapping_attrs() attributes {
     plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1], stage = 0>,
     staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], steps = [8, 4], stage = 1>,
     resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], resident, steps = [4, 8], stage = 2>,
+    shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], shared, resident>,
     stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>} {
   return
 }

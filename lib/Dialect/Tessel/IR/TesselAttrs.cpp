@@ -60,8 +60,8 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
 //===----------------------------------------------------------------------===//
 
 /// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in any order
-/// and each at most once, `, stage = S`, `, steps = [..]` and `, resident`,
-/// then `>`.
+/// and each at most once, `, stage = S`, `, steps = [..]`, `, resident` and
+/// `, shared`, then `>`.
 Attribute MappingAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   int64_t row, col, rows, cols, stage = 0;
@@ -81,7 +81,7 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       parseField("cols", cols) || parser.parseComma() ||
       parser.parseKeyword("parts") || parser.parseEqual() || parseList(parts))
     return {};
-  bool seenStage = false, seenSteps = false, resident = false;
+  bool seenStage = false, seenSteps = false, resident = false, shared = false;
   while (succeeded(parser.parseOptionalComma())) {
     if (!seenStage && succeeded(parser.parseOptionalKeyword("stage"))) {
       seenStage = true;
@@ -94,12 +94,15 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
     } else if (!resident &&
                succeeded(parser.parseOptionalKeyword("resident"))) {
       resident = true;
+    } else if (!shared && succeeded(parser.parseOptionalKeyword("shared"))) {
+      shared = true;
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       seenStage || seenSteps || resident
-                           ? "expected 'stage', 'steps' or 'resident', each "
-                             "at most once"
-                           : "expected 'stage', 'steps' or 'resident'");
+                       seenStage || seenSteps || resident || shared
+                           ? "expected 'stage', 'steps', 'resident' or "
+                             "'shared', each at most once"
+                           : "expected 'stage', 'steps', 'resident' or "
+                             "'shared'");
       return {};
     }
   }
@@ -107,7 +110,7 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<MappingAttr>(loc, parser.getContext(), row, col,
                                         rows, cols, parts, stage, steps,
-                                        resident);
+                                        resident, shared);
 }
 
 void MappingAttr::print(AsmPrinter &printer) const {
@@ -125,6 +128,8 @@ void MappingAttr::print(AsmPrinter &printer) const {
   }
   if (getResident())
     printer << ", resident";
+  if (getShared())
+    printer << ", shared";
   printer << ">";
 }
 
@@ -132,7 +137,7 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t row, int64_t col, int64_t rows,
                                   int64_t cols, ArrayRef<int64_t> parts,
                                   int64_t stage, ArrayRef<int64_t> steps,
-                                  bool resident) {
+                                  bool resident, bool shared) {
   if (row < 0 || col < 0)
     return emitError() << "mapping origin (" << row << ", " << col
                        << ") must not be negative";

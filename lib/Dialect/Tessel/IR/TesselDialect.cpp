@@ -96,6 +96,17 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "memref.copy, memref.dealloc)";
     return success();
   }
+  if (attr.getName() == getShareAttrName()) {
+    auto group = dyn_cast<IntegerAttr>(attr.getValue());
+    if (!group || group.getValue().isNegative() ||
+        !isa<memref::CopyOp, DmaOp>(op))
+      return op->emitError()
+             << "'" << getShareAttrName()
+             << "' is a non-negative integer attribute of a load "
+                "(memref.copy or tessel.dma): the op whose loads may be "
+                "shared";
+    return success();
+  }
   if (attr.getName() != getArchAttrName())
     return op->emitError() << "unknown tessel attribute '"
                            << attr.getName().getValue() << "'";

@@ -483,6 +483,64 @@ LogicalResult DmaOp::verify() {
   return success();
 }
 
+void DmaMulticastOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getToken(), "multicast");
+}
+
+// The route always exists: the mesh's XY routes reach every tile of the
+// grid, and the tile verifier keeps every target's tile inside it.
+LogicalResult DmaMulticastOp::verify() {
+  if (getTargets().size() < 2)
+    return emitOpError() << "has " << getTargets().size()
+                         << " target; a transfer to one tile is a tessel.dma";
+  MemRefType source = getSource().getType();
+  Operation *sourceDef = getBufferDef(getSource());
+  if (!sourceDef)
+    return emitOpError("source must be a tessel.buffer or tessel.dram_buffer, "
+                       "a view of one, or an SRAM allocation in the core");
+  TileOp coreTile = getCoreTile(*this);
+  if (TileOp tile = getSramTile(sourceDef); tile && tile != coreTile)
+    return emitOpError() << "reads the SRAM of tile " << describeTile(tile)
+                         << ", but the DMA engine of tile "
+                         << describeTile(coreTile)
+                         << " multicasts from DRAM or its own SRAM only";
+
+  DenseMap<Operation *, unsigned> targetOfTile;
+  for (auto [index, target] : llvm::enumerate(getTargets())) {
+    auto type = cast<MemRefType>(target.getType());
+    if (type.getShape() != source.getShape() ||
+        type.getElementType() != source.getElementType())
+      return emitOpError() << "target #" << index
+                           << " must have the source's shape and element "
+                              "type, got "
+                           << type << " for " << source;
+    Operation *def = getBufferDef(target);
+    if (!def)
+      return emitOpError() << "target #" << index
+                           << " must be a tessel.buffer, a view of one, or "
+                              "an SRAM allocation in the core";
+    TileOp tile = getSramTile(def);
+    if (!tile)
+      return emitOpError() << "target #" << index
+                           << " is in DRAM; a multicast delivers to tiles' "
+                              "SRAM";
+    auto [it, inserted] = targetOfTile.try_emplace(tile, index);
+    if (!inserted)
+      return emitOpError() << "targets #" << it->second << " and #" << index
+                           << " are both in the SRAM of tile "
+                           << describeTile(tile)
+                           << "; each tile receives the data once";
+  }
+
+  ArchAttr arch = lookupArch(*this);
+  if (std::optional<uint32_t> channel = getChannel();
+      channel && *channel >= arch.getTileDmaChannels())
+    return emitOpError() << "channel " << *channel
+                         << " does not exist: the DMA engine has "
+                         << arch.getTileDmaChannels() << " channels";
+  return success();
+}
+
 // A token can only come from a tessel.dma of the same core: cores are
 // sibling regions, so SSA dominance already keeps another tile's tokens out.
 LogicalResult WaitOp::verify() {

@@ -61,6 +61,8 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createTesselLowerToInstructions());
   pm.addPass(createTesselSchedule());
   pm.addPass(createTesselAllocateSram());
+  // Tiles that load the same slice at the same step share one load.
+  pm.addPass(createTesselShareLoads());
   // Nothing that can deadlock is emitted.
   pm.addPass(createTesselCheckSynchronization());
 }
@@ -78,6 +80,7 @@ void tessel::registerPipelines() {
       "tessel-lowering-pipeline",
       "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
       "instruction streams (legalize, map, partition, tile for SRAM, "
-      "bufferize, promote, place on tiles, lower, schedule, allocate SRAM)",
+      "bufferize, promote, place on tiles, lower, schedule, allocate SRAM, "
+      "share loads, check synchronization)",
       buildLoweringPipeline);
 }

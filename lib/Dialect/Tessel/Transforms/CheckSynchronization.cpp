@@ -9,10 +9,18 @@
 // it waits forever on every execution. (Token waits cannot deadlock: each
 // waits for a transfer its own core started earlier.)
 //
+// A transfer into another tile's SRAM (a tessel.dma, or a target of a
+// tessel.dma_multicast) must be followed by a signal to that tile: it is
+// the only way the tile can learn that the data has arrived, so without one
+// the tile would read its buffer unsynchronized.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCHECKSYNCHRONIZATION
@@ -45,7 +53,59 @@ struct CheckSynchronization
       signalPassFailure();
   }
 
+  /// The tile whose SRAM `view` (a view of a tessel.buffer) is in; null for
+  /// DRAM and for the core's own allocations.
+  static TileOp getBufferTile(Value view) {
+    while (Operation *def = view.getDefiningOp()) {
+      if (auto buffer = dyn_cast<BufferOp>(def))
+        return buffer.getTileOp();
+      if (def->getNumOperands() == 0 ||
+          !isa<ViewLikeOpInterface, memref::TransposeOp>(def))
+        return {};
+      view = def->getOperand(0);
+    }
+    return {};
+  }
+
+  /// Every transfer of `core` into another tile's SRAM is followed by a
+  /// signal to a semaphore of that tile.
+  LogicalResult checkDeliveries(CoreOp core) {
+    TileOp own = core.getTileOp();
+    DenseMap<Operation *, Operation *> lastSignal;
+    Block &body = core.getBody().front();
+    for (Operation &op : body)
+      if (auto signal = dyn_cast<SignalOp>(op))
+        if (auto semaphore = signal.getSemaphore().getDefiningOp<SemaphoreOp>())
+          lastSignal[semaphore.getTileOp()] = &op;
+    for (Operation &op : body) {
+      SmallVector<Value> targets;
+      if (auto dma = dyn_cast<DmaOp>(op))
+        targets.push_back(dma.getTarget());
+      else if (auto multicast = dyn_cast<DmaMulticastOp>(op))
+        llvm::append_range(targets, multicast.getTargets());
+      for (Value target : targets) {
+        TileOp tile = getBufferTile(target);
+        if (!tile || tile == own)
+          continue;
+        Operation *signal = lastSignal.lookup(tile);
+        if (signal && op.isBeforeInBlock(signal))
+          continue;
+        ++numUnsignalledDeliveries;
+        return op.emitOpError()
+               << "delivers into the SRAM of tile " << describeTile(tile)
+               << " but the core of tile " << describeTile(own)
+               << " signals no semaphore of that tile afterwards, so it "
+                  "cannot know when the data has arrived; signal it after "
+                  "the transfer";
+      }
+    }
+    return success();
+  }
+
   LogicalResult check(DeviceOp device) {
+    for (CoreOp core : device.getBody().front().getOps<CoreOp>())
+      if (failed(checkDeliveries(core)))
+        return failure();
     DenseMap<Value, int64_t> value;
     SmallVector<CoreRun> runs;
     for (Operation &op : device.getBody().front()) {

@@ -326,7 +326,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         for (auto [part, ivs] : llvm::enumerate(partIvs)) {
           Coord coord = mapping.getTileOfPart(part);
           Block &block = tiles[coord].block();
-          placePart(forall, part, ivs, copy.views, residency, func, block);
+          placePart(forall, part, ivs, copy.views, residency, func, block,
+                    mapping.getShared() ? std::optional<unsigned>(index)
+                                        : std::nullopt);
           op.done[coord] = block.getTerminator()->getPrevNode();
         }
       }
@@ -435,10 +437,13 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
   };
 
   /// Clones iteration `ivs` (part `part`) of `forall` at the end of
-  /// `block`, the function's values seen through `views`.
+  /// `block`, the function's values seen through `views`. With `shareGroup`
+  /// (the op is mapped `shared`), its loads from DRAM are marked with it for
+  /// tessel-share-loads.
   static void placePart(scf::ForallOp forall, int64_t part,
                         ArrayRef<int64_t> ivs, const IRMapping &views,
-                        Residency residency, func::FuncOp func, Block &block) {
+                        Residency residency, func::FuncOp func, Block &block,
+                        std::optional<unsigned> shareGroup) {
     OpBuilder core = OpBuilder::atBlockTerminator(&block);
     // After another op's part, unless a synchronization op (which the
     // schedule does not move loads across either) already separates them:
@@ -468,6 +473,15 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       for (Value operand : op->getOperands())
         capture(operand);
     });
+    auto shareable = [&](Operation *clone) {
+      auto copy = dyn_cast<memref::CopyOp>(clone);
+      auto source = copy ? dyn_cast<MemRefType>(copy.getSource().getType())
+                         : MemRefType();
+      if (shareGroup && source &&
+          getMemorySpace(source) == MemorySpace::dram)
+        copy->setAttr(TesselDialect::getShareAttrName(),
+                      core.getI64IntegerAttr(*shareGroup));
+    };
     for (Operation &op : forall.getBody()->without_terminator()) {
       if (op.hasAttr(TesselDialect::getResidentAttrName())) {
         if (isa<memref::AllocOp>(op)) {
@@ -482,7 +496,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                                          : residency.firstInput))
           continue;
       }
-      core.clone(op, map);
+      Operation *clone = core.clone(op, map);
+      clone->walk(shareable);
     }
   }
 

@@ -38,6 +38,16 @@ std::pair<int64_t, int64_t> largestRectangle(int64_t gridRows, int64_t gridCols,
   return best;
 }
 
+/// Whether, split along `loop`, several parts of `op` read the same slice
+/// of an input: one whose indexing does not involve the loop (a matmul's
+/// right operand split by rows, a bias). Those parts share their loads.
+bool readsSharedSlices(linalg::LinalgOp op, size_t loop) {
+  return llvm::any_of(op.getDpsInputOperands(), [&](OpOperand *input) {
+    return isa<ShapedType>(input->get().getType()) &&
+           !op.getMatchingIndexingMap(input).isFunctionOfDim(loop);
+  });
+}
+
 struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
   void runOnOperation() override {
     ModuleOp module = getOperation();
@@ -73,7 +83,9 @@ struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
                   MappingAttr::get(op->getContext(), /*row=*/0, /*col=*/0,
                                    shape.first, shape.second, parts,
                                    /*stage=*/0, /*steps=*/{},
-                                   /*resident=*/false));
+                                   /*resident=*/false,
+                                   /*shared=*/shape.first * shape.second > 1 &&
+                                       readsSharedSlices(op, *splitLoop)));
       ++numOpsMapped;
     });
   }

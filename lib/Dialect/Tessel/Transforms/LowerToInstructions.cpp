@@ -116,6 +116,8 @@ struct Lowering {
     rewriter.setInsertionPoint(copy);
     auto dma = DmaOp::create(rewriter, copy.getLoc(), copy.getSource(),
                              copy.getTarget(), /*channel=*/nullptr);
+    if (Attribute group = copy->getAttr(TesselDialect::getShareAttrName()))
+      dma->setAttr(TesselDialect::getShareAttrName(), group);
     WaitOp::create(rewriter, copy.getLoc(), ValueRange{dma.getToken()});
     rewriter.eraseOp(copy);
     return success();

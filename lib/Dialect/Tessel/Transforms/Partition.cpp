@@ -248,7 +248,8 @@ MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
   return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
                           spread ? mapped.getRows() : 1,
                           spread ? mapped.getCols() : 1, parts,
-                          mapped.getStage(), /*steps=*/{}, /*resident=*/false);
+                          mapped.getStage(), /*steps=*/{}, /*resident=*/false,
+                          /*shared=*/false);
 }
 
 struct Partition : impl::TesselPartitionBase<Partition> {

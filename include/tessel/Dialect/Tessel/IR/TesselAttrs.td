@@ -123,6 +123,11 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
       input of a stream after the first loads no weights at all.
       `tessel-tile-for-sram` sizes the steps of every op on those tiles in
       what the resident slices leave free.
+    - `shared` (optional): tiles that load the same slice of an operand
+      from DRAM at the same step share one load. `tessel-share-loads` makes
+      one of them read it once and multicast it to the others over the NoC
+      (`tessel.dma_multicast`), as SUMMA passes a matmul's row panel along
+      the grid's rows and its column panel down its columns.
 
     ```mlir
     // A matmul (loops m, n, k) on the whole 4x4 grid: m in 4 parts along
@@ -135,14 +140,19 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
     // Pipeline stage 1 on the second column, the weights kept in SRAM.
     %2 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 1,
         rows = 4, cols = 1, parts = [4, 1, 1], stage = 1, resident>} ...
+    // Each row of tiles shares its rows of the left operand, each column
+    // its columns of the right one: a load from DRAM per row and column.
+    %3 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+        rows = 4, cols = 4, parts = [4, 4, 1], shared>} ...
     ```
   }];
   let parameters = (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows,
                         "int64_t":$cols, ArrayRefParameter<"int64_t">:$parts,
                         DefaultValuedParameter<"int64_t", "0">:$stage,
                         OptionalArrayRefParameter<"int64_t">:$steps,
-                        DefaultValuedParameter<"bool", "false">:$resident);
-  // `stage`, `steps` and `resident` are optional and each follows a comma,
+                        DefaultValuedParameter<"bool", "false">:$resident,
+                        DefaultValuedParameter<"bool", "false">:$shared);
+  // `stage`, `steps`, `resident` and `shared` are optional and each follows a comma,
   // which a declarative format cannot tell apart.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -40,6 +40,11 @@ def Tessel_Dialect : Dialect {
     /// The unit attribute on the allocation, the load and the deallocation
     /// of a resident weight slice: a stream of inputs performs them once.
     static ::llvm::StringRef getResidentAttrName() { return "tessel.resident"; }
+    /// The integer attribute on a load (memref.copy, then tessel.dma) of an
+    /// op mapped `shared`: the op it belongs to, numbered in program order.
+    /// tessel-share-loads lets the tiles that load the same slice at the
+    /// same step of that op share one load.
+    static ::llvm::StringRef getShareAttrName() { return "tessel.share"; }
 
   private:
     void registerAttributes();

@@ -260,6 +260,41 @@ def Tessel_DmaOp : Tessel_Op<"dma", [
   let hasVerifier = 1;
 }
 
+def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
+    HasParent<"CoreOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "One transfer that delivers the same data to several tiles";
+  let description = [{
+    Copies `source` to every one of `targets` (each the same shape and
+    element type as the source) as one transfer of the issuing tile's DMA
+    engine: the source is read once (from DRAM, or from the issuing tile's
+    own SRAM) and the NoC replicates the data to each target's router, so
+    every link carries it once. Targets are in the SRAM of distinct tiles,
+    each its own view (the tiles' allocations need not share an address);
+    the issuing tile may be one of them.
+
+    The token completes when every target holds the data. Another tile
+    learns that its target has arrived from a `tessel.signal` the issuing
+    tile sends after this op: a signal is ordered after the transfers into
+    its tile's SRAM that the signalling tile started before it.
+
+    ```mlir
+    %t = tessel.dma_multicast %a to %b0, %b1, %b2 channel 0
+        : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>,
+          memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_StaticMemRef:$source,
+                       Variadic<Tessel_StaticMemRef>:$targets,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+  let results = (outs Tessel_TokenType:$token);
+  let assemblyFormat = [{
+    $source `to` $targets (`channel` $channel^)? attr-dict `:`
+    type($source) `to` type($targets)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tessel_FenceOp : Tessel_Op<"fence", [HasParent<"CoreOp">]> {
   let summary = "Separates two ops' parts in a core for the schedule";
   let description = [{

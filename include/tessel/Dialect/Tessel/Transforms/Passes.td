@@ -246,7 +246,10 @@ def TesselDefaultMapping
     a non-empty part (an extent of 10 on a 3x3 grid uses 4 tiles, as 9 parts
     of 2 would leave 4 tiles idle). With an extent that is a multiple of
     `rows * cols`, or much larger, that is the whole grid. An op with no
-    parallel loop of static extent runs on tile (0, 0).
+    parallel loop of static extent runs on tile (0, 0). When an input's
+    slices do not depend on the split loop (a matmul's right operand), every
+    part reads the same ones: the mapping is `shared`, so they are read
+    from DRAM once and multicast (`tessel-share-loads`).
     Ops that already carry a mapping (hand-written, or the mapper's) are
     left alone. The module must carry `tessel.arch`.
 
@@ -261,7 +264,7 @@ def TesselDefaultMapping
 
     ```mlir
     %0 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
-             rows = 4, cols = 4, parts = [16, 1, 1]>}
+             rows = 4, cols = 4, parts = [16, 1, 1], shared>}
          ins(%a, %b : tensor<64x32xf32>, tensor<32x8xf32>)
          outs(%c : tensor<64x8xf32>) -> tensor<64x8xf32>
     ```
@@ -626,6 +629,57 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
+  let summary = "Load a slice from DRAM once and multicast it to every tile "
+                "that reads it";
+  let description = [{
+    Tiles of an op mapped `shared` that load the same DRAM slice at the same
+    step (the same load, counted from the op's first, in each core) share
+    it: one of them, the leader, reads it once and delivers it to every
+    tile's own SRAM buffer with one `tessel.dma_multicast`; the others load
+    nothing. The leader rotates over the tiles of a set from one step to the
+    next, so the reads spread over their DMA engines and DRAM channels. For
+    a matmul split over rows and columns of tiles this is SUMMA: each row of
+    tiles shares its rows of the left operand, each column its columns of
+    the right one, and DRAM is read once per row and column instead of once
+    per tile.
+
+    Runs after `tessel-allocate-sram`, which gave every buffer its address:
+    a receiver's buffer is free from the point where its load was, so the
+    receiver signals the leader there (a credit, on a semaphore of the
+    leader's per receiver) and waits where it waited for its load, on a
+    semaphore of its own per leader that the leader signals right after
+    the multicast (a signal is ordered after the sender's transfers into
+    the tile). Per pair of tiles the credits and the deliveries are counted
+    in the order both cores meet them, so one semaphore per pair and
+    direction serves every step of every op.
+
+    ```mlir
+    // tile (0, 0)                        // tile (0, 1)
+    %t = tessel.dma %a00 to %x            %t = tessel.dma %a00 to %y
+        {tessel.share = 0 : i64}              {tessel.share = 0 : i64}
+    tessel.wait %t                        tessel.wait %t
+    // becomes
+    tessel.wait_semaphore %credit         tessel.signal %credit
+    %m = tessel.dma_multicast %a00 to %x, %y'
+    tessel.signal %ready                  tessel.wait_semaphore %ready
+    tessel.wait %m
+    ```
+    (`%y'` is `%y`'s view of tile (0, 1)'s arena, rebuilt in the leader's
+    core.) The `tessel.share` marks are removed.
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::memref::MemRefDialect",
+    "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numSharedLoads", "num-shared-loads",
+              "Number of multicasts made">,
+    Statistic<"numLoadsSaved", "num-loads-saved",
+              "Number of loads from DRAM that a multicast replaced">
+  ];
+}
+
 def TesselCheckSynchronization
     : Pass<"tessel-check-synchronization", "::mlir::ModuleOp"> {
   let summary = "Reject a device whose cores could deadlock";
@@ -641,6 +695,11 @@ def TesselCheckSynchronization
     (Token waits cannot deadlock: each waits for a transfer its own core
     started earlier, which SSA dominance guarantees.)
 
+    A transfer into another tile's SRAM (`tessel.dma`, or a target of
+    `tessel.dma_multicast`) must be followed in its core by a
+    `tessel.signal` to a semaphore of that tile: the receiving tile can
+    learn that its data has arrived in no other way.
+
     ```
     error: 'tessel.wait_semaphore' op would wait forever: the core of tile
     (0, 1) waits for 2 on its semaphore, which can only reach 1 (every
@@ -648,7 +707,9 @@ def TesselCheckSynchronization
     ```
   }];
   let statistics = [
-    Statistic<"numDeadlocks", "num-deadlocks", "Number of deadlocks found">
+    Statistic<"numDeadlocks", "num-deadlocks", "Number of deadlocks found">,
+    Statistic<"numUnsignalledDeliveries", "num-unsignalled-deliveries",
+              "Number of transfers into another tile that no signal follows">
   ];
 }
 

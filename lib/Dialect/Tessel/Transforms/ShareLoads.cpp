@@ -1,0 +1,269 @@
+//===- ShareLoads.cpp - One DRAM read per slice, multicast to its readers -===//
+//
+// Tiles of an op split over a rectangle often read the same slice of an
+// operand: a matmul split over rows and columns reads each row panel of its
+// left operand on every tile of a grid row, and each column panel of its
+// right operand on every tile of a grid column. Loaded tile by tile, those
+// bytes cross the chip's few DRAM channels once per tile. This pass has one
+// tile read them and multicast them into every reader's own buffer.
+//
+// Which loads are the same is decided per op (the `tessel.share` mark
+// tessel-convert-to-device puts on the loads of an op mapped `shared`) and
+// per position: the n-th load of the op in each core. Sharing only loads at
+// the same position keeps every core's waits in an order that cannot
+// deadlock: a tile waits for a credit or a delivery of position n only from
+// tiles that reach position n having waited for positions before n alone.
+// tessel-check-synchronization still proves it for every program.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+#include <map>
+#include <optional>
+#include <set>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSHARELOADS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// What a load reads, the same however a core spells it: the DRAM buffer
+/// and the strided window of it (a view's type carries its offset and
+/// strides from the buffer's start); and the type of the buffer it loads
+/// into, since one multicast writes every target with the same strides.
+using LoadKey = std::tuple<Operation *, Type, Type>;
+
+/// The key of `load`; none when the window is not static or is reached
+/// through a byte shift (memref.view), which the type does not show.
+std::optional<LoadKey> getLoadKey(DmaOp load) {
+  Value value = load.getSource();
+  auto type = cast<MemRefType>(value.getType());
+  int64_t offset;
+  SmallVector<int64_t> strides;
+  if (failed(type.getStridesAndOffset(strides, offset)) ||
+      ShapedType::isDynamic(offset) ||
+      llvm::any_of(strides, ShapedType::isDynamic))
+    return std::nullopt;
+  while (Operation *def = value.getDefiningOp()) {
+    if (isa<DramBufferOp>(def))
+      return LoadKey{def, type, load.getTarget().getType()};
+    if (isa<memref::ViewOp>(def))
+      return std::nullopt;
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      value = transpose.getIn();
+      continue;
+    }
+    auto view = dyn_cast<ViewLikeOpInterface>(def);
+    if (!view)
+      return std::nullopt;
+    value = view.getViewSource();
+  }
+  return std::nullopt;
+}
+
+/// One core and its marked loads, per op in program order.
+struct CoreLoads {
+  CoreOp core;
+  std::map<int64_t, SmallVector<DmaOp>> byGroup;
+};
+
+/// Loads of one position of one op that read the same slice, by core.
+struct ShareSet {
+  SmallVector<unsigned> cores;
+  SmallVector<DmaOp> loads;
+};
+
+struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
+  void runOnOperation() override {
+    getOperation().walk([&](DeviceOp device) { share(device); });
+  }
+
+  void share(DeviceOp device) {
+    SmallVector<CoreLoads> cores;
+    for (CoreOp core : device.getBody().front().getOps<CoreOp>()) {
+      CoreLoads &entry = cores.emplace_back();
+      entry.core = core;
+      core.walk([&](DmaOp dma) {
+        if (auto group = dma->getAttrOfType<IntegerAttr>(
+                TesselDialect::getShareAttrName()))
+          entry.byGroup[group.getInt()].push_back(dma);
+      });
+    }
+    if (cores.empty())
+      return;
+    semaphores.emplace(cores.front().core);
+
+    std::set<int64_t> groups;
+    for (CoreLoads &entry : cores)
+      for (auto &[group, loads] : entry.byGroup)
+        groups.insert(group);
+    for (int64_t group : groups)
+      for (size_t position = 0;; ++position) {
+        SmallVector<ShareSet> sets = findSets(cores, group, position);
+        if (sets.empty() && !anyLoadAt(cores, group, position))
+          break;
+        for (ShareSet &set : sets)
+          rewrite(cores, set);
+      }
+
+    for (CoreLoads &entry : cores)
+      entry.core.walk([&](DmaOp dma) {
+        dma->removeAttr(TesselDialect::getShareAttrName());
+      });
+    credits.clear();
+    deliveries.clear();
+    viewClones.clear();
+    rotation.clear();
+  }
+
+  static bool anyLoadAt(ArrayRef<CoreLoads> cores, int64_t group,
+                        size_t position) {
+    return llvm::any_of(cores, [&](const CoreLoads &entry) {
+      auto it = entry.byGroup.find(group);
+      return it != entry.byGroup.end() && position < it->second.size();
+    });
+  }
+
+  /// The loads at `position` of `group` that more than one core makes, by
+  /// what they read, in the order of the first core reading it.
+  static SmallVector<ShareSet> findSets(ArrayRef<CoreLoads> cores,
+                                        int64_t group, size_t position) {
+    SmallVector<std::pair<LoadKey, ShareSet>> buckets;
+    for (auto [index, entry] : llvm::enumerate(cores)) {
+      auto it = entry.byGroup.find(group);
+      if (it == entry.byGroup.end() || position >= it->second.size())
+        continue;
+      DmaOp load = it->second[position];
+      std::optional<LoadKey> key = getLoadKey(load);
+      if (!key)
+        continue;
+      auto bucket = llvm::find_if(
+          buckets, [&](const auto &b) { return b.first == *key; });
+      if (bucket == buckets.end()) {
+        buckets.push_back({*key, {}});
+        bucket = std::prev(buckets.end());
+      }
+      bucket->second.cores.push_back(index);
+      bucket->second.loads.push_back(load);
+    }
+    SmallVector<ShareSet> sets;
+    for (auto &[key, set] : buckets)
+      if (set.cores.size() > 1)
+        sets.push_back(std::move(set));
+    return sets;
+  }
+
+  /// The semaphore on `owner`'s tile that `peer` signals, one per ordered
+  /// pair and purpose.
+  Value getSemaphore(std::map<std::pair<unsigned, unsigned>, Value> &table,
+                     MutableArrayRef<CoreLoads> cores, unsigned owner, unsigned peer,
+                     Location loc) {
+    Value &semaphore = table[{owner, peer}];
+    if (!semaphore)
+      semaphore = SemaphoreOp::create(*semaphores, loc,
+                                      cores[owner].core.getTileOp(), 0);
+    return semaphore;
+  }
+
+  /// `value`, a view of another tile's arena defined in that tile's core,
+  /// rebuilt at `builder`'s point in the leader's core.
+  Value cloneView(Value value, Region &from, OpBuilder &builder,
+                  IRMapping &clones) {
+    if (Value clone = clones.lookupOrNull(value))
+      return clone;
+    Operation *def = value.getDefiningOp();
+    if (!def || !from.isAncestor(def->getParentRegion())) {
+      // The arena itself: tessel-allocate-sram declares it just before its
+      // tile's core, which may come after the leader's.
+      if (auto arena = dyn_cast_if_present<BufferOp>(def))
+        arena->moveBefore(&*semaphores->getInsertionPoint());
+      return value;
+    }
+    for (Value operand : def->getOperands())
+      cloneView(operand, from, builder, clones);
+    builder.clone(*def, clones);
+    return clones.lookup(value);
+  }
+
+  void rewrite(MutableArrayRef<CoreLoads> cores, ShareSet &set) {
+    // Rotate the leader over the set's tiles, spreading the reads over
+    // their DMA engines and DRAM channels.
+    unsigned &turn = rotation[std::vector<unsigned>(set.cores.begin(),
+                                                    set.cores.end())];
+    size_t leaderAt = turn++ % set.cores.size();
+    unsigned leader = set.cores[leaderAt];
+    DmaOp leaderLoad = set.loads[leaderAt];
+    Location loc = leaderLoad.getLoc();
+
+    OpBuilder builder(leaderLoad);
+    SmallVector<Value> targets = {leaderLoad.getTarget()};
+    SmallVector<unsigned> receivers;
+    for (auto [receiver, load] : llvm::zip(set.cores, set.loads)) {
+      if (receiver == leader)
+        continue;
+      receivers.push_back(receiver);
+      WaitSemaphoreOp::create(
+          builder, loc, getSemaphore(credits, cores, leader, receiver, loc), 1);
+      targets.push_back(cloneView(load.getTarget(),
+                                  cores[receiver].core.getBody(), builder,
+                                  viewClones[{leader, receiver}]));
+    }
+    auto multicast =
+        DmaMulticastOp::create(builder, loc, leaderLoad.getSource(), targets,
+                               leaderLoad.getChannelAttr());
+    for (unsigned receiver : receivers)
+      SignalOp::create(
+          builder, loc, getSemaphore(deliveries, cores, receiver, leader, loc),
+          1);
+    leaderLoad.getToken().replaceAllUsesWith(multicast.getToken());
+    leaderLoad.erase();
+
+    for (auto [receiver, load] : llvm::zip(set.cores, set.loads)) {
+      if (receiver == leader)
+        continue;
+      // The buffer is free from here: the leader may deliver into it.
+      OpBuilder at(load);
+      SignalOp::create(at, load.getLoc(),
+                       getSemaphore(credits, cores, leader, receiver, loc), 1);
+      Value delivered = getSemaphore(deliveries, cores, receiver, leader, loc);
+      for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+        auto wait = cast<WaitOp>(user);
+        at.setInsertionPoint(wait);
+        WaitSemaphoreOp::create(at, wait.getLoc(), delivered, 1);
+        SmallVector<Value> others;
+        for (Value token : wait.getTokens())
+          if (token != load.getToken())
+            others.push_back(token);
+        if (others.empty())
+          wait.erase();
+        else
+          wait.getTokensMutable().assign(others);
+      }
+      load.erase();
+    }
+    ++numSharedLoads;
+    numLoadsSaved += receivers.size();
+  }
+
+  /// Declares semaphores before the device's first core.
+  std::optional<OpBuilder> semaphores;
+  /// credits[{leader, receiver}]: on the leader's tile, the receiver's
+  /// buffer is free. deliveries[{receiver, leader}]: on the receiver's tile,
+  /// the leader's data has arrived.
+  std::map<std::pair<unsigned, unsigned>, Value> credits, deliveries;
+  /// Per leader and receiver, the receiver's views rebuilt in the leader's
+  /// core so far.
+  std::map<std::pair<unsigned, unsigned>, IRMapping> viewClones;
+  std::map<std::vector<unsigned>, unsigned> rotation;
+};
+
+} // namespace
+} // namespace mlir::tessel
