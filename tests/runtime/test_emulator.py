@@ -431,6 +431,106 @@ def test_resnet18_conv_layer(bench, executor, host_kernel):
     check(executor, program, bench.conv_inputs(program), host_kernel)
 
 
+MULTICAST_RECEIVERS = [(0, 1), (0, 2), (1, 2)]
+
+
+def multicast_program():
+    """Tile (0,0) multicasts rows 4..11 of x into three tiles and into (3,3),
+    which runs no code, then signals each receiver; a receiver waits for its
+    signal, computes exp and stores its result. (0,0) then stores what (3,3)
+    received."""
+    b = ProgramBuilder("tessel-4x4")
+    x = b.add_buffer("x", "input", (16, 16), "f32")
+    y = b.add_buffer("y", "output", (len(MULTICAST_RECEIVERS), 8, 16), "f32")
+    echo = b.add_buffer("echo", "output", (8, 16), "f32")
+    src = b.tile(0, 0, tokens=1)
+    src.dma_multicast(0, 0, "f32", (8, 16), dram(x.offset + 4 * 16 * 4, (16, 1)),
+                      [sram(512 * i, (16, 1), tile=rc)
+                       for i, rc in enumerate(MULTICAST_RECEIVERS + [(3, 3)])])
+    for rc in MULTICAST_RECEIVERS:
+        src.signal(*rc, 0)
+    src.wait(0)
+    src.dma(1, 0, "f32", (8, 16),
+            sram(512 * len(MULTICAST_RECEIVERS), (16, 1), tile=(3, 3)), sram(0, (16, 1)))
+    src.wait(0)
+    src.dma(0, 0, "f32", (8, 16), sram(0, (16, 1)), dram(echo.offset, (16, 1)))
+    src.wait(0)
+    for i, rc in enumerate(MULTICAST_RECEIVERS):
+        t = b.tile(*rc, semaphores=1, tokens=1)
+        t.wait_semaphore(0)
+        t.vector_unary("exp", "f32", "f32", (8, 16), (512 * i, (16, 1)), (4096, (16, 1)))
+        t.dma(0, 0, "f32", (8, 16), sram(4096, (16, 1)), dram(y.offset + i * 512, (16, 1)))
+        t.wait(0)
+    return b.build()
+
+
+@pytest.mark.parametrize("executor", SPLIT_EXECUTORS)
+def test_a_multicast_and_its_signals(executor, host_kernel):
+    program = multicast_program()
+    x = np.float32(np.random.default_rng(11).standard_normal((16, 16)) * 4)
+    check(executor, program, {"x": x}, host_kernel)
+
+
+def test_a_multicast_is_one_dma_row_per_destination():
+    program = multicast_program()
+    x = np.float32(np.random.default_rng(12).standard_normal((16, 16)))
+    out = emulate(program, {"x": x}, device="cpu")
+    assert out.outputs["echo"].tobytes() == x[4:12].tobytes()
+    assert out.outputs["y"].tobytes() == nx.unary(
+        "exp", np.stack([x[4:12]] * 3), "f32", "f32").tobytes()
+    table = build_table(program)
+    # Four dma rows for the multicast, each naming it; a row per instruction
+    # for the rest. (3,3) runs no code but holds an arena region.
+    assert table.rows.shape[0] == program.num_instructions + 3
+    assert out.instructions == program.num_instructions == table.instructions
+    mc = program.instructions(0, 0)[0]
+    assert table.where[:4] == (mc,) * 4 and table.index[:5] == (0, 0, 0, 0, 1)
+    assert (table.rows[:4, 0] == isa.OPCODES["dma"]).all()
+    assert (3, 3) in table.sram_base
+
+
+def test_the_receivers_of_a_multicast_resume_after_it_completes():
+    # docs/isa.md: a signal is ordered after every transfer the signalling
+    # tile started earlier whose destinations include the target's SRAM. In
+    # the simulator each receiver resumes when the multicast has completed
+    # and the signal crossed the NoC, whatever its place among the
+    # destinations.
+    program = multicast_program()
+    x = np.float32(np.random.default_rng(13).standard_normal((16, 16)))
+    r = simulate(program, {"x": x}, trace=True)
+    us = 1.0 / program.arch.clock_mhz
+    mc = next(e for e in r.trace_events
+              if e["ph"] == "X" and e["name"] == "dma (dram)" and e["pid"] == 1)
+    assert mc["args"]["offset"] == 16
+    done = (mc["ts"] + mc["dur"]) / us
+    hop = program.arch.noc.hop_cycles
+    assert done == 20 + 512 / 32 + 6 * hop + program.arch.dram.latency_cycles
+    for rc in MULTICAST_RECEIVERS:
+        # wait_semaphore issued at 0 (its issue cycle ends at 1).
+        resumed = 1 + r.tiles[rc].stalls["tile"]
+        assert resumed == done + (rc[0] + rc[1]) * hop, rc
+
+
+def test_deadlock_report_counts_instructions_not_rows():
+    # The multicast is three rows of the table; the report still names the
+    # wait_semaphore as instruction 1.
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(0, 0, semaphores=1, tokens=1)
+    t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,)),
+                    [sram(0, (1,), tile=(0, c)) for c in (1, 2, 3)])
+    t.wait_semaphore(0)
+    u = b.tile(0, 1, semaphores=1)
+    u.wait_semaphore(0)
+    u.signal(0, 0, 0)
+    with pytest.raises(DeadlockError) as info:
+        emulate(b.build(), device="cpu")
+    msg = str(info.value)
+    assert "tile (0, 0) at offset 120 (instruction 1): wait_semaphore sem0 1" in msg
+    assert "tile (0, 1) at offset 16 (instruction 0): wait_semaphore sem0 1" in msg
+    assert ("signalled by tile (0, 1) at offset 28 (+1), which is blocked at "
+            "offset 16: wait_semaphore sem0 1") in msg
+
+
 def test_chained_matmuls_skip_the_barrier_only_into_the_same_acc(bench):
     # On the GPU a tile's blocks meet at a barrier after every row except a
     # matmul followed by one into the same acc with the same shape (each

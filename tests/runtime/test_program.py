@@ -416,6 +416,47 @@ def build_one(fn, arch="tessel-4x4"):
      ("dim 2",)),
     (lambda t: t.vector_binary("add", "i8", (4,), (0, (1,)), (4, (1,)), (8, (1,))),
      ("does not support i8",)),
+    # dma_multicast: each rule of docs/isa.md, naming the field.
+    (lambda t: t.dma_multicast(2, 0, "f32", (4,), dram(0, (1,)), [sram(0, (1,))]),
+     ("channel", "channel 2 is not below")),
+    (lambda t: t.dma_multicast(0, 1, "f32", (4,), dram(0, (1,)), [sram(0, (1,))]),
+     ("token", "token 1 is not below")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4, 0), dram(0, (1, 1)),
+                               [sram(0, (1, 1))]), ("sizes", "at least 1")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,), tile=(1, 1)),
+                               [sram(0, (1,))]),
+     ("src", "the source is DRAM or the issuing tile (0, 0)'s SRAM, not tile (1, 1)'s")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,),
+                               isa.Endpoint("dram", 0, 1, isa.View(0, (1,))),
+                               [sram(0, (1,))]), ("src", "row = col = 0")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (128,), dram(0, (1,)), [sram(0, (1,))]),
+     ("src", "outside [0, 256)")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)), []),
+     ("dsts", "at least one destination")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)),
+                               [sram(0, (1,)), sram(0, (1,), tile=(4, 0))]),
+     ("dsts[1]", "tile (4, 0) lies outside the 4x4 grid")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)),
+                               [sram(0, (1,), tile=(1, 1)), sram(0, (1,)),
+                                sram(64, (1,), tile=(1, 1))]),
+     ("dsts[2]", "dsts[0] and dsts[2] are both tile (1, 1)")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)),
+                               [sram(0, (1,)), sram(262140, (1,), tile=(1, 1))]),
+     ("dsts[1]", "outside [0, 262144)")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)),
+                               [sram(2, (1,), tile=(1, 1))]),
+     ("dsts[0]", "not a multiple")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4, 4), dram(0, (4, 1)),
+                               [sram(0, (1, 1)), sram(0, (1, 1), tile=(1, 1))]),
+     ("dsts[0]", "addresses an element twice")),
+    # A destination on the source's tile may not touch the source at all,
+    # an exact alias included.
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,)),
+                               [sram(0, (1,), tile=(1, 1)), sram(12, (1,))]),
+     ("dsts[1]", "overlaps the source")),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), sram(64, (1,)),
+                               [sram(64, (1,)), sram(0, (1,), tile=(1, 1))]),
+     ("dsts[0]", "overlaps the source")),
 ])
 def test_rejects_bad_instructions(emit, fragments):
     with pytest.raises(ProgramError) as info:
@@ -424,6 +465,15 @@ def test_rejects_bad_instructions(emit, fragments):
     assert "tiles/r0c0.bin" in msg and "offset 16" in msg
     for f in fragments:
         assert f in msg, msg
+
+
+def test_a_multicast_next_to_its_source_on_its_tile_is_valid():
+    # Even elements from the source, odd ones the destination: no byte shared.
+    program = build_one(lambda t: t.dma_multicast(
+        0, 0, "f32", (8,), sram(0, (2,)), [sram(4, (2,)), sram(4, (2,), tile=(1, 1))]))
+    ins = program.instructions(0, 0)[0]
+    assert ins["dsts"] == (isa.Endpoint("sram", 0, 0, isa.View(4, (2,))),
+                           isa.Endpoint("sram", 1, 1, isa.View(4, (2,))))
 
 
 def test_interleaved_views_are_not_an_overlap():
@@ -439,6 +489,99 @@ def test_builder_names_a_bad_operand():
         t.vector_unary("expp", "f32", "f32", (4,), (0, (1,)), (0, (1,)))
     with pytest.raises(ValueError, match="has 1 strides"):
         t.matmul("f32", 1, 1, 1, (0, (1,)), (0, (1, 1)), (0, (1, 1)))
+    # A multicast's destinations are SRAM endpoints sharing their strides
+    # (the encoding holds them once), and fit the 8-bit length.
+    with pytest.raises(ValueError, match=r"dma_multicast.dsts\[1\] is a dram endpoint"):
+        t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,)), [sram(0, (1,), tile=(0, 1)),
+                                                          dram(0, (1,))])
+    with pytest.raises(ValueError, match=r"dsts\[2\].view.strides = \[2\] differ from "
+                                         r"dma_multicast.dsts\[0\]'s \[1\]"):
+        t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,)),
+                        [sram(0, (1,), tile=(0, c)) for c in (1, 2)]
+                        + [sram(0, (2,), tile=(0, 3))])
+    # Rank 2: 17 words before the destinations, 4 per destination.
+    many = [isa.Endpoint("sram", i, 0, isa.View(0, (4, 1))) for i in range(60)]
+    with pytest.raises(ValueError, match="60 destinations make the instruction 257 "
+                                         "words long.*at most 59 fit"):
+        t.dma_multicast(0, 0, "f32", (4, 4), sram(0, (4, 1)), many)
+    assert len(isa.encode("dma_multicast", {
+        "channel": 0, "token": 0, "dtype": "f32", "sizes": (4, 4),
+        "src": sram(0, (4, 1), tile=(0, 0)), "dsts": many[:59]})) == 253
+    # (kind, row, col, view) tuples and dtype codes are taken as well.
+    words = isa.encode("dma_multicast", {
+        "channel": 1, "token": 2, "dtype": 0, "sizes": (4,),
+        "src": (1, 0, 0, (64, (1,))), "dsts": [(0, 2, 3, (1 << 33 | 8, (-1,)))]})
+    assert words == [0x05 | (18 << 8) | (0xFFFF << 16), 1, 2, 0, 1, 4,
+                     1, 0, 0, 64, 0, 1, 0xFFFFFFFF, 1, 2, 3, 8, 2]
+
+
+def multicast_program():
+    b = ProgramBuilder("tessel-4x4")
+    x = b.add_buffer("x", "input", (16, 16), "f32")
+    t = b.tile(0, 0, tokens=2)
+    t.dma_multicast(0, 1, "f32", (16, 16), dram(x.offset, (16, 1)),
+                    [sram(0x100, (16, 1), tile=(0, 1)), sram(0, (16, 1), tile=(2, 3)),
+                     sram(0x400, (16, 1))], tag=b.add_tag("bcast"))
+    t.dma_multicast(1, 0, "bf16", (8,), sram(0x400, (1,)),
+                    [sram(0x800, (1,), tile=(3, 3))])
+    t.wait(0, 1)
+    return b.build()
+
+
+def test_multicast_round_trips_through_the_decoder(tmp_path):
+    p = multicast_program()
+    p.save(tmp_path / "p")
+    q = load_program(tmp_path / "p")
+    assert q.tile(0, 0).stream == p.tile(0, 0).stream
+    ins = q.instructions(0, 0)
+    assert ins == p.instructions(0, 0)
+    f = ins[0].fields
+    assert set(f) == {"channel", "token", "dtype", "sizes", "src", "dsts"}
+    assert (f["channel"], f["token"], f["dtype"], f["sizes"]) == (0, 1, "f32", (16, 16))
+    assert f["src"] == isa.Endpoint("dram", 0, 0, isa.View(p.buffer("x").offset, (16, 1)))
+    assert f["dsts"] == tuple(isa.Endpoint("sram", r, c, isa.View(base, (16, 1)))
+                              for r, c, base in ((0, 1, 0x100), (2, 3, 0), (0, 0, 0x400)))
+    # 1 + 3 + 3 (rank, sizes) + 7 (src) + 2 (dst_strides) + 1 (n) + 3 * 4.
+    assert ins[1].offset - ins[0].offset == 4 * 29 == 4 * len(isa.encode(
+        "dma_multicast", dict(f), tag=ins[0].tag))
+
+
+def test_decoding_rejects_a_truncated_multicast():
+    words = isa.encode("dma_multicast", {
+        "channel": 0, "token": 0, "dtype": "f32", "sizes": (4, 4),
+        "src": isa.Endpoint("dram", 0, 0, isa.View(0, (4, 1))),
+        "dsts": [isa.Endpoint("sram", 0, c, isa.View(0, (4, 1))) for c in range(3)]})
+    assert len(words) == 29
+
+    def decode(ws):
+        ws = list(ws)
+        ws[0] = (ws[0] & ~0xFF00) | (len(ws) << 8)
+        return isa.decode_instruction(ws, 0, 16)
+
+    assert decode(words)["dsts"][2] == isa.Endpoint("sram", 0, 2, isa.View(0, (4, 1)))
+    for cut, what in ((13, "src"), (14, "dst_strides"), (15, "dst_strides"),
+                      (16, "n"), (17, "dsts"), (28, "dsts")):
+        with pytest.raises(isa.DecodeError, match=f"ends inside {what}"):
+            decode(words[:cut])
+    # A count of destinations that cannot fit the length.
+    bad = list(words)
+    bad[16] = 1000
+    with pytest.raises(isa.DecodeError, match="n = 1000 destinations do not fit"):
+        decode(bad)
+    # Words left over after the destinations.
+    with pytest.raises(isa.DecodeError, match="disagrees with its operands"):
+        decode(words + [0])
+
+
+def test_load_rejects_a_stream_cut_inside_a_multicast(tmp_path):
+    multicast_program().save(tmp_path / "p")
+    s = tmp_path / "p" / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    # The first instruction (29 words) claims 28: its last destination is cut.
+    data[17] = 28
+    s.write_bytes(bytes(data))
+    rejects(tmp_path / "p", "tiles/r0c0.bin", "offset 16",
+            "dma_multicast: length 28 is too short for its operands (ends inside dsts)")
 
 
 # ---- disassembler ----------------------------------------------------------
@@ -453,6 +596,14 @@ def test_disassembly_lists_every_instruction():
         in text
     assert "vector_unary exp f32->f32 [16x16] in@0x800(16,1) out@0x800(16,1)" in text
     assert "; dram 0x400 weight w f32[16x16]" in text
+
+
+def test_disassembly_of_a_multicast():
+    lines = disassemble(multicast_program()).splitlines()
+    assert ("r0c0 +0x0010 [bcast] dma_multicast ch0 tok1 f32 [16x16] dram@0x0(16,1) "
+            "-> sram(0,1)@0x100(16,1), sram(2,3)@0x0, sram(0,0)@0x400") in lines
+    assert ("r0c0 +0x0084 dma_multicast ch1 tok0 bf16 [8] sram(0,0)@0x400(1) "
+            "-> sram(3,3)@0x800(1)") in lines
 
 
 def test_cli_disasm_and_bad_program(tmp_path, repo):

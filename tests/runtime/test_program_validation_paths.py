@@ -39,6 +39,10 @@ def every_opcode(t):
     # Codes for names, a negative stride, a float base and NumPy integers.
     t.vector_unary(2, 0, 0, (8,), (np.int64(28), (-1,)), (2048.0, (np.int32(1),)))
     t.vector_fill("f32", 1.5, (8,), (4096, (1,)))
+    # Destinations as tuples and Endpoints, a negative destination stride.
+    t.dma_multicast(0, 0, "f16", (2, 8), dram(64, (8, 1)),
+                    [("sram", 1, 1, (np.int64(30), (-8, 1))),
+                     sram(8192 + 30, (-8, 1))])
 
 
 def test_built_instructions_are_what_decoding_gives():
@@ -53,6 +57,9 @@ def test_built_instructions_are_what_decoding_gives():
     assert ins[11]["in"] == isa.View(28, (-1,))
     assert all(type(v) is int for v in (ins[11]["in"].base, ins[11]["out"].base,
                                         *ins[11]["out"].strides))
+    assert ins[13]["dsts"] == (isa.Endpoint("sram", 1, 1, isa.View(30, (-8, 1))),
+                               isa.Endpoint("sram", 0, 0, isa.View(8222, (-8, 1))))
+    assert type(ins[13]["dsts"][0].view.base) is int
     # Program.validate decodes the streams; it finds the same instructions.
     program.validate()
     assert program.decoded() == built
@@ -83,6 +90,17 @@ def _via_decoding(monkeypatch):
     (lambda t: (t.vector_fill("f32", 0, (4,), (0, (1,))),
                 t.vector_fill("f32", 0, (4,), (2, (1,)))), "not a multiple"),
     (lambda t: t.signal(1, 1, 2), "semaphore 2 does not exist"),
+    # A multicast without destinations is encoded (zero strides) and
+    # rejected by validation on both paths.
+    (lambda t: t.dma_multicast(0, 0, "f32", (4, 4), dram(0, (4, 1)), []),
+     "at least one destination"),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), dram(0, (1,)),
+                               [sram(0, (1,), tile=(1, 1)), sram(16, (1,), tile=(1, 1))]),
+     "dsts[0] and dsts[1] are both tile (1, 1)"),
+    (lambda t: t.dma_multicast(0, 0, "f32", (4,), sram(0, (1,)), [sram(8, (1,))]),
+     "overlaps the source"),
+    (lambda t: t.dma_multicast(0, 0, "f32", (), dram(0, ()), [sram(0, ())]),
+     "rank = 0 is out of range"),
 ])
 def test_building_and_decoding_raise_the_same_error(emit, fragment, monkeypatch):
     with pytest.raises(ProgramError) as built:

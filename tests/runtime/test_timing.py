@@ -148,3 +148,156 @@ def test_signal_waits_for_earlier_transfers_to_its_tile():
     r = run(b)
     done = 20 + 4096 / 32 + 2
     assert r.tiles[(0, 1)].finished_at == done + 2      # + 1 hop for the message
+
+
+# ---------------------------------------------------------------------------
+# dma_multicast: one flow through the tree of XY routes.
+# ---------------------------------------------------------------------------
+
+def test_multicast_from_dram_along_a_row():
+    # Tile (0,0) multicasts from DRAM into the four tiles of row 0 (itself
+    # included). Its DRAM channel attaches at (0,0); the tree is the row's
+    # three links; the longest route is 3 hops:
+    # T = setup + b / min(dma, dram, link, sram) + 3 * hop_cycles + latency.
+    a = ARCH("tessel-4x4")
+    b = ProgramBuilder(a)
+    x = b.add_buffer("x", "input", (64, 64), "f32")
+    mc = b.add_tag("mc")
+    t = b.tile(0, 0, tokens=1)
+    t.dma_multicast(0, 0, "f32", (64, 64), dram(x.offset, (64, 1)),
+                    [sram(0, (64, 1), tile=(0, c)) for c in range(4)], tag=mc)
+    t.wait(0)
+    r = run(b)
+    nbytes = 64 * 64 * 4
+    rate = min(a.tile.dma.bytes_per_cycle, a.dram.bytes_per_cycle,
+               a.noc.link_bytes_per_cycle, a.tile.sram.bytes_per_cycle)
+    done = (a.tile.dma.setup_cycles + nbytes / rate + 3 * a.noc.hop_cycles
+            + a.dram.latency_cycles)
+    assert r.cycles == done
+    assert r.tiles[(0, 0)].stalls["dram"] == done - 2
+    assert r.bytes["dram_read"] == nbytes and r.bytes["dram_write"] == 0
+    assert r.bytes["noc"] == nbytes and r.bytes["noc_link"] == 3 * nbytes
+    assert r.bytes["sram"] == 4 * nbytes
+    assert (r.tags["mc"].dram_bytes, r.tags["mc"].noc_bytes) == (nbytes, nbytes)
+
+
+def test_multicast_from_sram_down_a_column_is_link_bound():
+    # Tile (0,2)'s SRAM into the three tiles below it, links at 16 B/cycle:
+    # T = setup + b / min(dma, sram, link) + 3 * hop_cycles.
+    a = ARCH("tessel-4x4", **{"noc.link_bytes_per_cycle": 16})
+    b = ProgramBuilder(a)
+    t = b.tile(0, 2, tokens=1)
+    t.dma_multicast(1, 0, "f32", (2048,), sram(0, (1,)),
+                    [sram(4096, (1,), tile=(r, 2)) for r in (1, 2, 3)])
+    t.wait(0)
+    r = run(b)
+    nbytes = 8192
+    rate = min(a.tile.dma.bytes_per_cycle, a.tile.sram.bytes_per_cycle,
+               a.noc.link_bytes_per_cycle)
+    assert rate == 16
+    done = a.tile.dma.setup_cycles + nbytes / rate + 3 * a.noc.hop_cycles
+    assert r.cycles == done
+    assert r.tiles[(0, 2)].stalls["noc"] == done - 2
+    assert r.bytes["dram"] == 0
+    assert r.bytes["noc"] == nbytes and r.bytes["noc_link"] == 3 * nbytes
+    assert r.bytes["sram"] == 4 * nbytes                # 3 destinations + the source
+    # Three dmas would cross the column's first link three times, the
+    # second twice: 1 + 2 + 3 link crossings against the tree's 3.
+    b = ProgramBuilder(a)
+    t = b.tile(0, 2, tokens=3)
+    for i, row in enumerate((1, 2, 3)):
+        t.dma(1, i, "f32", (2048,), sram(0, (1,)), sram(4096, (1,), tile=(row, 2)))
+    t.wait(0, 1, 2)
+    assert run(b).bytes["noc_link"] == 6 * nbytes
+
+
+def test_multicast_link_bytes_count_each_tree_link_once():
+    # From (1,1) to (1,3), (2,3), (3,1) and (0,0): the XY routes share
+    # (1,1)->(1,2)->(1,3), so the tree has 2 + 1 + 2 + 2 = 7 links where the
+    # routes have 2 + 3 + 2 + 2 = 9; the longest route is 3 hops.
+    a = ARCH("tessel-4x4")
+    b = ProgramBuilder(a)
+    t = b.tile(1, 1, tokens=1)
+    dsts = [(1, 3), (2, 3), (3, 1), (0, 0)]
+    t.dma_multicast(0, 0, "f32", (1024,), sram(0, (1,)),
+                    [sram(0, (1,), tile=rc) for rc in dsts])
+    t.wait(0)
+    r = simulate(b.build(), numerics=False, trace=True)
+    nbytes = 4096
+    assert r.bytes["noc_link"] == 7 * nbytes and r.bytes["noc"] == nbytes
+    assert r.cycles == 20 + nbytes / 32 + 3 * 2
+    # The trace shows one transfer and each of the seven links busy.
+    events = r.trace_events
+    assert [e["name"] for e in events if e["ph"] == "X" and e.get("tid") == 10
+            and e["pid"] == 1] == ["dma (noc)"]
+    links = [e for e in events if e.get("name") == "thread_name"
+             and e["args"]["name"].startswith("link ")]
+    assert len(links) == 7
+
+
+def test_a_multicast_into_its_own_tile_alone_is_a_local_copy():
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(2, 2, tokens=1)
+    t.dma_multicast(0, 0, "f32", (1024,), sram(0, (1,)), [sram(8192, (1,))])
+    t.wait(0)
+    r = simulate(b.build(), numerics=False, trace=True)
+    # One SRAM port for both sides (64 B/cycle), the channel 32 B/cycle.
+    assert r.cycles == 20 + 4096 / 32
+    assert r.tiles[(2, 2)].stalls["dma"] == 20 + 4096 / 32 - 2
+    assert r.bytes["noc"] == 0 and r.bytes["sram"] == 2 * 4096
+    assert [e["name"] for e in r.trace_events
+            if e["ph"] == "X" and e.get("tid") == 10] == ["dma (dma)"]
+
+
+@pytest.mark.parametrize("b1, b2", [(8192, 8192), (4096, 8192)])
+def test_two_multicasts_sharing_a_link_share_its_bandwidth(b1, b2):
+    # (0,0) -> {(0,1), (0,2)} and (0,1) -> {(0,2), (0,3)} share the link
+    # (0,1)->(0,2): 16 B/cycle each while both run (the SRAM ports of (0,1)
+    # and (0,2), shared too, give 32); then the longer one runs alone.
+    b = ProgramBuilder("tessel-4x4")
+    for (r, c), nbytes in (((0, 0), b1), ((0, 1), b2)):
+        t = b.tile(r, c, tokens=1)
+        t.dma_multicast(0, 0, "f32", (nbytes // 4,), sram(0, (1,)),
+                        [sram(65536, (1,), tile=(r, c + 1)),
+                         sram(131072 if c else 65536 + 32768, (1,), tile=(r, c + 2))])
+        t.wait(0)
+    res = run(b)
+    short, long_ = min(b1, b2), max(b1, b2)
+    shared = short / 16
+    assert res.cycles == 20 + shared + (long_ - short) / 32 + 2 * 2
+    assert res.tiles[(0, 0) if b1 <= b2 else (0, 1)].finished_at == 20 + shared + 4
+
+
+def test_a_signal_waits_for_a_multicast_into_its_tile():
+    # (0,0) multicasts to (0,1) and (1,0), then signals (1,0): the signal
+    # leaves when the multicast completes, whichever destination it names.
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(0, 0, tokens=1)
+    t.dma_multicast(0, 0, "f32", (1024,), sram(0, (1,)),
+                    [sram(0, (1,), tile=(0, 1)), sram(0, (1,), tile=(1, 0))])
+    t.signal(1, 0, 0)
+    b.tile(1, 0, semaphores=1).wait_semaphore(0)
+    r = run(b)
+    done = 20 + 4096 / 32 + 1 * 2
+    assert r.tiles[(1, 0)].finished_at == done + 2      # + 1 hop for the message
+
+
+def test_a_signal_waits_only_for_the_multicasts_into_its_tile():
+    # Two multicasts queued on one channel: the first into (0,1) and (0,2),
+    # the second into (1,0) and (0,2). A signal to (0,1) waits for the first
+    # only, one to (1,0) for the second (still queued when it is issued), one
+    # to (0,2) for both.
+    b = ProgramBuilder("tessel-4x4")
+    t = b.tile(0, 0, tokens=2)
+    t.dma_multicast(0, 0, "f32", (1024,), sram(0, (1,)),
+                    [sram(0, (1,), tile=(0, 1)), sram(0, (1,), tile=(0, 2))])
+    t.dma_multicast(0, 1, "f32", (1024,), sram(0, (1,)),
+                    [sram(0, (1,), tile=(1, 0)), sram(4096, (1,), tile=(0, 2))])
+    for rc in ((0, 1), (1, 0), (0, 2)):
+        t.signal(*rc, 0)
+        b.tile(*rc, semaphores=1).wait_semaphore(0)
+    r = run(b)
+    one = 20 + 4096 / 32 + 2 * 2                # each: 2 hops to (0,2)
+    assert r.tiles[(0, 1)].finished_at == one + 1 * 2
+    assert r.tiles[(1, 0)].finished_at == 2 * one + 1 * 2
+    assert r.tiles[(0, 2)].finished_at == 2 * one + 2 * 2

@@ -523,23 +523,43 @@ class _Emitter:
             emit(self, tile, stream, op, self.tag(op))
         self.builder.tile(row, col, tokens=tile.slots_used)
 
+    def channel(self, tile: _Tile, op: Operation) -> int:
+        """The DMA channel of a transfer: its own, or round-robin."""
+        if "channel" in op.attributes:  # checked against the arch by the verifier
+            return _int_attr(op.attributes["channel"])
+        channel = tile.next_channel % self.arch.tile.dma.channels
+        tile.next_channel += 1
+        return channel
+
+    @staticmethod
+    def endpoint(r: _Ref, strides):
+        if r.space == "dram":
+            return dram(r.base, strides)
+        return sram(r.base, strides, tile=r.tile)
+
     def emit_dma(self, tile: _Tile, s, op: Operation, tag) -> None:
         src = self.ref(op.operands[0], op, "source")
         dst = self.ref(op.operands[1], op, "target")
-        if "channel" in op.attributes:  # checked against the arch by the verifier
-            channel = _int_attr(op.attributes["channel"])
-        else:
-            channel = tile.next_channel % self.arch.tile.dma.channels
-            tile.next_channel += 1
-
-        def endpoint(r: _Ref, strides):
-            if r.space == "dram":
-                return dram(r.base, strides)
-            return sram(r.base, strides, tile=r.tile)
-
+        channel = self.channel(tile, op)
         sizes, (sv, dv) = _fit_rank(src.shape, [src.strides, dst.strides], op)
-        s.dma(channel, tile.take_slot(op), src.dtype, sizes, endpoint(src, sv),
-              endpoint(dst, dv), tag=tag)
+        s.dma(channel, tile.take_slot(op), src.dtype, sizes, self.endpoint(src, sv),
+              self.endpoint(dst, dv), tag=tag)
+
+    def emit_dma_multicast(self, tile: _Tile, s, op: Operation, tag) -> None:
+        src = self.ref(op.operands[0], op, "source")
+        dsts = [self.ref(v, op, f"target #{i}")
+                for i, v in enumerate(list(op.operands)[1:])]
+        channel = self.channel(tile, op)
+        sizes, views = _fit_rank(src.shape, [src.strides] + [d.strides for d in dsts],
+                                 op)
+        if len(set(views[1:])) != 1:
+            raise EmitError(f"the targets of {_name(op)} have different strides "
+                            f"({', '.join(str(list(v)) for v in views[1:])}); the "
+                            "ISA's multicast writes every target with the same "
+                            "strides")
+        s.dma_multicast(channel, tile.take_slot(op), src.dtype, sizes,
+                        self.endpoint(src, views[0]),
+                        [self.endpoint(d, views[1]) for d in dsts], tag=tag)
 
     def emit_wait(self, tile: _Tile, s, op: Operation, tag) -> None:
         slots = []
@@ -619,7 +639,8 @@ class _Emitter:
 
 # The tessel op → the method that emits its instruction.
 _INSTRUCTIONS = {f"tessel.{name}": getattr(_Emitter, f"emit_{name}") for name in (
-    "dma", "wait", "signal", "wait_semaphore", "matmul", "vector_unary",
+    "dma", "dma_multicast", "wait", "signal", "wait_semaphore", "matmul",
+    "vector_unary",
     "vector_binary", "vector_binary_imm", "vector_fill", "vector_compare",
     "vector_select", "vector_reduce")}
 

@@ -3,6 +3,10 @@ offset in the stream, tag name and decoded operands::
 
     r0c0 +0x0010 [fc1] dma ch0 tok0 f32 [16x16] dram@0x100(16,1) -> sram(0,0)@0x0(16,1)
     r0c0 +0x0054 [fc1] matmul f32 m16 k16 n16 lhs@0x0(16,1) rhs@0x400(16,1) acc@0x800(16,1)
+    r0c0 +0x0098 dma_multicast ch0 tok1 f32 [16x16] dram@0x100(16,1) -> sram(0,1)@0x0(16,1), sram(0,2)@0x0
+
+A multicast's destinations share their strides (docs/isa.md): they are
+printed with the first destination only.
 """
 
 from __future__ import annotations
@@ -33,6 +37,13 @@ def format_instruction(ins: Instruction) -> str:
         return (f"dma ch{f['channel']} tok{f['token']} {f['dtype']} "
                 f"{_sizes(f['sizes'])} {format_endpoint(f['src'])} -> "
                 f"{format_endpoint(f['dst'])}")
+    if op == "dma_multicast":
+        d = f["dsts"]
+        dsts = ", ".join([format_endpoint(d[0])] + [
+            f"sram({e.row},{e.col})@0x{e.view.base:x}" for e in d[1:]]
+        ) if d else "(none)"
+        return (f"dma_multicast ch{f['channel']} tok{f['token']} {f['dtype']} "
+                f"{_sizes(f['sizes'])} {format_endpoint(f['src'])} -> {dsts}")
     if op == "wait":
         return "wait " + (" ".join(f"tok{t}" for t in f["tokens"]) or "(none)")
     if op == "signal":

@@ -61,6 +61,7 @@ OPCODES = {
     "wait": 0x02,
     "signal": 0x03,
     "wait_semaphore": 0x04,
+    "dma_multicast": 0x05,
     "matmul": 0x10,
     "vector_unary": 0x20,
     "vector_binary": 0x21,
@@ -71,7 +72,7 @@ OPCODES = {
     "vector_select": 0x26,
 }
 OPCODE_NAMES = {code: name for name, code in OPCODES.items()}
-CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore")
+CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast")
 
 # Operand kinds:
 #   u32 i32 f32 u64   scalars
@@ -81,6 +82,9 @@ CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore")
 #   tokens            n: u32, then tokens: u32[n]
 #   view:R            base: u64, strides: i32[R]; R is `rank`, `rank-1` or 2
 #   endpoint          kind: u32, row: u32, col: u32, then a view of `rank`
+#   multicast         dst_strides: i32[rank], n: u32, then n times row: u32,
+#                     col: u32, base: u64; decoded as n SRAM endpoints that
+#                     share the strides (the field is `dsts`)
 LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "dma": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
             ("sizes", "sizes"), ("src", "endpoint"), ("dst", "endpoint")),
@@ -88,6 +92,9 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "signal": (("row", "u32"), ("col", "u32"), ("semaphore", "u32"),
                ("count", "u32")),
     "wait_semaphore": (("semaphore", "u32"), ("count", "u32")),
+    "dma_multicast": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
+                      ("sizes", "sizes"), ("src", "endpoint"),
+                      ("dsts", "multicast")),
     "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),
                ("lhs", "view:2"), ("rhs", "view:2"), ("acc", "view:2")),
     "vector_unary": (("op", "enum:unary"), ("in_dtype", "dtype"),
@@ -140,8 +147,9 @@ class View(NamedTuple):
 
 
 class Endpoint(NamedTuple):
-    """One end of a ``dma``: ``kind`` is ``"sram"`` (of tile ``(row, col)``)
-    or ``"dram"`` (``row = col = 0``)."""
+    """One end of a ``dma`` (or of a ``dma_multicast``: its source, and each
+    of its destinations): ``kind`` is ``"sram"`` (of tile ``(row, col)``) or
+    ``"dram"`` (``row = col = 0``)."""
 
     kind: str
     row: int
@@ -153,7 +161,8 @@ class Endpoint(NamedTuple):
 class Instruction:
     """One decoded instruction. ``fields`` maps the operand names of
     :data:`LAYOUTS` to Python values (``str`` for dtypes and operation codes,
-    :class:`View`, :class:`Endpoint`, tuples for sizes and tokens).
+    :class:`View`, :class:`Endpoint`, tuples for sizes and tokens, a tuple of
+    SRAM :class:`Endpoint` for the destinations of a multicast).
     ``offset`` is the byte offset of the header word in the stream file."""
 
     op: str
@@ -184,6 +193,7 @@ class _Operand(NamedTuple):
 
     name: str
     kind: str                    # u32 i32 f32 dtype enum sizes tokens view endpoint
+                                 # multicast
     table: tuple[str, ...]       # dtype, enum: the name of each code
     view_rank: int | None        # view: a fixed rank, or None: `rank` + rank_delta
     rank_delta: int
@@ -299,6 +309,49 @@ def _append_view(words: list[int], view: View) -> None:
         words.append(s & _WORD)
 
 
+def _encode_dsts(words: list[int], dsts: Any, rank: int, what: str
+                 ) -> tuple[Endpoint, ...]:
+    """Append the destinations of a multicast to ``words`` (``dst_strides``,
+    ``n``, then ``row, col, base`` of each) and return them as decoding gives
+    them back. The encoding holds the strides once, so every destination must
+    be an SRAM endpoint with the same strides. A multicast with no
+    destination is encoded (zero strides) and left to validation to reject,
+    as decoding one would be."""
+    out = []
+    strides = None
+    for i, dst in enumerate(dsts):
+        where = f"{what}[{i}]"
+        ep_kind, row, col, view = dst
+        code = _enum(ep_kind, ENDPOINT_KINDS, f"{where}.kind")
+        if ENDPOINT_KINDS[code] != "sram":
+            raise ValueError(f"{where} is a {ENDPOINT_KINDS[code]} endpoint: every "
+                             "destination of a multicast is an SRAM")
+        view = _view(view, rank, f"{where}.view")
+        if strides is None:
+            strides = view.strides
+        elif view.strides != strides:
+            raise ValueError(f"{where}.view.strides = {list(view.strides)} differ "
+                             f"from {what}[0]'s {list(strides)}: the destinations "
+                             "of a multicast share their strides")
+        out.append(Endpoint("sram", _u32(row, f"{where}.row"),
+                            _u32(col, f"{where}.col"), view))
+    for s in (strides if strides is not None else (0,) * rank):
+        words.append(s & _WORD)
+    words.append(len(out))
+    for ep in out:
+        base = ep.view.base
+        words += (ep.row, ep.col, base & _WORD, base >> 32)
+    # Four words a destination: name the limit here, where it is known, when
+    # dropping destinations would make the instruction fit.
+    over = len(words) - 0xFF
+    fit = len(out) - -(-over // 4)
+    if over > 0 and fit >= 1:
+        raise ValueError(f"{what}: {len(out)} destinations make the instruction "
+                         f"{len(words)} words long, more than the 255 its 8-bit "
+                         f"length allows; at most {fit} fit")
+    return tuple(out)
+
+
 def encode(op: str, fields: Mapping[str, Any], tag: int | None = None) -> list[int]:
     """The words of one instruction, header included. ``fields`` as in
     :class:`Instruction` (dtypes and operation codes may be names or codes;
@@ -352,6 +405,9 @@ def encode_instruction(op: str, fields: Mapping[str, Any], tag: int | None = Non
                              _view(view, rank, f"{what}.view"))
             words += (code, row, col)
             _append_view(words, value.view)
+        elif kind == "multicast":
+            assert rank is not None
+            value = _encode_dsts(words, value, rank, what)
         elif kind == "f32":
             bits = _f32_bits(value, what)
             words.append(bits)
@@ -451,6 +507,29 @@ def decode_instruction(words: Sequence[int], start: int, offset: int,
             view = View(words[first - 2] | (words[first - 1] << 32), strides)
             fields[name] = (view if kind == "view" else
                             Endpoint(ENDPOINT_KINDS[ep_kind], row, col, view))
+            continue
+        if kind == "multicast":
+            assert rank is not None
+            first = pos
+            pos += rank
+            if pos > end:
+                raise _too_short(op, length, "dst_strides", offset)
+            if pos >= end:
+                raise _too_short(op, length, "n", offset)
+            n = words[pos]
+            pos += 1
+            if 4 * n > length:
+                raise DecodeError(f"{op}: n = {n} destinations do not fit the "
+                                  f"length {length}", offset)
+            if pos + 4 * n > end:
+                raise _too_short(op, length, name, offset)
+            strides = (tuple(signed[first:first + rank]) if signed is not None
+                       else tuple(map(_signed, words[first:first + rank])))
+            fields[name] = tuple(
+                Endpoint("sram", words[p], words[p + 1],
+                         View(words[p + 2] | (words[p + 3] << 32), strides))
+                for p in range(pos, pos + 4 * n, 4))
+            pos += 4 * n
             continue
         # Every other kind starts with one word.
         if pos >= end:

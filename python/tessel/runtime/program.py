@@ -357,19 +357,25 @@ def _element_bytes(view: View, sizes: Sequence[int], itemsize: int) -> np.ndarra
     return (addr.reshape(-1)[:, None] + np.arange(itemsize)).reshape(-1)
 
 
-def views_conflict(a: View, a_sizes: Sequence[int], a_item: int,
-                   b: View, b_sizes: Sequence[int], b_item: int) -> bool:
-    """True when two views share a byte without being the same view (same
-    base, strides, sizes and element size): a partial overlap."""
+def views_overlap(a: View, a_sizes: Sequence[int], a_item: int,
+                  b: View, b_sizes: Sequence[int], b_item: int) -> bool:
+    """True when two views share a byte."""
     alo, ahi = view_extent(a, a_sizes, a_item)
     blo, bhi = view_extent(b, b_sizes, b_item)
     if ahi <= blo or bhi <= alo:
         return False
+    return bool(np.intersect1d(_element_bytes(a, a_sizes, a_item),
+                               _element_bytes(b, b_sizes, b_item)).size)
+
+
+def views_conflict(a: View, a_sizes: Sequence[int], a_item: int,
+                   b: View, b_sizes: Sequence[int], b_item: int) -> bool:
+    """True when two views share a byte without being the same view (same
+    base, strides, sizes and element size): a partial overlap."""
     if (a.base == b.base and tuple(a.strides) == tuple(b.strides)
             and tuple(a_sizes) == tuple(b_sizes) and a_item == b_item):
         return False
-    return bool(np.intersect1d(_element_bytes(a, a_sizes, a_item),
-                               _element_bytes(b, b_sizes, b_item)).size)
+    return views_overlap(a, a_sizes, a_item, b, b_sizes, b_item)
 
 
 def _is_int(v: Any) -> bool:
@@ -516,6 +522,8 @@ class _Validator:
         op = ins.op
         if op == "dma":
             self.check_dma(tile, ins, fail)
+        elif op == "dma_multicast":
+            self.check_multicast(tile, ins, fail)
         elif op == "wait":
             for tok in f["tokens"]:
                 if tok >= tile.tokens:
@@ -566,31 +574,40 @@ class _Validator:
         if any(s < 1 for s in sizes):
             fail(f"sizes {list(sizes)} must all be at least 1", "sizes")
 
-    def check_dma(self, tile: TileProgram, ins: Instruction, fail) -> None:
-        a, f = self.arch, ins.fields
+    def check_slots(self, tile: TileProgram, f: Mapping[str, Any], fail) -> None:
+        """The DMA channel and token slot of a transfer."""
+        a = self.arch
         if f["channel"] >= a.tile.dma.channels:
             fail(f"channel {f['channel']} is not below the arch's "
                  f"{a.tile.dma.channels} DMA channels", "channel")
         if f["token"] >= tile.tokens:
             fail(f"token {f['token']} is not below the tile's {tile.tokens} "
                  "token slots", "token")
+
+    def endpoint_limit(self, ep: Endpoint, name: str, fail) -> int:
+        """The bytes of the memory ``ep`` addresses, once its DRAM row and
+        column or its tile are checked."""
+        a = self.arch
+        if ep.kind == "dram":
+            if ep.row or ep.col:
+                fail(f"a DRAM endpoint has row = col = 0, got ({ep.row}, "
+                     f"{ep.col})", name)
+            return self.p.dram_bytes
+        if not (ep.row < a.grid.rows and ep.col < a.grid.cols):
+            fail(f"tile ({ep.row}, {ep.col}) lies outside the "
+                 f"{a.grid.rows}x{a.grid.cols} grid", name)
+        return a.tile.sram.bytes
+
+    def check_dma(self, tile: TileProgram, ins: Instruction, fail) -> None:
+        f = ins.fields
+        self.check_slots(tile, f, fail)
         sizes, dtype = f["sizes"], f["dtype"]
         self.check_sizes(sizes, fail)
         own = ("sram", tile.row, tile.col)
         src, dst = f["src"], f["dst"]
         for name, ep in (("src", src), ("dst", dst)):
-            if ep.kind == "dram":
-                if ep.row or ep.col:
-                    fail(f"a DRAM endpoint has row = col = 0, got ({ep.row}, "
-                         f"{ep.col})", name)
-                limit = self.p.dram_bytes
-            else:
-                if not (ep.row < a.grid.rows and ep.col < a.grid.cols):
-                    fail(f"tile ({ep.row}, {ep.col}) lies outside the "
-                         f"{a.grid.rows}x{a.grid.cols} grid", name)
-                limit = a.tile.sram.bytes
-            self.check_view(ep.view, sizes, dtype, limit, name, fail,
-                            written=name == "dst")
+            self.check_view(ep.view, sizes, dtype, self.endpoint_limit(ep, name, fail),
+                            name, fail, written=name == "dst")
         if (src.kind, src.row, src.col) != own and (dst.kind, dst.row, dst.col) != own:
             fail(f"neither endpoint is the issuing tile ({tile.row}, {tile.col})'s "
                  "SRAM")
@@ -598,6 +615,37 @@ class _Validator:
             item = isa.DTYPE_SIZE[dtype]
             if views_conflict(src.view, sizes, item, dst.view, sizes, item):
                 fail("source and destination overlap partially")
+
+    def check_multicast(self, tile: TileProgram, ins: Instruction, fail) -> None:
+        f = ins.fields
+        self.check_slots(tile, f, fail)
+        sizes, dtype = f["sizes"], f["dtype"]
+        self.check_sizes(sizes, fail)
+        src, dsts = f["src"], f["dsts"]
+        if src.kind == "sram" and (src.row, src.col) != (tile.row, tile.col):
+            fail(f"the source is DRAM or the issuing tile ({tile.row}, {tile.col})'s "
+                 f"SRAM, not tile ({src.row}, {src.col})'s", "src")
+        self.check_view(src.view, sizes, dtype, self.endpoint_limit(src, "src", fail),
+                        "src", fail, written=False)
+        if not dsts:
+            fail("n = 0: a multicast needs at least one destination", "dsts")
+        item = isa.DTYPE_SIZE[dtype]
+        seen: dict[tuple[int, int], int] = {}
+        for i, ep in enumerate(dsts):
+            name = f"dsts[{i}]"
+            limit = self.endpoint_limit(ep, name, fail)
+            rc = (ep.row, ep.col)
+            if rc in seen:
+                fail(f"dsts[{seen[rc]}] and dsts[{i}] are both tile {rc}: a "
+                     "multicast writes each tile once", name)
+            seen[rc] = i
+            self.check_view(ep.view, sizes, dtype, limit, name, fail, written=True)
+            # Nothing may touch a transfer's source while it is in flight,
+            # the destinations included (not even an exact alias).
+            if (src.kind == "sram" and rc == (src.row, src.col)
+                    and views_overlap(src.view, sizes, item, ep.view, sizes, item)):
+                fail("the destination on the source's tile overlaps the source",
+                     name)
 
     def check_matmul(self, ins: Instruction, fail) -> None:
         a, f = self.arch, ins.fields
@@ -900,12 +948,31 @@ class StreamBuilder:
         """Start copying ``sizes`` elements from ``src`` to ``dst`` (endpoints
         from :func:`sram` / :func:`dram`) on DMA ``channel``; sets ``token``
         pending until the transfer completes. Returns the instruction index."""
-        def resolve(ep: Endpoint) -> Endpoint:
-            if ep.kind == "sram" and ep.row < 0:
-                return ep._replace(row=self.row, col=self.col)
-            return ep._replace(view=_view(ep.view))
         return self._emit("dma", tag, channel=channel, token=token, dtype=dtype,
-                          sizes=tuple(sizes), src=resolve(src), dst=resolve(dst))
+                          sizes=tuple(sizes), src=self._resolve(src),
+                          dst=self._resolve(dst))
+
+    def dma_multicast(self, channel: int, token: int, dtype: str,
+                      sizes: Sequence[int], src: Endpoint, dsts: Iterable[Endpoint],
+                      *, tag: int | None = None) -> int:
+        """Start copying ``sizes`` elements from ``src`` (DRAM, or this tile's
+        SRAM) to every endpoint of ``dsts`` (SRAM endpoints from :func:`sram`,
+        one per tile, all with the same strides) as one transfer on DMA
+        ``channel``: each NoC link of the tree carries the data once.
+        ``token`` is pending until every destination holds the data. Returns
+        the instruction index."""
+        return self._emit("dma_multicast", tag, channel=channel, token=token,
+                          dtype=dtype, sizes=tuple(sizes), src=self._resolve(src),
+                          dsts=tuple(self._resolve(d) for d in dsts))
+
+    def _resolve(self, ep: Endpoint) -> Endpoint:
+        """``ep`` (an :class:`Endpoint` or a ``(kind, row, col, view)``
+        tuple) with its tile filled in (the issuing tile's for an SRAM
+        endpoint made without one) and its view as plain ints."""
+        ep = Endpoint._make(ep)
+        if ep.kind == "sram" and ep.row < 0:
+            return ep._replace(row=self.row, col=self.col)
+        return ep._replace(view=_view(ep.view))
 
     def wait(self, *tokens: int | Iterable[int], tag: int | None = None) -> int:
         """Block until every listed token slot is free: ``wait(0, 1)`` or

@@ -5,8 +5,9 @@ docs/simulator.md).
 It is event-driven: a priority queue holds the moments something changes (a
 tile resumes, a transfer starts or completes, a flow's bandwidth share changes,
 a signal arrives). A tile runs its compute instructions back to back without
-touching the queue; only ``dma``, ``wait``, ``signal`` and ``wait_semaphore``,
-which interact with other tiles, are taken in global time order.
+touching the queue; only ``dma``, ``dma_multicast``, ``wait``, ``signal`` and
+``wait_semaphore``, which interact with other tiles, are taken in global time
+order.
 
     result = simulate(program, {"x": x})
     result.outputs["y"], result.cycles, result.summary()
@@ -29,12 +30,13 @@ from . import isa, numerics
 from .disasm import format_instruction
 from .program import Program
 
-# Instruction kinds of the pre-decoded streams.
+# Instruction kinds of the pre-decoded streams (a dma_multicast is a _DMA:
+# one transfer, with several destinations).
 _COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM = range(5)
 # Event kinds.
 _EV_TILE, _EV_START, _EV_FLOW, _EV_DONE, _EV_SIGNAL = range(5)
-# Cycles a control instruction (dma, wait, signal, wait_semaphore) takes to
-# issue; docs/simulator.md.
+# Cycles a control instruction (dma, dma_multicast, wait, signal,
+# wait_semaphore) takes to issue; docs/simulator.md.
 ISSUE_CYCLES = 1
 STALL_CAUSES = ("dram", "noc", "dma", "tile")
 
@@ -313,10 +315,10 @@ def check_inputs(program: Program, inputs: Mapping[str, Any], *,
 # ---------------------------------------------------------------------------
 
 class _Xfer:
-    """One dma transfer, from issue to completion."""
+    """One transfer (a dma or a dma_multicast), from issue to completion."""
 
     __slots__ = ("tile", "token", "channel", "resources", "shares_of",
-                 "latency", "kind", "dst_tile", "copy", "rem", "rate", "t0",
+                 "latency", "kind", "dst_tiles", "copy", "rem", "rate", "t0",
                  "finish_seq", "signals", "tag", "issued", "started", "data_end",
                  "links", "dram_channel", "pc")
 
@@ -431,6 +433,9 @@ class _Static:
             if op == "dma":
                 kinds[j] = _DMA
                 args[j] = self._dma(rc, ins)
+            elif op == "dma_multicast":
+                kinds[j] = _DMA
+                args[j] = self._multicast(rc, ins)
             elif op == "wait":
                 kinds[j] = _WAIT
                 args[j] = ins["tokens"]
@@ -479,13 +484,30 @@ class _Static:
         route = self._routes.get(key)
         if route is None:
             route = self._routes[key] = self._route(rc, ch, src, dst)
-        (res, latency, kind, dst_tile, shares_of, links, dram_ch, sides) = route
-        return (ch, f["token"], nbytes, res, latency, kind, dst_tile, shares_of,
+        (res, latency, kind, dst_tiles, shares_of, links, dram_ch, sides) = route
+        return (ch, f["token"], nbytes, res, latency, kind, dst_tiles, shares_of,
+                links, dram_ch, ins.tag, sides)
+
+    def _multicast(self, rc, ins):
+        """Static part of a multicast, as :meth:`_dma` gives it for a dma."""
+        f = ins.fields
+        src = f["src"]
+        targets = tuple((d.row, d.col) for d in f["dsts"])
+        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        ch = f["channel"]
+        # The source is DRAM or the issuing tile: its kind decides the rest.
+        key = (rc, ch, src.kind, targets)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = self._tree(rc, ch, src.kind == "dram", targets)
+        (res, latency, kind, dst_tiles, shares_of, links, dram_ch, sides) = route
+        return (ch, f["token"], nbytes, res, latency, kind, dst_tiles, shares_of,
                 links, dram_ch, ins.tag, sides)
 
     def _route(self, rc, ch, src, dst):
         """What a transfer's timing needs besides its size: resources,
-        latency, kind, destination tile, route. A program's thousands of
+        latency, kind, destination tiles, route, and which sides are DRAM
+        and how many SRAM (for the byte counts). A program's thousands of
         transfers take a few dozen routes."""
         a = self.a
         res = [self._res(("dma", rc, ch), a.tile.dma.bytes_per_cycle)]
@@ -510,11 +532,55 @@ class _Static:
         for link in links:
             res.append(self._res(("link",) + link, a.noc.link_bytes_per_cycle))
         latency += len(links) * a.noc.hop_cycles
-        dst_tile = (dst.row, dst.col) if dst.kind == "sram" else None
+        dst_tiles = ((dst.row, dst.col),) if dst.kind == "sram" else ()
         # A transfer has at least two resources (its channel and an SRAM
         # port), so the itemgetter gives a tuple.
-        return (tuple(res), latency, kind, dst_tile, itemgetter(*res), tuple(links),
-                dram_ch, (src.kind == "dram", dst.kind == "dram"))
+        return (tuple(res), latency, kind, dst_tiles, itemgetter(*res), tuple(links),
+                dram_ch, (src.kind == "dram", dst.kind == "dram",
+                          (src.kind == "sram") + (dst.kind == "sram")))
+
+    def _tree(self, rc, ch, from_dram: bool, targets):
+        """:meth:`_route` of a multicast: one flow through the issuing tile's
+        channel, the source side (the DRAM channel a dma of the tile would
+        use, or the tile's SRAM port), each destination's SRAM port and each
+        link of the tree. The issuing tile's router replicates the data: the
+        tree is the XY route from the DRAM channel to the issuing tile (for a
+        DRAM source), then the union of the XY routes from the issuing tile
+        to the destinations (in their order, each link once: the data
+        crosses it once). The latency is the longest path's."""
+        a = self.a
+        res = [self._res(("dma", rc, ch), a.tile.dma.bytes_per_cycle)]
+        latency = 0
+        dram_ch = None
+        if from_dram:
+            dram_ch = dram_channel_for(a, rc[0], rc[1], ch)
+            point = a.dram.attach[dram_ch]
+            res.append(self._res(("dram", dram_ch), a.dram.bytes_per_cycle))
+            latency += a.dram.latency_cycles
+        else:
+            point = rc
+            res.append(self._res(("sram", rc), a.tile.sram.bytes_per_cycle))
+        for t in targets:
+            rid = self._res(("sram", t), a.tile.sram.bytes_per_cycle)
+            if rid not in res:
+                res.append(rid)
+        links = xy_route(point, rc)
+        seen = set(links)
+        longest = 0
+        for t in targets:
+            route = xy_route(rc, t)
+            longest = max(longest, len(route))
+            for link in route:
+                if link not in seen:
+                    seen.add(link)
+                    links.append(link)
+        hops = len(xy_route(point, rc)) + longest
+        for link in links:
+            res.append(self._res(("link",) + link, a.noc.link_bytes_per_cycle))
+        latency += hops * a.noc.hop_cycles
+        kind = "dram" if from_dram else "noc" if links else "dma"
+        return (tuple(res), latency, kind, targets, itemgetter(*res), tuple(links),
+                dram_ch, (from_dram, False, len(targets) + (not from_dram)))
 
 
 def _static_of(program: Program) -> _Static:
@@ -595,10 +661,14 @@ class _Simulator:
                     t.thunks[j] = _compute_thunk(ins, mem)
                 elif st.kinds[j] == _DMA:
                     f = ins.fields
-                    src, dst = f["src"], f["dst"]
-                    t.copies[j] = (
-                        _array(self._endpoint_mem(src), src.view, f["sizes"], f["dtype"]),
-                        _array(self._endpoint_mem(dst), dst.view, f["sizes"], f["dtype"]))
+                    sizes, dtype, src = f["sizes"], f["dtype"], f["src"]
+                    source = _array(self._endpoint_mem(src), src.view, sizes, dtype)
+                    dsts = (f["dst"],) if ins.op == "dma" else f["dsts"]
+                    # (source, destination) pairs: a multicast's destinations
+                    # never overlap its source, so one copy each is the copy.
+                    t.copies[j] = tuple(
+                        (source, _array(self._endpoint_mem(d), d.view, sizes, dtype))
+                        for d in dsts)
         tinfo = self.p.tile(*rc)
         t.pc = 0
         t.tokens = [None] * tinfo.tokens
@@ -743,34 +813,35 @@ class _Simulator:
     # ---- transfers ----------------------------------------------------------
 
     def _issue_dma(self, tile: _Tile, pc: int, t: float) -> None:
-        (ch, token, nbytes, res, latency, kind, dst_tile, shares_of, links, dram_ch,
-         tag, dram_sides) = tile.args[pc]
+        (ch, token, nbytes, res, latency, kind, dst_tiles, shares_of, links, dram_ch,
+         tag, sides) = tile.args[pc]
         copy = tile.copies[pc] if tile.copies is not None else None
         if tile.tokens[token] is not None:
             ins = tile.instrs[pc]
             raise SimulationError(
                 f"tile ({tile.row}, {tile.col}) offset {ins.offset} at cycle {t:g}: "
-                f"dma on token slot {token}, which is still pending (a wait on it "
+                f"{ins.op} on token slot {token}, which is still pending (a wait on it "
                 f"must come first): {format_instruction(ins)}", self._result())
         x = _Xfer()
         x.tile, x.token, x.channel = tile, token, ch
-        x.resources, x.latency, x.kind, x.dst_tile = res, latency, kind, dst_tile
+        x.resources, x.latency, x.kind, x.dst_tiles = res, latency, kind, dst_tiles
         x.shares_of = shares_of
         x.copy, x.links, x.dram_channel, x.tag, x.pc = copy, links, dram_ch, tag, pc
         x.rem, x.rate, x.t0, x.finish_seq = float(nbytes), 0.0, t, 0
         x.signals = []
         x.issued = t
         tile.tokens[token] = x
-        if dst_tile is not None:
-            tile.to_dst[dst_tile] = tile.to_dst.get(dst_tile, 0) + 1
-        if dram_sides[0]:
+        to_dst = tile.to_dst
+        for d in dst_tiles:
+            to_dst[d] = to_dst.get(d, 0) + 1
+        if sides[0]:
             self.dram_bytes_read += nbytes
-        if dram_sides[1]:
+        if sides[1]:
             self.dram_bytes_written += nbytes
         if links:
             self.noc_bytes += nbytes
             self.noc_link_bytes += nbytes * len(links)
-        self.sram_dma_bytes += nbytes * (2 - dram_sides[0] - dram_sides[1])
+        self.sram_dma_bytes += nbytes * sides[2]
         if tile.channels[ch] is None:
             tile.channels[ch] = x
             self.seq += 1
@@ -838,7 +909,8 @@ class _Simulator:
     def _xfer_done(self, x: _Xfer, t: float) -> None:
         tile = x.tile
         if x.copy is not None:
-            np.copyto(x.copy[1], x.copy[0])
+            for source, dest in x.copy:
+                np.copyto(dest, source)
         if self.trace:
             self.trace_log.append(("dma", tile.row, tile.col, x.channel, x.issued,
                                    x.started, x.data_end, t, x.pc, x.tag, x.kind))
@@ -851,8 +923,8 @@ class _Simulator:
             self.push(t + self.setup_cycles, _EV_START, nxt)
         else:
             tile.channels[ch] = None
-        if x.dst_tile is not None:
-            tile.to_dst[x.dst_tile] -= 1
+        for d in x.dst_tiles:
+            tile.to_dst[d] -= 1
         for sig in x.signals:
             sig[0] -= 1
             if sig[0] == 0:
@@ -879,10 +951,10 @@ class _Simulator:
     def _pending_to(self, tile: _Tile, dst) -> list[_Xfer]:
         out = []
         for x in tile.channels:
-            if x is not None and x.dst_tile == dst:
+            if x is not None and dst in x.dst_tiles:
                 out.append(x)
         for q in tile.queues:
-            out.extend(x for x in q if x.dst_tile == dst)
+            out.extend(x for x in q if dst in x.dst_tiles)
         return out
 
     def _send_signal(self, sig, t: float) -> None:

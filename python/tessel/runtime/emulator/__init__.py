@@ -121,4 +121,4 @@ def emulate(program: Program, inputs: Mapping[str, Any] | None = None, *,
         from . import cuda
         outputs = cuda.prepared(program, table).run(raw_inputs)
     return EmulationResult(outputs, device, time.perf_counter() - start,
-                           int(table.rows.shape[0]))
+                           table.instructions)

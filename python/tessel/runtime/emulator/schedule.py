@@ -71,7 +71,7 @@ def deadlock_error(table: Table, pcs: list[int], sems: list[int],
         ins = table.where[i]
         r, c = table.tiles[t]
         return (f"tile ({r}, {c}) at offset {ins.offset} (instruction "
-                f"{i - int(first[t])}): {format_instruction(ins)}")
+                f"{table.index[i]}): {format_instruction(ins)}")
 
     lines = [headline or "deadlock: no tile can progress and nothing is in flight"]
     waiting = []

@@ -2,7 +2,11 @@
 
 A program is decoded once (by :mod:`tessel.runtime.isa`) into one ``int64``
 row per instruction, tiles' rows back to back, every operand at a fixed
-column, so the CPU interpreter and the CUDA kernel read the same numbers:
+column, so the CPU interpreter and the CUDA kernel read the same numbers. A
+``dma_multicast`` is the exception: it becomes one ``dma`` row per
+destination (the emulators copy at issue, and its destinations never overlap
+its source, so the copies are the multicast), and the executors know only
+``dma``.
 
 - ``OP`` is the ISA opcode (``0x01`` dma .. ``0x26`` vector_select); ``SUB``
   the operation code (unary / binary / reduce op, predicate); ``DT_IN`` and
@@ -35,7 +39,7 @@ from typing import Sequence
 import numpy as np
 
 from .. import isa
-from ..isa import Instruction, View
+from ..isa import Endpoint, Instruction, View
 from ..program import Program
 
 # Columns of a row.
@@ -55,13 +59,14 @@ DTYPE_CODE = isa.DTYPE_CODE
 
 @dataclass(frozen=True)
 class Table:
-    """A decoded program. ``rows[first[t]:first[t + 1]]`` are the
-    instructions of tile ``tiles[t]``; ``sem_first[t] + i`` is the index of
+    """A decoded program. ``rows[first[t]:first[t + 1]]`` are the rows of
+    the instructions of tile ``tiles[t]``; ``sem_first[t] + i`` is the index of
     its semaphore ``i`` in the flat semaphore array, whose initial counts are
     ``sem_init``. ``arena_bytes`` is the size of the arena, whose first
     ``dram_bytes`` bytes are DRAM; ``sram_base`` maps a tile to the arena
-    address of its SRAM. ``where[i]`` is the instruction of row ``i``, for
-    messages."""
+    address of its SRAM. ``where[i]`` is the instruction of row ``i`` and
+    ``index[i]`` its position in its tile's stream, for messages (a multicast
+    has several rows); ``instructions`` counts the program's instructions."""
 
     rows: np.ndarray
     first: np.ndarray
@@ -72,6 +77,8 @@ class Table:
     dram_bytes: int
     sram_base: dict
     where: tuple[Instruction, ...]
+    index: tuple[int, ...]
+    instructions: int
     # The largest m * n of a matmul whose result is buffered (FLAG set).
     max_buffered_acc: int
 
@@ -110,9 +117,14 @@ class _Builder:
         for instrs in decoded.values():
             for ins in instrs:
                 if ins.op == "dma":
-                    for ep in (ins["src"], ins["dst"]):
-                        if ep.kind == "sram":
-                            srams.add((ep.row, ep.col))
+                    eps = (ins["src"], ins["dst"])
+                elif ins.op == "dma_multicast":
+                    eps = (ins["src"],) + ins["dsts"]
+                else:
+                    continue
+                for ep in eps:
+                    if ep.kind == "sram":
+                        srams.add((ep.row, ep.col))
         sram_bytes = program.arch.tile.sram.bytes
         offset = _round_up(self.dram_bytes, ALIGN)
         self.sram_base = {}
@@ -128,15 +140,25 @@ class _Builder:
         self.sem_index = {rc: i for i, rc in enumerate(self.tiles)}
         self.sem_init = sem_init
         self.max_buffered_acc = 0
-        rows, first, where = [], [0], []
+        rows, first, where, index = [], [0], [], []
         for rc in self.tiles:
-            for ins in decoded[rc]:
-                rows.append(self.row(rc, ins))
-                where.append(ins)
+            for k, ins in enumerate(decoded[rc]):
+                if ins.op == "dma_multicast":
+                    f = ins.fields
+                    for dst in f["dsts"]:
+                        rows.append(self.dma_row(f["dtype"], f["sizes"], f["src"], dst))
+                        where.append(ins)
+                        index.append(k)
+                else:
+                    rows.append(self.row(rc, ins))
+                    where.append(ins)
+                    index.append(k)
             first.append(len(rows))
         self.rows = np.array(rows, np.int64).reshape(len(rows), WIDTH)
         self.first = np.array(first, np.int64)
         self.where = tuple(where)
+        self.index = tuple(index)
+        self.instructions = sum(len(decoded[rc]) for rc in self.tiles)
 
     def view(self, row: np.ndarray, slot: int, base: int, sizes, strides) -> None:
         col = VIEW0 + VIEW_WIDTH * slot
@@ -147,19 +169,26 @@ class _Builder:
         _, strides = _pad(sizes, view.strides)
         self.view(row, slot, self.sram_base[rc] + view.base, sizes, strides)
 
-    def row(self, rc, ins: Instruction) -> np.ndarray:
+    def dma_row(self, dtype: str, sizes, src: Endpoint, dst: Endpoint) -> np.ndarray:
+        """The row of a dma copying ``src`` to ``dst``."""
         row = np.zeros(WIDTH, np.int64)
+        row[OP] = OPCODES["dma"]
+        padded, _ = _pad(sizes, ())
+        row[DT_IN] = DTYPE_CODE[dtype]
+        row[SIZE0:SIZE0 + RANK] = padded
+        for slot, ep in ((0, src), (3, dst)):
+            base = (ep.view.base if ep.kind == "dram"
+                    else self.sram_base[(ep.row, ep.col)] + ep.view.base)
+            self.view(row, slot, base, padded, _pad(sizes, ep.view.strides)[1])
+        return row
+
+    def row(self, rc, ins: Instruction) -> np.ndarray:
         f, op = ins.fields, ins.op
-        row[OP] = OPCODES[op]
         if op == "dma":
-            sizes, strides = _pad(f["sizes"], ())
-            row[DT_IN] = DTYPE_CODE[f["dtype"]]
-            row[SIZE0:SIZE0 + RANK] = sizes
-            for slot, ep in ((0, f["src"]), (3, f["dst"])):
-                base = (ep.view.base if ep.kind == "dram"
-                        else self.sram_base[(ep.row, ep.col)] + ep.view.base)
-                self.view(row, slot, base, sizes, _pad(f["sizes"], ep.view.strides)[1])
-        elif op == "wait":
+            return self.dma_row(f["dtype"], f["sizes"], f["src"], f["dst"])
+        row = np.zeros(WIDTH, np.int64)
+        row[OP] = OPCODES[op]
+        if op == "wait":
             pass                    # transfers complete at issue (docs/gpu-emulation.md)
         elif op == "signal":
             target = self.sem_index[(f["row"], f["col"])]
@@ -237,7 +266,8 @@ def build_table(program: Program) -> Table:
                       sem_first=np.array(b.sem_first, np.int64),
                       sem_init=np.array(b.sem_init, np.int64),
                       arena_bytes=b.arena_bytes, dram_bytes=b.dram_bytes,
-                      sram_base=dict(b.sram_base), where=b.where,
+                      sram_base=dict(b.sram_base), where=b.where, index=b.index,
+                      instructions=b.instructions,
                       max_buffered_acc=b.max_buffered_acc)
         program._emulator_table = table
     return table
