@@ -43,16 +43,18 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
 def mapping_text(choice) -> str:
     """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts, its
     pipeline stage, the step sizes it was costed with
-    (``tessel-tile-for-sram`` keeps them where they fit) and ``resident``
+    (``tessel-tile-for-sram`` keeps them where they fit), ``resident``
     when its weights stay in SRAM (the cost model counted them so only
-    for an op that has weights)."""
+    for an op that has weights) and ``shared`` when tiles share the loads
+    of the slices they read alike (tessel-share-loads)."""
     p = choice.placement
     estimate = choice.candidate.estimate
     stage = f", stage = {choice.stage}" if choice.stage else ""
     resident = ", resident" if estimate.resident_bytes else ""
+    shared = ", shared" if p.shared else ""
     return (f"#tessel.mapping<row = {p.row}, col = {p.col}, rows = {p.rows}, "
             f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]{stage}, "
-            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}>")
+            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}{shared}>")
 
 
 def apply(module, graph: Graph, solution: Solution) -> None:

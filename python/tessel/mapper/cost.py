@@ -22,6 +22,15 @@ loads and last stores plus the slower of its compute and its other
 transfers; without it every transfer is waited for at once. After
 an op every tile of the program meets at a barrier.
 
+A placement that is ``shared`` (tessel-share-loads) reads an input slice
+that several tiles load at the same step once, and multicasts it to them:
+the input's DRAM traffic is divided by the number of tiles sharing each
+slice, and the multicast, one flow among that many fewer, runs at a higher
+share of the DRAM channels and links, up to what one transfer's DMA
+channel, SRAM port and link allow. Each shared load costs the leader a
+credit wait and a delivery signal per receiver, and each receiver a signal
+and a wait: four instructions per tile and step, on average.
+
 A split reduction loop (``split_reductions``) adds what tessel-partition
 emits for it: a fill of the partial results and a reduce that adds them up,
 through DRAM. Weights kept resident in SRAM over a stream of inputs (the
@@ -37,6 +46,7 @@ import math
 from dataclasses import dataclass
 from itertools import product
 
+from ..runtime.isa import MAX_MULTICAST_DESTINATIONS
 from ..runtime.simulator import (dram_channel_for, matmul_cycles, vector_cycles,
                                  xy_route)
 from .graph import Op, Operand
@@ -57,6 +67,7 @@ class Placement:
     cols: int
     parts: tuple[int, ...]
     resident: bool = False      # weights stay in SRAM across inputs
+    shared: bool = False        # slices several tiles read are multicast
 
     @property
     def tiles(self) -> int:
@@ -362,6 +373,40 @@ def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> b
                for l, (p, s) in enumerate(zip(part[:last + 1], steps)) if s < p)
 
 
+def sharers(o: Operand, parts: tuple[int, ...], loops: tuple[int, ...]) -> int:
+    """How many tiles read each slice of input ``o`` from one multicast: the
+    parts of the loops it does not index, in chunks of what one instruction
+    carries (tessel-share-loads). Counted only where those loops divide
+    evenly, so the sharing tiles have the same steps (tessel-share-loads
+    shares the loads at the same position of each tile's steps)."""
+    count = 1
+    for loop, p in enumerate(parts):
+        if p > 1 and loop not in o.indexed_loops:
+            if loops[loop] % p:
+                return 1
+            count *= p
+    return _ceil_div(count, _ceil_div(count, MAX_MULTICAST_DESTINATIONS))
+
+
+def shares_slices(op: Op, parts: tuple[int, ...]) -> bool:
+    """Whether a ``shared`` placement with ``parts`` would share a load."""
+    return any(sharers(o, parts, op.loops) > 1 for o in op.operands
+               if o.read and not o.is_output)
+
+
+def shared_link(arch, placement: Placement, link: tuple[float, int],
+                count: int) -> tuple[float, int]:
+    """(rate, hops) of a multicast to ``count`` tiles: the rectangle's DRAM
+    contention divided among ``count`` times fewer flows, up to one
+    transfer's DMA channel, SRAM port and link; its route runs on from the
+    leader across the rectangle."""
+    rate, hops = link
+    one_flow = min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
+                   arch.noc.link_bytes_per_cycle)
+    return (min(one_flow, rate * count),
+            hops + placement.rows + placement.cols - 2)
+
+
 def barrier_cycles(arch, rows: int, cols: int) -> int:
     """The barrier after an op: every tile signals the first, which signals
     every tile back (docs/lowering.md, "Layer barrier")."""
@@ -446,16 +491,24 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             nbytes = o.slice_bytes(part)
             kept_fill = (vector_cycles(arch, "add", nbytes // o.elem_bytes, nbytes)
                          + transfer_cycles(arch, nbytes, rate, hops) + barrier)
+        # An input several tiles read, in a shared placement: one multicast
+        # per slice, its DRAM bytes once for the tiles sharing it.
+        shared = (sharers(o, parts, op.loops)
+                  if placement.shared and loaded and not o.is_output else 1)
+        o_rate, o_hops = (shared_link(arch, placement, link, shared)
+                          if shared > 1 else link)
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
-            one = transfer_cycles(arch, b, rate, hops)
+            one = transfer_cycles(arch, b, o_rate, o_hops)
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
-            bytes_per_tile += count * (int(loaded) + int(o.is_output)) * b
+            bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
+            if shared > 1:
+                compute += count * 4 * _ISSUE
         if loaded:
-            first_load += transfer_cycles(arch, o.slice_bytes(steps), rate, hops)
+            first_load += transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops)
     transfer = load_total + store_total
 
     reduce = 0
@@ -475,7 +528,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     return Estimate(cycles=cycles, compute=int(compute), transfer=int(transfer),
                     reduce=int(reduce), barrier=barrier, steps=steps,
                     num_steps=num_steps, sram_bytes=sram_bytes,
-                    dram_bytes=bytes_per_tile * placement.tiles,
+                    dram_bytes=int(bytes_per_tile * placement.tiles),
                     resident_bytes=resident_bytes,
                     dram_cycles=int(math.ceil(bytes_per_tile * placement.tiles
                                               / arch.dram_bytes_per_cycle)))

@@ -24,7 +24,8 @@ def table(graph: Graph, solution: Solution, arch) -> str:
         rows.append((
             op.label(), f"{_loops(op, op.loops)} {kinds}", str(c.stage),
             f"({p.row},{p.col}) {p.rows}x{p.cols}"
-            + (" W" if e.resident_bytes else "") + (" F" if op.folded else ""),
+            + (" W" if e.resident_bytes else "") + (" S" if p.shared else "")
+            + (" F" if op.folded else ""),
             _loops(op, p.parts), _loops(op, e.steps), str(e.num_steps),
             str(e.cycles), str(e.compute), str(e.transfer),
             f"{e.sram_bytes / 1024:.1f} KiB", op.tag.rsplit("/", 1)[-1]))
@@ -40,7 +41,8 @@ def table(graph: Graph, solution: Solution, arch) -> str:
                  f"{100 * solution.gap:.2f}%, {solution.solve_seconds:.2f} s "
                  f"on {arch.name}")
     lines.extend(solution.notes)
-    lines.append("W: weights resident in SRAM; F: a fill folded into the "
+    lines.append("W: weights resident in SRAM; S: slices several tiles read "
+                 "loaded once and multicast; F: a fill folded into the "
                  "accumulator it initializes (runs no code); parts/steps per "
                  "loop in iteration-domain order")
     return "\n".join(lines)

@@ -8,9 +8,10 @@ candidates, so their objectives compare exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .cost import Estimate, Placement, arch_key, estimate, uses_every_part
+from .cost import (Estimate, Placement, arch_key, estimate, shares_slices,
+                   uses_every_part)
 from .graph import Graph, Op
 
 OBJECTIVES = ("latency", "throughput")
@@ -236,7 +237,10 @@ def default_placement(op: Op, arch) -> Placement:
                         uses_every_part(op.loops[split], rows * cols):
                     shape = (rows, cols)
         parts[split] = shape[0] * shape[1]
-    return Placement(0, 0, shape[0], shape[1], tuple(parts))
+    # tessel-default-mapping shares the inputs its split does not index.
+    shared = any(split not in o.indexed_loops for o in op.operands
+                 if o.read and not o.is_output) and shape != (1, 1)
+    return Placement(0, 0, shape[0], shape[1], tuple(parts), shared=shared)
 
 
 def _op_key(op: Op):
@@ -278,6 +282,16 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
         e = estimate(op, arch, placement, overlap_dma=overlap)
         return None if e is None else Candidate(placement, e)
 
+    def est_sharing(placement):
+        """The placement, shared where that shares a load and is cheaper."""
+        plain = est(placement)
+        if not shares_slices(op, placement.parts):
+            return plain
+        shared = est(replace(placement, shared=True))
+        if plain is None or (shared and shared.estimate.cycles < plain.estimate.cycles):
+            return shared
+        return plain
+
     # The best cut per tile count, judged on the squarest rectangle of it.
     best_parts: dict[int, tuple[int, ...]] = {}
     for n in counts:
@@ -288,7 +302,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             if uneven_reduction_split(op, parts):
                 continue
-            cand = est(Placement(0, 0, r, c, parts))
+            cand = est_sharing(Placement(0, 0, r, c, parts))
             if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
                 best = cand
         if best:
@@ -300,7 +314,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
         if parts is None:
             continue
         for res in ((False, True) if resident and op.weight_bytes else (False,)):
-            cand = est(Placement(0, 0, r, c, parts, resident=res))
+            cand = est_sharing(Placement(0, 0, r, c, parts, resident=res))
             if cand:
                 found.append(cand)
     default = est(default_placement(op, arch))

@@ -20,6 +20,9 @@ MAGIC = b"TSL1"
 HEADER_BYTES = 16
 NO_TAG = 0xFFFF
 MAX_RANK = 4
+# The destinations of a dma_multicast that fit one instruction at any rank:
+# 11 + 3 * rank + 4 * n words within the 8-bit length.
+MAX_MULTICAST_DESTINATIONS = (0xFF - 11 - 3 * MAX_RANK) // 4
 
 # ---------------------------------------------------------------------------
 # Element types.

@@ -493,6 +493,10 @@ LogicalResult DmaMulticastOp::verify() {
   if (getTargets().size() < 2)
     return emitOpError() << "has " << getTargets().size()
                          << " target; a transfer to one tile is a tessel.dma";
+  if (getTargets().size() > kMaxTargets)
+    return emitOpError() << "has " << getTargets().size()
+                         << " targets; one instruction carries at most "
+                         << kMaxTargets << ": split them over several";
   MemRefType source = getSource().getType();
   Operation *sourceDef = getBufferDef(getSource());
   if (!sourceDef)

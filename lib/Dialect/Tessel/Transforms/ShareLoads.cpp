@@ -154,10 +154,22 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
       bucket->second.cores.push_back(index);
       bucket->second.loads.push_back(load);
     }
+    // A set larger than one instruction carries goes in even chunks, each
+    // with its own leader.
     SmallVector<ShareSet> sets;
-    for (auto &[key, set] : buckets)
-      if (set.cores.size() > 1)
-        sets.push_back(std::move(set));
+    for (auto &[key, set] : buckets) {
+      size_t size = set.cores.size();
+      size_t chunks = llvm::divideCeil(size, DmaMulticastOp::kMaxTargets);
+      size_t chunk = llvm::divideCeil(size, chunks);
+      for (size_t begin = 0; begin < size; begin += chunk) {
+        size_t end = std::min(size, begin + chunk);
+        if (end - begin < 2)
+          continue;
+        ShareSet &part = sets.emplace_back();
+        part.cores.assign(set.cores.begin() + begin, set.cores.begin() + end);
+        part.loads.assign(set.loads.begin() + begin, set.loads.begin() + end);
+      }
+    }
     return sets;
   }
 
@@ -194,11 +206,16 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   }
 
   void rewrite(MutableArrayRef<CoreLoads> cores, ShareSet &set) {
-    // Rotate the leader over the set's tiles, spreading the reads over
-    // their DMA engines and DRAM channels.
-    unsigned &turn = rotation[std::vector<unsigned>(set.cores.begin(),
-                                                    set.cores.end())];
-    size_t leaderAt = turn++ % set.cores.size();
+    // Rotate the leader over the set's tiles from one step to the next,
+    // spreading the reads over their DMA engines and DRAM channels; sets of
+    // different tiles start at different places (the n-th set of tiles met
+    // at its n-th tile), so that the leaders of a step lie on a diagonal, as
+    // in Cannon's skew, rather than all in one column whose links would
+    // carry every row's data from DRAM.
+    auto [it, inserted] = rotation.try_emplace(
+        std::vector<unsigned>(set.cores.begin(), set.cores.end()),
+        static_cast<unsigned>(rotation.size()));
+    size_t leaderAt = it->second++ % set.cores.size();
     unsigned leader = set.cores[leaderAt];
     DmaOp leaderLoad = set.loads[leaderAt];
     Location loc = leaderLoad.getLoc();
@@ -262,6 +279,7 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   /// Per leader and receiver, the receiver's views rebuilt in the leader's
   /// core so far.
   std::map<std::pair<unsigned, unsigned>, IRMapping> viewClones;
+  /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
 };
 

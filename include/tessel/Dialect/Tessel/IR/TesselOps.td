@@ -271,7 +271,8 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     own SRAM) and the NoC replicates the data to each target's router, so
     every link carries it once. Targets are in the SRAM of distinct tiles,
     each its own view (the tiles' allocations need not share an address);
-    the issuing tile may be one of them.
+    the issuing tile may be one of them. One instruction carries at most 58
+    targets.
 
     The token completes when every target holds the data. Another tile
     learns that its target has arrived from a `tessel.signal` the issuing
@@ -288,6 +289,11 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
                        Variadic<Tessel_StaticMemRef>:$targets,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
   let results = (outs Tessel_TokenType:$token);
+  let extraClassDeclaration = [{
+    /// The most targets one instruction carries at any rank: the ISA's
+    /// 8-bit length holds 11 + 3 * 4 + 4 * 58 words (docs/isa.md).
+    static constexpr unsigned kMaxTargets = 58;
+  }];
   let assemblyFormat = [{
     $source `to` $targets (`channel` $channel^)? attr-dict `:`
     type($source) `to` type($targets)
