@@ -75,4 +75,4 @@ def test_resident_weights_are_written_for_ops_with_weights(small_cnn):
                                       resident_weights=True))
     kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
     assert any(kept)
-    assert [a.endswith(", resident>") for a in written] == kept
+    assert [(", resident" in a) for a in written] == kept
