@@ -1,4 +1,4 @@
-// RUN: tessel-opt %s -split-input-file -tessel-share-loads -tessel-check-synchronization | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -verify-diagnostics -tessel-share-loads -tessel-check-synchronization | FileCheck %s
 
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
@@ -109,6 +109,25 @@ tessel.device @unmarked arch #tiny {
     %c0 = arith.constant 0 : index
     %b = memref.view %a1[%c0][] : memref<64xi8, #sram> to memref<16xf32, #sram>
     %d = tessel.dma %w to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Before tessel-allocate-sram a buffer is an allocation of its core, which
+// another core cannot address.
+tessel.device @unplaced arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  tessel.core(%t0) {
+    %b = memref.alloc() : memref<16xf32, #sram>
+    // expected-error @+1 {{'tessel.dma' op loads into a buffer that has no SRAM address yet; run tessel-allocate-sram before tessel-share-loads, so that another tile can deliver into it}}
+    %d = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
     tessel.wait %d
   }
 }

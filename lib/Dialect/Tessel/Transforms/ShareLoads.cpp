@@ -42,8 +42,15 @@ namespace {
 using LoadKey = std::tuple<Operation *, Type, Type>;
 
 /// The key of `load`; none when the window is not static or is reached
-/// through a byte shift (memref.view), which the type does not show.
+/// through a byte shift (memref.view), which the type does not show, or
+/// when nothing waits for the load (a receiver would have nowhere to wait
+/// for its delivery).
 std::optional<LoadKey> getLoadKey(DmaOp load) {
+  if (load->use_empty() ||
+      !llvm::all_of(load->getUsers(), [](Operation *user) {
+        return isa<WaitOp>(user);
+      }))
+    return std::nullopt;
   Value value = load.getSource();
   auto type = cast<MemRefType>(value.getType());
   int64_t offset;
@@ -83,22 +90,53 @@ struct ShareSet {
 
 struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   void runOnOperation() override {
-    getOperation().walk([&](DeviceOp device) { share(device); });
+    WalkResult result = getOperation().walk([&](DeviceOp device) {
+      return failed(share(device)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
   }
 
-  void share(DeviceOp device) {
+  /// Whether `view` is a view of a tile's arena, which another core can
+  /// address, rather than of an allocation of its own core.
+  static bool isPlaced(Value view) {
+    while (Operation *def = view.getDefiningOp()) {
+      if (isa<BufferOp>(def))
+        return true;
+      if (def->getNumOperands() == 0 ||
+          !isa<ViewLikeOpInterface, memref::TransposeOp>(def))
+        return false;
+      view = def->getOperand(0);
+    }
+    return false;
+  }
+
+  LogicalResult share(DeviceOp device) {
     SmallVector<CoreLoads> cores;
     for (CoreOp core : device.getBody().front().getOps<CoreOp>()) {
       CoreLoads &entry = cores.emplace_back();
       entry.core = core;
-      core.walk([&](DmaOp dma) {
-        if (auto group = dma->getAttrOfType<IntegerAttr>(
-                TesselDialect::getShareAttrName()))
-          entry.byGroup[group.getInt()].push_back(dma);
+      WalkResult placed = core.walk([&](DmaOp dma) {
+        auto group = dma->getAttrOfType<IntegerAttr>(
+            TesselDialect::getShareAttrName());
+        if (!group)
+          return WalkResult::advance();
+        if (!isPlaced(dma.getTarget())) {
+          dma.emitOpError()
+              << "loads into a buffer that has no SRAM address yet; run "
+                 "tessel-allocate-sram before tessel-share-loads, so that "
+                 "another tile can deliver into it";
+          return WalkResult::interrupt();
+        }
+        entry.byGroup[group.getInt()].push_back(dma);
+        return WalkResult::advance();
       });
+      if (placed.wasInterrupted())
+        return failure();
     }
     if (cores.empty())
-      return;
+      return success();
     semaphores.emplace(cores.front().core);
 
     std::set<int64_t> groups;
@@ -122,6 +160,7 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
     deliveries.clear();
     viewClones.clear();
     rotation.clear();
+    return success();
   }
 
   static bool anyLoadAt(ArrayRef<CoreLoads> cores, int64_t group,
