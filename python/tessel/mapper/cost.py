@@ -215,7 +215,8 @@ def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
     return out
 
 
-def _dtype(op: Op) -> str:
+def mac_dtype(op: Op) -> str:
+    """The element type an op's MACs run at (of its first operand)."""
     return _DTYPE_OF_BYTES.get(op.operands[0].elem_bytes if op.operands else 4, "f32")
 
 
@@ -223,7 +224,7 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
     """Cycles of the instructions one step of ``op`` becomes."""
     elems = math.prod(step)
     item = op.operands[-1].elem_bytes if op.operands else 4
-    dtype = _dtype(op)
+    dtype = mac_dtype(op)
     mac = arch.tile.mac
     ws = mac.dataflow == "weight_stationary"
 
@@ -578,7 +579,7 @@ def roofline_cycles(op: Op, arch, tiles: int | None = None) -> int:
     if op.folded:
         return 0
     tiles = tiles or arch.num_tiles
-    macs_rate = tiles * arch.tile.mac.macs_per_cycle.get(_dtype(op), 1)
+    macs_rate = tiles * arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1)
     compute = op.macs / macs_rate if op.macs else 0
     if not op.macs:
         elems = math.prod(op.loops)

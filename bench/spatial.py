@@ -1,0 +1,321 @@
+"""How close the compiled programs come to the chip's bound: simulated cycles
+against the attainable bound, DRAM traffic against the compulsory traffic,
+NoC traffic and MAC utilization, per workload and arch. Utilization alone
+hides whether a workload could do better; the bound says how far it is.
+
+Each workload is imported once (PyTorch), then per arch compiled with the
+chosen mapper (``compile_imported(model, arch, mapper=...)``, CP-SAT by
+default) and simulated for timing only (``simulate(program,
+numerics=False)``). One row per (workload, arch):
+
+- ``cycles``: the simulated cycles of the program.
+- ``bound``: ``max(MACs / (tiles x tile.mac.macs_per_cycle[dtype]),
+  compulsory DRAM bytes / (dram.channels x dram.bytes_per_cycle))``, with
+  ``tiles`` all the tiles of the grid. ``MACs`` are the model's: the sum
+  of the MACs of its ops as the mapper's graph reads them from the
+  legalized module (``op.macs``, each op at the rate of its dtype), not
+  what the program executed, so a mapping that wastes MACs (a convolution
+  streaming over padding columns) does not raise its own bound. ``bound
+  by`` says which term is larger (``mac`` or ``dram``).
+- ``compulsory bytes``: every ``input``, ``weight``, ``constant`` and
+  ``output`` DRAM buffer of the program (its manifest's buffers by kind)
+  moved once; ``scratch`` buffers are intermediates and do not count.
+- ``/bound``: cycles / bound (1.0 is the bound reached).
+- ``DRAM/comp``: the DRAM bytes the simulator moved (read + written,
+  ``result.bytes["dram"]``) / compulsory bytes.
+- ``NoC``: ``result.bytes["noc"]``, the bytes of the transfers that cross
+  at least one NoC link (DRAM transfers routed over the mesh included);
+  ``link``: ``result.bytes["noc_link"]``, bytes x links crossed.
+- ``MAC util``: the simulator's MAC utilization, MACs / (peak per tile x
+  tiles x cycles).
+- ``compile s``: seconds of ``compile_imported`` (map, lower, emit); the
+  import and the simulation are timed apart (``import_s``, ``sim_s`` in the
+  JSON).
+
+Workloads: ``gemm1024`` (``x @ w``, 1024 x 1024 x 1024: ``Linear(1024,
+1024, bias=False)`` on 1024 x 1024), ``resnet18_conv2`` (``Conv2d(64, 64, 3,
+padding=1, bias=False)`` on 1 x 64 x 56 x 56), ``bert_ffn1`` (``Linear(768,
+3072)`` on 512 x 768), ``conv1x1`` (``Conv2d(64, 256, 1, bias=False)`` on
+1 x 64 x 56 x 56), then every zoo case (``tessel.zoo.names()``, training
+steps included). A workload that does not import or compile is reported
+with the first line of its error and the run goes on. Rows are printed as
+they complete.
+
+    python bench/spatial.py [--workloads gemm1024,mlp] [--archs tessel-4x4,...]
+                            [--mapper default|heuristic|cpsat] [--time-limit 10]
+                            [--json rows.json] [--compare old.json]
+
+``--json`` writes every row (a list of dicts; rewritten after each row, so
+an interrupted run keeps what it finished); ``--compare OLD.json`` prints,
+per row, old -> new cycles and new / old, both against the new row's bound
+(the model's), and flags the rows that got slower (or that no longer
+compile).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+from tessel import arch as arch_model
+from tessel import frontend as fe
+from tessel import zoo
+from tessel.compiler import compile_imported
+from tessel.compiler.lower import parse_imported
+from tessel.ir import Context
+from tessel.mapper import MapperOptions, graph, legalize
+from tessel.mapper.cost import mac_dtype
+from tessel.runtime.simulator import simulate
+
+COMPULSORY_KINDS = ("input", "weight", "constant", "output")
+
+
+# ---------------------------------------------------------------------------
+# Workloads.
+# ---------------------------------------------------------------------------
+
+def _layer(module_fn, *shape):
+    def build():
+        torch.manual_seed(0)
+        return module_fn(), (torch.randn(*shape),)
+    return build
+
+
+LAYERS = {
+    "gemm1024": _layer(lambda: torch.nn.Linear(1024, 1024, bias=False), 1024, 1024),
+    "resnet18_conv2": _layer(lambda: torch.nn.Conv2d(64, 64, 3, padding=1, bias=False),
+                             1, 64, 56, 56),
+    "bert_ffn1": _layer(lambda: torch.nn.Linear(768, 3072), 512, 768),
+    "conv1x1": _layer(lambda: torch.nn.Conv2d(64, 256, 1, bias=False), 1, 64, 56, 56),
+}
+
+
+def workload_names() -> list[str]:
+    return list(LAYERS) + zoo.names()
+
+
+def import_workload(name: str):
+    """The imported model of workload ``name``."""
+    if name in LAYERS:
+        module, inputs = LAYERS[name]()
+        module.eval()
+        return fe.import_torch(module, inputs, name=name)
+    case = zoo.get(name)
+    built = case.build()
+    if case.training:
+        module, loss_fn, inputs, targets = built
+        return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
+    module, inputs = built
+    module.eval()
+    return fe.import_torch(module, inputs, name=name)
+
+
+# ---------------------------------------------------------------------------
+# One row.
+# ---------------------------------------------------------------------------
+
+def first_line(e: BaseException) -> str:
+    text = str(e).strip().splitlines()
+    for line in text:
+        if "error:" in line:
+            return line.strip()[:200]
+    return (f"{type(e).__name__}: {text[0]}" if text else type(e).__name__)[:200]
+
+
+def compulsory_bytes(program) -> int:
+    return sum(b.nbytes for b in program.buffers if b.kind in COMPULSORY_KINDS)
+
+
+def model_mac_cycles(model, arch) -> tuple[int, float]:
+    """The model's MACs and their cycles at the grid's peak rate, from the
+    mapper's graph of the legalized module."""
+    with Context():
+        module = parse_imported(model.mlir, arch, model.signature)
+        legalize(module)
+        ops = graph.from_module(module).ops
+    macs = sum(op.macs for op in ops)
+    return macs, sum(op.macs / (arch.num_tiles
+                                * arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
+                     for op in ops)
+
+
+def measure(program, result, arch, mac_cycles: tuple[int, float]) -> dict:
+    """The row's figures from a program, its timing-only simulation and the
+    model's MACs (:func:`model_mac_cycles`)."""
+    macs, compute = mac_cycles
+    comp = compulsory_bytes(program)
+    dram = comp / (arch.dram.channels * arch.dram.bytes_per_cycle)
+    bound = max(compute, dram)
+    return {
+        "cycles": result.cycles,
+        "bound": bound,
+        "bound_by": "mac" if compute >= dram else "dram",
+        "compute_bound": compute,
+        "dram_bound": dram,
+        "cycles_over_bound": result.cycles / bound if bound else None,
+        "macs": macs,
+        "executed_macs": sum(s.macs for s in result.tiles.values()),
+        "compulsory_bytes": comp,
+        "dram_bytes": result.bytes["dram"],
+        "dram_read": result.bytes["dram_read"],
+        "dram_write": result.bytes["dram_write"],
+        "dram_over_compulsory": result.bytes["dram"] / comp if comp else None,
+        "noc_bytes": result.bytes["noc"],
+        "noc_link_bytes": result.bytes["noc_link"],
+        "mac_util": result.mac_utilization,
+        "tiles_used": len(program.tiles),
+        "instructions": result.instructions,
+    }
+
+
+def run_row(name, model, import_s, arch_name, mapper, options) -> dict:
+    row = {"workload": name, "arch": arch_name, "mapper": mapper,
+           "import_s": import_s}
+    arch = arch_model.load(arch_name)
+    t = time.perf_counter()
+    try:
+        program = compile_imported(model, arch_name, mapper=mapper,
+                                   mapper_options=options)
+    except Exception as e:
+        row.update(error=f"does not compile: {first_line(e)}",
+                   compile_s=time.perf_counter() - t)
+        return row
+    row["compile_s"] = time.perf_counter() - t
+    t = time.perf_counter()
+    try:
+        result = simulate(program, numerics=False)
+    except Exception as e:
+        row.update(error=f"does not simulate: {first_line(e)}",
+                   sim_s=time.perf_counter() - t)
+        return row
+    row["sim_s"] = time.perf_counter() - t
+    row.update(measure(program, result, arch, model_mac_cycles(model, arch)))
+    return row
+
+
+# ---------------------------------------------------------------------------
+# Printing.
+# ---------------------------------------------------------------------------
+
+def _si(n) -> str:
+    n = float(n)
+    for unit, scale in (("G", 1e9), ("M", 1e6), ("K", 1e3)):
+        if abs(n) >= scale:
+            return f"{n / scale:.2f}{unit}"
+    return f"{n:.0f}"
+
+
+HEADER = (f"{'workload':<18} {'arch':<13} {'cycles':>10} {'bound':>10} {'by':>4} "
+          f"{'/bound':>7} {'DRAM/comp':>9} {'NoC':>8} {'link':>8} "
+          f"{'MAC util':>8} {'compile s':>9}")
+
+
+def format_row(row: dict) -> str:
+    head = f"{row['workload']:<18} {row['arch']:<13}"
+    if "error" in row:
+        return f"{head} {row['error']}"
+    ratio = row["cycles_over_bound"]
+    dram = row["dram_over_compulsory"]
+    return (f"{head} {row['cycles']:>10} {row['bound']:>10.0f} {row['bound_by']:>4} "
+            f"{(f'{ratio:.2f}' if ratio is not None else '-'):>7} "
+            f"{(f'{dram:.2f}' if dram is not None else '-'):>9} "
+            f"{_si(row['noc_bytes']):>8} {_si(row['noc_link_bytes']):>8} "
+            f"{100 * row['mac_util']:>7.1f}% {row['compile_s']:>9.1f}")
+
+
+def compare(old_rows: list[dict], new_rows: list[dict]) -> int:
+    """Prints old -> new cycles per row; the number of rows that got slower
+    or stopped compiling."""
+    old = {(r["workload"], r["arch"]): r for r in old_rows}
+    mappers = ({r.get("mapper") for r in old_rows}, {r.get("mapper") for r in new_rows})
+    if mappers[0] != mappers[1]:
+        print(f"\nold mapper {', '.join(sorted(map(str, mappers[0])))}, "
+              f"new mapper {', '.join(sorted(map(str, mappers[1])))}")
+    print(f"\n{'workload':<18} {'arch':<13} {'old cycles':>10}    {'new cycles':>10} "
+          f"{'new/old':>8}  {'old/bound':>9} {'new/bound':>9}")
+    worse = 0
+    for r in new_rows:
+        o = old.get((r["workload"], r["arch"]))
+        head = f"{r['workload']:<18} {r['arch']:<13}"
+        if o is None:
+            print(f"{head} {'-':>10}    {r.get('cycles', '-'):>10}   (no old row)")
+            continue
+        if "error" in r:
+            flag = "" if "error" in o else "   FAILS NOW"
+            worse += bool(flag)
+            print(f"{head} {o.get('cycles', '-'):>10} -> {'-':>10}{flag}  ({r['error']})")
+            continue
+        if "error" in o:
+            print(f"{head} {'-':>10} -> {r['cycles']:>10}   compiles now")
+            continue
+        ratio = r["cycles"] / o["cycles"] if o["cycles"] else float("inf")
+        flag = "   SLOWER" if r["cycles"] > o["cycles"] else ""
+        worse += bool(flag)
+        # The bound is the model's, the same for both runs: the new row's
+        # (an old run may have counted the MACs it executed instead).
+        bound = r.get("bound")
+        ob, nb = (o["cycles"] / bound, r["cycles"] / bound) if bound else (None, None)
+        print(f"{head} {o['cycles']:>10} -> {r['cycles']:>10} {ratio:>7.3f}x  "
+              f"{(f'{ob:.2f}' if ob else '-'):>9} {(f'{nb:.2f}' if nb else '-'):>9}{flag}")
+    print(f"{worse} row(s) slower or failing" if worse else "no row slower")
+    return worse
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--workloads", default=",".join(workload_names()),
+                        help="comma-separated (default: the layers, then every zoo case)")
+    parser.add_argument("--archs", default="tessel-4x4,tessel-16x16")
+    parser.add_argument("--mapper", default="cpsat",
+                        choices=("default", "heuristic", "cpsat"))
+    parser.add_argument("--time-limit", type=float, default=10.0,
+                        help="CP-SAT's limit per solve (MapperOptions.time_limit_s)")
+    parser.add_argument("--json", type=Path, help="also write the rows here")
+    parser.add_argument("--compare", type=Path,
+                        help="rows of an earlier --json run to compare against")
+    args = parser.parse_args(argv)
+    names = [n for n in args.workloads.split(",") if n]
+    known = set(workload_names())
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        parser.error(f"unknown workload(s) {', '.join(unknown)}; known: "
+                     f"{', '.join(workload_names())}")
+    archs = [a for a in args.archs.split(",") if a]
+    options = MapperOptions(time_limit_s=args.time_limit) if args.mapper != "default" else None
+
+    import tessel
+    print(f"tessel from {os.path.dirname(tessel.__file__)}, mapper {args.mapper}")
+    print(HEADER, flush=True)
+    rows: list[dict] = []
+
+    def keep(row):
+        rows.append(row)
+        print(format_row(row), flush=True)
+        if args.json:
+            args.json.write_text(json.dumps(rows, indent=1) + "\n")
+
+    for name in names:
+        t = time.perf_counter()
+        try:
+            model = import_workload(name)
+        except Exception as e:
+            for arch_name in archs:
+                keep({"workload": name, "arch": arch_name, "mapper": args.mapper,
+                      "error": f"does not import: {first_line(e)}"})
+            continue
+        import_s = time.perf_counter() - t
+        for arch_name in archs:
+            keep(run_row(name, model, import_s, arch_name, args.mapper, options))
+    if args.compare:
+        return 1 if compare(json.loads(args.compare.read_text()), rows) else 0
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
