@@ -376,10 +376,10 @@ def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> b
 
 def sharers(o: Operand, parts: tuple[int, ...], loops: tuple[int, ...]) -> int:
     """How many tiles read each slice of input ``o`` from one multicast: the
-    parts of the loops it does not index, in chunks of what one instruction
-    carries (tessel-share-loads). Counted only where those loops divide
-    evenly, so the sharing tiles have the same steps (tessel-share-loads
-    shares the loads at the same position of each tile's steps)."""
+    parts of the loops it does not index, in even chunks of what one
+    instruction carries. Counted only where those loops divide evenly:
+    tessel-share-loads pairs the loads at the same position of each tile's
+    steps, which the sharing tiles then have alike."""
     count = 1
     for loop, p in enumerate(parts):
         if p > 1 and loop not in o.indexed_loops:
