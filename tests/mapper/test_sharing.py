@@ -129,3 +129,32 @@ def test_cost_model_of_a_shared_matmul_within_ten_percent_of_the_simulator():
                           numerics=False).cycles
         assert abs(solution.latency - cycles) <= 0.10 * cycles, (name, solution.latency,
                                                                  cycles)
+
+
+def test_a_slice_read_by_more_tiles_than_one_multicast_carries_goes_in_groups():
+    # A matmul split by rows over 64 tiles: every tile reads the whole
+    # weight, more tiles than one dma_multicast carries (58). The loads go
+    # in two even groups of 32 tiles, each read once.
+    import dataclasses
+
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(64, 32, bias=False).eval()
+    x = torch.randn(256, 64)
+    model = fe.import_torch(layer, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 8, cols = 8, "
+               "parts = [64, 1, 1], shared>")
+    assert model.mlir.count("linalg.matmul ins(") == 1
+    mapped = dataclasses.replace(model, mlir=model.mlir.replace(
+        "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins("))
+    program = compile_imported(mapped, "tessel-16x16")
+    multicasts = [ins for instrs in program.decoded().values() for ins in instrs
+                  if ins.op == "dma_multicast"]
+    assert multicasts and {len(ins["dsts"]) for ins in multicasts} == {32}
+    weight = next(b for b in program.buffers if b.kind == "weight")
+    assert all(weight.offset <= ins["src"].view.base < weight.offset + weight.nbytes
+               for ins in multicasts)
+    # Two groups, each reading the weight once.
+    assert sum(4 * np.prod(ins["sizes"]) for ins in multicasts) == 2 * weight.nbytes
+    result = simulate(program, {program.inputs[0]: x.numpy()})
+    np.testing.assert_allclose(result.outputs[program.outputs[0]],
+                               layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)
