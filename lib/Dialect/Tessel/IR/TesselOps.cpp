@@ -63,6 +63,16 @@ Operation *getBufferDef(Value value) {
   return nullptr;
 }
 
+/// A DMA channel named on a transfer exists on the tile's engine.
+LogicalResult verifyChannel(Operation *op, std::optional<uint32_t> channel) {
+  ArchAttr arch = lookupArch(op);
+  if (channel && *channel >= arch.getTileDmaChannels())
+    return op->emitOpError() << "channel " << *channel
+                             << " does not exist: the DMA engine has "
+                             << arch.getTileDmaChannels() << " channels";
+  return success();
+}
+
 /// The tile whose SRAM a buffer definition (from getBufferDef) is in; null
 /// for DRAM.
 TileOp getSramTile(Operation *def) {
@@ -144,6 +154,10 @@ LogicalResult verifySameShape(Operation *op, MemRefType a, MemRefType b) {
 }
 
 } // namespace
+
+BufferOp mlir::tessel::getSramBuffer(Value view) {
+  return dyn_cast_if_present<BufferOp>(getBufferDef(view));
+}
 
 //===----------------------------------------------------------------------===//
 // DeviceOp
@@ -473,14 +487,7 @@ LogicalResult DmaOp::verify() {
                          << " moves data to or from its own SRAM only, but "
                             "this transfer is from "
                          << where(sourceDef) << " to " << where(targetDef);
-
-  ArchAttr arch = lookupArch(*this);
-  if (std::optional<uint32_t> channel = getChannel();
-      channel && *channel >= arch.getTileDmaChannels())
-    return emitOpError() << "channel " << *channel
-                         << " does not exist: the DMA engine has "
-                         << arch.getTileDmaChannels() << " channels";
-  return success();
+  return verifyChannel(*this, getChannel());
 }
 
 void DmaMulticastOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
@@ -535,14 +542,7 @@ LogicalResult DmaMulticastOp::verify() {
                            << describeTile(tile)
                            << "; each tile receives the data once";
   }
-
-  ArchAttr arch = lookupArch(*this);
-  if (std::optional<uint32_t> channel = getChannel();
-      channel && *channel >= arch.getTileDmaChannels())
-    return emitOpError() << "channel " << *channel
-                         << " does not exist: the DMA engine has "
-                         << arch.getTileDmaChannels() << " channels";
-  return success();
+  return verifyChannel(*this, getChannel());
 }
 
 // A token can only come from a tessel.dma of the same core: cores are

@@ -19,8 +19,6 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
-#include "mlir/Dialect/MemRef/IR/MemRef.h"
-#include "mlir/Interfaces/ViewLikeInterface.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCHECKSYNCHRONIZATION
@@ -53,20 +51,6 @@ struct CheckSynchronization
       signalPassFailure();
   }
 
-  /// The tile whose SRAM `view` (a view of a tessel.buffer) is in; null for
-  /// DRAM and for the core's own allocations.
-  static TileOp getBufferTile(Value view) {
-    while (Operation *def = view.getDefiningOp()) {
-      if (auto buffer = dyn_cast<BufferOp>(def))
-        return buffer.getTileOp();
-      if (def->getNumOperands() == 0 ||
-          !isa<ViewLikeOpInterface, memref::TransposeOp>(def))
-        return {};
-      view = def->getOperand(0);
-    }
-    return {};
-  }
-
   /// Every transfer of `core` into another tile's SRAM is followed by a
   /// signal to a semaphore of that tile.
   LogicalResult checkDeliveries(CoreOp core) {
@@ -84,7 +68,8 @@ struct CheckSynchronization
       else if (auto multicast = dyn_cast<DmaMulticastOp>(op))
         llvm::append_range(targets, multicast.getTargets());
       for (Value target : targets) {
-        TileOp tile = getBufferTile(target);
+        BufferOp buffer = getSramBuffer(target);
+        TileOp tile = buffer ? buffer.getTileOp() : TileOp();
         if (!tile || tile == own)
           continue;
         Operation *signal = lastSignal.lookup(tile);

@@ -98,20 +98,6 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
       signalPassFailure();
   }
 
-  /// Whether `view` is a view of a tile's arena, which another core can
-  /// address, rather than of an allocation of its own core.
-  static bool isPlaced(Value view) {
-    while (Operation *def = view.getDefiningOp()) {
-      if (isa<BufferOp>(def))
-        return true;
-      if (def->getNumOperands() == 0 ||
-          !isa<ViewLikeOpInterface, memref::TransposeOp>(def))
-        return false;
-      view = def->getOperand(0);
-    }
-    return false;
-  }
-
   LogicalResult share(DeviceOp device) {
     SmallVector<CoreLoads> cores;
     for (CoreOp core : device.getBody().front().getOps<CoreOp>()) {
@@ -122,7 +108,7 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
             TesselDialect::getShareAttrName());
         if (!group)
           return WalkResult::advance();
-        if (!isPlaced(dma.getTarget())) {
+        if (!getSramBuffer(dma.getTarget())) {
           dma.emitOpError()
               << "loads into a buffer that has no SRAM address yet; run "
                  "tessel-allocate-sram before tessel-share-loads, so that "
@@ -175,7 +161,8 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   /// what they read, in the order of the first core reading it.
   static SmallVector<ShareSet> findSets(ArrayRef<CoreLoads> cores,
                                         int64_t group, size_t position) {
-    SmallVector<std::pair<LoadKey, ShareSet>> buckets;
+    SmallVector<ShareSet> buckets;
+    DenseMap<LoadKey, size_t> bucketOf;
     for (auto [index, entry] : llvm::enumerate(cores)) {
       auto it = entry.byGroup.find(group);
       if (it == entry.byGroup.end() || position >= it->second.size())
@@ -184,19 +171,16 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
       std::optional<LoadKey> key = getLoadKey(load);
       if (!key)
         continue;
-      auto bucket = llvm::find_if(
-          buckets, [&](const auto &b) { return b.first == *key; });
-      if (bucket == buckets.end()) {
-        buckets.push_back({*key, {}});
-        bucket = std::prev(buckets.end());
-      }
-      bucket->second.cores.push_back(index);
-      bucket->second.loads.push_back(load);
+      auto [at, inserted] = bucketOf.try_emplace(*key, buckets.size());
+      if (inserted)
+        buckets.emplace_back();
+      buckets[at->second].cores.push_back(index);
+      buckets[at->second].loads.push_back(load);
     }
     // A set larger than one instruction carries goes in even chunks, each
     // with its own leader.
     SmallVector<ShareSet> sets;
-    for (auto &[key, set] : buckets) {
+    for (ShareSet &set : buckets) {
       size_t size = set.cores.size();
       size_t chunks = llvm::divideCeil(size, DmaMulticastOp::kMaxTargets);
       size_t chunk = llvm::divideCeil(size, chunks);
