@@ -18,4 +18,14 @@
 #define GET_OP_CLASSES
 #include "tessel/Dialect/Tessel/IR/TesselOps.h.inc"
 
+namespace mlir::tessel {
+
+/// The tessel.buffer `view` is, or is a view of (subview, reshape, cast,
+/// transpose, memref.view): a placed SRAM buffer, which any core of the
+/// device can address. Null for DRAM, for an allocation of a core not yet
+/// placed, and for anything else.
+BufferOp getSramBuffer(Value view);
+
+} // namespace mlir::tessel
+
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
