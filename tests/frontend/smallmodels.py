@@ -22,6 +22,21 @@ class ReturnsConstant(nn.Module):
         return x * 2.0, self.table
 
 
+class PositionTable(nn.Module):
+    """A linear layer plus a table registered as a non-persistent buffer
+    (position ids and rotary tables are kept this way): not in the state
+    dict, yet read by forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(16, 16)
+        self.register_buffer("pos", torch.arange(16, dtype=torch.float32) / 16,
+                             persistent=False)
+
+    def forward(self, x):
+        return self.lin(x) + self.pos
+
+
 class Upsample(nn.Module):
     """Resize with scale factors (an ONNX Resize whose `scales` initializer
     controls the output shape) followed by a convolution with real weights."""

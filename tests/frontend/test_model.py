@@ -27,6 +27,19 @@ def test_weights_are_arguments_not_constants(mlp):
     assert model.weights["fc1.weight"].shape == (128, 64)
 
 
+def test_non_persistent_buffer_is_a_weight_argument():
+    import smallmodels
+
+    torch.manual_seed(0)
+    module = smallmodels.PositionTable().eval()
+    x = torch.randn(4, 16)
+    model = fe.import_torch(module, (x,))
+    assert [w.name for w in model.signature.weights] == ["lin.weight", "lin.bias", "pos"]
+    np.testing.assert_array_equal(model.weights["pos"], module.pos.numpy())
+    result = tessel.compile_and_simulate(module, (x,), arch="tessel-4x4")
+    assert result.check.passed, result.check
+
+
 def test_save_load_round_trip(mlp, tmp_path):
     module, inputs, model = mlp
     model.save(tmp_path / "m")

@@ -216,11 +216,15 @@ def import_torch(req):
 
     class ParamsAsArgs(torch.nn.Module):
         """forward(*weights, *inputs): parameters and buffers become
-        function arguments instead of constants inlined in the IR."""
+        function arguments instead of constants inlined in the IR. The model
+        is held outside the module's state: torch.export would otherwise
+        lift its buffers as program state too, and torch-mlir finds no
+        state for a non-persistent one (``register_buffer(...,
+        persistent=False)``: position ids, rotary tables)."""
 
         def __init__(self, inner):
             super().__init__()
-            self.inner = inner
+            object.__setattr__(self, "inner", inner)
 
         def forward(self, *args):
             ws, xs = args[:len(names)], args[len(names):]
