@@ -47,6 +47,7 @@ tessel.device @rows arch #tiny {
   %w = tessel.dram_buffer @w weight : memref<2x16xf32, #dram>
   %x = tessel.dram_buffer @x input : memref<2x16xf32, #dram>
   %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<128xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<128xi8, #sram>
   tessel.core(%t0) {
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index
@@ -63,7 +64,6 @@ tessel.device @rows arch #tiny {
     tessel.wait %d2
     tessel.vector_binary add %b, %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
   }
-  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<128xi8, #sram>
   tessel.core(%t1) {
     %c0 = arith.constant 0 : index
     %c64 = arith.constant 64 : index

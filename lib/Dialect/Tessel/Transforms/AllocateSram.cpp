@@ -145,8 +145,10 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
              << " bytes and the SRAM holds " << sramBytes << " bytes";
     }
 
-    // The arena, declared just before the core, among the device's buffers.
-    OpBuilder builder(core);
+    // The arena, among the device's buffers before its first core: any core
+    // may address it (tessel-share-loads has one tile deliver into another's
+    // buffers).
+    OpBuilder builder(*core->getBlock()->getOps<CoreOp>().begin());
     auto arenaType = MemRefType::get(
         {arenaBytes}, builder.getI8Type(), MemRefLayoutAttrInterface(),
         MemorySpaceAttr::get(builder.getContext(), MemorySpace::sram));

@@ -27,7 +27,6 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include <map>
 #include <optional>
-#include <set>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSHARELOADS
@@ -88,147 +87,98 @@ struct ShareSet {
   SmallVector<DmaOp> loads;
 };
 
-struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
-  void runOnOperation() override {
-    WalkResult result = getOperation().walk([&](DeviceOp device) {
-      return failed(share(device)) ? WalkResult::interrupt()
-                                   : WalkResult::advance();
-    });
-    if (result.wasInterrupted())
-      signalPassFailure();
-  }
-
-  LogicalResult share(DeviceOp device) {
-    SmallVector<CoreLoads> cores;
-    for (CoreOp core : device.getBody().front().getOps<CoreOp>()) {
-      CoreLoads &entry = cores.emplace_back();
-      entry.core = core;
-      WalkResult placed = core.walk([&](DmaOp dma) {
-        auto group = dma->getAttrOfType<IntegerAttr>(
-            TesselDialect::getShareAttrName());
-        if (!group)
-          return WalkResult::advance();
-        if (!getSramBuffer(dma.getTarget())) {
-          dma.emitOpError()
-              << "loads into a buffer that has no SRAM address yet; run "
-                 "tessel-allocate-sram before tessel-share-loads, so that "
-                 "another tile can deliver into it";
-          return WalkResult::interrupt();
-        }
-        entry.byGroup[group.getInt()].push_back(dma);
+/// The cores of `device` with their marked loads; failure (reported) when a
+/// marked load's buffer has no SRAM address yet.
+FailureOr<SmallVector<CoreLoads>> collectLoads(DeviceOp device) {
+  SmallVector<CoreLoads> cores;
+  for (CoreOp core : device.getBody().front().getOps<CoreOp>()) {
+    CoreLoads &entry = cores.emplace_back();
+    entry.core = core;
+    WalkResult placed = core.walk([&](DmaOp dma) {
+      auto group =
+          dma->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
+      if (!group)
         return WalkResult::advance();
-      });
-      if (placed.wasInterrupted())
-        return failure();
-    }
-    if (cores.empty())
-      return success();
-    semaphores.emplace(cores.front().core);
-
-    std::set<int64_t> groups;
-    for (CoreLoads &entry : cores)
-      for (auto &[group, loads] : entry.byGroup)
-        groups.insert(group);
-    for (int64_t group : groups)
-      for (size_t position = 0;; ++position) {
-        SmallVector<ShareSet> sets = findSets(cores, group, position);
-        if (sets.empty() && !anyLoadAt(cores, group, position))
-          break;
-        for (ShareSet &set : sets)
-          rewrite(cores, set);
+      if (!getSramBuffer(dma.getTarget())) {
+        dma.emitOpError()
+            << "loads into a buffer that has no SRAM address yet; run "
+               "tessel-allocate-sram before tessel-share-loads, so that "
+               "another tile can deliver into it";
+        return WalkResult::interrupt();
       }
-
-    for (CoreLoads &entry : cores)
-      entry.core.walk([&](DmaOp dma) {
-        dma->removeAttr(TesselDialect::getShareAttrName());
-      });
-    credits.clear();
-    deliveries.clear();
-    viewClones.clear();
-    rotation.clear();
-    return success();
-  }
-
-  static bool anyLoadAt(ArrayRef<CoreLoads> cores, int64_t group,
-                        size_t position) {
-    return llvm::any_of(cores, [&](const CoreLoads &entry) {
-      auto it = entry.byGroup.find(group);
-      return it != entry.byGroup.end() && position < it->second.size();
+      entry.byGroup[group.getInt()].push_back(dma);
+      return WalkResult::advance();
     });
+    if (placed.wasInterrupted())
+      return failure();
   }
+  return cores;
+}
 
-  /// The loads at `position` of `group` that more than one core makes, by
-  /// what they read, in the order of the first core reading it.
-  static SmallVector<ShareSet> findSets(ArrayRef<CoreLoads> cores,
-                                        int64_t group, size_t position) {
-    SmallVector<ShareSet> buckets;
-    DenseMap<LoadKey, size_t> bucketOf;
-    for (auto [index, entry] : llvm::enumerate(cores)) {
-      auto it = entry.byGroup.find(group);
-      if (it == entry.byGroup.end() || position >= it->second.size())
+/// The loads at `position` of `group` that more than one core makes, by
+/// what they read, in the order of the first core reading it. A set larger
+/// than one instruction carries goes in even chunks, each with its own
+/// leader.
+SmallVector<ShareSet> findSets(ArrayRef<CoreLoads> cores, int64_t group,
+                               size_t position) {
+  SmallVector<ShareSet> buckets;
+  DenseMap<LoadKey, size_t> bucketOf;
+  for (auto [index, entry] : llvm::enumerate(cores)) {
+    auto it = entry.byGroup.find(group);
+    if (it == entry.byGroup.end() || position >= it->second.size())
+      continue;
+    DmaOp load = it->second[position];
+    std::optional<LoadKey> key = getLoadKey(load);
+    if (!key)
+      continue;
+    auto [at, inserted] = bucketOf.try_emplace(*key, buckets.size());
+    if (inserted)
+      buckets.emplace_back();
+    buckets[at->second].cores.push_back(index);
+    buckets[at->second].loads.push_back(load);
+  }
+  SmallVector<ShareSet> sets;
+  for (ShareSet &set : buckets) {
+    size_t size = set.cores.size();
+    size_t chunks = llvm::divideCeil(size, DmaMulticastOp::kMaxTargets);
+    size_t chunk = llvm::divideCeil(size, chunks);
+    for (size_t begin = 0; begin < size; begin += chunk) {
+      size_t end = std::min(size, begin + chunk);
+      if (end - begin < 2)
         continue;
-      DmaOp load = it->second[position];
-      std::optional<LoadKey> key = getLoadKey(load);
-      if (!key)
-        continue;
-      auto [at, inserted] = bucketOf.try_emplace(*key, buckets.size());
-      if (inserted)
-        buckets.emplace_back();
-      buckets[at->second].cores.push_back(index);
-      buckets[at->second].loads.push_back(load);
+      ShareSet &part = sets.emplace_back();
+      part.cores.assign(set.cores.begin() + begin, set.cores.begin() + end);
+      part.loads.assign(set.loads.begin() + begin, set.loads.begin() + end);
     }
-    // A set larger than one instruction carries goes in even chunks, each
-    // with its own leader.
-    SmallVector<ShareSet> sets;
-    for (ShareSet &set : buckets) {
-      size_t size = set.cores.size();
-      size_t chunks = llvm::divideCeil(size, DmaMulticastOp::kMaxTargets);
-      size_t chunk = llvm::divideCeil(size, chunks);
-      for (size_t begin = 0; begin < size; begin += chunk) {
-        size_t end = std::min(size, begin + chunk);
-        if (end - begin < 2)
-          continue;
-        ShareSet &part = sets.emplace_back();
-        part.cores.assign(set.cores.begin() + begin, set.cores.begin() + end);
-        part.loads.assign(set.loads.begin() + begin, set.loads.begin() + end);
-      }
-    }
-    return sets;
   }
+  return sets;
+}
 
-  /// The semaphore on `owner`'s tile that `peer` signals, one per ordered
-  /// pair and purpose.
-  Value getSemaphore(std::map<std::pair<unsigned, unsigned>, Value> &table,
-                     MutableArrayRef<CoreLoads> cores, unsigned owner, unsigned peer,
-                     Location loc) {
-    Value &semaphore = table[{owner, peer}];
-    if (!semaphore)
-      semaphore = SemaphoreOp::create(*semaphores, loc,
-                                      cores[owner].core.getTileOp(), 0);
-    return semaphore;
-  }
+/// `value`, a view of another tile's arena defined in that tile's core
+/// (`from`), rebuilt at `builder`'s point in the leader's core. The arena
+/// itself is declared before every core (tessel-allocate-sram).
+Value cloneView(Value value, Region &from, OpBuilder &builder,
+                IRMapping &clones) {
+  if (Value clone = clones.lookupOrNull(value))
+    return clone;
+  Operation *def = value.getDefiningOp();
+  if (!def || !from.isAncestor(def->getParentRegion()))
+    return value;
+  for (Value operand : def->getOperands())
+    cloneView(operand, from, builder, clones);
+  builder.clone(*def, clones);
+  return clones.lookup(value);
+}
 
-  /// `value`, a view of another tile's arena defined in that tile's core,
-  /// rebuilt at `builder`'s point in the leader's core.
-  Value cloneView(Value value, Region &from, OpBuilder &builder,
-                  IRMapping &clones) {
-    if (Value clone = clones.lookupOrNull(value))
-      return clone;
-    Operation *def = value.getDefiningOp();
-    if (!def || !from.isAncestor(def->getParentRegion())) {
-      // The arena itself: tessel-allocate-sram declares it just before its
-      // tile's core, which may come after the leader's.
-      if (auto arena = dyn_cast_if_present<BufferOp>(def))
-        arena->moveBefore(&*semaphores->getInsertionPoint());
-      return value;
-    }
-    for (Value operand : def->getOperands())
-      cloneView(operand, from, builder, clones);
-    builder.clone(*def, clones);
-    return clones.lookup(value);
-  }
+/// The sharing of one device's loads: its cores, and the semaphores, view
+/// clones and leader turns the sets made so far have used.
+class Sharing {
+public:
+  explicit Sharing(MutableArrayRef<CoreLoads> cores)
+      : cores(cores), semaphores(cores.front().core) {}
 
-  void rewrite(MutableArrayRef<CoreLoads> cores, ShareSet &set) {
+  /// Replaces the loads of `set` with one multicast from a leader.
+  void rewrite(ShareSet &set) {
     // Rotate the leader over the set's tiles from one step to the next,
     // spreading the reads over their DMA engines and DRAM channels; sets of
     // different tiles start at different places (the n-th set of tiles met
@@ -245,13 +195,11 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
 
     OpBuilder builder(leaderLoad);
     SmallVector<Value> targets = {leaderLoad.getTarget()};
-    SmallVector<unsigned> receivers;
     for (auto [receiver, load] : llvm::zip(set.cores, set.loads)) {
       if (receiver == leader)
         continue;
-      receivers.push_back(receiver);
-      WaitSemaphoreOp::create(
-          builder, loc, getSemaphore(credits, cores, leader, receiver, loc), 1);
+      WaitSemaphoreOp::create(builder, loc,
+                              getSemaphore(credits, leader, receiver, loc), 1);
       targets.push_back(cloneView(load.getTarget(),
                                   cores[receiver].core.getBody(), builder,
                                   viewClones[{leader, receiver}]));
@@ -259,42 +207,55 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
     auto multicast =
         DmaMulticastOp::create(builder, loc, leaderLoad.getSource(), targets,
                                leaderLoad.getChannelAttr());
-    for (unsigned receiver : receivers)
-      SignalOp::create(
-          builder, loc, getSemaphore(deliveries, cores, receiver, leader, loc),
-          1);
+    for (unsigned receiver : set.cores)
+      if (receiver != leader)
+        SignalOp::create(builder, loc,
+                         getSemaphore(deliveries, receiver, leader, loc), 1);
     leaderLoad.getToken().replaceAllUsesWith(multicast.getToken());
     leaderLoad.erase();
 
-    for (auto [receiver, load] : llvm::zip(set.cores, set.loads)) {
-      if (receiver == leader)
-        continue;
-      // The buffer is free from here: the leader may deliver into it.
-      OpBuilder at(load);
-      SignalOp::create(at, load.getLoc(),
-                       getSemaphore(credits, cores, leader, receiver, loc), 1);
-      Value delivered = getSemaphore(deliveries, cores, receiver, leader, loc);
-      for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
-        auto wait = cast<WaitOp>(user);
-        at.setInsertionPoint(wait);
-        WaitSemaphoreOp::create(at, wait.getLoc(), delivered, 1);
-        SmallVector<Value> others;
-        for (Value token : wait.getTokens())
-          if (token != load.getToken())
-            others.push_back(token);
-        if (others.empty())
-          wait.erase();
-        else
-          wait.getTokensMutable().assign(others);
-      }
-      load.erase();
-    }
-    ++numSharedLoads;
-    numLoadsSaved += receivers.size();
+    for (auto [receiver, load] : llvm::zip(set.cores, set.loads))
+      if (receiver != leader)
+        receive(load, getSemaphore(credits, leader, receiver, loc),
+                getSemaphore(deliveries, receiver, leader, loc));
   }
 
+private:
+  /// A receiver's `load` becomes a credit where it was (the buffer is free
+  /// from there) and a wait for the delivery where it was waited for.
+  static void receive(DmaOp load, Value credit, Value delivered) {
+    OpBuilder at(load);
+    SignalOp::create(at, load.getLoc(), credit, 1);
+    for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
+      auto wait = cast<WaitOp>(user);
+      at.setInsertionPoint(wait);
+      WaitSemaphoreOp::create(at, wait.getLoc(), delivered, 1);
+      SmallVector<Value> others;
+      for (Value token : wait.getTokens())
+        if (token != load.getToken())
+          others.push_back(token);
+      if (others.empty())
+        wait.erase();
+      else
+        wait.getTokensMutable().assign(others);
+    }
+    load.erase();
+  }
+
+  /// The semaphore on `owner`'s tile that `peer` signals, one per ordered
+  /// pair and purpose.
+  Value getSemaphore(std::map<std::pair<unsigned, unsigned>, Value> &table,
+                     unsigned owner, unsigned peer, Location loc) {
+    Value &semaphore = table[{owner, peer}];
+    if (!semaphore)
+      semaphore = SemaphoreOp::create(semaphores, loc,
+                                      cores[owner].core.getTileOp(), 0);
+    return semaphore;
+  }
+
+  MutableArrayRef<CoreLoads> cores;
   /// Declares semaphores before the device's first core.
-  std::optional<OpBuilder> semaphores;
+  OpBuilder semaphores;
   /// credits[{leader, receiver}]: on the leader's tile, the receiver's
   /// buffer is free. deliveries[{receiver, leader}]: on the receiver's tile,
   /// the leader's data has arrived.
@@ -304,6 +265,45 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   std::map<std::pair<unsigned, unsigned>, IRMapping> viewClones;
   /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
+};
+
+struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
+  void runOnOperation() override {
+    WalkResult result = getOperation().walk([&](DeviceOp device) {
+      return failed(share(device)) ? WalkResult::interrupt()
+                                   : WalkResult::advance();
+    });
+    if (result.wasInterrupted())
+      signalPassFailure();
+  }
+
+  LogicalResult share(DeviceOp device) {
+    FailureOr<SmallVector<CoreLoads>> cores = collectLoads(device);
+    if (failed(cores))
+      return failure();
+    if (cores->empty())
+      return success();
+    // Per op, how many loads its busiest core makes.
+    std::map<int64_t, size_t> positions;
+    for (CoreLoads &entry : *cores)
+      for (auto &[group, loads] : entry.byGroup)
+        positions[group] = std::max(positions[group], loads.size());
+
+    Sharing sharing(*cores);
+    for (auto [group, count] : positions)
+      for (size_t position = 0; position < count; ++position)
+        for (ShareSet &set : findSets(*cores, group, position)) {
+          sharing.rewrite(set);
+          ++numSharedLoads;
+          numLoadsSaved += set.cores.size() - 1;
+        }
+
+    for (CoreLoads &entry : *cores)
+      entry.core.walk([&](DmaOp dma) {
+        dma->removeAttr(TesselDialect::getShareAttrName());
+      });
+    return success();
+  }
 };
 
 } // namespace

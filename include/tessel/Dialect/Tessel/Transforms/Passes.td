@@ -718,7 +718,8 @@ def TesselAllocateSram
   let summary = "Place each core's SRAM allocations in its tile's SRAM";
   let description = [{
     Every tile gets one SRAM arena, `tessel.buffer @sram_R_C on %tile at 0 :
-    memref<Nxi8, #sram>`, and every `memref.alloc` in SRAM inside its core
+    memref<Nxi8, #sram>`, declared before the device's cores so that any
+    core can address it, and every `memref.alloc` in SRAM inside its core
     becomes a `memref.view` of the arena. A core is straight-line code, so
     every allocation's lifetime (from its `memref.alloc` to its
     `memref.dealloc`, or the end of the core) is known before any is placed:
