@@ -19,7 +19,6 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
-
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELCHECKSYNCHRONIZATION
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"

@@ -473,12 +473,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       for (Value operand : op->getOperands())
         capture(operand);
     });
-    auto shareable = [&](Operation *clone) {
-      auto copy = dyn_cast<memref::CopyOp>(clone);
-      auto source = copy ? dyn_cast<MemRefType>(copy.getSource().getType())
-                         : MemRefType();
-      if (shareGroup && source &&
-          getMemorySpace(source) == MemorySpace::dram)
+    auto markLoad = [&](memref::CopyOp copy) {
+      auto source = dyn_cast<MemRefType>(copy.getSource().getType());
+      if (source && getMemorySpace(source) == MemorySpace::dram)
         copy->setAttr(TesselDialect::getShareAttrName(),
                       core.getI64IntegerAttr(*shareGroup));
     };
@@ -497,7 +494,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
           continue;
       }
       Operation *clone = core.clone(op, map);
-      clone->walk(shareable);
+      if (shareGroup)
+        clone->walk(markLoad);
     }
   }
 
