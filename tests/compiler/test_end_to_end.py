@@ -110,6 +110,17 @@ def test_layer_matches_pytorch(layer, shapes, tolerance):
                                rtol=tolerance, atol=tolerance)
 
 
+def with_mappings(model, **mappings):
+    """``model`` with ``tessel.mapping`` written on its one op of each kind
+    given (``matmul="#tessel.mapping<...>"``), as a mapper would."""
+    mlir = model.mlir
+    for kind, mapping in mappings.items():
+        op = f"linalg.{kind} ins("
+        assert mlir.count(op) == 1, kind
+        mlir = mlir.replace(op, f"linalg.{kind} {{tessel.mapping = {mapping}}} ins(")
+    return dataclasses.replace(model, mlir=mlir)
+
+
 @pytest.mark.parametrize("parts,rows,cols", [
     ((1, 1, 4), 2, 2),      # the reduction alone (split-K)
     ((2, 1, 2), 2, 2),      # rows and the reduction
@@ -125,10 +136,7 @@ def test_split_reduction_matches_pytorch(parts, rows, cols):
     model = fe.import_torch(layer, (x,))
     mapping = (f"#tessel.mapping<row = 0, col = 0, rows = {rows}, cols = {cols}, "
                f"parts = [{', '.join(map(str, parts))}]>")
-    assert model.mlir.count("linalg.matmul ins(") == 1
-    mapped = dataclasses.replace(model, mlir=model.mlir.replace(
-        "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins("))
-    program = compile_imported(mapped, "tessel-4x4")
+    program = compile_imported(with_mappings(model, matmul=mapping), "tessel-4x4")
     # The mapping was lowered as written: the partials of the k parts.
     assert any(b.kind == "scratch" and tuple(b.shape) == (32, 64, parts[2])
                for b in program.buffers)
@@ -168,17 +176,38 @@ def test_accumulator_stays_in_sram_across_reduction_steps():
     # The zero fill before it on the same tile, in one step.
     fill = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
             "parts = [1, 1]>")
-    assert model.mlir.count("linalg.fill ins(") == 1
-    mapped = dataclasses.replace(model, mlir=model.mlir.replace(
-        "linalg.matmul ins(", f"linalg.matmul {{tessel.mapping = {mapping}}} ins(")
-        .replace("linalg.fill ins(", f"linalg.fill {{tessel.mapping = {fill}}} ins("))
-    program = compile_imported(mapped, "tessel-4x4")
+    program = compile_imported(with_mappings(model, matmul=mapping, fill=fill),
+                               "tessel-4x4")
     weight_loads, _ = dram_transfers(program, "weight")
     output_loads, output_stores = dram_transfers(program, "output")
     assert weight_loads == 8
     # The matmul's one store: no fill in DRAM, no load (per step, it would
     # be 8 of each, and the fill's store).
     assert (output_loads, output_stores) == (0, 1)
+    out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
+    np.testing.assert_allclose(out[model.signature.outputs[0].name],
+                               layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_slice_read_by_more_tiles_than_one_multicast_carries_goes_in_groups():
+    """A matmul split by rows over 64 tiles, mapped shared: every tile reads
+    the whole weight, more tiles than one dma_multicast carries (58). The
+    loads go in two even groups of 32 tiles, each reading it once, and the
+    result matches PyTorch."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(64, 32, bias=False).eval()
+    x = torch.randn(256, 64)
+    model = fe.import_torch(layer, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 8, cols = 8, "
+               "parts = [64, 1, 1], shared>")
+    program = compile_imported(with_mappings(model, matmul=mapping), "tessel-16x16")
+    multicasts = [ins for instrs in program.decoded().values() for ins in instrs
+                  if ins.op == "dma_multicast"]
+    assert multicasts and {len(ins["dsts"]) for ins in multicasts} == {32}
+    weight = next(b for b in program.buffers if b.kind == "weight")
+    assert all(weight.offset <= ins["src"].view.base < weight.offset + weight.nbytes
+               for ins in multicasts)
+    assert sum(4 * np.prod(ins["sizes"]) for ins in multicasts) == 2 * weight.nbytes
     out = simulate(program, {model.signature.inputs[0].name: x.numpy()}).outputs
     np.testing.assert_allclose(out[model.signature.outputs[0].name],
                                layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)
