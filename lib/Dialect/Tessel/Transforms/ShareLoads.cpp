@@ -1,19 +1,29 @@
 //===- ShareLoads.cpp - One DRAM read per slice, multicast to its readers -===//
 //
-// Tiles of an op split over a rectangle often read the same slice of an
+// Tiles of an op split over a rectangle often read the same elements of an
 // operand: a matmul split over rows and columns reads each row panel of its
 // left operand on every tile of a grid row, and each column panel of its
-// right operand on every tile of a grid column. Loaded tile by tile, those
-// bytes cross the chip's few DRAM channels once per tile. This pass has one
-// tile read them and multicast them into every reader's own buffer.
+// right operand on every tile of a grid column; a convolution split over
+// rows and columns of its output reads the rows and columns around each
+// tile's block (the halo) on the neighbouring tiles too. Loaded tile by
+// tile, those bytes cross the chip's few DRAM channels once per tile. This
+// pass has one tile read them and multicast them into every reader's own
+// buffer.
 //
-// Which loads are the same is decided per op (the `tessel.share` mark
+// Which loads can share is decided per op (the `tessel.share` mark
 // tessel-convert-to-device puts on the loads of an op mapped `shared`) and
 // per position: the n-th load of the op in each core. Sharing only loads at
 // the same position keeps every core's waits in an order that cannot
 // deadlock: a tile waits for a credit or a delivery of position n only from
 // tiles that reach position n having waited for positions before n alone.
 // tessel-check-synchronization still proves it for every program.
+//
+// Loads of a position that read overlapping windows of one DRAM buffer
+// (the same view shape and strides, into buffers of one type) are cut
+// into cells: the boxes of the buffer that one set of those loads all
+// read. A cell is read once, by one of its readers, and multicast to the
+// others (a cell only one load reads is a plain load of that part of its
+// window). Equal windows make one cell, the whole window.
 //
 //===----------------------------------------------------------------------===//
 
@@ -25,8 +35,10 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/EquivalenceClasses.h"
 #include <map>
 #include <optional>
+#include <set>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSHARELOADS
@@ -34,17 +46,97 @@ namespace mlir::tessel {
 
 namespace {
 
-/// What a load reads, the same however a core spells it: the DRAM buffer
-/// and the strided window of it (a view's type carries its offset and
-/// strides from the buffer's start); and the type of the buffer it loads
-/// into, since one multicast writes every target with the same strides.
-using LoadKey = std::tuple<Operation *, Type, Type>;
+/// Loads that may share: the DRAM buffer, the view's shape and strides (its
+/// type with the offset taken out when the window is a box of the buffer,
+/// else its exact type), and the type of the SRAM buffer loaded into, since
+/// one multicast writes every target with the same strides.
+using ShareKey = std::tuple<Operation *, Type, Type>;
 
-/// The key of `load`; none when the window is not static or is reached
-/// through a byte shift (memref.view), which the type does not show, or
-/// when nothing waits for the load (a receiver would have nowhere to wait
-/// for its delivery).
-std::optional<LoadKey> getLoadKey(DmaOp load) {
+/// The elements of its DRAM buffer a load reads: per dimension of the
+/// buffer, `[lo, hi)`. A view that is not a box of the buffer (its strides
+/// are not the buffer's own) has the one-dimensional window `[offset,
+/// offset + 1)`: it shares with equal views only.
+struct Window {
+  SmallVector<int64_t> lo, hi;
+  /// Per dimension of the view, the buffer's dimension it runs along; -1
+  /// for a dimension of size 1 (or for every dimension when not a box).
+  SmallVector<int> bufferDimOf;
+
+  bool operator==(const Window &other) const {
+    return lo == other.lo && hi == other.hi;
+  }
+  bool overlaps(const Window &other) const {
+    for (auto [lo, hi, otherLo, otherHi] :
+         llvm::zip_equal(lo, hi, other.lo, other.hi))
+      if (hi <= otherLo || otherHi <= lo)
+        return false;
+    return true;
+  }
+};
+
+/// A marked load, with the key and window it shares by.
+struct Reader {
+  unsigned core;
+  DmaOp load;
+  ShareKey key;
+  Window window;
+
+  /// The load, to build on (op handles are values: a const reader's is too).
+  DmaOp getLoad() const { return load; }
+};
+
+/// The box of `bufferType` (identity layout) that a view of `shape`,
+/// `strides` and `offset` covers, or none when the view's dimensions are
+/// not dimensions of the buffer (a strided step, a reshaped view).
+std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
+                             ArrayRef<int64_t> strides, int64_t offset) {
+  if (!bufferType.getLayout().isIdentity())
+    return std::nullopt;
+  ArrayRef<int64_t> bufferShape = bufferType.getShape();
+  SmallVector<int64_t> bufferStrides(bufferShape.size(), 1);
+  for (int64_t b = static_cast<int64_t>(bufferShape.size()) - 2; b >= 0; --b)
+    bufferStrides[b] = bufferStrides[b + 1] * bufferShape[b + 1];
+
+  Window window;
+  window.bufferDimOf.assign(shape.size(), -1);
+  SmallVector<bool> taken(bufferShape.size(), false);
+  for (auto [d, size] : llvm::enumerate(shape)) {
+    if (size == 1)
+      continue;
+    int found = -1;
+    for (size_t b = 0; b < bufferShape.size(); ++b)
+      if (!taken[b] && bufferShape[b] > 1 && bufferStrides[b] == strides[d]) {
+        found = static_cast<int>(b);
+        break;
+      }
+    if (found < 0)
+      return std::nullopt;
+    taken[found] = true;
+    window.bufferDimOf[d] = found;
+  }
+  int64_t rest = offset;
+  for (auto [stride, extent] : llvm::zip_equal(bufferStrides, bufferShape)) {
+    window.lo.push_back(rest / stride);
+    rest %= stride;
+  }
+  if (rest != 0 || window.lo.front() >= bufferShape.front())
+    return std::nullopt;
+  window.hi = llvm::map_to_vector(window.lo, [](int64_t lo) { return lo + 1; });
+  for (auto [d, b] : llvm::enumerate(window.bufferDimOf)) {
+    if (b < 0)
+      continue;
+    window.hi[b] = window.lo[b] + shape[d];
+    if (window.hi[b] > bufferShape[b])
+      return std::nullopt;
+  }
+  return window;
+}
+
+/// The reader of the marked load `load` of core `core`; none when its
+/// window is not static or is reached through a byte shift (memref.view),
+/// which the type does not show, or when nothing waits for the load (a
+/// receiver would have nowhere to wait for its delivery).
+std::optional<Reader> getReader(unsigned core, DmaOp load) {
   if (load->use_empty() ||
       !llvm::all_of(load->getUsers(), [](Operation *user) {
         return isa<WaitOp>(user);
@@ -58,9 +150,22 @@ std::optional<LoadKey> getLoadKey(DmaOp load) {
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
+  Type target = load.getTarget().getType();
   while (Operation *def = value.getDefiningOp()) {
-    if (isa<DramBufferOp>(def))
-      return LoadKey{def, type, load.getTarget().getType()};
+    if (isa<DramBufferOp>(def)) {
+      auto bufferType = cast<MemRefType>(def->getResult(0).getType());
+      if (std::optional<Window> box =
+              getBox(bufferType, type.getShape(), strides, offset)) {
+        auto anywhere = MemRefType::get(
+            type.getShape(), type.getElementType(),
+            StridedLayoutAttr::get(type.getContext(), 0, strides),
+            type.getMemorySpace());
+        return Reader{core, load, {def, anywhere, target}, std::move(*box)};
+      }
+      Window exact{{offset}, {offset + 1}, {}};
+      exact.bufferDimOf.assign(type.getRank(), -1);
+      return Reader{core, load, {def, type, target}, std::move(exact)};
+    }
     if (isa<memref::ViewOp>(def))
       return std::nullopt;
     if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
@@ -79,12 +184,6 @@ std::optional<LoadKey> getLoadKey(DmaOp load) {
 struct CoreLoads {
   CoreOp core;
   std::map<int64_t, SmallVector<DmaOp>> byGroup;
-};
-
-/// Loads of one position of one op that read the same slice, by core.
-struct ShareSet {
-  SmallVector<unsigned> cores;
-  SmallVector<DmaOp> loads;
 };
 
 /// The cores of `device` with their marked loads; failure (reported) when a
@@ -115,43 +214,265 @@ FailureOr<SmallVector<CoreLoads>> collectLoads(DeviceOp device) {
   return cores;
 }
 
-/// The loads at `position` of `group` that more than one core makes, by
-/// what they read, in the order of the first core reading it. A set larger
-/// than one instruction carries goes in even chunks, each with its own
-/// leader.
-SmallVector<ShareSet> findSets(ArrayRef<CoreLoads> cores, int64_t group,
-                               size_t position) {
-  SmallVector<ShareSet> buckets;
-  DenseMap<LoadKey, size_t> bucketOf;
+/// The readers of the loads at `position` of `group`, in sets that share
+/// elements: one key, windows overlapping one another directly or through
+/// others. Sets of one reader are left out; the order is that of each
+/// set's first core.
+SmallVector<SmallVector<Reader>> findSharingSets(ArrayRef<CoreLoads> cores,
+                                                 int64_t group,
+                                                 size_t position) {
+  SmallVector<SmallVector<Reader>> byKey;
+  DenseMap<ShareKey, size_t> keyIndex;
   for (auto [index, entry] : llvm::enumerate(cores)) {
     auto it = entry.byGroup.find(group);
     if (it == entry.byGroup.end() || position >= it->second.size())
       continue;
-    DmaOp load = it->second[position];
-    std::optional<LoadKey> key = getLoadKey(load);
-    if (!key)
+    std::optional<Reader> reader = getReader(index, it->second[position]);
+    if (!reader)
       continue;
-    auto [at, inserted] = bucketOf.try_emplace(*key, buckets.size());
+    auto [at, inserted] = keyIndex.try_emplace(reader->key, byKey.size());
     if (inserted)
-      buckets.emplace_back();
-    buckets[at->second].cores.push_back(index);
-    buckets[at->second].loads.push_back(load);
+      byKey.emplace_back();
+    byKey[at->second].push_back(std::move(*reader));
   }
-  SmallVector<ShareSet> sets;
-  for (ShareSet &set : buckets) {
-    size_t size = set.cores.size();
+
+  SmallVector<SmallVector<Reader>> sets;
+  for (SmallVector<Reader> &readers : byKey) {
+    // Equal windows are one; overlapping ones join their sets.
+    std::map<SmallVector<int64_t>, unsigned> windowIndex;
+    SmallVector<unsigned> windowOf, firstReader;
+    for (auto [index, reader] : llvm::enumerate(readers)) {
+      auto [it, inserted] =
+          windowIndex.try_emplace(reader.window.lo, firstReader.size());
+      if (inserted)
+        firstReader.push_back(index);
+      windowOf.push_back(it->second);
+    }
+    llvm::EquivalenceClasses<unsigned> joined;
+    for (unsigned a = 0; a < firstReader.size(); ++a) {
+      joined.insert(a);
+      for (unsigned b = 0; b < a; ++b)
+        if (readers[firstReader[a]].window.overlaps(
+                readers[firstReader[b]].window))
+          joined.unionSets(a, b);
+    }
+    std::map<unsigned, size_t> setOf;
+    size_t first = sets.size();
+    for (auto [index, reader] : llvm::enumerate(readers)) {
+      unsigned leader = joined.getLeaderValue(windowOf[index]);
+      auto [it, inserted] = setOf.try_emplace(leader, sets.size());
+      if (inserted)
+        sets.emplace_back();
+      sets[it->second].push_back(std::move(reader));
+    }
+    sets.erase(llvm::remove_if(llvm::drop_begin(sets, first),
+                               [](const SmallVector<Reader> &set) {
+                                 return set.size() < 2;
+                               }),
+               sets.end());
+  }
+  return sets;
+}
+
+/// A box of a DRAM buffer that a set of readers all read, and which of them
+/// (indices into the sharing set, in core order).
+struct Cell {
+  SmallVector<int64_t> lo, hi;
+  SmallVector<unsigned> readers;
+};
+
+/// More cells than this in one sharing set (windows spread over several
+/// dimensions at once) are not worth their instructions: such a set shares
+/// equal windows only.
+constexpr size_t kMaxCells = 4096;
+
+/// The cells of a sharing set, in row-major order of the buffer: the grid
+/// every window's bounds cut the buffer into, neighbouring slabs that the
+/// same readers read all along joined into one. None when there would be
+/// more than kMaxCells.
+std::optional<SmallVector<Cell>> findCells(ArrayRef<Reader> readers) {
+  size_t rank = readers.front().window.lo.size();
+  SmallVector<SmallVector<int64_t>> cuts(rank);
+  for (const Reader &reader : readers)
+    for (size_t b = 0; b < rank; ++b) {
+      cuts[b].push_back(reader.window.lo[b]);
+      cuts[b].push_back(reader.window.hi[b]);
+    }
+  SmallVector<size_t> counts, gridStrides(rank, 1);
+  size_t total = 1;
+  for (SmallVector<int64_t> &dim : cuts) {
+    llvm::sort(dim);
+    dim.erase(llvm::unique(dim), dim.end());
+    counts.push_back(dim.size() - 1);
+    total *= counts.back();
+    if (total > kMaxCells)
+      return std::nullopt;
+  }
+  for (int64_t b = static_cast<int64_t>(rank) - 2; b >= 0; --b)
+    gridStrides[b] = gridStrides[b + 1] * counts[b + 1];
+  auto interval = [&](size_t b, int64_t bound) -> size_t {
+    return llvm::lower_bound(cuts[b], bound) - cuts[b].begin();
+  };
+
+  // Who reads each cell of the grid, as an interned set (0: nobody).
+  SmallVector<SmallVector<unsigned>> readersOf(total);
+  for (auto [index, reader] : llvm::enumerate(readers)) {
+    SmallVector<size_t> begin, end;
+    for (size_t b = 0; b < rank; ++b) {
+      begin.push_back(interval(b, reader.window.lo[b]));
+      end.push_back(interval(b, reader.window.hi[b]));
+    }
+    SmallVector<size_t> at = begin;
+    while (true) {
+      size_t cell = 0;
+      for (size_t b = 0; b < rank; ++b)
+        cell += at[b] * gridStrides[b];
+      readersOf[cell].push_back(index);
+      size_t b = rank;
+      while (b > 0 && ++at[b - 1] == end[b - 1]) {
+        at[b - 1] = begin[b - 1];
+        --b;
+      }
+      if (b == 0)
+        break;
+    }
+  }
+  std::map<SmallVector<unsigned>, unsigned> setIds = {{{}, 0}};
+  SmallVector<unsigned> setOf(total);
+  SmallVector<const SmallVector<unsigned> *> setById = {nullptr};
+  for (size_t cell = 0; cell < total; ++cell) {
+    auto [it, inserted] =
+        setIds.try_emplace(std::move(readersOf[cell]), setById.size());
+    if (inserted)
+      setById.push_back(&it->first);
+    setOf[cell] = it->second;
+  }
+
+  // Per dimension, where a slab differs from the one before it.
+  SmallVector<SmallVector<size_t>> starts(rank);
+  for (size_t b = 0; b < rank; ++b) {
+    SmallVector<SmallVector<unsigned>> slabs(counts[b]);
+    for (size_t cell = 0; cell < total; ++cell)
+      slabs[(cell / gridStrides[b]) % counts[b]].push_back(setOf[cell]);
+    for (size_t i = 0; i < counts[b]; ++i)
+      if (i == 0 || slabs[i] != slabs[i - 1])
+        starts[b].push_back(i);
+    starts[b].push_back(counts[b]);
+  }
+
+  SmallVector<Cell> cells;
+  SmallVector<size_t> at(rank, 0);
+  while (true) {
+    size_t first = 0;
+    for (size_t b = 0; b < rank; ++b)
+      first += starts[b][at[b]] * gridStrides[b];
+    if (unsigned id = setOf[first]) {
+      Cell &cell = cells.emplace_back();
+      for (size_t b = 0; b < rank; ++b) {
+        cell.lo.push_back(cuts[b][starts[b][at[b]]]);
+        cell.hi.push_back(cuts[b][starts[b][at[b] + 1]]);
+      }
+      cell.readers = *setById[id];
+    }
+    size_t b = rank;
+    while (b > 0 && ++at[b - 1] + 1 == starts[b - 1].size()) {
+      at[b - 1] = 0;
+      --b;
+    }
+    if (b == 0)
+      break;
+  }
+  return cells;
+}
+
+/// The elements of a box.
+int64_t countElements(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
+  int64_t count = 1;
+  for (auto [l, h] : llvm::zip_equal(lo, hi))
+    count *= h - l;
+  return count;
+}
+
+/// Cutting overlapping windows pays only when it saves at least this part
+/// (1 / kMinSavedFraction) of their reads: a tile that receives part of its
+/// window from its neighbours waits for their progress too, which on the
+/// zoo's convolutions (bench/spatial.py) cost more than a few percent of
+/// the reads saved.
+constexpr int64_t kMinSavedFraction = 5;
+
+/// Whether cutting overlapping windows into `cells` pays: every window it
+/// cuts costs one or more transfers more, each with its fixed cost (DMA
+/// setup and DRAM latency) and a wait on a neighbour's delivery, so the
+/// bytes it saves per distinct window must be at least what one transfer
+/// moves in that fixed time (`bytesPerTransferCost`). A small window's
+/// transfer is mostly latency: sharing its halo would only add transfers.
+bool cuttingPays(ArrayRef<Reader> readers, ArrayRef<Cell> cells,
+                 int64_t bytesPerTransferCost) {
+  std::set<SmallVector<int64_t>> windows;
+  for (const Reader &reader : readers)
+    windows.insert(reader.window.lo);
+  if (windows.size() < 2)
+    return true;
+  const Window &window = readers.front().window;
+  int64_t read = countElements(window.lo, window.hi) *
+                 static_cast<int64_t>(windows.size());
+  int64_t saved = read;
+  for (const Cell &cell : cells)
+    saved -= countElements(cell.lo, cell.hi);
+  auto type = cast<MemRefType>(readers.front().getLoad().getSource().getType());
+  int64_t savedBytes =
+      saved * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return savedBytes >=
+             bytesPerTransferCost * static_cast<int64_t>(windows.size()) &&
+         saved * kMinSavedFraction >= read;
+}
+
+/// The cells of a sharing set, each with at most one instruction's targets
+/// (a cell read by more goes in even chunks): findCells' where they pay
+/// (cuttingPays), else one per distinct window.
+SmallVector<Cell> cutIntoCells(ArrayRef<Reader> readers,
+                               int64_t bytesPerTransferCost) {
+  SmallVector<Cell> cells;
+  std::optional<SmallVector<Cell>> found = findCells(readers);
+  if (found && cuttingPays(readers, *found, bytesPerTransferCost)) {
+    cells = std::move(*found);
+  } else {
+    std::map<SmallVector<int64_t>, size_t> cellOf;
+    for (auto [index, reader] : llvm::enumerate(readers)) {
+      auto [it, inserted] = cellOf.try_emplace(reader.window.lo, cells.size());
+      if (inserted)
+        cells.push_back({reader.window.lo, reader.window.hi, {}});
+      cells[it->second].readers.push_back(index);
+    }
+  }
+  SmallVector<Cell> chunked;
+  for (Cell &cell : cells) {
+    size_t size = cell.readers.size();
     size_t chunks = llvm::divideCeil(size, DmaMulticastOp::kMaxTargets);
     size_t chunk = llvm::divideCeil(size, chunks);
     for (size_t begin = 0; begin < size; begin += chunk) {
       size_t end = std::min(size, begin + chunk);
-      if (end - begin < 2)
-        continue;
-      ShareSet &part = sets.emplace_back();
-      part.cores.assign(set.cores.begin() + begin, set.cores.begin() + end);
-      part.loads.assign(set.loads.begin() + begin, set.loads.begin() + end);
+      chunked.push_back({cell.lo, cell.hi,
+                         SmallVector<unsigned>(cell.readers.begin() + begin,
+                                               cell.readers.begin() + end)});
     }
   }
-  return sets;
+  return chunked;
+}
+
+/// `whole`, a view of `window` (a load's source or target), cut to `cell`.
+Value cellView(OpBuilder &builder, Location loc, Value whole,
+               const Window &window, const Cell &cell) {
+  if (cell.lo == window.lo && cell.hi == window.hi)
+    return whole;
+  SmallVector<int64_t> offsets, sizes;
+  for (int b : window.bufferDimOf) {
+    offsets.push_back(b < 0 ? 0 : cell.lo[b] - window.lo[b]);
+    sizes.push_back(b < 0 ? 1 : cell.hi[b] - cell.lo[b]);
+  }
+  SmallVector<int64_t> unitStrides(sizes.size(), 1);
+  return memref::SubViewOp::create(builder, loc, whole, offsets, sizes,
+                                   unitStrides);
 }
 
 /// `value`, a view of another tile's arena defined in that tile's core
@@ -177,67 +498,132 @@ public:
   explicit Sharing(MutableArrayRef<CoreLoads> cores)
       : cores(cores), semaphores(cores.front().core) {}
 
-  /// Replaces the loads of `set` with one multicast from a leader.
-  void rewrite(ShareSet &set) {
-    // Rotate the leader over the set's tiles from one step to the next,
-    // spreading the reads over their DMA engines and DRAM channels; sets of
-    // different tiles start at different places (the n-th set of tiles met
-    // at its n-th tile), so that the leaders of a step lie on a diagonal, as
-    // in Cannon's skew, rather than all in one column whose links would
-    // carry every row's data from DRAM.
-    auto [it, inserted] = rotation.try_emplace(
-        std::vector<unsigned>(set.cores.begin(), set.cores.end()),
-        static_cast<unsigned>(rotation.size()));
-    size_t leaderAt = it->second++ % set.cores.size();
-    unsigned leader = set.cores[leaderAt];
-    DmaOp leaderLoad = set.loads[leaderAt];
-    Location loc = leaderLoad.getLoc();
-
-    OpBuilder builder(leaderLoad);
-    SmallVector<Value> targets = {leaderLoad.getTarget()};
-    for (auto [receiver, load] : llvm::zip(set.cores, set.loads)) {
-      if (receiver == leader)
-        continue;
-      WaitSemaphoreOp::create(builder, loc,
-                              getSemaphore(credits, leader, receiver, loc), 1);
-      targets.push_back(cloneView(load.getTarget(),
-                                  cores[receiver].core.getBody(), builder,
-                                  viewClones[{leader, receiver}]));
+  /// Replaces the loads of `readers` with one transfer per cell, each from
+  /// a leader among the cell's readers; returns the multicasts made.
+  unsigned rewrite(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
+    // Per reader, the cells it leads, the readers it delivers to and the
+    // leaders it receives from (indices into `readers`, ordered).
+    SmallVector<SmallVector<const Cell *>> led(readers.size());
+    SmallVector<std::set<unsigned>> deliversTo(readers.size()),
+        receivesFrom(readers.size());
+    for (const Cell &cell : cells) {
+      unsigned leader = pickLeader(readers, cell);
+      led[leader].push_back(&cell);
+      for (unsigned reader : cell.readers)
+        if (reader != leader) {
+          deliversTo[leader].insert(reader);
+          receivesFrom[reader].insert(leader);
+        }
     }
-    auto multicast =
-        DmaMulticastOp::create(builder, loc, leaderLoad.getSource(), targets,
-                               leaderLoad.getChannelAttr());
-    for (unsigned receiver : set.cores)
-      if (receiver != leader)
-        SignalOp::create(builder, loc,
-                         getSemaphore(deliveries, receiver, leader, loc), 1);
-    leaderLoad.getToken().replaceAllUsesWith(multicast.getToken());
-    leaderLoad.erase();
 
-    for (auto [receiver, load] : llvm::zip(set.cores, set.loads))
-      if (receiver != leader)
-        receive(load, getSemaphore(credits, leader, receiver, loc),
-                getSemaphore(deliveries, receiver, leader, loc));
+    // Every transfer first: they clone the receivers' views of their loads.
+    // Where a load was, its buffer is free: credits to the leaders it
+    // receives from go first, so that no two tiles wait on each other's.
+    unsigned multicasts = 0;
+    SmallVector<SmallVector<Value>> tokens(readers.size());
+    for (auto [index, reader] : llvm::enumerate(readers)) {
+      Location loc = reader.getLoad().getLoc();
+      OpBuilder builder(reader.getLoad());
+      for (unsigned leader : receivesFrom[index])
+        SignalOp::create(builder, loc,
+                         getSemaphore(credits, readers[leader].core,
+                                      reader.core, loc),
+                         1);
+      for (unsigned receiver : deliversTo[index])
+        WaitSemaphoreOp::create(builder, loc,
+                                getSemaphore(credits, reader.core,
+                                             readers[receiver].core, loc),
+                                1);
+      for (const Cell *cell : led[index]) {
+        tokens[index].push_back(transfer(builder, readers, index, *cell));
+        multicasts += cell->readers.size() > 1;
+      }
+      for (unsigned receiver : deliversTo[index])
+        SignalOp::create(builder, loc,
+                         getSemaphore(deliveries, readers[receiver].core,
+                                      reader.core, loc),
+                         1);
+    }
+    for (auto [index, reader] : llvm::enumerate(readers)) {
+      SmallVector<Value> delivered;
+      for (unsigned leader : receivesFrom[index])
+        delivered.push_back(getSemaphore(deliveries, reader.core,
+                                         readers[leader].core,
+                                         reader.getLoad().getLoc()));
+      awaitInstead(reader.getLoad(), tokens[index], delivered);
+    }
+    return multicasts;
   }
 
 private:
-  /// A receiver's `load` becomes a credit where it was (the buffer is free
-  /// from there) and a wait for the delivery where it was waited for.
-  static void receive(DmaOp load, Value credit, Value delivered) {
-    OpBuilder at(load);
-    SignalOp::create(at, load.getLoc(), credit, 1);
+  /// The reader (an index into `readers`) that reads `cell` for the
+  /// others. The leader rotates over a set of tiles from one step to the
+  /// next, spreading the reads over their DMA engines and DRAM channels;
+  /// sets of different tiles start at different places (the n-th set of
+  /// tiles met at its n-th tile), so that the leaders of a step lie on a
+  /// diagonal, as in Cannon's skew, rather than all in one column whose
+  /// links would carry every row's data from DRAM.
+  unsigned pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
+    if (cell.readers.size() == 1)
+      return cell.readers.front();
+    std::vector<unsigned> tiles;
+    for (unsigned reader : cell.readers)
+      tiles.push_back(readers[reader].core);
+    auto [it, inserted] = rotation.try_emplace(
+        std::move(tiles), static_cast<unsigned>(rotation.size()));
+    return cell.readers[it->second++ % cell.readers.size()];
+  }
+
+  /// The load of `cell` by `readers[leader]` into the buffers of all its
+  /// readers: a multicast, or a load of part of its own window.
+  Value transfer(OpBuilder &builder, ArrayRef<Reader> readers, unsigned leader,
+                 const Cell &cell) {
+    const Reader &lead = readers[leader];
+    Location loc = lead.getLoad().getLoc();
+    Value source =
+        cellView(builder, loc, lead.getLoad().getSource(), lead.window, cell);
+    SmallVector<Value> targets = {
+        cellView(builder, loc, lead.getLoad().getTarget(), lead.window, cell)};
+    for (unsigned index : cell.readers) {
+      if (index == leader)
+        continue;
+      const Reader &receiver = readers[index];
+      Value target = cloneView(receiver.getLoad().getTarget(),
+                               cores[receiver.core].core.getBody(), builder,
+                               viewClones[{lead.core, receiver.core}]);
+      targets.push_back(
+          cellView(builder, loc, target, receiver.window, cell));
+    }
+    if (targets.size() == 1)
+      return DmaOp::create(builder, loc, source, targets.front(),
+                           lead.getLoad().getChannelAttr())
+          .getToken();
+    return DmaMulticastOp::create(builder, loc, source, targets,
+                                  lead.getLoad().getChannelAttr())
+        .getToken();
+  }
+
+  /// Where `load` was waited for, waits for `tokens` (the transfers its
+  /// core now makes into its buffer) and for the `delivered` semaphores
+  /// instead; then erases it.
+  static void awaitInstead(DmaOp load, ArrayRef<Value> tokens,
+                           ArrayRef<Value> delivered) {
     for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
       auto wait = cast<WaitOp>(user);
-      at.setInsertionPoint(wait);
-      WaitSemaphoreOp::create(at, wait.getLoc(), delivered, 1);
-      SmallVector<Value> others;
-      for (Value token : wait.getTokens())
-        if (token != load.getToken())
-          others.push_back(token);
-      if (others.empty())
+      OpBuilder at(wait);
+      for (Value semaphore : delivered)
+        WaitSemaphoreOp::create(at, wait.getLoc(), semaphore, 1);
+      SmallVector<Value> waited;
+      for (Value token : wait.getTokens()) {
+        if (token == load.getToken())
+          llvm::append_range(waited, tokens);
+        else
+          waited.push_back(token);
+      }
+      if (waited.empty())
         wait.erase();
       else
-        wait.getTokensMutable().assign(others);
+        wait.getTokensMutable().assign(waited);
     }
     load.erase();
   }
@@ -267,6 +653,18 @@ private:
   std::map<std::vector<unsigned>, unsigned> rotation;
 };
 
+/// The bytes of DRAM reads that loading `cells` instead of the readers'
+/// windows saves.
+int64_t bytesSaved(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
+  int64_t saved = 0;
+  for (const Reader &reader : readers)
+    saved += countElements(reader.window.lo, reader.window.hi);
+  for (const Cell &cell : cells)
+    saved -= countElements(cell.lo, cell.hi);
+  auto type = cast<MemRefType>(readers.front().getLoad().getSource().getType());
+  return saved * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
 struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](DeviceOp device) {
@@ -289,13 +687,19 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
       for (auto &[group, loads] : entry.byGroup)
         positions[group] = std::max(positions[group], loads.size());
 
+    // What one transfer moves in the time of its fixed cost.
+    ArchAttr arch = device.getArch();
+    int64_t bytesPerTransferCost =
+        (arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles()) *
+        std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
+
     Sharing sharing(*cores);
     for (auto [group, count] : positions)
       for (size_t position = 0; position < count; ++position)
-        for (ShareSet &set : findSets(*cores, group, position)) {
-          sharing.rewrite(set);
-          ++numSharedLoads;
-          numLoadsSaved += set.cores.size() - 1;
+        for (SmallVector<Reader> &readers :
+             findSharingSets(*cores, group, position)) {
+          SmallVector<Cell> cells = cutIntoCells(readers, bytesPerTransferCost);
+          numSharedLoads += sharing.rewrite(readers, cells);
         }
 
     for (CoreLoads &entry : *cores)

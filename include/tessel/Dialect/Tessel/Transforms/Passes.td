@@ -675,8 +675,8 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numSharedLoads", "num-shared-loads",
               "Number of multicasts made">,
-    Statistic<"numLoadsSaved", "num-loads-saved",
-              "Number of loads from DRAM that a multicast replaced">
+    Statistic<"numBytesSaved", "num-bytes-saved",
+              "Bytes of DRAM reads that sharing saved">
   ];
 }
 
