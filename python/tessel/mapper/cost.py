@@ -25,9 +25,10 @@ an op every tile of the program meets at a barrier.
 A placement that is ``shared`` (tessel-share-loads) reads an input slice
 that several tiles load at the same step once, and multicasts it to them:
 the input's DRAM traffic is divided by the number of tiles sharing each
-slice, and the multicast, one flow among that many fewer, runs at a higher
-share of the DRAM channels and links, up to what one transfer's DMA
-channel, SRAM port and link allow. Each shared load costs the leader a
+slice (and by the overlap of the windows neighbouring tiles read, where
+their halos are read once: ``halo_fraction``), and the multicast, one flow
+among that many fewer, runs at a higher share of the DRAM channels and
+links, up to what one transfer's DMA channel, SRAM port and link allow. Each shared load costs the leader a
 credit wait and a delivery signal per receiver, and each receiver a signal
 and a wait: four instructions per tile and step, on average.
 
@@ -389,10 +390,54 @@ def sharers(o: Operand, parts: tuple[int, ...], loops: tuple[int, ...]) -> int:
     return _ceil_div(count, _ceil_div(count, MAX_MULTICAST_DESTINATIONS))
 
 
+# tessel-share-loads cuts overlapping windows into cells only where that
+# saves at least 1 / _MIN_SAVED_FRACTION of their reads (ShareLoads.cpp,
+# kMinSavedFraction).
+_MIN_SAVED_FRACTION = 5
+
+
+def halo_fraction(arch, o: Operand, loops: tuple[int, ...], parts: tuple[int, ...],
+                  steps: tuple[int, ...]) -> float:
+    """The part of its window each tile still reads from DRAM when the
+    windows of input ``o`` that neighbouring tiles read at the same step
+    overlap (a convolution's halos over a split of its output rows or
+    columns, one step per part) and tessel-share-loads reads the overlap
+    once: the union of the windows over their sum, 1.0 where they do not
+    overlap or cutting them would not pay (the pass's rule: it saves a
+    fifth of the reads and, per window, what one transfer moves in its
+    setup and DRAM latency)."""
+    fraction = 1.0
+    for access, full in zip(o.access, o.shape):
+        if access.terms is None or len(access.terms) < 2:
+            continue
+        split = [l for l, _ in access.terms if parts[l] > 1]
+        if not split:
+            continue
+        if any(loops[l] % parts[l] or steps[l] * parts[l] != loops[l]
+               for l in split):
+            return 1.0
+        windows = math.prod(parts[l] for l in split)
+        union = access.extent(loops, full)
+        fraction *= min(1.0, union / (windows * access.extent(steps, full)))
+    if fraction == 1.0:
+        return 1.0
+    fixed_bytes = ((arch.tile.dma.setup_cycles + arch.dram.latency_cycles)
+                   * min(arch.tile.dma.bytes_per_cycle, arch.dram.bytes_per_cycle))
+    saved = 1.0 - fraction
+    pays = (saved * _MIN_SAVED_FRACTION >= 1.0
+            and saved * o.slice_bytes(steps) >= fixed_bytes)
+    return fraction if pays else 1.0
+
+
 def shares_slices(op: Op, parts: tuple[int, ...]) -> bool:
-    """Whether a ``shared`` placement with ``parts`` would share a load."""
-    return any(sharers(o, parts, op.loops) > 1 for o in op.operands
-               if o.read and not o.is_output)
+    """Whether a ``shared`` placement with ``parts`` could share a load: a
+    slice several tiles read, or windows of neighbouring tiles that
+    overlap (a split loop in a windowed access)."""
+    return any(sharers(o, parts, op.loops) > 1
+               or any(a.terms and len(a.terms) > 1
+                      and any(parts[l] > 1 for l, _ in a.terms)
+                      for a in o.access)
+               for o in op.operands if o.read and not o.is_output)
 
 
 def shared_link(arch, placement: Placement, link: tuple[float, int],
@@ -494,7 +539,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                          + transfer_cycles(arch, nbytes, rate, hops) + barrier)
         # An input several tiles read, in a shared placement: one multicast
         # per slice, its DRAM bytes once for the tiles sharing it.
+        # Overlapping windows (halos) read once divide it further.
         shared = (sharers(o, parts, op.loops)
+                  / halo_fraction(arch, o, op.loops, parts, steps)
                   if placement.shared and loaded and not o.is_output else 1)
         o_rate, o_hops = (shared_link(arch, placement, link, shared)
                           if shared > 1 else link)

@@ -644,15 +644,27 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     the right one, and DRAM is read once per row and column instead of once
     per tile.
 
+    Loads of one position whose windows of a DRAM buffer overlap without
+    being equal (a convolution's halos under a split of its output rows or
+    columns) are cut into cells, the boxes of the buffer that one set of
+    those tiles all read; each cell is read once, by one of its readers,
+    and multicast into the matching part of every reader's buffer (a cell
+    with one reader is a plain load of part of its window). Cutting is done
+    only where it saves at least a fifth of the windows' reads and, per
+    window, what one transfer moves in its fixed cost (DMA setup and DRAM
+    latency): below that, the added transfers and waits cost more.
+
     Runs after `tessel-allocate-sram`, which gave every buffer its address:
     a receiver's buffer is free from the point where its load was, so the
     receiver signals the leader there (a credit, on a semaphore of the
     leader's per receiver) and waits where it waited for its load, on a
     semaphore of its own per leader that the leader signals right after
     the multicast (a signal is ordered after the sender's transfers into
-    the tile). Per pair of tiles the credits and the deliveries are counted
-    in the order both cores meet them, so one semaphore per pair and
-    direction serves every step of every op.
+    the tile). A tile that receives cells from several leaders signals them
+    all before it waits for any credit of its own. Per pair of tiles the
+    credits and the deliveries are counted in the order both cores meet
+    them, so one semaphore per pair and direction serves every step of
+    every op.
 
     ```mlir
     // tile (0, 0)                        // tile (0, 1)
