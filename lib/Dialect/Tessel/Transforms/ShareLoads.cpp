@@ -48,9 +48,10 @@ namespace {
 
 /// Loads that may share: the DRAM buffer, the view's shape and strides (its
 /// type with the offset taken out when the window is a box of the buffer,
-/// else its exact type), and the type of the SRAM buffer loaded into, since
-/// one multicast writes every target with the same strides.
-using ShareKey = std::tuple<Operation *, Type, Type>;
+/// else its exact type), the type of the SRAM buffer loaded into, since one
+/// multicast writes every target with the same strides, and whether the
+/// window is a box (1) or an exact view (0), so windows of one key compare.
+using ShareKey = std::tuple<Operation *, Type, Type, unsigned>;
 
 /// The elements of its DRAM buffer a load reads: per dimension of the
 /// buffer, `[lo, hi)`. A view that is not a box of the buffer (its strides
@@ -62,9 +63,6 @@ struct Window {
   /// for a dimension of size 1 (or for every dimension when not a box).
   SmallVector<int> bufferDimOf;
 
-  bool operator==(const Window &other) const {
-    return lo == other.lo && hi == other.hi;
-  }
   bool overlaps(const Window &other) const {
     for (auto [lo, hi, otherLo, otherHi] :
          llvm::zip_equal(lo, hi, other.lo, other.hi))
@@ -90,7 +88,7 @@ struct Reader {
 /// not dimensions of the buffer (a strided step, a reshaped view).
 std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
                              ArrayRef<int64_t> strides, int64_t offset) {
-  if (!bufferType.getLayout().isIdentity())
+  if (!bufferType.getLayout().isIdentity() || bufferType.getRank() == 0)
     return std::nullopt;
   ArrayRef<int64_t> bufferShape = bufferType.getShape();
   SmallVector<int64_t> bufferStrides(bufferShape.size(), 1);
@@ -114,12 +112,14 @@ std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
     taken[found] = true;
     window.bufferDimOf[d] = found;
   }
+  // The offset in the buffer's coordinates (row-major: the last stride is
+  // one).
   int64_t rest = offset;
-  for (auto [stride, extent] : llvm::zip_equal(bufferStrides, bufferShape)) {
+  for (int64_t stride : bufferStrides) {
     window.lo.push_back(rest / stride);
     rest %= stride;
   }
-  if (rest != 0 || window.lo.front() >= bufferShape.front())
+  if (window.lo.front() >= bufferShape.front())
     return std::nullopt;
   window.hi = llvm::map_to_vector(window.lo, [](int64_t lo) { return lo + 1; });
   for (auto [d, b] : llvm::enumerate(window.bufferDimOf)) {
@@ -160,11 +160,12 @@ std::optional<Reader> getReader(unsigned core, DmaOp load) {
             type.getShape(), type.getElementType(),
             StridedLayoutAttr::get(type.getContext(), 0, strides),
             type.getMemorySpace());
-        return Reader{core, load, {def, anywhere, target}, std::move(*box)};
+        return Reader{core, load, {def, anywhere, target, 1},
+                      std::move(*box)};
       }
       Window exact{{offset}, {offset + 1}, {}};
       exact.bufferDimOf.assign(type.getRank(), -1);
-      return Reader{core, load, {def, type, target}, std::move(exact)};
+      return Reader{core, load, {def, type, target, 0}, std::move(exact)};
     }
     if (isa<memref::ViewOp>(def))
       return std::nullopt;
