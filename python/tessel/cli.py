@@ -183,8 +183,9 @@ def _simulate(args: argparse.Namespace) -> int:
         if check is not None:
             print(f"check against {check['reference']}: "
                   f"{'PASS' if check['passed'] else 'FAIL'} (max |error| "
-                  f"{check['max_abs_error']:.3g}; rtol {check['rtol']:g}, atol "
-                  f"{check['atol']:g})")
+                  f"{check['max_abs_error']:.3g}, of the output's scale "
+                  f"{check['max_scaled_error']:.3g}; rtol {check['rtol']:g}, atol "
+                  f"{check['atol']:g}, scale_rtol {check['scale_rtol']:g})")
         if not args.quiet:
             print(f"run recorded in {run} (tessel report {args.program})",
                   file=sys.stderr)
@@ -232,6 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--rtol", type=float, help="tolerance of the check "
                       "(default: the zoo case's or the file's RTOL, else 1e-4)")
     comp.add_argument("--atol", type=float, help="likewise")
+    comp.add_argument("--scale-rtol", type=float, dest="scale_rtol",
+                      help="the largest error allowed, relative to the output's "
+                      "largest magnitude (default: the zoo case's or the file's "
+                      "SCALE_RTOL, else 1e-3)")
     comp.add_argument("--failure-dir", help="where a failed stage keeps its IR "
                       "(default: a fresh temporary directory)")
     comp.add_argument("-q", "--quiet", action="store_true",

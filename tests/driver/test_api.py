@@ -82,7 +82,11 @@ def test_check_fails_outside_the_tolerance(tiny):
     assert not check.passed and not bool(check)
     assert check.max_abs_error == pytest.approx(1e-3, rel=1e-2)
     assert str(check).startswith("FAIL") and "output" in str(check)
+    # Within atol, but 1.5e-3 of the output's largest magnitude (0.66).
     compiled.options = opts.replace(rtol=0.0, atol=2e-3)
+    check = api.simulate_compiled(compiled).check
+    assert not check.passed and "largest magnitude" in str(check)
+    compiled.options = opts.replace(rtol=0.0, atol=2e-3, scale_rtol=2e-3)
     assert api.simulate_compiled(compiled).check.passed
 
 

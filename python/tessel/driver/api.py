@@ -111,8 +111,8 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
     if c.options.check and c.source.reference is not None:
         with c.stages("check"):
             checks = [_check(c, raw.outputs, xs, n) for n, xs in enumerate(sets)]
-            check = Check(checks[0].reference, checks[0].rtol, checks[0].atol,
-                          tuple(o for ch in checks for o in ch.outputs))
+            check = dataclasses.replace(
+                checks[0], outputs=tuple(o for ch in checks for o in ch.outputs))
     if stream > 1:
         # The first input's outputs under the model's own names.
         names = [o.name for o in c.imported.signature.outputs]
@@ -142,7 +142,7 @@ def _check(c: Compiled, outputs, inputs, index: int = 0) -> Check:
     names = [stream_buffer_name(o.name, index, c.options.stream)
              for o in c.imported.signature.outputs]
     return compare(outputs, golden, names, rtol=c.options.rtol, atol=c.options.atol,
-                   against=c.source.against)
+                   scale_rtol=c.options.scale_rtol, against=c.source.against)
 
 
 # ---- failures ------------------------------------------------------------

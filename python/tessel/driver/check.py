@@ -1,6 +1,13 @@
-"""The comparison with the golden reference: the outputs must lie within
-``|tessel - reference| <= atol + rtol * |reference|`` element by element,
-the rule the zoo and the end-to-end tests use."""
+"""The comparison with the golden reference. An output passes when both
+hold:
+
+- element by element, ``|tessel - reference| <= atol + rtol * |reference|``
+  (``numpy.allclose``'s rule, the one the zoo and the end-to-end tests use);
+- relative to the output's scale, ``max |tessel - reference| <= scale_rtol
+  * max |reference|``. An ``atol`` that dwarfs an output (random weights
+  can give outputs of 1e-14) lets the first rule pass whatever the program
+  computed; the second cannot be passed that way. An output whose
+  reference is all zeros has no scale: the first rule alone decides."""
 
 from __future__ import annotations
 
@@ -17,6 +24,8 @@ class OutputCheck:
     max_rel_error: float
     passed: bool
     problem: str = ""          # a shape mismatch, NaNs, ...
+    scale: float = 0.0         # max |reference|
+    scaled_error: float = 0.0  # max_abs_error / scale (0 where scale is 0)
 
 
 @dataclass(frozen=True)
@@ -27,6 +36,7 @@ class Check:
     rtol: float
     atol: float
     outputs: tuple[OutputCheck, ...]
+    scale_rtol: float = 1e-3
 
     @property
     def passed(self) -> bool:
@@ -40,6 +50,11 @@ class Check:
     def max_rel_error(self) -> float:
         return max((o.max_rel_error for o in self.outputs), default=0.0)
 
+    @property
+    def max_scaled_error(self) -> float:
+        """The largest of the outputs' max |error| / max |reference|."""
+        return max((o.scaled_error for o in self.outputs), default=0.0)
+
     def __bool__(self) -> bool:
         return self.passed
 
@@ -47,32 +62,43 @@ class Check:
         verdict = "PASS" if self.passed else "FAIL"
         lines = [f"{verdict}: against {self.reference}, max |error| "
                  f"{self.max_abs_error:.3g}, max relative error "
-                 f"{self.max_rel_error:.3g} (rtol {self.rtol:g}, atol {self.atol:g})"]
+                 f"{self.max_rel_error:.3g}, max |error| / max |reference| "
+                 f"{self.max_scaled_error:.3g} (rtol {self.rtol:g}, atol "
+                 f"{self.atol:g}, scale_rtol {self.scale_rtol:g})"]
         for o in self.outputs:
             if not o.passed:
-                lines.append(f"  {o.name}: " + (o.problem or
-                             f"max |error| {o.max_abs_error:.3g} is outside the tolerance"))
+                lines.append(f"  {o.name}: " + (o.problem or _why(o, self)))
         return "\n".join(lines)
 
     def to_dict(self) -> dict:
         return {"reference": self.reference, "rtol": self.rtol, "atol": self.atol,
-                "passed": self.passed, "max_abs_error": self.max_abs_error,
-                "max_rel_error": self.max_rel_error}
+                "scale_rtol": self.scale_rtol, "passed": self.passed,
+                "max_abs_error": self.max_abs_error,
+                "max_rel_error": self.max_rel_error,
+                "max_scaled_error": self.max_scaled_error}
+
+
+def _why(o: OutputCheck, check: Check) -> str:
+    if o.scale and o.scaled_error > check.scale_rtol:
+        return (f"max |error| {o.max_abs_error:.3g} is {o.scaled_error:.3g} of the "
+                f"output's largest magnitude {o.scale:.3g} (at most "
+                f"{check.scale_rtol:g})")
+    return f"max |error| {o.max_abs_error:.3g} is outside the tolerance"
 
 
 def compare(outputs: Mapping[str, np.ndarray], reference: Sequence[np.ndarray],
             names: Sequence[str], *, rtol: float, atol: float,
-            against: str) -> Check:
+            against: str, scale_rtol: float = 1e-3) -> Check:
     """Compares ``outputs[names[i]]`` with ``reference[i]``."""
     if len(reference) != len(names):
         raise ValueError(f"the reference has {len(reference)} outputs, the program "
                          f"{len(names)} ({', '.join(names)})")
     return Check(against, float(rtol), float(atol), tuple(
-        _one(name, outputs.get(name), np.asarray(want), rtol, atol)
-        for name, want in zip(names, reference)))
+        _one(name, outputs.get(name), np.asarray(want), rtol, atol, scale_rtol)
+        for name, want in zip(names, reference)), float(scale_rtol))
 
 
-def _one(name, got, want, rtol, atol) -> OutputCheck:
+def _one(name, got, want, rtol, atol, scale_rtol) -> OutputCheck:
     if got is None:
         return OutputCheck(name, np.inf, np.inf, False, "the program returned no such output")
     got = np.asarray(got)
@@ -88,6 +114,10 @@ def _one(name, got, want, rtol, atol) -> OutputCheck:
     # Relative to the reference, where it is not below atol (near zero the
     # relative error says nothing).
     rel = err / np.maximum(np.abs(w), max(atol, np.finfo(np.float32).tiny))
-    passed = bool(np.all(err <= atol + rtol * np.abs(w)))
+    finite_w = np.abs(w[np.isfinite(w)])
+    scale = float(finite_w.max()) if finite_w.size else 0.0
+    max_err = float(err.max())
+    scaled = max_err / scale if scale else 0.0
+    passed = bool(np.all(err <= atol + rtol * np.abs(w))) and scaled <= scale_rtol
     problem = "" if passed or np.isfinite(err).all() else "NaN or infinite values differ"
-    return OutputCheck(name, float(err.max()), float(rel.max()), passed, problem)
+    return OutputCheck(name, max_err, float(rel.max()), passed, problem, scale, scaled)

@@ -40,7 +40,7 @@ def compile_command(args) -> int:
                             mapper_time_limit_s=args.time_limit, progress=not args.quiet,
                             name=src.name, failure_dir=args.failure_dir,
                             **{k: v for k, v in tolerance.items()},
-                            **{k: getattr(args, k) for k in ("rtol", "atol")
+                            **{k: getattr(args, k) for k in ("rtol", "atol", "scale_rtol")
                                if getattr(args, k) is not None})
         compiled = api.compile_source(src, opts)
     except StageError as e:
@@ -68,7 +68,8 @@ def compile_command(args) -> int:
         "max_stages": opts.max_stages,
         "resident_weights": opts.resident_weights, "stream": opts.stream,
         "timings": compiled.stages.seconds, "reference": reference,
-        "rtol": opts.rtol, "atol": opts.atol}, indent=1))
+        "rtol": opts.rtol, "atol": opts.atol, "scale_rtol": opts.scale_rtol},
+        indent=1))
     if not args.quiet:
         print(f"{src.name}: {compiled.program.num_instructions} instructions on "
               f"{len(compiled.program.tiles)} tiles of {opts.arch.name}, compiled in "
@@ -108,6 +109,7 @@ def record_run(directory, program, raw, *, reference_outputs=None, info=None,
         names = list(reference_outputs)
         check = compare(raw.outputs, [reference_outputs[n] for n in names], names,
                         rtol=info.get("rtol", 1e-4), atol=info.get("atol", 1e-4),
+                        scale_rtol=info.get("scale_rtol", 1e-3),
                         against=info.get("reference") or "the reference")
     report = Report.build(program, raw, name=info.get("name", Path(directory).name),
                           check=check, timings=info.get("timings"))

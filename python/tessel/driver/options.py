@@ -34,7 +34,9 @@ class Options:
     - ``trace``: record the simulator's trace (``save_trace``, per-layer
       time spans); costs some simulation time.
     - ``check``: compare the outputs with the model's own reference
-      (PyTorch eager, onnxruntime) at ``rtol``/``atol``.
+      (PyTorch eager, onnxruntime): element by element at ``rtol``/``atol``,
+      and the largest error at most ``scale_rtol`` of the output's largest
+      magnitude (``tessel.driver.check``).
     - ``progress``: print each stage and its time on stderr.
     - ``failure_dir``: where a failed stage keeps its IR (default: a fresh
       temporary directory).
@@ -52,6 +54,7 @@ class Options:
     check: bool = True
     rtol: float = 1e-4
     atol: float = 1e-4
+    scale_rtol: float = 1e-3
     progress: bool = False
     failure_dir: str | None = None
     name: str | None = None
@@ -68,7 +71,7 @@ class Options:
             if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
                 raise ValueError(f"option {name!r} must be an integer >= 1, got "
                                  f"{getattr(self, name)!r}")
-        for name in ("mapper_time_limit_s", "rtol", "atol"):
+        for name in ("mapper_time_limit_s", "rtol", "atol", "scale_rtol"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or value < 0 or value != value:

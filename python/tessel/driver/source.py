@@ -127,11 +127,12 @@ def random_inputs(model: ImportedModel, seed: int = 0) -> list[np.ndarray]:
 
 def from_spec(spec: str) -> tuple[Source, dict]:
     """The source a ``tessel compile MODEL`` argument names, with any
-    tolerance it states (``rtol``, ``atol``):
+    tolerance it states (``rtol``, ``atol``, ``scale_rtol``):
 
     - a zoo case name (``mlp``; the case's tolerance),
     - ``FILE.py`` or ``FILE.py:FUNC``: FUNC (default ``build``) returns
-      ``(module, example_inputs)``; module-level ``RTOL``/``ATOL`` if set,
+      ``(module, example_inputs)``; module-level ``RTOL``/``ATOL``/
+      ``SCALE_RTOL`` if set,
     - an ``.onnx`` file, or a saved imported model directory."""
     path_part, func = spec, ""
     if ".py:" in spec:
@@ -148,7 +149,8 @@ def from_spec(spec: str) -> tuple[Source, dict]:
             raise ValueError(f"zoo case {spec!r} is a training step; the driver compiles "
                              f"inference models")
         module, inputs = case.build()
-        return from_model(module, inputs, spec), {"rtol": case.rtol, "atol": case.atol}
+        return from_model(module, inputs, spec), {"rtol": case.rtol, "atol": case.atol,
+                                                  "scale_rtol": case.scale_rtol}
     raise ValueError(f"model {spec!r}: no such file, and not a zoo case (known: "
                      f"{', '.join(zoo.names())}); pass a zoo name, FILE.py[:FUNC], an "
                      f".onnx file or a saved imported model directory")
@@ -174,5 +176,6 @@ def _from_python_file(path: Path, func: str) -> tuple[Source, dict]:
     if not (isinstance(built, tuple) and len(built) == 2):
         raise ValueError(f"model {path}: {func}() returned {type(built).__name__}; it "
                          f"should return (module, example_inputs)")
-    tolerance = {k.lower(): getattr(module, k) for k in ("RTOL", "ATOL") if hasattr(module, k)}
+    tolerance = {k.lower(): getattr(module, k) for k in ("RTOL", "ATOL", "SCALE_RTOL")
+                 if hasattr(module, k)}
     return from_model(built[0], built[1], path.stem), tolerance

@@ -64,7 +64,9 @@ def summary(r: Report) -> str:
         c = r.check
         lines.append(f"check against {c['reference']}: "
                      f"{'PASS' if c['passed'] else 'FAIL'} (max |error| "
-                     f"{c['max_abs_error']:.3g}, max relative {c['max_rel_error']:.3g}; "
-                     f"rtol {c['rtol']:g}, atol {c['atol']:g})")
+                     f"{c['max_abs_error']:.3g}, max relative {c['max_rel_error']:.3g}, "
+                     f"of the output's scale {c.get('max_scaled_error', 0.0):.3g}; "
+                     f"rtol {c['rtol']:g}, atol {c['atol']:g}, "
+                     f"scale_rtol {c.get('scale_rtol', 1e-3):g})")
     lines += ["", "per layer:", layer_table(r), "", "per tile:", tile_table(r)]
     return "\n".join(lines)

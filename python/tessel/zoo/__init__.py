@@ -30,6 +30,8 @@ class Case:
     # Checks that take long on a small CPU: ("jit", variant) pairs.
     slow: frozenset = field(default_factory=frozenset)
     description: str = ""
+    # The largest error allowed relative to an output's largest magnitude.
+    scale_rtol: float = 1e-3
 
 
 CASES: dict[str, Case] = {}
@@ -43,13 +45,13 @@ XFAIL: dict[tuple[str, str], str] = {
 
 
 def register(name: str, *, rtol: float = 1e-5, atol: float = 1e-5, training: bool = False,
-             slow=(), description: str = ""):
+             slow=(), description: str = "", scale_rtol: float = 1e-3):
     """Register a case builder under ``name``."""
     def wrap(fn):
         if name in CASES:
             raise ValueError(f"zoo case {name!r} is registered twice")
         CASES[name] = Case(name, fn, rtol, atol, training, frozenset(slow),
-                           description or (fn.__doc__ or "").strip())
+                           description or (fn.__doc__ or "").strip(), scale_rtol)
         return fn
     return wrap
 

@@ -25,8 +25,10 @@ class CaseResult:
     jit_s: float = 0.0
     notes: dict = field(default_factory=dict)
 
-    def mismatches(self, rtol: float, atol: float) -> list[str]:
-        """One line per output outside |jit - golden| <= atol + rtol*|golden|."""
+    def mismatches(self, rtol: float, atol: float, scale_rtol: float = 1e-3) -> list[str]:
+        """One line per output outside |jit - golden| <= atol + rtol*|golden|
+        or whose max |jit - golden| exceeds scale_rtol * max |golden| (the
+        driver's check, tessel.driver.check)."""
         if self.jit is None:
             return []
         bad = []
@@ -42,6 +44,11 @@ class CaseResult:
             if not np.all(err <= limit):
                 bad.append(f"{spec.name}: max |error| {err.max():.3g} exceeds "
                            f"atol {atol} + rtol {rtol} (at {np.unravel_index(np.argmax(err - limit), err.shape)})")
+                continue
+            scale = float(np.abs(want.astype(np.float64)).max()) if want.size else 0.0
+            if scale and err.max() > scale_rtol * scale:
+                bad.append(f"{spec.name}: max |error| {err.max():.3g} is more than "
+                           f"{scale_rtol} of the output's largest magnitude {scale:.3g}")
         return bad
 
     def max_error(self) -> float:
