@@ -66,7 +66,7 @@ CASES = [
     ("map-required-key", _del("tile.vector.latency.erf"),
      "arch field 'tile.vector.latency' lacks key 'erf': every one of add, "
      "sub, mul, div, max, min, cmp, select, neg, abs, exp, log, tanh, erf, "
-     "sqrt, rsqrt, recip, cast, reduce_add, reduce_max is required"),
+     "sin, cos, sqrt, rsqrt, recip, cast, reduce_add, reduce_max is required"),
     ("map-value", _set("tile.mac.macs_per_cycle.f32", 0),
      "arch field 'tile.mac.macs_per_cycle.f32' = 0 is out of range: must be "
      "in [1, 1048576]"),

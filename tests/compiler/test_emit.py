@@ -26,7 +26,7 @@ PRELUDE = """
           vector = {lanes = 4, dtypes = ["f32", "bf16"],
                     latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1,
                                cmp = 1, select = 1, neg = 1, abs = 1, exp = 4,
-                               log = 4, tanh = 4, erf = 4, sqrt = 4, rsqrt = 4,
+                               log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4,
                                recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}},
           sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64},
           dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}},

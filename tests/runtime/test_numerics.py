@@ -85,18 +85,61 @@ def ref_erf(x: float) -> float:
     return f32(s * f32(1.0 - f32(f32(p * t) * ref_exp(-f32(a * a)))))
 
 
+def _octant(x: float):
+    """docs/isa.md's reduction for sin and cos, one f32 rounding per step."""
+    a = abs(x)
+    if not a <= 65536.0:
+        return math.nan, math.nan, math.nan
+    y = float(math.floor(f32(a * f32(1.27323954473516))))
+    if f32(y - f32(2.0 * math.floor(f32(y * 0.5)))) == 1.0:
+        y = f32(y + 1.0)
+    j = f32(y - f32(8.0 * math.floor(f32(y * 0.125))))
+    r = f32(f32(f32(a - f32(y * f32(0.78515625))) - f32(y * f32(2.4187564849853515625e-4)))
+            - f32(y * f32(3.77489497744594108e-8)))
+    z = f32(r * r)
+    p = f32(f32(f32(-1.9515295891e-4) * z) + f32(8.3321608736e-3))
+    p = f32(f32(p * z) + f32(-1.6666654611e-1))
+    s = f32(f32(f32(p * z) * r) + r)
+    q = f32(f32(f32(2.443315711809948e-5) * z) + f32(-1.388731625493765e-3))
+    q = f32(f32(q * z) + f32(4.166664568298827e-2))
+    c = f32(f32(f32(f32(q * z) * z) - f32(0.5 * z)) + 1.0)
+    return j, s, c
+
+
+def ref_sin(x: float) -> float:
+    if not math.isfinite(x):
+        return math.nan
+    j, s, c = _octant(x)
+    if math.isnan(j):
+        return math.nan
+    out = c if j in (2.0, 6.0) else s
+    out = -out if j >= 4.0 else out
+    return -out if math.copysign(1.0, x) < 0 else out
+
+
+def ref_cos(x: float) -> float:
+    if not math.isfinite(x):
+        return math.nan
+    j, s, c = _octant(x)
+    if math.isnan(j):
+        return math.nan
+    out = s if j in (2.0, 6.0) else c
+    return -out if j in (2.0, 4.0) else out
+
+
 def sample_points(seed=0):
     rng = np.random.default_rng(seed)
     pts = np.concatenate([
         rng.uniform(-110, 95, 300), rng.uniform(-3, 3, 300), rng.standard_normal(100) * 1e-3,
         [0.0, -0.0, 1.0, -1.0, 0.5, 88.7, 88.72283, 88.8, -87.5, -100.0, -103.9, -104,
-         1e-40, -1e-40, 2.0 ** -149, 9.0, 9.5, -9.5, 3.4e38, 1e-30],
+         1e-40, -1e-40, 2.0 ** -149, 9.0, 9.5, -9.5, 3.4e38, 1e-30, 65536.0, -70000.0],
     ]).astype(np.float32)
     return pts
 
 
 @pytest.mark.parametrize("fn, ref", [(nx.exp, ref_exp), (nx.log, ref_log),
-                                     (nx.tanh, ref_tanh), (nx.erf, ref_erf)])
+                                     (nx.tanh, ref_tanh), (nx.erf, ref_erf),
+                                     (nx.sin, ref_sin), (nx.cos, ref_cos)])
 def test_transcendentals_follow_the_isa_sequence_bit_for_bit(fn, ref):
     pts = sample_points()
     if fn is nx.log:
@@ -134,6 +177,27 @@ def test_transcendentals_against_float64_within_tolerance():
     got = nx.log(np.float32([0.0, -0.0, -1.0, np.inf, np.nan]))
     assert got[0] == -np.inf and got[1] == -np.inf and np.isnan(got[2])
     assert got[3] == np.inf and np.isnan(got[4])
+
+
+def test_sin_and_cos_against_float64():
+    """Within 1.5 units in the last place for |x| <= 20, within 1e-6 up to
+    65536 (rotary embeddings' angles are position x frequency); beyond,
+    where the reduction by pi/4 in three f32 parts can no longer keep the
+    remainder, the result is NaN."""
+    x = np.concatenate([np.linspace(-20, 20, 40001, dtype=np.float32),
+                        np.float32([np.pi, np.pi / 2, -np.pi / 4, 1e-30])])
+    for fn, ref in ((nx.sin, np.sin), (nx.cos, np.cos)):
+        want = ref(x.astype(np.float64))
+        ulp = np.spacing(np.abs(want).astype(np.float32)).astype(np.float64)
+        assert np.all(np.abs(fn(x) - want) <= 1.5 * ulp), fn.__name__
+        far = np.float32([100.0, 1000.5, 2047.9, 4095.3, 8191.7, 65535.9, 65536.0])
+        np.testing.assert_allclose(fn(far), ref(far.astype(np.float64)), atol=1e-6)
+        assert np.isnan(fn(np.float32([65536.01, -1e5, 3.4e38]))).all()
+    assert bits(nx.sin(np.float32([-0.0]))[0]) == 0x80000000
+    assert nx.cos(np.float32([0.0]))[0] == 1.0
+    for special in (np.inf, -np.inf, np.nan):
+        assert np.isnan(nx.sin(np.float32([special]))[0])
+        assert np.isnan(nx.cos(np.float32([special]))[0])
 
 
 def test_tanh_and_erf_keep_the_sign_of_zero():

@@ -23,12 +23,12 @@ from pathlib import Path
 DTYPES = ("f32", "f16", "bf16", "i8")
 
 # Operations of the vector unit, each with a latency in the description.
-# Unary: neg, abs, exp, log, tanh, erf, sqrt, rsqrt, recip, cast.
+# Unary: neg, abs, exp, log, tanh, erf, sin, cos, sqrt, rsqrt, recip, cast.
 # Binary: add, sub, mul, div, max, min, cmp. Ternary: select.
 # Reductions over an axis: reduce_add, reduce_max.
 VECTOR_OPS = (
     "add", "sub", "mul", "div", "max", "min", "cmp", "select",
-    "neg", "abs", "exp", "log", "tanh", "erf", "sqrt", "rsqrt", "recip",
+    "neg", "abs", "exp", "log", "tanh", "erf", "sin", "cos", "sqrt", "rsqrt", "recip",
     "cast", "reduce_add", "reduce_max",
 )
 

@@ -39,7 +39,7 @@ INT_DTYPES = ("i8", "i32")
 # ---------------------------------------------------------------------------
 
 UNARY_OPS = ("neg", "abs", "exp", "log", "tanh", "erf", "sqrt", "rsqrt",
-             "recip", "cast", "copy")
+             "recip", "cast", "copy", "sin", "cos")
 BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 REDUCE_OPS = ("add", "max")
 PREDICATES = ("lt", "le", "gt", "ge", "eq", "ne")

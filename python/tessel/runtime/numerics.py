@@ -149,7 +149,7 @@ def from_storage(raw: np.ndarray, dtype: str) -> np.ndarray:
 
 
 # ---------------------------------------------------------------------------
-# exp, log, tanh, erf: the sequences of docs/isa.md.
+# exp, log, tanh, erf, sin, cos: the sequences of docs/isa.md.
 # ---------------------------------------------------------------------------
 
 _EXP_HI = _c(88.72283905206835)
@@ -174,6 +174,16 @@ _ERF_P0 = _c(1.061405429)
 _ERF_STEPS = [(-1, _c(1.453152027)), (+1, _c(1.421413741)),
               (-1, _c(0.284496736)), (+1, _c(0.254829592))]
 _NINE = _c(9.0)
+_FOPI = _c(1.27323954473516)
+_SIN_MAX = _c(65536.0)
+_EIGHT = _c(8.0)
+_EIGHTH = _c(0.125)
+_DP1 = _c(0.78515625)
+_DP2 = _c(2.4187564849853515625e-4)
+_DP3 = _c(3.77489497744594108e-8)
+_SIN_P = [_c(v) for v in (-1.9515295891e-4, 8.3321608736e-3, -1.6666654611e-1)]
+_COS_P = [_c(v) for v in (2.443315711809948e-5, -1.388731625493765e-3,
+                          4.166664568298827e-2)]
 
 
 def exp(x: np.ndarray) -> np.ndarray:
@@ -242,6 +252,43 @@ def erf(x: np.ndarray) -> np.ndarray:
     return out.astype(np.float32, copy=False)
 
 
+def _octant(x: np.ndarray):
+    """sin and cos's argument reduction: ``(j, s, c)`` with ``j`` the even
+    octant of ``|x|`` mod 8 (NaN where ``|x|`` is not at most 65536) and
+    ``s``, ``c`` the sine and cosine polynomials of the remainder
+    (docs/isa.md)."""
+    a = np.abs(x)
+    y = np.where(a <= _SIN_MAX, np.floor(a * _FOPI), np.float32(np.nan))
+    y = np.where(y - _TWO * np.floor(y * _HALF) == _ONE, y + _ONE, y)
+    j = y - _EIGHT * np.floor(y * _EIGHTH)
+    r = ((a - y * _DP1) - y * _DP2) - y * _DP3
+    z = r * r
+    s = ((_SIN_P[0] * z + _SIN_P[1]) * z + _SIN_P[2]) * z * r + r
+    c = ((_COS_P[0] * z + _COS_P[1]) * z + _COS_P[2]) * z * z - _HALF * z + _ONE
+    return j, s, c
+
+
+def sin(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        j, s, c = _octant(x)
+        out = np.where((j == 2) | (j == 6), c, s)
+        out = np.where(j >= 4, -out, out)
+        out = np.where(np.signbit(x), -out, out)
+        out = np.where(np.isfinite(j), out, np.float32(np.nan))
+    return out.astype(np.float32, copy=False)
+
+
+def cos(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        j, s, c = _octant(x)
+        out = np.where((j == 2) | (j == 6), s, c)
+        out = np.where((j == 2) | (j == 4), -out, out)
+        out = np.where(np.isfinite(j), out, np.float32(np.nan))
+    return out.astype(np.float32, copy=False)
+
+
 # ---------------------------------------------------------------------------
 # Elementwise operations on float32 (or on integer storage, which wraps).
 # ---------------------------------------------------------------------------
@@ -291,6 +338,8 @@ UNARY_F32: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "log": log,
     "tanh": tanh,
     "erf": erf,
+    "sin": sin,
+    "cos": cos,
     "sqrt": np.sqrt,
     "rsqrt": lambda x: _ONE / np.sqrt(x),
     "recip": lambda x: _ONE / x,

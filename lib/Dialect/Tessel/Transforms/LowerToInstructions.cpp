@@ -759,6 +759,8 @@ struct Lowering {
         .Case([&](math::LogOp) { return unary(VectorUnaryKind::log); })
         .Case([&](math::TanhOp) { return unary(VectorUnaryKind::tanh); })
         .Case([&](math::ErfOp) { return unary(VectorUnaryKind::erf); })
+        .Case([&](math::SinOp) { return unary(VectorUnaryKind::sin); })
+        .Case([&](math::CosOp) { return unary(VectorUnaryKind::cos); })
         .Case([&](math::SqrtOp) { return unary(VectorUnaryKind::sqrt); })
         .Case([&](math::RsqrtOp) { return unary(VectorUnaryKind::rsqrt); })
         .Case([&](arith::SelectOp) {

@@ -42,6 +42,13 @@ _CONSTANTS = {
     "ERF_A": 0.3275911, "ERF_P0": 1.061405429, "ERF_P1": 1.453152027,
     "ERF_P2": 1.421413741, "ERF_P3": 0.284496736, "ERF_P4": 0.254829592,
     "NINE": 9.0,
+    "FOPI": 1.27323954473516, "SIN_MAX": 65536.0, "EIGHT": 8.0, "EIGHTH": 0.125,
+    "DP1": 0.78515625, "DP2": 2.4187564849853515625e-4,
+    "DP3": 3.77489497744594108e-8,
+    "SIN_P0": -1.9515295891e-4, "SIN_P1": 8.3321608736e-3,
+    "SIN_P2": -1.6666654611e-1,
+    "COS_P0": 2.443315711809948e-5, "COS_P1": -1.388731625493765e-3,
+    "COS_P2": 4.166664568298827e-2,
 }
 
 
@@ -299,6 +306,45 @@ DEV float isa_erf(float x) {
     return FMUL(s, FSUB(KF(ONE), FMUL(FMUL(p, t), isa_exp(-FMUL(a, a)))));
 }
 
+/* ---- sin, cos (docs/isa.md) --------------------------------------------- */
+
+/* |x|'s even octant mod 8 (NaN where |x| is not at most 65536), and the
+   sine and cosine polynomials of the remainder. */
+DEV float octant(float x, float* s, float* c) {
+    float a = fabsf(x);
+    float y = a <= KF(SIN_MAX) ? floorf(FMUL(a, KF(FOPI))) : bits_f(CANON_F32);
+    if (FSUB(y, FMUL(KF(TWO), floorf(FMUL(y, KF(HALF))))) == KF(ONE))
+        y = FADD(y, KF(ONE));
+    float j = FSUB(y, FMUL(KF(EIGHT), floorf(FMUL(y, KF(EIGHTH)))));
+    float r = FSUB(FSUB(FSUB(a, FMUL(y, KF(DP1))), FMUL(y, KF(DP2))),
+                   FMUL(y, KF(DP3)));
+    float z = FMUL(r, r);
+    float p = FADD(FMUL(KF(SIN_P0), z), KF(SIN_P1));
+    p = FADD(FMUL(p, z), KF(SIN_P2));
+    *s = FADD(FMUL(FMUL(p, z), r), r);
+    float q = FADD(FMUL(KF(COS_P0), z), KF(COS_P1));
+    q = FADD(FMUL(q, z), KF(COS_P2));
+    *c = FADD(FSUB(FMUL(FMUL(q, z), z), FMUL(KF(HALF), z)), KF(ONE));
+    return j;
+}
+
+DEV float isa_sin(float x) {
+    float s, c;
+    float j = octant(x, &s, &c);
+    if (j != j) return bits_f(CANON_F32);
+    float out = (j == 2.0f || j == 6.0f) ? c : s;
+    if (j >= 4.0f) out = -out;
+    return (f_bits(x) >> 31) ? -out : out;
+}
+
+DEV float isa_cos(float x) {
+    float s, c;
+    float j = octant(x, &s, &c);
+    if (j != j) return bits_f(CANON_F32);
+    float out = (j == 2.0f || j == 6.0f) ? s : c;
+    return (j == 2.0f || j == 4.0f) ? -out : out;
+}
+
 /* ---- elementwise operations -------------------------------------------- */
 
 /* max/min: a NaN operand gives the other; -0 orders below +0. */
@@ -324,6 +370,8 @@ DEV float unary_f(int op, float x) {
     case U_LOG: return isa_log(x);
     case U_TANH: return isa_tanh(x);
     case U_ERF: return isa_erf(x);
+    case U_SIN: return isa_sin(x);
+    case U_COS: return isa_cos(x);
     case U_SQRT: return FSQRT(x);
     case U_RSQRT: return FDIV(1.0f, FSQRT(x));
     default: return FDIV(1.0f, x);                 /* U_RECIP */
