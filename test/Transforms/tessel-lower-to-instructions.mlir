@@ -227,3 +227,29 @@ tessel.device @stream_the_longer_operand arch #tiny {
     linalg.matmul ins(%x, %w : memref<4x8xf32, #sram>, memref<8x32xf32, #sram>) outs(%y : memref<4x32xf32, #sram>)
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// sin and cos (rotary embeddings): vector_unary sin and cos, the ISA's
+// sequences (docs/isa.md).
+// CHECK-LABEL: tessel.device @trigonometry
+// CHECK:     tessel.vector_unary sin %[[X:[^,]+]], %[[S:[^ ]+]] :
+// CHECK:     tessel.vector_unary cos %[[X]], %[[C:[^ ]+]] :
+// CHECK:     tessel.vector_binary add %[[S]], %[[C]], %{{.+}}
+tessel.device @trigonometry arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<4x8xf32, #sram>
+    %y = memref.alloc() : memref<4x8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x : memref<4x8xf32, #sram>) outs(%y : memref<4x8xf32, #sram>) {
+    ^bb0(%in: f32, %out: f32):
+      %s = math.sin %in : f32
+      %c = math.cos %in : f32
+      %a = arith.addf %s, %c : f32
+      linalg.yield %a : f32
+    }
+  }
+}

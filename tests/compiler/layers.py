@@ -52,3 +52,21 @@ class BatchedLinear(torch.nn.Module):
 
     def forward(self, x):
         return self.fc(x)
+
+
+class Rotary(torch.nn.Module):
+    """Rotary position embedding (as Llama-family models apply it to queries
+    and keys): angles position x frequency, the input rotated by their cos
+    and sin. The positions are an input, so cos and sin run on the chip."""
+
+    def __init__(self, dim=32):
+        super().__init__()
+        inv_freq = 1.0 / (10000 ** (torch.arange(0, dim, 2).float() / dim))
+        self.register_buffer("inv_freq", inv_freq, persistent=False)
+
+    def forward(self, x, positions):
+        freqs = positions[:, None] * self.inv_freq[None, :]
+        angles = torch.cat([freqs, freqs], dim=-1)
+        half = x.shape[-1] // 2
+        rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
+        return x * angles.cos() + rotated * angles.sin()

@@ -112,6 +112,28 @@ def test_layer_matches_pytorch(layer, shapes, tolerance):
                                rtol=tolerance, atol=tolerance)
 
 
+def test_rotary_embedding_runs_sin_and_cos_on_the_chip():
+    """Rotary embeddings' cos and sin of angles up to 441 radians, computed
+    by the vector unit (the ISA's sequences): the result matches PyTorch,
+    and the CPU emulator gives the simulator's bits."""
+    torch.manual_seed(0)
+    layer = layers.Rotary().eval()
+    x, positions = torch.randn(64, 32), torch.arange(64).float() * 7.0
+    model = fe.import_torch(layer, (x, positions))
+    program = compile_imported(model, "tessel-4x4")
+    ops = {ins["op"] for instrs in program.decoded().values() for ins in instrs
+           if ins.op == "vector_unary"}
+    assert {"sin", "cos"} <= ops
+    feeds = {spec.name: v.numpy()
+             for spec, v in zip(model.signature.inputs, (x, positions))}
+    out_name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[out_name]
+    np.testing.assert_allclose(simulated, layer(x, positions).numpy(),
+                               rtol=1e-5, atol=1e-5)
+    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
+    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+
+
 def with_mappings(model, **mappings):
     """``model`` with ``tessel.mapping`` written on its one op of each kind
     given (``matmul="#tessel.mapping<...>"``), as a mapper would, first in
