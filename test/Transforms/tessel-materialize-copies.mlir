@@ -51,6 +51,25 @@ func.func @in_forall(%a: tensor<8xf32>) -> tensor<8xf32> {
 
 // -----
 
+// An op computed in the very slice of a tensor it is inserted back into (a
+// group of a grouped convolution) bufferizes in place: no copy. Inserted
+// elsewhere, it is copied.
+// CHECK-LABEL: func.func @computed_in_place
+// CHECK:         %[[S:.+]] = tensor.extract_slice %[[O:.+]][0, 0] [4, 8] [1, 1]
+// CHECK:         %[[E:.+]] = linalg.exp ins(%{{.+}} : tensor<4x8xf32>) outs(%[[S]] : tensor<4x8xf32>)
+// CHECK-NEXT:    %[[R:.+]] = tensor.insert_slice %[[E]] into %[[O]][0, 0] [4, 8] [1, 1]
+// CHECK:         linalg.copy ins(%[[E]] : tensor<4x8xf32>)
+// CHECK:         tensor.insert_slice %{{.+}} into %[[R]][4, 0] [4, 8] [1, 1]
+func.func @computed_in_place(%x: tensor<4x8xf32>, %o: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = tensor.extract_slice %o[0, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  %e = linalg.exp ins(%x : tensor<4x8xf32>) outs(%s : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.insert_slice %e into %o[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<8x8xf32>
+  %r2 = tensor.insert_slice %e into %r[4, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<8x8xf32>
+  return %r2 : tensor<8x8xf32>
+}
+
+// -----
+
 // A zero fill shared by two matmuls (as CSE leaves it): each matmul gets a
 // fill of its own to accumulate into.
 // CHECK-LABEL: func.func @shared_fill

@@ -70,3 +70,30 @@ class Rotary(torch.nn.Module):
         half = x.shape[-1] // 2
         rotated = torch.cat([-x[..., half:], x[..., :half]], dim=-1)
         return x * angles.cos() + rotated * angles.sin()
+
+
+class Conv1dBlock(torch.nn.Module):
+    """Whisper's encoder stem: two 1-D convolutions (the second strided),
+    each followed by a GELU."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv1d(8, 16, 3, padding=1)
+        self.conv2 = torch.nn.Conv1d(16, 16, 3, stride=2, padding=1)
+
+    def forward(self, x):
+        x = torch.nn.functional.gelu(self.conv1(x))
+        return torch.nn.functional.gelu(self.conv2(x))
+
+
+class GroupedConv(torch.nn.Module):
+    """RegNet's grouped 3x3 convolution (4 groups), strided, and a dilated
+    one with 2 groups."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv1 = torch.nn.Conv2d(16, 32, 3, stride=2, padding=1, groups=4)
+        self.conv2 = torch.nn.Conv2d(32, 16, 3, padding=2, dilation=2, groups=2)
+
+    def forward(self, x):
+        return self.conv2(torch.relu(self.conv1(x)))

@@ -98,8 +98,10 @@ def test_compiling_twice_gives_identical_bytes(mlp, tmp_path):
     (layers.ConvBlock(), [(1, 3, 16, 16)], 1e-5),
     (layers.Attention(), [(2, 8, 16), (2, 8, 16)], 1e-6),
     (layers.BatchedLinear(), [(2, 8, 16)], 1e-6),
+    (layers.Conv1dBlock(), [(2, 8, 32)], 1e-5),
+    (layers.GroupedConv(), [(1, 16, 16, 16)], 1e-5),
 ], ids=["softmax", "gelu_mlp", "pad_concat", "conv_block", "attention",
-        "batched_linear"])
+        "batched_linear", "conv1d", "grouped_conv"])
 def test_layer_matches_pytorch(layer, shapes, tolerance):
     torch.manual_seed(0)
     xs = [torch.randn(*shape) for shape in shapes]

@@ -23,11 +23,12 @@ static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
 }
 
 void tessel::buildLegalizePipeline(OpPassManager &pm) {
-  // Reject what is outside the contract; store weights in the layout the
-  // ops read; evaluate what depends on no input before fusion mixes it into
-  // ops that do; compute in the chip's types and ops; make data movement
-  // mappable; fuse elementwise chains.
+  // Reject what is outside the contract; make every convolution a 2-D NCHW
+  // one; store weights in the layout the ops read; evaluate what depends on
+  // no input before fusion mixes it into ops that do; compute in the chip's
+  // types and ops; make data movement mappable; fuse elementwise chains.
   pm.addPass(createTesselCheckInputContract());
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
   pm.addNestedPass<func::FuncOp>(createTesselFoldWeightTransposes());
   pm.addNestedPass<func::FuncOp>(createTesselFoldConstantTensors());
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
@@ -71,7 +72,8 @@ void tessel::registerPipelines() {
   PassPipelineRegistration<>(
       "tessel-legalize-pipeline",
       "Bring linalg-on-tensors into the form the mapper and partitioning "
-      "read (check the input contract, fold weight transposes, fold "
+      "read (check the input contract, decompose convolutions, fold weight "
+      "transposes, fold "
       "constant tensors, narrow f64, "
       "simplify math, materialize copies, fuse elementwise chains, "
       "canonicalize)",

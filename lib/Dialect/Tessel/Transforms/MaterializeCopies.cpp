@@ -28,6 +28,24 @@ namespace mlir::tessel {
 
 namespace {
 
+/// Whether `insert` puts back the result of a linalg op computed in the
+/// very slice of the destination it is inserted into (a grouped
+/// convolution's group, tessel-decompose-convolutions): that bufferizes in
+/// place as it is.
+bool insertsWhereComputed(tensor::InsertSliceOp insert) {
+  auto result = dyn_cast<OpResult>(insert.getSource());
+  auto op = result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
+  if (!op || !op.hasPureTensorSemantics())
+    return false;
+  auto slice = op.getDpsInitOperand(result.getResultNumber())
+                   ->get()
+                   .getDefiningOp<tensor::ExtractSliceOp>();
+  return slice && slice.getSource() == insert.getDest() &&
+         slice.isSameAs(insert, [](OpFoldResult a, OpFoldResult b) {
+           return isEqualConstantIntOrValue(a, b);
+         });
+}
+
 /// tensor.insert_slice %src into %dst  ->  the same insertion of a
 /// linalg.copy of %src into the slice of %dst, which bufferizes in place.
 struct CopyIntoSlice : OpRewritePattern<tensor::InsertSliceOp> {
@@ -36,7 +54,8 @@ struct CopyIntoSlice : OpRewritePattern<tensor::InsertSliceOp> {
   LogicalResult matchAndRewrite(tensor::InsertSliceOp insert,
                                 PatternRewriter &rewriter) const override {
     if (insert.getSource().getDefiningOp<linalg::CopyOp>() ||
-        insert->getParentOfType<scf::ForallOp>())
+        insert->getParentOfType<scf::ForallOp>() ||
+        insertsWhereComputed(insert))
       return failure();
     Location loc = insert.getLoc();
     auto slice = tensor::ExtractSliceOp::create(

@@ -112,6 +112,37 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
                            "::mlir::math::MathDialect"];
 }
 
+def TesselDecomposeConvolutions
+    : Pass<"tessel-decompose-convolutions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite 1-D and grouped convolutions as 2-D NCHW ones";
+  let description = [{
+    The chip's convolution is `linalg.conv_2d_nchw_fchw` (and the depthwise
+    one). A 1-D convolution (`linalg.conv_1d_ncw_fcw`, PyTorch's `Conv1d`)
+    becomes a 2-D one over a single row: input, filter and output get a unit
+    height, strides and dilations a unit first entry. A grouped convolution
+    (`linalg.conv_2d_ngchw_gfchw`, groups neither 1 nor the channels)
+    becomes one 2-D convolution per group, reading its group's slice of the
+    input and the filter and inserting its result into the group's slice of
+    the output. The mapper and the lowering then see only convolutions
+    they know.
+
+    ```mlir
+    %r = linalg.conv_1d_ncw_fcw ins(%x, %w : tensor<1x8x34xf32>, tensor<16x8x3xf32>)
+           outs(%o : tensor<1x16x32xf32>) -> tensor<1x16x32xf32>
+    // becomes
+    %x2 = tensor.expand_shape %x [[0], [1], [2, 3]] ... : tensor<1x8x34xf32> into tensor<1x8x1x34xf32>
+    %w2 = tensor.expand_shape %w [[0], [1], [2, 3]] ... : tensor<16x8x3xf32> into tensor<16x8x1x3xf32>
+    %o2 = tensor.expand_shape %o [[0], [1], [2, 3]] ... : tensor<1x16x32xf32> into tensor<1x16x1x32xf32>
+    %c = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+           ins(%x2, %w2 : ...) outs(%o2 : tensor<1x16x1x32xf32>) -> tensor<1x16x1x32xf32>
+    %r = tensor.collapse_shape %c [[0], [1], [2, 3]] : tensor<1x16x1x32xf32> into tensor<1x16x32xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def TesselFoldWeightTransposes
     : Pass<"tessel-fold-weight-transposes", "::mlir::func::FuncOp"> {
   let summary = "Store transposed weights instead of transposing them on "

@@ -1,0 +1,51 @@
+// RUN: tessel-opt %s -split-input-file -tessel-decompose-convolutions | FileCheck %s
+
+// A 1-D convolution (PyTorch's Conv1d, strided and dilated): a 2-D one over
+// a unit row, its strides and dilations with a unit first entry.
+// CHECK-LABEL: func.func @conv1d
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x8x34xf32>, %[[W:.+]]: tensor<16x8x3xf32>, %[[O:.+]]: tensor<1x16x15xf32>)
+// CHECK:         %[[X2:.+]] = tensor.expand_shape %[[X]] {{\[}}[0], [1], [2, 3]] output_shape [1, 8, 1, 34]
+// CHECK:         %[[W2:.+]] = tensor.expand_shape %[[W]] {{\[}}[0], [1], [2, 3]] output_shape [16, 8, 1, 3]
+// CHECK:         %[[O2:.+]] = tensor.expand_shape %[[O]] {{\[}}[0], [1], [2, 3]] output_shape [1, 16, 1, 15]
+// CHECK:         %[[C:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<[1, 2]> : vector<2xi64>, strides = dense<[1, 2]> : vector<2xi64>}
+// CHECK-SAME:      ins(%[[X2]], %[[W2]] : tensor<1x8x1x34xf32>, tensor<16x8x1x3xf32>) outs(%[[O2]] : tensor<1x16x1x15xf32>)
+// CHECK:         %[[R:.+]] = tensor.collapse_shape %[[C]] {{\[}}[0], [1], [2, 3]] : tensor<1x16x1x15xf32> into tensor<1x16x15xf32>
+// CHECK:         return %[[R]]
+func.func @conv1d(%x: tensor<1x8x34xf32>, %w: tensor<16x8x3xf32>, %o: tensor<1x16x15xf32>) -> tensor<1x16x15xf32> {
+  %r = linalg.conv_1d_ncw_fcw {dilations = dense<2> : vector<1xi64>, strides = dense<2> : vector<1xi64>} ins(%x, %w : tensor<1x8x34xf32>, tensor<16x8x3xf32>) outs(%o : tensor<1x16x15xf32>) -> tensor<1x16x15xf32>
+  return %r : tensor<1x16x15xf32>
+}
+
+// -----
+
+// A convolution with 2 groups: one 2-D convolution per group, each reading
+// its group's input channels and filters and computing in its group's slice
+// of the output, which it is inserted back into.
+// CHECK-LABEL: func.func @grouped
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x2x4x10x10xf32>, %[[W:.+]]: tensor<2x8x4x3x3xf32>, %[[O:.+]]: tensor<1x2x8x8x8xf32>)
+// CHECK:         %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0, 0] [1, 1, 4, 10, 10] [1, 1, 1, 1, 1] : tensor<1x2x4x10x10xf32> to tensor<1x4x10x10xf32>
+// CHECK:         %[[W0:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0, 0] [1, 8, 4, 3, 3] [1, 1, 1, 1, 1] : tensor<2x8x4x3x3xf32> to tensor<8x4x3x3xf32>
+// CHECK:         %[[O0:.+]] = tensor.extract_slice %[[O]][0, 0, 0, 0, 0] [1, 1, 8, 8, 8] [1, 1, 1, 1, 1] : tensor<1x2x8x8x8xf32> to tensor<1x8x8x8xf32>
+// CHECK:         %[[C0:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X0]], %[[W0]] : {{.+}}) outs(%[[O0]] : tensor<1x8x8x8xf32>)
+// CHECK:         %[[R0:.+]] = tensor.insert_slice %[[C0]] into %[[O]][0, 0, 0, 0, 0] [1, 1, 8, 8, 8] [1, 1, 1, 1, 1]
+// CHECK:         %[[X1:.+]] = tensor.extract_slice %[[X]][0, 1, 0, 0, 0] [1, 1, 4, 10, 10]
+// CHECK:         %[[W1:.+]] = tensor.extract_slice %[[W]][1, 0, 0, 0, 0] [1, 8, 4, 3, 3]
+// CHECK:         %[[O1:.+]] = tensor.extract_slice %[[R0]][0, 1, 0, 0, 0] [1, 1, 8, 8, 8]
+// CHECK:         %[[C1:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X1]], %[[W1]] : {{.+}}) outs(%[[O1]] : tensor<1x8x8x8xf32>)
+// CHECK:         %[[R1:.+]] = tensor.insert_slice %[[C1]] into %[[R0]][0, 1, 0, 0, 0] [1, 1, 8, 8, 8] [1, 1, 1, 1, 1]
+// CHECK:         return %[[R1]]
+func.func @grouped(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x3xf32>, %o: tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32> {
+  %r = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x10x10xf32>, tensor<2x8x4x3x3xf32>) outs(%o : tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32>
+  return %r : tensor<1x2x8x8x8xf32>
+}
+
+// -----
+
+// The 2-D NCHW convolution is left as it is.
+// CHECK-LABEL: func.func @conv2d
+// CHECK:         linalg.conv_2d_nchw_fchw
+// CHECK-NOT:     tensor.expand_shape
+func.func @conv2d(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
+  return %r : tensor<1x8x8x8xf32>
+}
