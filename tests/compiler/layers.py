@@ -97,3 +97,64 @@ class GroupedConv(torch.nn.Module):
 
     def forward(self, x):
         return self.conv2(torch.relu(self.conv1(x)))
+
+
+class MaskedAttention(torch.nn.Module):
+    """scaled_dot_product_attention as users write it: causal, with a
+    boolean mask (a row masked everywhere gives zeros) or with an additive
+    one."""
+
+    def __init__(self, mask: str):
+        super().__init__()
+        self.mask = mask
+
+    def forward(self, q, k, v, mask):
+        F = torch.nn.functional
+        if self.mask == "causal":
+            return F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        if self.mask == "boolean":
+            return F.scaled_dot_product_attention(q, k, v, attn_mask=mask > 0)
+        return F.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+
+
+class GroupedQueryAttention(torch.nn.Module):
+    """Fewer key and value heads than query heads (Llama, Mistral): each
+    key/value head serves two query heads."""
+
+    def forward(self, q, k, v):
+        k, v = k.repeat_interleave(2, dim=1), v.repeat_interleave(2, dim=1)
+        return torch.nn.functional.scaled_dot_product_attention(q, k, v, is_causal=True)
+
+
+class MultiheadAttention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = torch.nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
+
+
+class EncoderLayer(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = torch.nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0,
+                                                      batch_first=True)
+
+    def forward(self, x):
+        return self.layer(x)
+
+
+class RMSNormSwiGLU(torch.nn.Module):
+    """Llama's feed-forward block: RMSNorm, then a SiLU-gated projection."""
+
+    def __init__(self):
+        super().__init__()
+        self.norm = torch.nn.RMSNorm(32)
+        self.gate = torch.nn.Linear(32, 64, bias=False)
+        self.up = torch.nn.Linear(32, 64, bias=False)
+        self.down = torch.nn.Linear(64, 32, bias=False)
+
+    def forward(self, x):
+        h = self.norm(x)
+        return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))

@@ -136,6 +136,42 @@ def test_rotary_embedding_runs_sin_and_cos_on_the_chip():
     assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
 
 
+HEADS = [(1, 4, 8, 16)] * 3
+
+
+@pytest.mark.parametrize("layer,shapes", [
+    (layers.MaskedAttention("causal"), HEADS + [(8, 8)]),
+    (layers.MaskedAttention("boolean"), HEADS + [(8, 8)]),
+    (layers.MaskedAttention("additive"), HEADS + [(8, 8)]),
+    (layers.GroupedQueryAttention(), [(1, 4, 8, 16), (1, 2, 8, 16), (1, 2, 8, 16)]),
+    (layers.MultiheadAttention(), [(2, 8, 32)]),
+    (layers.EncoderLayer(), [(2, 8, 32)]),
+    (layers.RMSNormSwiGLU(), [(8, 32)]),
+], ids=["sdpa_causal", "sdpa_boolean_mask", "sdpa_additive_mask", "gqa", "mha",
+        "encoder_layer", "rmsnorm_swiglu"])
+def test_attention_as_users_write_it(layer, shapes):
+    """Attention with its masks (a boolean one with a row masked everywhere,
+    whose output PyTorch makes zeros), grouped-query attention, nn modules:
+    each matches PyTorch within 1e-5 of the output's scale, and the CPU
+    emulator gives the simulator's bits."""
+    torch.manual_seed(0)
+    xs = [torch.randn(*shape) for shape in shapes]
+    if len(xs) == 4:
+        xs[3][5] = -1.0       # the boolean mask's row 5: masked everywhere
+    model = fe.import_torch(layer.eval(), tuple(xs))
+    program = compile_imported(model, "tessel-4x4")
+    # (The causal case reads no mask.)
+    feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, xs)
+             if spec.name in program.inputs}
+    out_name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[out_name]
+    golden = layer(*xs).detach().numpy()
+    np.testing.assert_allclose(simulated, golden, rtol=1e-5,
+                               atol=1e-5 * np.abs(golden).max())
+    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
+    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+
+
 def with_mappings(model, **mappings):
     """``model`` with ``tessel.mapping`` written on its one op of each kind
     given (``matmul="#tessel.mapping<...>"``), as a mapper would, first in

@@ -26,7 +26,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // Reject what is outside the contract; make every convolution a 2-D NCHW
   // one; store weights in the layout the ops read; evaluate what depends on
   // no input before fusion mixes it into ops that do; compute in the chip's
-  // types and ops; make data movement mappable; fuse elementwise chains.
+  // types and ops; make data movement mappable; fuse elementwise chains;
+  // store the booleans left between ops as floats.
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
   pm.addNestedPass<func::FuncOp>(createTesselFoldWeightTransposes());
@@ -35,6 +36,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());
   pm.addPass(createCanonicalizerKeepingPartitions());
 }
 
@@ -75,8 +77,8 @@ void tessel::registerPipelines() {
       "read (check the input contract, decompose convolutions, fold weight "
       "transposes, fold "
       "constant tensors, narrow f64, "
-      "simplify math, materialize copies, fuse elementwise chains, "
-      "canonicalize)",
+      "simplify math, materialize copies, fuse elementwise chains, store "
+      "booleans as floats, canonicalize)",
       buildLegalizePipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "tessel-lowering-pipeline",

@@ -245,6 +245,47 @@ def TesselMaterializeCopies
   ];
 }
 
+def TesselBooleansAsFloats
+    : Pass<"tessel-booleans-as-floats", "::mlir::func::FuncOp"> {
+  let summary = "Store the boolean tensors between ops as f32";
+  let description = [{
+    Attention masks bring i1 tensors between ops (PyTorch's
+    `scaled_dot_product_attention` tests whether a row is masked
+    everywhere). The chip has no boolean type; within an op a comparison is
+    already kept as 1.0 / 0.0. This pass stores the i1 tensors that cross
+    ops as f32, 0 false and anything else true: a fill of `true` fills 1.0,
+    an op yielding a boolean yields `select(b, 1.0, 0.0)`, an op reading one
+    reads `element != 0`, and AND and OR reductions become maxima (of
+    `select(b, -1.0, 0.0)` from a fill of -1.0 for AND: -min(x) = max(-x)),
+    which the vector unit runs. Views of boolean tensors follow. A function
+    whose booleans meet anything else (a boolean argument or result, a
+    reduction from a computed start) is left as it is.
+
+    ```mlir
+    %t = linalg.fill ins(%true : i1) outs(%e : tensor<4x1xi1>) -> tensor<4x1xi1>
+    %all = linalg.generic {... iterator_types = ["parallel", "reduction"]}
+        ins(%m : tensor<4x8xi1>) outs(%t : tensor<4x1xi1>) {
+      ^bb0(%in: i1, %acc: i1):
+        %a = arith.andi %in, %acc : i1
+        linalg.yield %a : i1
+    } -> tensor<4x1xi1>
+    // becomes
+    %t = linalg.fill ins(%minus_one : f32) outs(%e : tensor<4x1xf32>) -> tensor<4x1xf32>
+    %all = linalg.generic {...} ins(%m : tensor<4x8xf32>) outs(%t : tensor<4x1xf32>) {
+      ^bb0(%in: f32, %acc: f32):
+        %b = arith.cmpf une, %in, %zero : f32
+        %s = arith.select %b, %minus_one, %zero : f32
+        %r = arith.maximumf %s, %acc : f32
+        linalg.yield %r : f32
+    } -> tensor<4x1xf32>
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+}
+
 def TesselFuseElementwise
     : Pass<"tessel-fuse-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into their elementwise consumers";
