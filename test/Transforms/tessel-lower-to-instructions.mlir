@@ -253,3 +253,28 @@ tessel.device @trigonometry arch #tiny {
     }
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A row minimum (torch.amin): the negated maximum of the negated elements,
+// combined with the output by a minimum.
+// CHECK-LABEL: tessel.device @row_minimum
+// CHECK:     tessel.vector_unary neg %[[X:[^,]+]], %[[N:[^ ]+]] :
+// CHECK:     tessel.vector_reduce max %[[N]], %[[R:[^ ]+]] dim 1
+// CHECK:     tessel.vector_unary neg %[[R]], %[[M:[^ ]+]] :
+// CHECK:     tessel.vector_binary min %[[OUT:[^,]+]], %[[M]], %[[OUT]]
+tessel.device @row_minimum arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<4x8xf32, #sram>
+    %m = memref.alloc() : memref<4xf32, #sram>
+    linalg.reduce ins(%x : memref<4x8xf32, #sram>) outs(%m : memref<4xf32, #sram>) dimensions = [1]
+      (%in: f32, %acc: f32) {
+        %r = arith.minimumf %in, %acc : f32
+        linalg.yield %r : f32
+      }
+  }
+}

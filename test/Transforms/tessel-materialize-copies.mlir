@@ -88,3 +88,25 @@ func.func @shared_fill(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4x
   %1 = linalg.matmul ins(%a, %c : tensor<4x8xf32>, tensor<8x4xf32>) outs(%f : tensor<4x4xf32>) -> tensor<4x4xf32>
   return %0, %1 : tensor<4x4xf32>, tensor<4x4xf32>
 }
+
+// -----
+
+// Results returned as a view of an argument or as a slice are copied into
+// tensors of their own; a reshape of a computed result is returned as it is.
+// CHECK-LABEL: func.func @returned_views
+// CHECK:         %[[V:.+]] = tensor.collapse_shape %[[X:.+]] {{\[}}[0, 1]]
+// CHECK:         %[[S:.+]] = tensor.extract_slice
+// CHECK:         %[[R:.+]] = tensor.collapse_shape %[[E:.+]] {{\[}}[0, 1]]
+// CHECK:         %[[E1:.+]] = tensor.empty() : tensor<32xf32>
+// CHECK:         %[[C1:.+]] = linalg.copy ins(%[[V]] : tensor<32xf32>) outs(%[[E1]] : tensor<32xf32>)
+// CHECK:         %[[E2:.+]] = tensor.empty() : tensor<4x2xf32>
+// CHECK:         %[[C2:.+]] = linalg.copy ins(%[[S]] : tensor<4x2xf32>) outs(%[[E2]] : tensor<4x2xf32>)
+// CHECK:         return %[[C1]], %[[C2]], %[[R]]
+func.func @returned_views(%x: tensor<4x8xf32>) -> (tensor<32xf32>, tensor<4x2xf32>, tensor<32xf32>) {
+  %v = tensor.collapse_shape %x [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  %s = tensor.extract_slice %x[0, 2] [4, 2] [1, 1] : tensor<4x8xf32> to tensor<4x2xf32>
+  %o = tensor.empty() : tensor<4x8xf32>
+  %e = linalg.exp ins(%x : tensor<4x8xf32>) outs(%o : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.collapse_shape %e [[0, 1]] : tensor<4x8xf32> into tensor<32xf32>
+  return %v, %s, %r : tensor<32xf32>, tensor<4x2xf32>, tensor<32xf32>
+}

@@ -660,13 +660,16 @@ struct Lowering {
     Operation *combine = yield.getOperand(0).getDefiningOp();
     BlockArgument acc = body.getArguments().back();
     std::optional<ReductionKind> kind;
+    // A minimum is the negated maximum of the negated elements.
+    bool minimum = combine && isa<arith::MinimumFOp, arith::MinNumFOp>(combine);
     if (combine && isa<arith::AddFOp>(combine))
       kind = ReductionKind::add;
-    else if (combine && isa<arith::MaximumFOp, arith::MaxNumFOp>(combine))
+    else if (minimum ||
+             (combine && isa<arith::MaximumFOp, arith::MaxNumFOp>(combine)))
       kind = ReductionKind::max;
     if (!kind || !llvm::is_contained(combine->getOperands(), acc))
-      return op.emitOpError("reduces with something other than an addition or "
-                            "maximum of the accumulator");
+      return op.emitOpError("reduces with something other than an addition, "
+                            "maximum or minimum of the accumulator");
     Value element = combine->getOperand(0) == acc ? combine->getOperand(1)
                                                    : combine->getOperand(0);
     // The output holds the parallel loops, in order.
@@ -707,6 +710,14 @@ struct Lowering {
     if (!reduced)
       return op.emitOpError("reduces a value it cannot produce");
     Type elementType = element.getType();
+    auto negate = [&](Value from) {
+      Value negated = allocateTemporary(rewriter, loc, shape, elementType);
+      buffers.temporaries.push_back(negated);
+      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, from, negated);
+      return negated;
+    };
+    if (minimum)
+      reduced = negate(reduced);
     for (int64_t loop = iterators.size() - 1; loop >= 0; --loop) {
       if (iterators[loop] != utils::IteratorType::reduction)
         continue;
@@ -716,6 +727,8 @@ struct Lowering {
       VectorReduceOp::create(rewriter, loc, *kind, reduced, next, loop);
       reduced = next;
     }
+    if (minimum)
+      reduced = negate(reduced);
     // Kept unit dimensions: the output seen without them.
     Value output = op.getDpsInits()[0];
     auto outType = cast<MemRefType>(output.getType());
@@ -728,8 +741,9 @@ struct Lowering {
       output = stridedView(rewriter, loc, output, offset, shape, kept);
     }
     VectorBinaryOp::create(rewriter, loc,
-                           *kind == ReductionKind::add ? VectorBinaryKind::add
-                                                       : VectorBinaryKind::max,
+                           minimum                       ? VectorBinaryKind::min
+                           : *kind == ReductionKind::add ? VectorBinaryKind::add
+                                                         : VectorBinaryKind::max,
                            output, reduced, output);
     freeTemporaries(op, buffers);
     rewriter.eraseOp(op);

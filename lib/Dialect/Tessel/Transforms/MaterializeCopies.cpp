@@ -8,6 +8,8 @@
 // The same holds for an op that accumulates into a tensor something else
 // also uses (a zero fill shared by several matmuls after CSE, say): one of
 // the users would get a bufferization copy. Each such op gets its own fill.
+// And a result returned as a view of an argument, or as a slice of another
+// tensor, is copied into a tensor of its own: an output is a DRAM buffer.
 //
 //===----------------------------------------------------------------------===//
 
@@ -98,6 +100,39 @@ void untieSharedFills(func::FuncOp func) {
   }
 }
 
+/// Gives every result the function returns as a view of one of its
+/// arguments, or as a slice of a larger tensor, a copy of its own: an
+/// output is a DRAM buffer of its own, which a view of an input or a slice
+/// inside another buffer is not (a model returning `x.reshape(...)` or
+/// `x[:, 2:10]`).
+void copyReturnedViews(func::FuncOp func) {
+  func.walk([](func::ReturnOp ret) {
+    OpBuilder builder(ret);
+    for (OpOperand &operand : ret->getOpOperands()) {
+      auto type = dyn_cast<RankedTensorType>(operand.get().getType());
+      if (!type || !type.hasStaticShape())
+        continue;
+      bool sliced = false;
+      Value root = operand.get();
+      while (Operation *def = root.getDefiningOp()) {
+        if (!isa<tensor::ExpandShapeOp, tensor::CollapseShapeOp,
+                 tensor::ExtractSliceOp, tensor::CastOp>(def))
+          break;
+        sliced |= isa<tensor::ExtractSliceOp>(def);
+        root = def->getOperand(0);
+      }
+      if (!sliced && !isa<BlockArgument>(root))
+        continue;
+      Location loc = ret.getLoc();
+      auto empty = tensor::EmptyOp::create(builder, loc, type.getShape(),
+                                           type.getElementType());
+      operand.set(linalg::CopyOp::create(builder, loc, operand.get(),
+                                         empty.getResult())
+                      .getResult(0));
+    }
+  });
+}
+
 struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -107,6 +142,7 @@ struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> 
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
     untieSharedFills(getOperation());
+    copyReturnedViews(getOperation());
   }
 };
 

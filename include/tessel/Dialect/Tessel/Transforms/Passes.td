@@ -107,6 +107,9 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
 
     A power by an exponent that is not a constant stays, and is rejected
     by `tessel-lower-to-instructions`, naming the op.
+
+    `math.log1p` (softplus, mish) becomes `log` in Kahan's form, accurate
+    near 0: with `u = 1 + x`, `log1p(x) = u == 1 ? x : log(u) * (x / (u - 1))`.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
@@ -239,6 +242,12 @@ def TesselMaterializeCopies
     %c = linalg.copy ins(%x : tensor<4x8xf32>) outs(%s : tensor<4x8xf32>)
     %p = tensor.insert_slice %c into %f[0, 1] [4, 8] [1, 1]
     ```
+
+    An insertion of an op's result computed in the very slice it is
+    inserted into is left as it is (it bufferizes in place). A result the
+    function returns as a view of one of its arguments, or as a slice of
+    another tensor, is copied into a tensor of its own, since every output
+    is a DRAM buffer of its own.
   }];
   let dependentDialects = [
     "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"

@@ -1,0 +1,139 @@
+"""The op-coverage registry: which PyTorch ops and ``nn`` modules Tessel
+compiles, case by case, in the torch-mlir e2e style.
+
+Each case is one op or module (``cases.py``) with its example inputs and
+tolerance. ``run(case)`` imports it (``tessel.frontend.import_torch``),
+compiles it for ``tessel-4x4`` with tessel-default-mapping, simulates it
+and compares the outputs with PyTorch eager (``tessel.driver.check``:
+element by element at the case's tolerance, and within ``scale_rtol`` of
+the output's largest magnitude). ``XFAIL`` names the cases known to fail,
+each with why; ``tests/coverage`` runs every case (an unexpected pass
+fails too, so the set stays true) and ``docs/coverage.md`` is generated
+from the registry::
+
+    python -m tessel.coverage --markdown docs/coverage.md   # the table
+    python -m tessel.coverage --run [NAME ...]              # run cases
+
+Adding a case: add it to ``cases.py`` (modules and functions at module
+level, so that the frontend process can unpickle them) and regenerate the
+table.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+ARCH = "tessel-4x4"
+
+
+@dataclass(frozen=True)
+class Case:
+    name: str
+    group: str
+    build: Callable[[], tuple]   # () -> (module, example inputs)
+    rtol: float = 1e-5
+    atol: float = 1e-5
+    scale_rtol: float = 1e-3
+    description: str = ""
+
+
+CASES: dict[str, Case] = {}
+
+# Case name -> why it fails today (the first line of the error it gives,
+# and what is missing).
+XFAIL: dict[str, str] = {}
+
+
+def register(name: str, group: str, build: Callable[[], tuple], *,
+             rtol: float = 1e-5, atol: float = 1e-5, scale_rtol: float = 1e-3,
+             description: str = "", xfail: str | None = None) -> None:
+    if name in CASES:
+        raise ValueError(f"coverage case {name!r} is registered twice")
+    CASES[name] = Case(name, group, build, rtol, atol, scale_rtol, description)
+    if xfail:
+        XFAIL[name] = xfail
+
+
+def names() -> list[str]:
+    from . import cases  # noqa: F401  (registers the cases)
+    return list(CASES)
+
+
+def get(name: str) -> Case:
+    names()
+    try:
+        return CASES[name]
+    except KeyError:
+        raise KeyError(f"no coverage case {name!r}; known: {', '.join(CASES)}") from None
+
+
+@dataclass
+class Outcome:
+    name: str
+    passed: bool
+    message: str = ""
+    max_scaled_error: float = field(default=float("nan"))
+
+
+def first_error_line(error: BaseException) -> str:
+    """The line of an error that says what failed."""
+    lines = [l.strip() for l in str(error).splitlines() if l.strip()]
+    for line in lines:
+        if "error:" in line:
+            # Drop the location: the op and the reason are what identify it.
+            return line[line.index("error:") + len("error:"):].strip().split(": ", 1)[-1][:240]
+    return f"{type(error).__name__}: {lines[0][:240]}" if lines else type(error).__name__
+
+
+def run(case: Case, arch: str = ARCH) -> Outcome:
+    """Import, compile, simulate and check one case."""
+    import numpy as np
+    import torch
+
+    from ..compiler import compile_imported
+    from ..driver.check import compare
+    from ..frontend import import_torch
+    from ..runtime.simulator import simulate
+
+    torch.manual_seed(0)
+    module, inputs = case.build()
+    module.eval()
+    try:
+        model = import_torch(module, inputs, name=case.name)
+        program = compile_imported(model, arch)
+        feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, inputs)
+                 if spec.name in program.inputs}
+        outputs = simulate(program, feeds).outputs
+    except Exception as e:  # every failure is an outcome, named by its error
+        return Outcome(case.name, False, first_error_line(e))
+    with torch.no_grad():
+        golden = module(*inputs)
+    golden = list(golden) if isinstance(golden, (tuple, list)) else [golden]
+    names = [o.name for o in model.signature.outputs]
+    check = compare(outputs, [np.asarray(g.detach()) for g in golden], names,
+                    rtol=case.rtol, atol=case.atol, scale_rtol=case.scale_rtol,
+                    against="PyTorch eager")
+    return Outcome(case.name, check.passed, "" if check.passed else str(check),
+                   check.max_scaled_error)
+
+
+def markdown() -> str:
+    """docs/coverage.md's table, from the registry and ``XFAIL``."""
+    names()
+    groups: dict[str, list[Case]] = {}
+    for case in CASES.values():
+        groups.setdefault(case.group, []).append(case)
+    passing = sum(name not in XFAIL for name in CASES)
+    lines = [f"{passing} of {len(CASES)} cases pass "
+             f"({100 * passing / len(CASES):.0f} %), on `{ARCH}` with the default "
+             "mapping, against PyTorch eager.", ""]
+    for group, cases in groups.items():
+        lines += [f"### {group}", "", "| case | | what | why it fails |",
+                  "| --- | --- | --- | --- |"]
+        for case in cases:
+            why = XFAIL.get(case.name, "")
+            lines.append(f"| `{case.name}` | {'✗' if why else '✓'} | "
+                         f"{case.description} | {why.replace('|', '/')} |")
+        lines.append("")
+    return "\n".join(lines)

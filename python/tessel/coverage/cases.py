@@ -1,0 +1,277 @@
+"""The coverage cases: PyTorch ops and ``nn`` modules, each with its inputs.
+
+Functional ops run through ``Op`` (a module naming a function of
+``FUNCTIONS``), so that one picklable class covers them all.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+from . import register
+
+
+def _randn(*shape):
+    return torch.randn(*shape)
+
+
+def _positive(*shape):
+    return torch.rand(*shape) + 0.1
+
+
+FUNCTIONS = {
+    # Elementwise.
+    "relu": F.relu, "gelu": F.gelu,
+    "gelu_tanh": lambda x: F.gelu(x, approximate="tanh"),
+    "silu": F.silu, "sigmoid": torch.sigmoid, "tanh": torch.tanh,
+    "exp": torch.exp, "log": torch.log, "sqrt": torch.sqrt, "rsqrt": torch.rsqrt,
+    "abs": torch.abs, "neg": torch.neg, "reciprocal": torch.reciprocal,
+    "sin": torch.sin, "cos": torch.cos, "erf": torch.erf,
+    "softplus": F.softplus, "leaky_relu": lambda x: F.leaky_relu(x, 0.1),
+    "elu": F.elu, "hardswish": F.hardswish, "hardsigmoid": F.hardsigmoid,
+    "mish": F.mish, "relu6": F.relu6,
+    "clamp": lambda x: torch.clamp(x, -0.5, 0.5), "square": torch.square,
+    "pow3": lambda x: x ** 3, "floor": torch.floor,
+    "add": torch.add, "sub": torch.sub, "mul": torch.mul, "div": torch.div,
+    "maximum": torch.maximum, "minimum": torch.minimum,
+    "add_broadcast": lambda x, y: x + y[0],
+    "where": lambda x, y: torch.where(x > 0, x, y),
+    "scalar_ops": lambda x: (x * 2.0 + 1.0) / 3.0 - 0.5,
+    # Reductions.
+    "sum": lambda x: x.sum(dim=-1), "mean": lambda x: x.mean(dim=-1),
+    "amax": lambda x: x.amax(dim=-1), "amin": lambda x: x.amin(dim=-1),
+    "sum_all": lambda x: x.sum(), "var": lambda x: x.var(dim=-1),
+    "std": lambda x: x.std(dim=-1), "logsumexp": lambda x: torch.logsumexp(x, -1),
+    "softmax": lambda x: F.softmax(x, -1), "log_softmax": lambda x: F.log_softmax(x, -1),
+    "argmax": lambda x: x.argmax(dim=-1),
+    "cumsum": lambda x: x.cumsum(dim=-1),
+    "norm": lambda x: torch.linalg.vector_norm(x, dim=-1),
+    # Linear algebra.
+    "matmul": torch.matmul, "bmm": torch.bmm,
+    "einsum": lambda x, y: torch.einsum("bij,bjk->bik", x, y),
+    "outer": torch.outer,
+    # Data movement.
+    "cat": lambda x, y: torch.cat([x, y], dim=0),
+    "stack": lambda x, y: torch.stack([x, y], dim=1),
+    "transpose": lambda x: x.transpose(0, 1) * 1.0,
+    "permute": lambda x: x.permute(2, 0, 1) * 1.0,
+    "reshape": lambda x: x.reshape(4, -1) * 1.0,
+    "flatten": lambda x: torch.flatten(x, 1) * 1.0,
+    "slice": lambda x: x[:, 2:10:2] * 1.0, "narrow": lambda x: x.narrow(1, 3, 5) * 1.0,
+    "pad": lambda x: F.pad(x, (1, 2, 3, 0)),
+    "pad_reflect": lambda x: F.pad(x, (1, 1, 1, 1), mode="reflect"),
+    "repeat": lambda x: x.repeat(2, 1), "expand": lambda x: x[:, :1].expand(-1, 8) * 1.0,
+    "squeeze_unsqueeze": lambda x: x.unsqueeze(0).squeeze(0) * 2.0,
+    "flip": lambda x: torch.flip(x, [1]), "roll": lambda x: torch.roll(x, 2, 1),
+    "triu_mask": lambda x: x.masked_fill(torch.triu(torch.ones(8, 8, dtype=torch.bool), 1),
+                                         float("-inf")).softmax(-1),
+    "chunk": lambda x: sum(torch.chunk(x, 2, dim=1)),
+    "index_select": lambda x: torch.index_select(x, 0, torch.tensor([2, 0, 1])),
+    "gather": lambda x, i: torch.gather(x, 1, i),
+    "topk": lambda x: torch.topk(x, 3, dim=-1).values,
+    "sort": lambda x: torch.sort(x, dim=-1).values,
+    "interpolate_nearest": lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
+    "interpolate_bilinear": lambda x: F.interpolate(x, scale_factor=2, mode="bilinear"),
+    "sdpa_causal": lambda q, k, v: F.scaled_dot_product_attention(q, k, v, is_causal=True),
+    "sdpa_boolean_mask": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m > 0),
+    "sdpa_additive_mask": lambda q, k, v, m: F.scaled_dot_product_attention(q, k, v, attn_mask=m),
+    "rotary": lambda x, pos: x * torch.cos(pos[:, None] * torch.ones(16))
+    + torch.roll(x, 8, -1) * torch.sin(pos[:, None] * torch.ones(16)),
+}
+
+
+class Op(nn.Module):
+    """``FUNCTIONS[name]`` as a module."""
+
+    def __init__(self, name: str):
+        super().__init__()
+        self.name = name
+
+    def forward(self, *xs):
+        return FUNCTIONS[self.name](*xs)
+
+
+def _op(name, group, *inputs, description="", **kwargs):
+    register(name, group, lambda: (Op(name), tuple(make() for make in inputs)),
+             description=description or f"`{name}`", **kwargs)
+
+
+def _module(name, group, make_module, *inputs, description="", **kwargs):
+    register(name, group, lambda: (make_module(), tuple(make() for make in inputs)),
+             description=description, **kwargs)
+
+
+# Why the cases registered in the loops below fail today.
+_KNOWN_FAILURES = {
+    "floor": "`math.floor` has no vector-unit instruction",
+    "argmax": "an integer result: `linalg.fill` of an i64 value (no integer "
+              "fills or index reductions yet)",
+    "cumsum": "torch-mlir lowers it to `tm_tensor.scan`, outside the input "
+              "contract (a prefix sum has no lowering)",
+}
+
+x8x16 = lambda: _randn(8, 16)
+pos8x16 = lambda: _positive(8, 16)
+
+# ---- elementwise ---------------------------------------------------------
+_op("gelu_tanh", "Elementwise", x8x16, rtol=1e-4, atol=1e-4,
+    description="`F.gelu(approximate='tanh')`; tolerance 1e-4: torch-mlir's "
+    "decomposition uses 0.797724 for sqrt(2 / pi) = 0.7978846 (5e-5 off eager "
+    "on these inputs)")
+for _name in ("relu", "gelu", "silu", "sigmoid", "tanh", "exp", "abs",
+              "neg", "sin", "cos", "erf", "softplus", "leaky_relu", "elu",
+              "hardswish", "hardsigmoid", "mish", "relu6", "clamp", "square",
+              "pow3", "floor", "scalar_ops"):
+    _op(_name, "Elementwise", x8x16, xfail=_KNOWN_FAILURES.get(_name))
+for _name in ("log", "sqrt", "rsqrt", "reciprocal"):
+    _op(_name, "Elementwise", pos8x16)
+for _name in ("add", "sub", "mul", "maximum", "minimum", "where"):
+    _op(_name, "Elementwise", x8x16, x8x16)
+_op("div", "Elementwise", x8x16, pos8x16)
+_op("add_broadcast", "Elementwise", x8x16, x8x16, description="`x + y[0]`, a row broadcast")
+
+# ---- reductions ----------------------------------------------------------
+for _name in ("sum", "mean", "amax", "amin", "sum_all", "var", "std", "logsumexp",
+              "softmax", "log_softmax", "argmax", "cumsum", "norm"):
+    _op(_name, "Reductions", x8x16, xfail=_KNOWN_FAILURES.get(_name))
+
+# ---- linear algebra ------------------------------------------------------
+_op("matmul", "Linear algebra", x8x16, lambda: _randn(16, 8))
+_op("bmm", "Linear algebra", lambda: _randn(2, 8, 16), lambda: _randn(2, 16, 8))
+_op("einsum", "Linear algebra", lambda: _randn(2, 8, 16), lambda: _randn(2, 16, 8),
+    description="`einsum('bij,bjk->bik')`")
+_op("outer", "Linear algebra", lambda: _randn(8), lambda: _randn(16))
+_module("linear", "Linear algebra", lambda: nn.Linear(16, 32), x8x16,
+        description="`nn.Linear`")
+_module("linear_3d", "Linear algebra", lambda: nn.Linear(16, 32), lambda: _randn(2, 8, 16),
+        description="`nn.Linear` on (batch, sequence, features)")
+_module("mlp", "Linear algebra",
+        lambda: nn.Sequential(nn.Linear(16, 32), nn.ReLU(), nn.Linear(32, 8)), x8x16,
+        description="`nn.Sequential` of linears and a ReLU")
+
+# ---- normalization -------------------------------------------------------
+_module("layer_norm", "Normalization", lambda: nn.LayerNorm(16), x8x16,
+        description="`nn.LayerNorm`")
+_module("rms_norm", "Normalization", lambda: nn.RMSNorm(16), x8x16, description="`nn.RMSNorm`")
+_module("batch_norm", "Normalization", lambda: nn.BatchNorm2d(8), lambda: _randn(1, 8, 8, 8),
+        description="`nn.BatchNorm2d` (eval)")
+_module("group_norm", "Normalization", lambda: nn.GroupNorm(2, 8), lambda: _randn(1, 8, 8, 8),
+        description="`nn.GroupNorm`",
+    xfail="index arithmetic: `arith.cmpi` on i64 group indices, which the vector unit does not read")
+_module("instance_norm", "Normalization", lambda: nn.InstanceNorm2d(8),
+        lambda: _randn(1, 8, 8, 8), description="`nn.InstanceNorm2d`")
+
+# ---- convolutions and pooling --------------------------------------------
+image = lambda: _randn(1, 8, 16, 16)
+_module("conv2d", "Convolutions and pooling", lambda: nn.Conv2d(8, 16, 3, padding=1), image,
+        description="`nn.Conv2d` 3x3, padded")
+_module("conv2d_strided", "Convolutions and pooling",
+        lambda: nn.Conv2d(8, 16, 3, stride=2, padding=1), image,
+        description="`nn.Conv2d` 3x3, stride 2")
+_module("conv2d_dilated", "Convolutions and pooling",
+        lambda: nn.Conv2d(8, 8, 3, padding=2, dilation=2), image,
+        description="`nn.Conv2d` dilated")
+_module("conv2d_1x1", "Convolutions and pooling", lambda: nn.Conv2d(8, 32, 1), image,
+        description="`nn.Conv2d` 1x1")
+_module("conv2d_grouped", "Convolutions and pooling",
+        lambda: nn.Conv2d(8, 16, 3, padding=1, groups=4), image,
+        description="`nn.Conv2d`, 4 groups")
+_module("conv2d_depthwise", "Convolutions and pooling",
+        lambda: nn.Conv2d(8, 8, 3, padding=1, groups=8), image,
+        description="`nn.Conv2d`, depthwise")
+_module("conv1d", "Convolutions and pooling", lambda: nn.Conv1d(8, 16, 3, padding=1),
+        lambda: _randn(2, 8, 32), description="`nn.Conv1d`")
+_module("conv1d_strided", "Convolutions and pooling",
+        lambda: nn.Conv1d(8, 8, 3, stride=2, padding=1), lambda: _randn(1, 8, 32),
+        description="`nn.Conv1d`, stride 2 (Whisper's encoder)")
+_module("conv_transpose2d", "Convolutions and pooling",
+        lambda: nn.ConvTranspose2d(8, 4, 2, stride=2), lambda: _randn(1, 8, 8, 8),
+        description="`nn.ConvTranspose2d`",
+    xfail="imports with `linalg.index` (the flipped kernel's indices), which the vector unit does not compute")
+_module("conv3d", "Convolutions and pooling", lambda: nn.Conv3d(4, 8, 3, padding=1),
+        lambda: _randn(1, 4, 4, 8, 8), description="`nn.Conv3d`",
+    xfail="`linalg.conv_3d_ncdhw_fcdhw` has no lowering (only 1-D and 2-D convolutions)")
+_module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
+        description="`nn.MaxPool2d`")
+_module("max_pool2d_padded", "Convolutions and pooling",
+        lambda: nn.MaxPool2d(3, stride=2, padding=1), image,
+        description="`nn.MaxPool2d` 3x3, stride 2, padded (ResNet's stem)")
+_module("avg_pool2d", "Convolutions and pooling", lambda: nn.AvgPool2d(2), image,
+        description="`nn.AvgPool2d`")
+_module("adaptive_avg_pool_1x1", "Convolutions and pooling",
+        lambda: nn.AdaptiveAvgPool2d(1), image, description="`nn.AdaptiveAvgPool2d(1)`")
+_module("adaptive_avg_pool_4x4", "Convolutions and pooling",
+        lambda: nn.AdaptiveAvgPool2d(4), image, description="`nn.AdaptiveAvgPool2d(4)`")
+_module("adaptive_max_pool", "Convolutions and pooling",
+        lambda: nn.AdaptiveMaxPool2d(1), image, description="`nn.AdaptiveMaxPool2d(1)`")
+_op("interpolate_nearest", "Convolutions and pooling", lambda: _randn(1, 4, 8, 8),
+    description="`F.interpolate`, nearest, x2",
+    xfail="`linalg.index` (the source pixel's index) has no vector-unit lowering")
+_op("interpolate_bilinear", "Convolutions and pooling", lambda: _randn(1, 4, 8, 8),
+    description="`F.interpolate`, bilinear, x2",
+    xfail="index arithmetic: `arith.cmpi` on the source pixels' indices")
+
+# ---- data movement -------------------------------------------------------
+_op("cat", "Data movement", x8x16, x8x16)
+_op("stack", "Data movement", x8x16, x8x16)
+_op("transpose", "Data movement", x8x16)
+_op("permute", "Data movement", lambda: _randn(2, 4, 8))
+_op("reshape", "Data movement", x8x16)
+_op("flatten", "Data movement", lambda: _randn(2, 4, 8))
+_op("slice", "Data movement", x8x16, description="`x[:, 2:10:2]`")
+_op("narrow", "Data movement", x8x16)
+_op("pad", "Data movement", x8x16, description="`F.pad`, constant")
+_op("pad_reflect", "Data movement", lambda: _randn(1, 2, 8, 8), description="`F.pad`, reflect",
+    xfail="index arithmetic: `arith.cmpi` on the reflected indices")
+_op("repeat", "Data movement", x8x16)
+_op("expand", "Data movement", x8x16)
+_op("squeeze_unsqueeze", "Data movement", x8x16)
+_op("flip", "Data movement", x8x16,
+    xfail="`linalg.index` (the reversed index) has no vector-unit lowering")
+_op("roll", "Data movement", x8x16)
+_op("chunk", "Data movement", x8x16)
+_op("index_select", "Data movement", x8x16, description="`index_select` with constant indices",
+    xfail="a gather: `arith.index_cast` of the indices (no indexed DMA yet)")
+_op("gather", "Data movement", x8x16, lambda: torch.randint(0, 16, (8, 4)),
+    description="`torch.gather` with indices as an input",
+    xfail="a gather: `arith.index_cast` of the indices (no indexed DMA yet)")
+_op("topk", "Data movement", x8x16,
+    xfail="torch-mlir lowers it to `tm_tensor.sort`, outside the input contract")
+_op("sort", "Data movement", x8x16,
+    xfail="torch-mlir lowers it to `tm_tensor.sort`, outside the input contract")
+
+# ---- attention and transformers ------------------------------------------
+heads = lambda: _randn(1, 4, 8, 16)
+_op("sdpa_causal", "Attention and transformers", heads, heads, heads,
+    description="`F.scaled_dot_product_attention`, causal")
+_op("sdpa_boolean_mask", "Attention and transformers", heads, heads, heads,
+    lambda: _randn(8, 8), description="SDPA with a boolean mask")
+_op("sdpa_additive_mask", "Attention and transformers", heads, heads, heads,
+    lambda: _randn(8, 8), description="SDPA with an additive mask")
+_op("triu_mask", "Attention and transformers", lambda: _randn(8, 8),
+    description="a causal mask from `torch.triu`, `masked_fill`, softmax")
+_op("rotary", "Attention and transformers", x8x16, lambda: torch.arange(8).float() * 3.0,
+    description="rotary embedding: `cos`, `sin` of position x frequency")
+_module("multihead_attention", "Attention and transformers",
+        lambda: _SelfAttention(), lambda: _randn(2, 8, 32),
+        description="`nn.MultiheadAttention` (self-attention)")
+_module("encoder_layer", "Attention and transformers",
+        lambda: nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True),
+        lambda: _randn(2, 8, 32), description="`nn.TransformerEncoderLayer`")
+_module("embedding", "Attention and transformers", lambda: nn.Embedding(100, 16),
+        lambda: torch.randint(0, 100, (2, 8)), description="`nn.Embedding`",
+    xfail="a gather: `arith.index_cast` of the token ids (no indexed DMA yet)")
+_module("dropout_eval", "Attention and transformers",
+        lambda: nn.Sequential(nn.Linear(16, 16), nn.Dropout(0.1)), x8x16,
+        description="`nn.Dropout` in eval mode")
+
+
+class _SelfAttention(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.attention = nn.MultiheadAttention(32, 4, batch_first=True)
+
+    def forward(self, x):
+        return self.attention(x, x, x, need_weights=False)[0]
