@@ -105,7 +105,6 @@ def _module(name, group, make_module, *inputs, description="", **kwargs):
 
 # Why the cases registered in the loops below fail today.
 _KNOWN_FAILURES = {
-    "floor": "`math.floor` has no vector-unit instruction",
     "argmax": "an integer result: `linalg.fill` of an i64 value (no integer "
               "fills or index reductions yet)",
     "cumsum": "torch-mlir lowers it to `tm_tensor.scan`, outside the input "

@@ -39,7 +39,7 @@ INT_DTYPES = ("i8", "i32")
 # ---------------------------------------------------------------------------
 
 UNARY_OPS = ("neg", "abs", "exp", "log", "tanh", "erf", "sqrt", "rsqrt",
-             "recip", "cast", "copy", "sin", "cos")
+             "recip", "cast", "copy", "sin", "cos", "floor")
 BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 REDUCE_OPS = ("add", "max")
 PREDICATES = ("lt", "le", "gt", "ge", "eq", "ne")
@@ -51,7 +51,9 @@ INT_UNARY_OPS = ("neg", "abs", "cast", "copy")
 INT_BINARY_OPS = ("add", "sub", "mul", "max", "min")
 
 # The arch's `tile.vector.latency` key of each vector instruction.
-UNARY_LATENCY_KEY = {op: ("cast" if op == "copy" else op) for op in UNARY_OPS}
+# copy and floor take a conversion's latency (floor rounds like one).
+UNARY_LATENCY_KEY = {op: ("cast" if op in ("copy", "floor") else op)
+                     for op in UNARY_OPS}
 BINARY_LATENCY_KEY = {op: op for op in BINARY_OPS}
 REDUCE_LATENCY_KEY = {"add": "reduce_add", "max": "reduce_max"}
 

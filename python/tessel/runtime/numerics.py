@@ -340,6 +340,7 @@ UNARY_F32: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "erf": erf,
     "sin": sin,
     "cos": cos,
+    "floor": np.floor,
     "sqrt": np.sqrt,
     "rsqrt": lambda x: _ONE / np.sqrt(x),
     "recip": lambda x: _ONE / x,

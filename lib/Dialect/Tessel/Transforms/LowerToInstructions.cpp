@@ -775,6 +775,7 @@ struct Lowering {
         .Case([&](math::ErfOp) { return unary(VectorUnaryKind::erf); })
         .Case([&](math::SinOp) { return unary(VectorUnaryKind::sin); })
         .Case([&](math::CosOp) { return unary(VectorUnaryKind::cos); })
+        .Case([&](math::FloorOp) { return unary(VectorUnaryKind::floor); })
         .Case([&](math::SqrtOp) { return unary(VectorUnaryKind::sqrt); })
         .Case([&](math::RsqrtOp) { return unary(VectorUnaryKind::rsqrt); })
         .Case([&](arith::SelectOp) {
