@@ -158,3 +158,17 @@ class RMSNormSwiGLU(torch.nn.Module):
     def forward(self, x):
         h = self.norm(x)
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
+
+
+class Embedded(torch.nn.Module):
+    """An embedding lookup (a gather, which does not compile yet) then a
+    linear layer."""
+
+    def __init__(self):
+        super().__init__()
+        self.embedding = torch.nn.Embedding(100, 16)
+        self.fc = torch.nn.Linear(16, 4)
+
+    def forward(self, ids):
+        h = self.embedding(ids)  # the line the error names
+        return self.fc(h)

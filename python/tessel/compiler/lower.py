@@ -15,6 +15,7 @@ from typing import Any, Callable
 
 from .. import arch as arch_model
 from ..runtime.program import Program
+from . import diagnostics
 from .emit import emit_program
 
 
@@ -127,9 +128,12 @@ def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default
             path = _keep_failed_ir(before, failure_dir)
             repro = f"tessel-opt {path} -tessel-lowering-pipeline" + (
                 f"=stream={stream}" if stream > 1 else "")
+            failure = diagnostics.parse(str(e))
+            headline = (f"{failure.headline()}\n{diagnostics.ADVICE}\n"
+                        if failure else "")
             raise LoweringError(
-                f"lowering for {target.name} failed:\n{e}\nthe IR it failed on: "
-                f"{path}\nreproduce with: {repro}", ir_path=path,
+                f"{headline}lowering for {target.name} failed:\n{e}\nthe IR it "
+                f"failed on: {path}\nreproduce with: {repro}", ir_path=path,
                 repro=repro) from e
     return module
 
