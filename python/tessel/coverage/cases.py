@@ -274,3 +274,68 @@ class _SelfAttention(nn.Module):
 
     def forward(self, x):
         return self.attention(x, x, x, need_weights=False)[0]
+
+
+# ---- Hugging Face models ---------------------------------------------------
+# Small configs, random weights (nothing is downloaded).
+
+class LastHiddenState(nn.Module):
+    """A transformers model's `last_hidden_state`."""
+
+    def __init__(self, model):
+        super().__init__()
+        self.model = model
+
+    def forward(self, x):
+        return self.model(x).last_hidden_state
+
+
+def _hf_vit():
+    import transformers
+    config = transformers.ViTConfig(hidden_size=32, num_hidden_layers=2,
+                                    num_attention_heads=4, intermediate_size=64,
+                                    image_size=32, patch_size=8)
+    return LastHiddenState(transformers.ViTModel(config)), (_randn(1, 3, 32, 32),)
+
+
+def _hf_whisper_encoder():
+    import transformers
+    from transformers.models.whisper.modeling_whisper import WhisperEncoder
+    config = transformers.WhisperConfig(
+        d_model=32, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64,
+        num_mel_bins=16, max_source_positions=16, vocab_size=100, pad_token_id=0,
+        bos_token_id=1, eos_token_id=2, decoder_start_token_id=1)
+    return LastHiddenState(WhisperEncoder(config)), (_randn(1, 16, 32),)
+
+
+def _hf_text(kind):
+    def build():
+        import transformers
+        tiny = dict(num_hidden_layers=2, num_attention_heads=4, vocab_size=100,
+                    max_position_embeddings=32)
+        if kind == "bert":
+            model = transformers.BertModel(transformers.BertConfig(
+                hidden_size=32, intermediate_size=64, **tiny))
+        elif kind == "gpt2":
+            model = transformers.GPT2Model(transformers.GPT2Config(
+                n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=32))
+        else:
+            model = transformers.LlamaModel(transformers.LlamaConfig(
+                hidden_size=32, intermediate_size=64, num_key_value_heads=2, **tiny))
+        return LastHiddenState(model), (torch.randint(0, 100, (1, 8)),)
+    return build
+
+
+_GATHER = ("the token embedding is a gather, the token ids indexing the table "
+           "(no indexed DMA yet)")
+register("hf_vit", "Hugging Face models", _hf_vit,
+         description="`transformers.ViTModel`, 2 layers")
+register("hf_whisper_encoder", "Hugging Face models", _hf_whisper_encoder,
+         description="Whisper's encoder, 2 layers (1-D convolutions, position "
+         "embeddings)")
+for _kind, _what in (("bert", "`transformers.BertModel`"),
+                     ("gpt2", "`transformers.GPT2Model`"),
+                     ("llama", "`transformers.LlamaModel` (rotary, RMSNorm, "
+                               "SwiGLU, grouped-query attention)")):
+    register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),
+             description=f"{_what}, 2 layers", xfail=_GATHER)

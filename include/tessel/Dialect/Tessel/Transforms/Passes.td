@@ -295,6 +295,49 @@ def TesselBooleansAsFloats
   ];
 }
 
+def TesselExtractsAsOperands
+    : Pass<"tessel-extracts-as-operands", "::mlir::func::FuncOp"> {
+  let summary = "Read tables looked up at the op's own loop indices as "
+                "operands";
+  let description = [{
+    An embedding lookup imports as a `linalg.generic` whose body reads the
+    table with `tensor.extract` at computed indices. Position embeddings
+    (Whisper, BERT) look up `arange(sequence)`, which
+    `tessel-fold-constant-tensors` has made a constant tensor: the lookup
+    is an ordinary read. An integer operand that is a constant progression
+    (`start + step * i` along one dimension) is replaced by the loop index
+    it reads (`linalg.index`); a `tensor.extract` of a tensor from outside
+    the op whose indices are each a distinct loop index of the op becomes
+    an input read with the corresponding indexing map. Lookups at
+    data-dependent indices (token embeddings) are gathers and stay.
+
+    ```mlir
+    %pos = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0), (d0, d1) -> (d0, d1)], ...}
+        ins(%x, %pos : tensor<4x8xf32>, tensor<4xi64>) outs(%o : tensor<4x8xf32>) {
+      ^bb0(%in: f32, %p: i64, %out: f32):
+        %i = arith.index_cast %p : i64 to index
+        %j = linalg.index 1 : index
+        %e = tensor.extract %table[%i, %j] : tensor<16x8xf32>
+        %s = arith.addf %in, %e : f32
+        linalg.yield %s : f32
+    }
+    // becomes
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)], ...}
+        ins(%x, %table : tensor<4x8xf32>, tensor<16x8xf32>) outs(%o : tensor<4x8xf32>) {
+      ^bb0(%in: f32, %e: f32, %out: f32):
+        %s = arith.addf %in, %e : f32
+        linalg.yield %s : f32
+    }
+    ```
+    (The unused progression operand and the dead index computations are
+    left to the canonicalizer.)
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
 def TesselFuseElementwise
     : Pass<"tessel-fuse-elementwise", "::mlir::func::FuncOp"> {
   let summary = "Fuse elementwise producers into their elementwise consumers";

@@ -1,0 +1,62 @@
+// RUN: tessel-opt %s -split-input-file -tessel-extracts-as-operands -canonicalize | FileCheck %s
+
+// A position embedding: the table looked up at `arange(4)` (a constant
+// progression) and at the op's last loop index reads the table with the
+// identity map; the progression operand and the index arithmetic go.
+// CHECK-LABEL: func.func @positions
+// CHECK-SAME:    (%[[X:.+]]: tensor<4x8xf32>, %[[TABLE:.+]]: tensor<4x8xf32>)
+// CHECK:         linalg.generic {indexing_maps = [#[[ID:.+]], #[[ID]], #[[ID]]]
+// CHECK-SAME:      ins(%[[X]], %[[TABLE]] : tensor<4x8xf32>, tensor<4x8xf32>)
+// CHECK:         ^bb0(%[[IN:.+]]: f32, %[[E:.+]]: f32, %{{.+}}: f32):
+// CHECK-NEXT:      %[[S:.+]] = arith.addf %[[IN]], %[[E]] : f32
+// CHECK-NEXT:      linalg.yield %[[S]] : f32
+// CHECK-NOT:     tensor.extract
+func.func @positions(%x: tensor<4x8xf32>, %table: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %pos = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
+  %o = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %pos : tensor<4x8xf32>, tensor<4xi64>) outs(%o : tensor<4x8xf32>) {
+  ^bb0(%in: f32, %p: i64, %out: f32):
+    %i = arith.index_cast %p : i64 to index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %table[%i, %j] : tensor<4x8xf32>
+    %s = arith.addf %in, %e : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Read at swapped loop indices: the table is an input read transposed.
+// CHECK-LABEL: func.func @transposed
+// CHECK:         linalg.generic {indexing_maps = [#[[T:.+]], #{{.+}}]
+// CHECK-SAME:      ins(%{{.+}} : tensor<8x4xf32>)
+// CHECK-NOT:     tensor.extract
+func.func @transposed(%table: tensor<8x4xf32>) -> tensor<4x8xf32> {
+  %o = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} outs(%o : tensor<4x8xf32>) {
+  ^bb0(%out: f32):
+    %i = linalg.index 0 : index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %table[%j, %i] : tensor<8x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
+
+// -----
+
+// Token ids that are data: a gather, left as it is.
+// CHECK-LABEL: func.func @tokens
+// CHECK:         tensor.extract
+func.func @tokens(%ids: tensor<4xi64>, %table: tensor<100x8xf32>) -> tensor<4x8xf32> {
+  %o = tensor.empty() : tensor<4x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<4xi64>) outs(%o : tensor<4x8xf32>) {
+  ^bb0(%id: i64, %out: f32):
+    %i = arith.index_cast %id : i64 to index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %table[%i, %j] : tensor<100x8xf32>
+    linalg.yield %e : f32
+  } -> tensor<4x8xf32>
+  return %r : tensor<4x8xf32>
+}
