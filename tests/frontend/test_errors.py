@@ -34,7 +34,8 @@ def test_data_dependent_control_flow():
     msg = str(info.value)
     assert "torch.export cannot trace" in msg
     assert "data-dependent control flow" in msg and "torch.where or torch.cond" in msg
-    assert "Traceback" in info.value.child_traceback
+    # torch.export runs in the user's process: torch's own error is the cause.
+    assert info.value.__cause__ is not None
 
 
 def test_op_outside_the_contract_names_op_and_source_line():
@@ -61,24 +62,27 @@ def test_training_with_index_cross_entropy_is_refused():
     assert "one-hot loss" in str(info.value)
 
 
-def test_module_defined_in_main_is_refused_before_sending(monkeypatch):
+def test_module_defined_in_main_imports(monkeypatch):
+    """The graph is captured in this process (torch.export), so a class the
+    frontend process could not import (defined in __main__) is no obstacle."""
     class Local(torch.nn.Module):
         def forward(self, x):
-            return x
+            return x * 2.0
 
     monkeypatch.setattr(Local, "__module__", "__main__")
-    with pytest.raises(fe.ModelTransferError, match="defined in __main__.*move it into a module"):
-        fe.import_torch(Local(), torch.randn(2))
+    model = fe.import_torch(Local(), torch.randn(2))
+    assert "linalg.generic" in model.mlir
 
 
-def test_unpicklable_module():
-    class Local(torch.nn.Module):  # a class inside a function cannot be pickled
-        def forward(self, x):
-            return x
+def test_module_built_by_a_function_imports():
+    def make(scale):
+        class Scaled(torch.nn.Module):  # local: pickle could not send it
+            def forward(self, x):
+                return x * scale
+        return Scaled()
 
-    with pytest.raises(fe.ModelTransferError, match="cannot be pickled") as info:
-        fe.import_torch(Local(), torch.randn(2))
-    assert info.value.__cause__ is not None
+    model = fe.import_torch(make(3.0), torch.randn(2))
+    assert [a.name for a in model.signature.inputs] == ["x"]
 
 
 def test_failed_onnx_export_leaves_no_file(tmp_path):

@@ -79,7 +79,9 @@ def test_a_request_to_a_dead_unreaped_process_restarts_it(monkeypatch):
 def test_a_process_dying_mid_request_is_reported_with_its_log():
     _ping()
     proc = worker._worker._proc
-    req = {"op": "torch", "name": "m", "inputs": b"",
+    # A training step's module travels pickled (an inference module travels
+    # as an exported program).
+    req = {"op": "training", "name": "m", "inputs": b"", "targets": b"",
            "module": pickle.dumps(childhooks.DiesWhenUnpickled("out of coffee", 3))}
     with pytest.raises(fe.WorkerError) as info:
         worker.request(req, "module Dies")

@@ -25,7 +25,7 @@ sys.stdout = sys.stderr
 
 import numpy as np  # noqa: E402
 
-from tessel.frontend import _protocol  # noqa: E402
+from tessel.frontend import _capture, _protocol  # noqa: E402
 
 
 class Failure(Exception):
@@ -161,36 +161,6 @@ def _to_numpy(t) -> np.ndarray:
     return t.detach().cpu().contiguous().numpy().copy()
 
 
-def _input_names(model, n: int) -> list[str]:
-    try:
-        params = [p for p in inspect.signature(model.forward).parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
-        names = [p.name for p in params[:n]]
-    except (TypeError, ValueError):
-        names = []
-    if len(names) != n:
-        names = [f"input{i}" for i in range(n)]
-    return names
-
-
-def _export(model, args, what, dynamic_shapes=None):
-    torch = _torch()
-    try:
-        return torch.export.export(model, args, dynamic_shapes=dynamic_shapes, strict=False)
-    except Exception as e:
-        text = str(e)
-        data_dep = any(k in text for k in ("data-dependent", "data dependent",
-                                          "GuardOnDataDependent", "Could not guard on"))
-        hint = ("the model branches on tensor values (data-dependent control flow); "
-                "rewrite the branch with torch.where or torch.cond, or move it out of "
-                "forward()" if data_dep else
-                "make forward() traceable by torch.export (see the torch.export "
-                "documentation on unsupported Python constructs)")
-        raise Failure("TraceError",
-                      f"{what}: torch.export cannot trace the model: {hint}\n"
-                      f"{_first_lines(text, 4)}") from e
-
-
 def _lower_program(prog, func_name, what):
     from torch_mlir import fx
     from torch_mlir.extras.fx_importer import FxImporter
@@ -203,46 +173,23 @@ def _lower_program(prog, func_name, what):
 
 
 def import_torch(req):
-    model = _unpickle(req["module"], "module")
-    inputs = tuple(_unpickle(req["inputs"], "example inputs"))
+    """A program exported in the user's process (tessel.frontend._capture):
+    loaded, lowered by torch-mlir, its signature named."""
     torch = _torch()
-    what = f"module {type(model).__name__}"
-    if not isinstance(model, torch.nn.Module):
-        raise Failure("ModelTransferError", f"{what}: expected a torch.nn.Module")
-    model.eval()
-    named = list(model.named_parameters()) + list(model.named_buffers())
-    names = [n for n, _ in named]
-    n_in = len(inputs)
-
-    class ParamsAsArgs(torch.nn.Module):
-        """forward(*weights, *inputs): parameters and buffers become
-        function arguments instead of constants inlined in the IR. The model
-        is held outside the module's state: torch.export would otherwise
-        lift its buffers as program state too, and torch-mlir finds no
-        state for a non-persistent one (``register_buffer(...,
-        persistent=False)``: position ids, rotary tables)."""
-
-        def __init__(self, inner):
-            super().__init__()
-            object.__setattr__(self, "inner", inner)
-
-        def forward(self, *args):
-            ws, xs = args[:len(names)], args[len(names):]
-            return torch.func.functional_call(self.inner, dict(zip(names, ws)), xs)
-
-    weights = tuple(t.detach() for _, t in named)
-    dynamic = None
-    if req.get("dynamic_batch"):
-        batch = torch.export.Dim("batch", min=1, max=4096)
-        dynamic = {"args": tuple([None] * len(weights) + [{0: batch}] * n_in)}
-    prog = _export(ParamsAsArgs(model), weights + inputs, what, dynamic)
+    what = req["what"]
+    try:
+        prog = torch.export.load(io.BytesIO(req["program"]))
+    except Exception as e:
+        raise Failure("ModelTransferError",
+                      f"{what}: the frontend process cannot load the exported program "
+                      f"({type(e).__name__}: {e}); torch must be the same version in "
+                      f"both processes") from e
     module = _lower_program(prog, req["name"], what)
     n_out = len(prog.graph_signature.user_outputs)
     out_names = (["output"] if n_out == 1 else [f"output{i}" for i in range(n_out)])
-    sig = _signature(module, req["name"], "torch", names, _input_names(model, n_in), out_names,
-                     what)
-    return {"mlir": _asm(module), "signature": sig,
-            "weights": {n: _to_numpy(t) for n, t in named}}
+    sig = _signature(module, req["name"], "torch", req["weight_names"],
+                     req["input_names"], out_names, what)
+    return {"mlir": _asm(module), "signature": sig}
 
 
 def import_training(req):
@@ -294,7 +241,7 @@ def import_training(req):
     tensors = {**params, **buffers}
     strip = lambda n: n[len("inner."):] if n.startswith("inner.") else n  # noqa: E731
     grads = list(gsig.backward_signature.gradients_to_parameters.values())
-    in_names = _input_names(model, len(inputs)) + [f"target{i}" if len(targets) > 1 else "target"
+    in_names = _capture.input_names(model, len(inputs)) + [f"target{i}" if len(targets) > 1 else "target"
                                                   for i in range(len(targets))]
     out_names = ["loss"] + [f"grad.{strip(n)}" for n in grads]
     sig = _signature(module, req["name"], "torch-training",

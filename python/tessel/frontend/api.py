@@ -1,8 +1,11 @@
 """``import_torch``, ``import_onnx`` and ``import_torch_training``.
 
-The work happens in the frontend process (``worker``); this side sends the
-model, receives text, weights and signature, and checks the text against the
-input contract with MLIR 22 before handing it out.
+torch-mlir runs in the frontend process (``worker``). A module is captured
+here with ``torch.export`` (``_capture``) and sent as an exported program,
+so its classes need not be importable there; training steps and ONNX
+exports send the pickled module. This side receives text and signature, and
+checks the text against the input contract with MLIR 22 before handing it
+out.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ import re
 import uuid
 from pathlib import Path
 
-from . import worker
+from . import _capture, errors, worker
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
 from .model import ImportedModel, Signature
@@ -86,10 +89,18 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
     if not all(isinstance(t, torch.Tensor) for t in inputs):
         raise ModelTransferError(f"{owner}: example_inputs must be tensors")
     func = _func_name(name, type(module).__name__.lower())
-    answer = worker.request({"op": "torch", "name": func,
-                             "module": _pickled(module, "module", owner),
-                             "inputs": _pickled(inputs, "example inputs", owner),
-                             "dynamic_batch": bool(dynamic_batch)}, owner)
+    # Captured here, so the model's classes need not be importable by the
+    # frontend process (a model defined in __main__ or in a function).
+    try:
+        program, weight_names, weights, input_names = _capture.export(
+            module, inputs, dynamic_batch=bool(dynamic_batch))
+    except _capture.CaptureError as e:
+        raise getattr(errors, e.kind)(str(e)) from e
+    answer = worker.request({"op": "torch", "name": func, "what": owner,
+                             "program": program, "weight_names": weight_names,
+                             "input_names": input_names}, owner)
+    answer["weights"] = {n: t.detach().cpu().contiguous().numpy().copy()
+                         for n, t in zip(weight_names, weights)}
     return _finish(answer, owner)
 
 
