@@ -21,7 +21,7 @@ table.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 ARCH = "tessel-4x4"
@@ -73,7 +73,7 @@ class Outcome:
     name: str
     passed: bool
     message: str = ""
-    max_scaled_error: float = field(default=float("nan"))
+    max_scaled_error: float = float("nan")
 
 
 def first_error_line(error: BaseException) -> str:
