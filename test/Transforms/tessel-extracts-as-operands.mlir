@@ -60,3 +60,52 @@ func.func @tokens(%ids: tensor<4xi64>, %table: tensor<100x8xf32>) -> tensor<4x8x
   } -> tensor<4x8xf32>
   return %r : tensor<4x8xf32>
 }
+
+// -----
+
+// GroupNorm's per-group statistics spread over the channels: constant
+// indices (wrapped like negative ones) that read the source element after
+// element in order. That is a reshape.
+// CHECK-LABEL: func.func @in_order
+// CHECK-SAME:    (%[[S:.+]]: tensor<2x4xf32>)
+// CHECK:         %[[FLAT:.+]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<2x4xf32> into tensor<8xf32>
+// CHECK:         %[[R:.+]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [1, 8] : tensor<8xf32> into tensor<1x8xf32>
+// CHECK:         return %[[R]]
+func.func @in_order(%s: tensor<2x4xf32>) -> tensor<1x8xf32> {
+  %c0 = arith.constant 0 : i64
+  %c2 = arith.constant 2 : i64
+  %c4 = arith.constant 4 : i64
+  %groups = arith.constant dense<[[0, 0, 0, 0, 1, 1, 1, 1]]> : tensor<1x8xi64>
+  %within = arith.constant dense<[[0, 1, 2, 3, 0, 1, 2, 3]]> : tensor<1x8xi64>
+  %o = tensor.empty() : tensor<1x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%groups, %within : tensor<1x8xi64>, tensor<1x8xi64>) outs(%o : tensor<1x8xf32>) {
+  ^bb0(%g: i64, %w: i64, %out: f32):
+    %gn = arith.cmpi slt, %g, %c0 : i64
+    %ga = arith.addi %g, %c2 : i64
+    %gs = arith.select %gn, %ga, %g : i64
+    %gi = arith.index_cast %gs : i64 to index
+    %wi = arith.index_cast %w : i64 to index
+    %e = tensor.extract %s[%gi, %wi] : tensor<2x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}
+
+// -----
+
+// The same lookup out of order (a transpose by constant indices) stays.
+// CHECK-LABEL: func.func @out_of_order
+// CHECK:         tensor.extract
+func.func @out_of_order(%s: tensor<2x4xf32>) -> tensor<1x8xf32> {
+  %groups = arith.constant dense<[[0, 1, 0, 1, 0, 1, 0, 1]]> : tensor<1x8xi64>
+  %within = arith.constant dense<[[0, 0, 1, 1, 2, 2, 3, 3]]> : tensor<1x8xi64>
+  %o = tensor.empty() : tensor<1x8xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%groups, %within : tensor<1x8xi64>, tensor<1x8xi64>) outs(%o : tensor<1x8xf32>) {
+  ^bb0(%g: i64, %w: i64, %out: f32):
+    %gi = arith.index_cast %g : i64 to index
+    %wi = arith.index_cast %w : i64 to index
+    %e = tensor.extract %s[%gi, %wi] : tensor<2x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<1x8xf32>
+  return %r : tensor<1x8xf32>
+}

@@ -15,7 +15,10 @@
 //   the corresponding indexing map, so that the mapper, partitioning and the
 //   lowering see an op they know.
 //
-// Lookups at data-dependent indices (token embeddings) are gathers and stay.
+// A lookup at constant indices that read a tensor element after element
+// in order (GroupNorm's statistics spread over channels) is a reshape of
+// it, and becomes one. Lookups at data-dependent indices (token
+// embeddings) are gathers and stay.
 //
 //===----------------------------------------------------------------------===//
 
@@ -179,6 +182,110 @@ void rebuild(linalg::GenericOp generic, ArrayRef<unsigned> unread) {
   generic.erase();
 }
 
+/// The values of a constant i64 tensor, inline or a resource blob.
+std::optional<SmallVector<int64_t>> getConstantIndices(Value value) {
+  Attribute attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return llvm::map_to_vector(dense.getValues<APInt>(),
+                               [](const APInt &v) { return v.getSExtValue(); });
+  if (auto resource = dyn_cast<DenseI64ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<int64_t>> values = resource.tryGetAsArrayRef())
+      return SmallVector<int64_t>(*values);
+  return std::nullopt;
+}
+
+/// The block argument an extract index reads, through an index cast and
+/// the wrap of negative indices (`v < 0 ? v + size : v`) torch-mlir puts
+/// before it.
+BlockArgument getIndexArgument(Value index) {
+  while (auto cast = index.getDefiningOp<arith::IndexCastOp>())
+    index = cast.getIn();
+  if (auto select = index.getDefiningOp<arith::SelectOp>()) {
+    auto cmp = select.getCondition().getDefiningOp<arith::CmpIOp>();
+    if (cmp && cmp.getPredicate() == arith::CmpIPredicate::slt &&
+        cmp.getLhs() == select.getFalseValue() &&
+        matchPattern(cmp.getRhs(), m_Zero()))
+      index = select.getFalseValue();
+  }
+  return dyn_cast<BlockArgument>(index);
+}
+
+/// A generic that only looks a tensor up at constant indices which read it
+/// in order, element after element, is a reshape of it: GroupNorm's
+/// per-group statistics spread over the channels import so. Replaced by
+/// collapsing the tensor and expanding it to the result's shape.
+bool gatherInOrderAsReshape(linalg::GenericOp generic) {
+  // Every operand read element by element in loop order: the identity, or
+  // a constant 0 in place of a loop of extent 1.
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  auto inLoopOrder = [&](AffineMap map) {
+    if (map.getNumResults() != ranges.size())
+      return false;
+    for (auto [i, expr] : llvm::enumerate(map.getResults())) {
+      auto dim = dyn_cast<AffineDimExpr>(expr);
+      auto constant = dyn_cast<AffineConstantExpr>(expr);
+      if (!(dim && dim.getPosition() == i) &&
+          !(constant && constant.getValue() == 0 && ranges[i] == 1))
+        return false;
+    }
+    return true;
+  };
+  if (generic.getNumReductionLoops() != 0 || generic.getNumDpsInits() != 1 ||
+      !llvm::all_of(generic.getIndexingMapsArray(), inLoopOrder))
+    return false;
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto extract = yield.getOperand(0).getDefiningOp<tensor::ExtractOp>();
+  auto resultType = dyn_cast<RankedTensorType>(generic.getResultTypes()[0]);
+  if (!extract || !resultType || !resultType.hasStaticShape() ||
+      generic.getRegion().isAncestor(extract.getTensor().getParentRegion()))
+    return false;
+  auto sourceType = cast<RankedTensorType>(extract.getTensor().getType());
+  if (!sourceType.hasStaticShape() || sourceType.getRank() == 0 ||
+      sourceType.getNumElements() != resultType.getNumElements())
+    return false;
+  // The source's element each output element reads, row-major.
+  SmallVector<int64_t> linear(resultType.getNumElements(), 0);
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
+    BlockArgument arg = getIndexArgument(index);
+    if (!arg || arg.getOwner() != &body ||
+        arg.getArgNumber() >= generic.getNumDpsInputs())
+      return false;
+    std::optional<SmallVector<int64_t>> values =
+        getConstantIndices(generic.getDpsInputs()[arg.getArgNumber()]);
+    if (!values || values->size() != linear.size())
+      return false;
+    for (auto [k, v] : llvm::enumerate(*values)) {
+      if (v < 0 || v >= sourceType.getDimSize(dim))
+        return false;
+      linear[k] = linear[k] * sourceType.getDimSize(dim) + v;
+    }
+  }
+  for (auto [k, v] : llvm::enumerate(linear))
+    if (v != static_cast<int64_t>(k))
+      return false;
+
+  OpBuilder builder(generic);
+  Location loc = generic.getLoc();
+  Value flat = extract.getTensor();
+  if (sourceType.getRank() > 1) {
+    ReassociationIndices all(llvm::to_vector(llvm::seq<int64_t>(0, sourceType.getRank())));
+    flat = tensor::CollapseShapeOp::create(builder, loc, flat,
+                                           SmallVector<ReassociationIndices>{all});
+  }
+  Value reshaped = flat;
+  if (resultType.getRank() != 1) {
+    ReassociationIndices all(llvm::to_vector(llvm::seq<int64_t>(0, resultType.getRank())));
+    reshaped = tensor::ExpandShapeOp::create(builder, loc, resultType, flat,
+                                             SmallVector<ReassociationIndices>{all});
+  }
+  generic.getResult(0).replaceAllUsesWith(reshaped);
+  generic.erase();
+  return true;
+}
+
 struct ExtractsAsOperands
     : impl::TesselExtractsAsOperandsBase<ExtractsAsOperands> {
   void runOnOperation() override {
@@ -188,7 +295,8 @@ struct ExtractsAsOperands
         generics.push_back(op);
     });
     for (linalg::GenericOp generic : generics)
-      rebuild(generic, foldProgressions(generic));
+      if (!gatherInOrderAsReshape(generic))
+        rebuild(generic, foldProgressions(generic));
   }
 };
 

@@ -308,8 +308,11 @@ def TesselExtractsAsOperands
     (`start + step * i` along one dimension) is replaced by the loop index
     it reads (`linalg.index`); a `tensor.extract` of a tensor from outside
     the op whose indices are each a distinct loop index of the op becomes
-    an input read with the corresponding indexing map. Lookups at
-    data-dependent indices (token embeddings) are gathers and stay.
+    an input read with the corresponding indexing map. A lookup at constant
+    indices that read a tensor element after element in order (GroupNorm's
+    per-group statistics spread over the channels) is a reshape of it, and
+    becomes one. Lookups at data-dependent indices (token embeddings) are
+    gathers and stay.
 
     ```mlir
     %pos = arith.constant dense<[0, 1, 2, 3]> : tensor<4xi64>
