@@ -80,7 +80,11 @@ SmallVector<unsigned> foldProgressions(linalg::GenericOp generic) {
   for (OpOperand *input : generic.getDpsInputOperands()) {
     std::optional<Progression> progression = getProgression(input->get());
     BlockArgument arg = generic.getMatchingBlockArgument(input);
-    if (!progression || arg.use_empty() || !arg.getType().isSignlessInteger())
+    // Only progressions used as indices: arithmetic on them is data.
+    if (!progression || arg.use_empty() || !arg.getType().isSignlessInteger() ||
+        !llvm::all_of(arg.getUsers(), [](Operation *user) {
+          return isa<arith::IndexCastOp>(user);
+        }))
       continue;
     AffineMap map = generic.getMatchingIndexingMap(input);
     auto dim = dyn_cast<AffineDimExpr>(map.getResult(progression->dim));
