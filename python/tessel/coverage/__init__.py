@@ -77,12 +77,15 @@ class Outcome:
 
 
 def first_error_line(error: BaseException) -> str:
-    """The line of an error that says what failed."""
+    """What failed: the op and its reason for a lowering failure (without
+    the location, which differs from run to run), else the error's first
+    line."""
+    from ..compiler import diagnostics
+
+    failure = diagnostics.parse(str(error))
+    if failure:
+        return failure.message[:240]
     lines = [l.strip() for l in str(error).splitlines() if l.strip()]
-    for line in lines:
-        if "error:" in line:
-            # Drop the location: the op and the reason are what identify it.
-            return line[line.index("error:") + len("error:"):].strip().split(": ", 1)[-1][:240]
     return f"{type(error).__name__}: {lines[0][:240]}" if lines else type(error).__name__
 
 

@@ -16,6 +16,9 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+# The largest error allowed, relative to an output's largest magnitude.
+DEFAULT_SCALE_RTOL = 1e-3
+
 
 @dataclass(frozen=True)
 class OutputCheck:
@@ -36,7 +39,7 @@ class Check:
     rtol: float
     atol: float
     outputs: tuple[OutputCheck, ...]
-    scale_rtol: float = 1e-3
+    scale_rtol: float = DEFAULT_SCALE_RTOL
 
     @property
     def passed(self) -> bool:
@@ -88,7 +91,7 @@ def _why(o: OutputCheck, check: Check) -> str:
 
 def compare(outputs: Mapping[str, np.ndarray], reference: Sequence[np.ndarray],
             names: Sequence[str], *, rtol: float, atol: float,
-            against: str, scale_rtol: float = 1e-3) -> Check:
+            against: str, scale_rtol: float = DEFAULT_SCALE_RTOL) -> Check:
     """Compares ``outputs[names[i]]`` with ``reference[i]``."""
     if len(reference) != len(names):
         raise ValueError(f"the reference has {len(reference)} outputs, the program "

@@ -101,7 +101,7 @@ def record_run(directory, program, raw, *, reference_outputs=None, info=None,
     outputs are known) and the outputs. Returns the run directory and the
     check (as in the report), or None."""
     from ..report import Report
-    from .check import compare
+    from .check import DEFAULT_SCALE_RTOL, compare
 
     info = info or {}
     check = None
@@ -109,7 +109,7 @@ def record_run(directory, program, raw, *, reference_outputs=None, info=None,
         names = list(reference_outputs)
         check = compare(raw.outputs, [reference_outputs[n] for n in names], names,
                         rtol=info.get("rtol", 1e-4), atol=info.get("atol", 1e-4),
-                        scale_rtol=info.get("scale_rtol", 1e-3),
+                        scale_rtol=info.get("scale_rtol", DEFAULT_SCALE_RTOL),
                         against=info.get("reference") or "the reference")
     report = Report.build(program, raw, name=info.get("name", Path(directory).name),
                           check=check, timings=info.get("timings"))

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import arch as arch_model
+from .check import DEFAULT_SCALE_RTOL
 
 MAPPERS = ("cpsat", "heuristic", "exhaustive", "default")
 OBJECTIVES = ("latency", "throughput")
@@ -54,7 +55,7 @@ class Options:
     check: bool = True
     rtol: float = 1e-4
     atol: float = 1e-4
-    scale_rtol: float = 1e-3
+    scale_rtol: float = DEFAULT_SCALE_RTOL
     progress: bool = False
     failure_dir: str | None = None
     name: str | None = None
