@@ -5,15 +5,11 @@
 // the op's own loop indices, the lookup is no lookup at all but an ordinary
 // read: Whisper's and BERT's position embeddings index the table with
 // `arange(sequence)`, which tessel-fold-constant-tensors has made a
-// constant tensor `[0, 1, 2, ...]`. This pass
-//
-// - replaces an integer operand that is such a progression (a constant
-//   tensor varying along one dimension as `start + step * i`) by the loop
-//   index that it reads, computed in the body (`linalg.index`), and
-// - turns a tensor.extract whose indices are each one loop index of the op
-//   (distinct loops, through index casts) into an input of the op read with
-//   the corresponding indexing map, so that the mapper, partitioning and the
-//   lowering see an op they know.
+// constant operand `[0, 1, 2, ...]`, read along one loop. A tensor.extract
+// whose indices are each a distinct loop index of the op (`linalg.index`, or
+// an element of such an operand, through index casts) becomes an input of
+// the op read with the corresponding indexing map, so that the mapper,
+// partitioning and the lowering see an op they know.
 //
 // A lookup at constant indices that read a tensor element after element
 // in order (GroupNorm's statistics spread over channels) is a reshape of
@@ -36,91 +32,66 @@ namespace mlir::tessel {
 
 namespace {
 
-/// `start + step * i` along the one dimension of a constant integer tensor
-/// that varies (`dim`), if it is such a progression.
-struct Progression {
-  int64_t dim, start, step;
-};
-
-std::optional<Progression> getProgression(Value value) {
-  DenseIntElementsAttr attr;
+/// The values of a constant i64 tensor, inline or a resource blob.
+std::optional<SmallVector<int64_t>> getConstantIndices(Value value) {
+  Attribute attr;
   if (!matchPattern(value, m_Constant(&attr)))
     return std::nullopt;
-  auto type = cast<RankedTensorType>(attr.getType());
+  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
+    return llvm::map_to_vector(dense.getValues<APInt>(),
+                               [](const APInt &v) { return v.getSExtValue(); });
+  if (auto resource = dyn_cast<DenseI64ResourceElementsAttr>(attr))
+    if (std::optional<ArrayRef<int64_t>> values = resource.tryGetAsArrayRef())
+      return SmallVector<int64_t>(*values);
+  return std::nullopt;
+}
+
+/// The loop along which input `input` of `generic` is `arange`: a constant
+/// integer tensor `[0, 1, 2, ...]` along its one dimension of extent above
+/// 1, read along a loop of the op.
+std::optional<unsigned> getArangeLoop(linalg::GenericOp generic,
+                                      OpOperand *input) {
+  std::optional<SmallVector<int64_t>> values = getConstantIndices(input->get());
+  auto type = dyn_cast<RankedTensorType>(input->get().getType());
+  if (!values || !type)
+    return std::nullopt;
   SmallVector<int64_t> varying;
   for (auto [dim, size] : llvm::enumerate(type.getShape()))
     if (size > 1)
       varying.push_back(dim);
   if (varying.size() != 1)
     return std::nullopt;
-  SmallVector<APInt> values(attr.getValues<APInt>());
-  int64_t start = values[0].getSExtValue();
-  int64_t step = values.size() > 1 ? values[1].getSExtValue() - start : 0;
-  for (auto [i, v] : llvm::enumerate(values))
-    if (v.getSExtValue() != start + step * static_cast<int64_t>(i))
+  for (auto [i, v] : llvm::enumerate(*values))
+    if (v != static_cast<int64_t>(i))
       return std::nullopt;
-  return Progression{varying.front(), start, step};
+  auto dim = dyn_cast<AffineDimExpr>(
+      generic.getMatchingIndexingMap(input).getResult(varying.front()));
+  if (!dim)
+    return std::nullopt;
+  return dim.getPosition();
 }
 
-/// The loop whose index `value` is (through index casts), if it is one.
-std::optional<unsigned> getLoopIndex(Value value) {
+/// The loop whose index `value` is, through index casts: a `linalg.index`,
+/// or an element of an `arange` input (getArangeLoop).
+std::optional<unsigned> getLoopIndex(linalg::GenericOp generic, Value value) {
   while (auto cast = value.getDefiningOp<arith::IndexCastOp>())
     value = cast.getIn();
   if (auto index = value.getDefiningOp<linalg::IndexOp>())
     return index.getDim();
-  return std::nullopt;
-}
-
-/// Replaces the block arguments of `generic` that read integer
-/// progressions with the loop index they read; returns their inputs, which
-/// nothing reads any more.
-SmallVector<unsigned> foldProgressions(linalg::GenericOp generic) {
-  SmallVector<unsigned> folded;
-  Block &body = generic.getRegion().front();
-  for (OpOperand *input : generic.getDpsInputOperands()) {
-    std::optional<Progression> progression = getProgression(input->get());
-    BlockArgument arg = generic.getMatchingBlockArgument(input);
-    // Only progressions used as indices: arithmetic on them is data.
-    if (!progression || arg.use_empty() || !arg.getType().isSignlessInteger() ||
-        !llvm::all_of(arg.getUsers(), [](Operation *user) {
-          return isa<arith::IndexCastOp>(user);
-        }))
-      continue;
-    AffineMap map = generic.getMatchingIndexingMap(input);
-    auto dim = dyn_cast<AffineDimExpr>(map.getResult(progression->dim));
-    if (!dim)
-      continue;
-    OpBuilder builder = OpBuilder::atBlockBegin(&body);
-    Location loc = generic.getLoc();
-    Value index = linalg::IndexOp::create(builder, loc, dim.getPosition());
-    Value scaled = arith::AddIOp::create(
-        builder, loc,
-        arith::MulIOp::create(
-            builder, loc, index,
-            arith::ConstantIndexOp::create(builder, loc, progression->step)),
-        arith::ConstantIndexOp::create(builder, loc, progression->start));
-    arg.replaceAllUsesWith(
-        arith::IndexCastOp::create(builder, loc, arg.getType(), scaled));
-    folded.push_back(input->getOperandNumber());
-  }
-  return folded;
+  auto arg = dyn_cast<BlockArgument>(value);
+  if (!arg || arg.getOwner() != &generic.getRegion().front() ||
+      arg.getArgNumber() >= generic.getNumDpsInputs())
+    return std::nullopt;
+  return getArangeLoop(generic, generic.getDpsInputOperand(arg.getArgNumber()));
 }
 
 /// The loops the indices of `extract` are, if each is a distinct loop index
-/// of its op (after folding `i * 1 + 0`, which foldProgressions leaves).
-std::optional<SmallVector<unsigned>> getExtractLoops(tensor::ExtractOp extract) {
+/// of its op.
+std::optional<SmallVector<unsigned>> getExtractLoops(linalg::GenericOp generic,
+                                                     tensor::ExtractOp extract) {
   SmallVector<unsigned> loops;
   for (Value index : extract.getIndices()) {
-    // index * 1 + 0, as a progression of step 1 from 0 reads.
-    while (auto cast = index.getDefiningOp<arith::IndexCastOp>())
-      index = cast.getIn();
-    if (auto add = index.getDefiningOp<arith::AddIOp>())
-      if (matchPattern(add.getRhs(), m_Zero()))
-        index = add.getLhs();
-    if (auto mul = index.getDefiningOp<arith::MulIOp>())
-      if (matchPattern(mul.getRhs(), m_One()))
-        index = mul.getLhs();
-    std::optional<unsigned> loop = getLoopIndex(index);
+    std::optional<unsigned> loop = getLoopIndex(generic, index);
     if (!loop || llvm::is_contained(loops, *loop))
       return std::nullopt;
     loops.push_back(*loop);
@@ -128,22 +99,50 @@ std::optional<SmallVector<unsigned>> getExtractLoops(tensor::ExtractOp extract) 
   return loops;
 }
 
-/// `generic` without the inputs `unread` (which its body no longer reads)
-/// and with each tensor.extract of a tensor defined outside it at distinct
-/// loop indices read as an input instead.
-void rebuild(linalg::GenericOp generic, ArrayRef<unsigned> unread) {
+/// Whether every use of `value` is, through index casts, an index of one
+/// of `extracts`.
+bool onlyIndexes(Value value, ArrayRef<tensor::ExtractOp> extracts) {
+  return llvm::all_of(value.getUsers(), [&](Operation *user) {
+    if (auto cast = dyn_cast<arith::IndexCastOp>(user))
+      return onlyIndexes(cast.getOut(), extracts);
+    return llvm::is_contained(extracts, user);
+  });
+}
+
+/// Erases `value`'s index casts that nothing uses any more.
+void eraseDeadCasts(Value value) {
+  for (Operation *user : llvm::make_early_inc_range(value.getUsers()))
+    if (auto cast = dyn_cast<arith::IndexCastOp>(user)) {
+      eraseDeadCasts(cast.getOut());
+      if (cast.use_empty())
+        cast.erase();
+    }
+}
+
+/// `generic` with each tensor.extract of a tensor defined outside it at
+/// distinct loop indices read as an input instead, and without the arange
+/// inputs that served only as those indices.
+void extractsAsInputs(linalg::GenericOp generic) {
   SmallVector<tensor::ExtractOp> extracts;
   SmallVector<SmallVector<unsigned>> loopsOf;
   generic.getRegion().walk([&](tensor::ExtractOp extract) {
     if (generic.getRegion().isAncestor(extract.getTensor().getParentRegion()))
       return;
-    if (std::optional<SmallVector<unsigned>> loops = getExtractLoops(extract)) {
+    if (std::optional<SmallVector<unsigned>> loops =
+            getExtractLoops(generic, extract)) {
       extracts.push_back(extract);
       loopsOf.push_back(*loops);
     }
   });
-  if (extracts.empty() && unread.empty())
+  if (extracts.empty())
     return;
+  SmallVector<unsigned> unread;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    BlockArgument arg = generic.getMatchingBlockArgument(input);
+    if (!arg.use_empty() && getArangeLoop(generic, input) &&
+        onlyIndexes(arg, extracts))
+      unread.push_back(input->getOperandNumber());
+  }
 
   MLIRContext *ctx = generic.getContext();
   unsigned numLoops = generic.getNumLoops();
@@ -172,32 +171,20 @@ void rebuild(linalg::GenericOp generic, ArrayRef<unsigned> unread) {
   rebuilt->setDiscardableAttrs(generic->getDiscardableAttrDictionary());
   rebuilt.getRegion().takeBody(generic.getRegion());
   Block &body = rebuilt.getRegion().front();
-  for (unsigned input : llvm::reverse(unread))
-    body.eraseArgument(input);
   // The new inputs' arguments go after the old inputs', before the inits'.
-  unsigned at = generic.getNumDpsInputs() - unread.size();
+  unsigned at = generic.getNumDpsInputs();
   for (auto [i, extract] : llvm::enumerate(extracts)) {
     BlockArgument arg =
         body.insertArgument(at + i, extract.getType(), extract.getLoc());
     extract.replaceAllUsesWith(arg);
     extract.erase();
   }
+  for (unsigned input : llvm::reverse(unread)) {
+    eraseDeadCasts(body.getArgument(input));
+    body.eraseArgument(input);
+  }
   generic.replaceAllUsesWith(rebuilt.getResults());
   generic.erase();
-}
-
-/// The values of a constant i64 tensor, inline or a resource blob.
-std::optional<SmallVector<int64_t>> getConstantIndices(Value value) {
-  Attribute attr;
-  if (!matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  if (auto dense = dyn_cast<DenseIntElementsAttr>(attr))
-    return llvm::map_to_vector(dense.getValues<APInt>(),
-                               [](const APInt &v) { return v.getSExtValue(); });
-  if (auto resource = dyn_cast<DenseI64ResourceElementsAttr>(attr))
-    if (std::optional<ArrayRef<int64_t>> values = resource.tryGetAsArrayRef())
-      return SmallVector<int64_t>(*values);
-  return std::nullopt;
 }
 
 /// The block argument an extract index reads, through an index cast and
@@ -300,7 +287,7 @@ struct ExtractsAsOperands
     });
     for (linalg::GenericOp generic : generics)
       if (!gatherInOrderAsReshape(generic))
-        rebuild(generic, foldProgressions(generic));
+        extractsAsInputs(generic);
   }
 };
 

@@ -304,11 +304,11 @@ def TesselExtractsAsOperands
     table with `tensor.extract` at computed indices. Position embeddings
     (Whisper, BERT) look up `arange(sequence)`, which
     `tessel-fold-constant-tensors` has made a constant tensor: the lookup
-    is an ordinary read. An integer operand that is a constant progression
-    (`start + step * i` along one dimension) is replaced by the loop index
-    it reads (`linalg.index`); a `tensor.extract` of a tensor from outside
-    the op whose indices are each a distinct loop index of the op becomes
-    an input read with the corresponding indexing map. A lookup at constant
+    is an ordinary read. A `tensor.extract` of a tensor from outside the op
+    whose indices are each a distinct loop index of the op (`linalg.index`,
+    or an element of a constant `[0, 1, 2, ...]` operand read along a loop)
+    becomes an input read with the corresponding indexing map, and the
+    `arange` operands that served only as indices go. A lookup at constant
     indices that read a tensor element after element in order (GroupNorm's
     per-group statistics spread over the channels) is a reshape of it, and
     becomes one. Lookups at data-dependent indices (token embeddings) are
@@ -333,8 +333,7 @@ def TesselExtractsAsOperands
         linalg.yield %s : f32
     }
     ```
-    (The unused progression operand and the dead index computations are
-    left to the canonicalizer.)
+    (The dead `linalg.index` ops are left to the canonicalizer.)
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
