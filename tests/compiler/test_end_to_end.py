@@ -114,6 +114,19 @@ def test_layer_matches_pytorch(layer, shapes, tolerance):
                                rtol=tolerance, atol=tolerance)
 
 
+def simulated_bit_exact(program, model, xs):
+    """The simulated first output of ``program`` on inputs ``xs`` (those the
+    program reads), after checking that the CPU emulator gives the same
+    bits."""
+    feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, xs)
+             if spec.name in program.inputs}
+    out_name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[out_name]
+    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
+    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+    return simulated
+
+
 def test_rotary_embedding_runs_sin_and_cos_on_the_chip():
     """Rotary embeddings' cos and sin of angles up to 441 radians, computed
     by the vector unit (the ISA's sequences): the result matches PyTorch,
@@ -126,14 +139,8 @@ def test_rotary_embedding_runs_sin_and_cos_on_the_chip():
     ops = {ins["op"] for instrs in program.decoded().values() for ins in instrs
            if ins.op == "vector_unary"}
     assert {"sin", "cos"} <= ops
-    feeds = {spec.name: v.numpy()
-             for spec, v in zip(model.signature.inputs, (x, positions))}
-    out_name = model.signature.outputs[0].name
-    simulated = simulate(program, feeds).outputs[out_name]
-    np.testing.assert_allclose(simulated, layer(x, positions).numpy(),
-                               rtol=1e-5, atol=1e-5)
-    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
-    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+    np.testing.assert_allclose(simulated_bit_exact(program, model, (x, positions)),
+                               layer(x, positions).numpy(), rtol=1e-5, atol=1e-5)
 
 
 HEADS = [(1, 4, 8, 16)] * 3
@@ -160,16 +167,10 @@ def test_attention_as_users_write_it(layer, shapes):
         xs[3][5] = -1.0       # the boolean mask's row 5: masked everywhere
     model = fe.import_torch(layer.eval(), tuple(xs))
     program = compile_imported(model, "tessel-4x4")
-    # (The causal case reads no mask.)
-    feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, xs)
-             if spec.name in program.inputs}
-    out_name = model.signature.outputs[0].name
-    simulated = simulate(program, feeds).outputs[out_name]
     golden = layer(*xs).detach().numpy()
-    np.testing.assert_allclose(simulated, golden, rtol=1e-5,
-                               atol=1e-5 * np.abs(golden).max())
-    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
-    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+    # (The causal case reads no mask: the program has no such input.)
+    np.testing.assert_allclose(simulated_bit_exact(program, model, xs), golden,
+                               rtol=1e-5, atol=1e-5 * np.abs(golden).max())
 
 
 def with_mappings(model, **mappings):
@@ -304,10 +305,5 @@ def test_spatially_split_convolution_reads_each_input_row_once():
     # The middle rows and columns: to two tiles, and the four corners' to all.
     assert sorted(len(ins["dsts"]) for ins in reads
                   if ins.op == "dma_multicast") == [2, 2, 2, 2, 4]
-    feeds = {model.signature.inputs[0].name: x.numpy()}
-    out_name = model.signature.outputs[0].name
-    simulated = simulate(program, feeds).outputs[out_name]
-    np.testing.assert_allclose(simulated, conv(x).detach().numpy(),
-                               rtol=1e-5, atol=1e-5)
-    emulated = emulate(program, feeds, device="cpu").outputs[out_name]
-    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+    np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
+                               conv(x).detach().numpy(), rtol=1e-5, atol=1e-5)
