@@ -394,6 +394,29 @@ int64_t countElements(ArrayRef<int64_t> lo, ArrayRef<int64_t> hi) {
   return count;
 }
 
+/// The elements loading `cells` reads from DRAM.
+int64_t countElements(ArrayRef<Cell> cells) {
+  int64_t count = 0;
+  for (const Cell &cell : cells)
+    count += countElements(cell.lo, cell.hi);
+  return count;
+}
+
+/// The bytes of one element the readers load.
+int64_t getElementBytes(ArrayRef<Reader> readers) {
+  auto type = cast<MemRefType>(readers.front().getLoad().getSource().getType());
+  return llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// The bytes of DRAM reads that loading `cells` instead of the readers'
+/// windows saves.
+int64_t bytesSaved(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
+  int64_t read = 0;
+  for (const Reader &reader : readers)
+    read += countElements(reader.window.lo, reader.window.hi);
+  return (read - countElements(cells)) * getElementBytes(readers);
+}
+
 /// Cutting overlapping windows pays only when it saves at least this part
 /// (1 / kMinSavedFraction) of their reads: a tile that receives part of its
 /// window from its neighbours waits for their progress too, which on the
@@ -417,13 +440,8 @@ bool cuttingPays(ArrayRef<Reader> readers, ArrayRef<Cell> cells,
   const Window &window = readers.front().window;
   int64_t read = countElements(window.lo, window.hi) *
                  static_cast<int64_t>(windows.size());
-  int64_t saved = read;
-  for (const Cell &cell : cells)
-    saved -= countElements(cell.lo, cell.hi);
-  auto type = cast<MemRefType>(readers.front().getLoad().getSource().getType());
-  int64_t savedBytes =
-      saved * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-  return savedBytes >=
+  int64_t saved = read - countElements(cells);
+  return saved * getElementBytes(readers) >=
              bytesPerTransferCost * static_cast<int64_t>(windows.size()) &&
          saved * kMinSavedFraction >= read;
 }
@@ -653,18 +671,6 @@ private:
   /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
 };
-
-/// The bytes of DRAM reads that loading `cells` instead of the readers'
-/// windows saves.
-int64_t bytesSaved(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
-  int64_t saved = 0;
-  for (const Reader &reader : readers)
-    saved += countElements(reader.window.lo, reader.window.hi);
-  for (const Cell &cell : cells)
-    saved -= countElements(cell.lo, cell.hi);
-  auto type = cast<MemRefType>(readers.front().getLoad().getSource().getType());
-  return saved * llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-}
 
 struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
   void runOnOperation() override {
