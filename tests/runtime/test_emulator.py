@@ -67,10 +67,14 @@ def run_host_kernel(lib, program, inputs, threads: int = 1) -> dict:
     rows = np.ascontiguousarray(table.rows)
     order_arr = np.array(order, np.int64)
     scratch = np.zeros(max(4, table.max_buffered_acc * 4), np.uint8)
+    fault = np.zeros(1, np.int32)
     ptr = ctypes.c_void_p
     lib.host_run_rows(ptr(rows.ctypes.data), ptr(order_arr.ctypes.data),
                       ctypes.c_longlong(len(order)), ptr(arena.ctypes.data),
-                      ptr(scratch.ctypes.data), ctypes.c_int(threads))
+                      ptr(scratch.ctypes.data), ctypes.c_int(threads),
+                      ptr(fault.ctypes.data))
+    if fault[0]:
+        raise EmulationError("kernel: a dma_gather met an index outside its table")
     return read_outputs(program, lambda offset, size: arena[offset:offset + size])
 
 
@@ -116,7 +120,7 @@ def check(executor, program, inputs, host_kernel) -> None:
 # ---------------------------------------------------------------------------
 
 N = 256                     # elements of each operand: a 16 x 16 block
-ALL_DTYPES = list(isa.DTYPES)
+ALL_DTYPES = list(isa.COMPUTE_DTYPES)
 # The vector unit of this arch takes every type it may (i32 only as the
 # source or result of a cast, and as the i8 matmul's accumulator).
 VECTOR_DTYPES = ["f32", "f16", "bf16", "i8"]

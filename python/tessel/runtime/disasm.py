@@ -44,6 +44,11 @@ def format_instruction(ins: Instruction) -> str:
         ) if d else "(none)"
         return (f"dma_multicast ch{f['channel']} tok{f['token']} {f['dtype']} "
                 f"{_sizes(f['sizes'])} {format_endpoint(f['src'])} -> {dsts}")
+    if op == "dma_gather":
+        return (f"dma_gather ch{f['channel']} tok{f['token']} {f['dtype']} "
+                f"{_sizes(f['sizes'])} dram{format_view(f['table'])} + "
+                f"{f['index_stride']} * {f['index_dtype']}{format_view(f['index'])} "
+                f"< {f['rows']} -> {format_view(f['dst'])}")
     if op == "wait":
         return "wait " + (" ".join(f"tok{t}" for t in f["tokens"]) or "(none)")
     if op == "signal":

@@ -28,11 +28,15 @@ MAX_MULTICAST_DESTINATIONS = (0xFF - 11 - 3 * MAX_RANK) // 4
 # Element types.
 # ---------------------------------------------------------------------------
 
-DTYPES = ("f32", "f16", "bf16", "i8", "i32")          # index = encoding
+DTYPES = ("f32", "f16", "bf16", "i8", "i32", "i64")   # index = encoding
 DTYPE_CODE = {name: i for i, name in enumerate(DTYPES)}
-DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4}
+DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8}
 FLOAT_DTYPES = ("f32", "f16", "bf16")
+# The integer types the MAC array and vector unit compute on; i64 is moved
+# (dma) and read as indices (dma_gather), never computed on.
 INT_DTYPES = ("i8", "i32")
+COMPUTE_DTYPES = FLOAT_DTYPES + INT_DTYPES
+INDEX_DTYPES = ("i32", "i64")
 
 # ---------------------------------------------------------------------------
 # Operation codes.
@@ -67,6 +71,7 @@ OPCODES = {
     "signal": 0x03,
     "wait_semaphore": 0x04,
     "dma_multicast": 0x05,
+    "dma_gather": 0x06,
     "matmul": 0x10,
     "vector_unary": 0x20,
     "vector_binary": 0x21,
@@ -77,7 +82,9 @@ OPCODES = {
     "vector_select": 0x26,
 }
 OPCODE_NAMES = {code: name for name, code in OPCODES.items()}
-CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast")
+CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast",
+               "dma_gather")
+TRANSFER_OPS = ("dma", "dma_multicast", "dma_gather")
 
 # Operand kinds:
 #   u32 i32 f32 u64   scalars
@@ -100,6 +107,11 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "dma_multicast": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
                       ("sizes", "sizes"), ("src", "endpoint"),
                       ("dsts", "multicast")),
+    "dma_gather": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
+                   ("sizes", "sizes"), ("index_dtype", "dtype"),
+                   ("index_stride", "i32"), ("rows", "u32"),
+                   ("table", "view:rank"), ("index", "view:rank"),
+                   ("dst", "view:rank")),
     "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),
                ("lhs", "view:2"), ("rhs", "view:2"), ("acc", "view:2")),
     "vector_unary": (("op", "enum:unary"), ("in_dtype", "dtype"),

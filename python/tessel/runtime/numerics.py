@@ -6,23 +6,27 @@ even; nothing is fused or reassociated). No ``np.exp``/``np.tanh``: exp, log,
 tanh and erf are the ISA's polynomials.
 
 Storage: f32 → float32, f16 → float16, bf16 → uint16 (the bits), i8 → int8,
-i32 → int32. Float values are widened to f32 exactly, evaluated, and rounded
+i32 → int32, i64 → int64 (indices: moved and read, never computed on). Float values are widened to f32 exactly, evaluated, and rounded
 back with :func:`from_f32`, which also writes every NaN as the canonical quiet
 NaN of its type.
 """
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Callable, Sequence
 
 import numpy as np
 
 F32 = np.float32
 STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
            "bf16": np.dtype(np.uint16), "i8": np.dtype(np.int8),
-           "i32": np.dtype(np.int32)}
+           "i32": np.dtype(np.int32), "i64": np.dtype(np.int64)}
+# Elements moved unchanged, as unsigned integers of their size.
+BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
+        8: np.dtype(np.uint64)}
 CANONICAL_NAN_BITS = {"f32": 0x7FC00000, "f16": 0x7E00, "bf16": 0x7FC0}
-_INT_RANGE = {"i8": (-128, 127), "i32": (-(1 << 31), (1 << 31) - 1)}
+_INT_RANGE = {"i8": (-128, 127), "i32": (-(1 << 31), (1 << 31) - 1),
+              "i64": (-(1 << 63), (1 << 63) - 1)}
 
 
 def _c(x: float) -> np.float32:
@@ -134,7 +138,7 @@ def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
     st = STORAGE[dtype]
     if values.dtype == st:
         return values
-    if dtype in ("i8", "i32"):
+    if dtype in ("i8", "i32", "i64"):
         if values.dtype.kind in "iub":
             return values.astype(st)
         return _float_to_int(values.astype(np.float64), dtype)
@@ -146,6 +150,38 @@ def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
 def from_storage(raw: np.ndarray, dtype: str) -> np.ndarray:
     """Storage → a host array (bf16 is widened to float32)."""
     return bf16_to_f32(raw) if dtype == "bf16" else raw
+
+
+class IndexOutOfRange(ValueError):
+    """A ``dma_gather`` index outside ``[0, rows)``: the first one in row-major
+    order, its position in the index space and its value."""
+
+    def __init__(self, position: tuple[int, ...], value: int, rows: int):
+        super().__init__(f"index {value} at position {position} is outside "
+                         f"[0, {rows})")
+        self.position, self.value, self.rows = position, value, rows
+
+
+def gather(memory: np.ndarray, item: int, table_base: int,
+           table_strides: Sequence[int], index_stride: int, rows: int,
+           index: np.ndarray) -> np.ndarray:
+    """The elements a ``dma_gather`` reads, as bits (:data:`BITS`): element
+    ``i`` is the ``item``-byte element of ``memory`` (a byte array) at
+    ``table_base + (sum(i_k * table_strides[k]) + index[i] * index_stride) *
+    item``. Raises :class:`IndexOutOfRange` before reading anything when an
+    index is outside ``[0, rows)``."""
+    index = np.asarray(index, np.int64)
+    bad = (index < 0) | (index >= rows)
+    if bad.any():
+        position = tuple(int(p) for p in np.argwhere(bad)[0])
+        raise IndexOutOfRange(position, int(index[position]), rows)
+    elements = table_base // item + index * index_stride
+    for dim, (size, stride) in enumerate(zip(index.shape, table_strides)):
+        shape = [1] * index.ndim
+        shape[dim] = size
+        elements = elements + (np.arange(size, dtype=np.int64) * stride).reshape(shape)
+    words = memory[:memory.size // item * item].view(BITS[item])
+    return words[elements]
 
 
 # ---------------------------------------------------------------------------

@@ -188,13 +188,27 @@ class Program:
                 return t
         raise KeyError(f"tile ({row}, {col}) runs no code in this program")
 
-    def tag_name(self, tag: int | None) -> str | None:
+    def tag(self, tag: int | None) -> Tag | None:
+        """The tag of id ``tag`` (None for None or an id not listed)."""
         if tag is None:
             return None
         for t in self.tags:
             if t.id == tag:
-                return t.name
+                return t
         return None
+
+    def tag_name(self, tag: int | None) -> str | None:
+        found = self.tag(tag)
+        return found.name if found else None
+
+    def source_of(self, tag: int | None) -> str:
+        """`` (the OP 'NAME' at LOC)``, the source op of an instruction
+        tagged ``tag`` for messages, or '' when untagged."""
+        found = self.tag(tag)
+        if found is None:
+            return ""
+        return (f" (the {found.op or 'op'} '{found.name}'"
+                + (f" at {found.loc})" if found.loc else ")"))
 
     def instructions(self, row: int, col: int) -> list[Instruction]:
         """The decoded, validated instructions of tile ``(row, col)``."""
@@ -524,6 +538,8 @@ class _Validator:
             self.check_dma(tile, ins, fail)
         elif op == "dma_multicast":
             self.check_multicast(tile, ins, fail)
+        elif op == "dma_gather":
+            self.check_gather(tile, ins, fail)
         elif op == "wait":
             for tok in f["tokens"]:
                 if tok >= tile.tokens:
@@ -647,6 +663,33 @@ class _Validator:
                 fail("the destination on the source's tile overlaps the source",
                      name)
 
+    def check_gather(self, tile: TileProgram, ins: Instruction, fail) -> None:
+        """A gather's table lies in DRAM for every index in [0, rows); its
+        index view and destination in the issuing tile's SRAM, apart."""
+        f = ins.fields
+        self.check_slots(tile, f, fail)
+        sizes, dtype, index_dtype = f["sizes"], f["dtype"], f["index_dtype"]
+        self.check_sizes(sizes, fail)
+        if index_dtype not in isa.INDEX_DTYPES:
+            fail(f"index_dtype {index_dtype} is not one of "
+                 f"{', '.join(isa.INDEX_DTYPES)}", "index_dtype")
+        if f["rows"] < 1:
+            fail("rows = 0: a table has at least one row", "rows")
+        sram = self.arch.tile.sram.bytes
+        self.check_view(f["index"], sizes, index_dtype, sram, "index", fail,
+                        written=False)
+        self.check_view(f["dst"], sizes, dtype, sram, "dst", fail, written=True)
+        item = isa.DTYPE_SIZE[dtype]
+        if views_overlap(f["index"], sizes, isa.DTYPE_SIZE[index_dtype], f["dst"],
+                         sizes, item):
+            fail("the destination overlaps the index view", "dst")
+        # The table as a view with one more dimension, the index's: every
+        # element any valid index can address.
+        table = f["table"]
+        reach = View(table.base, table.strides + (f["index_stride"],))
+        self.check_view(reach, tuple(sizes) + (f["rows"],), dtype, self.p.dram_bytes,
+                        "table", fail, written=False)
+
     def check_matmul(self, ins: Instruction, fail) -> None:
         a, f = self.arch, ins.fields
         dtype, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
@@ -678,6 +721,10 @@ class _Validator:
         a, f, op = self.arch, ins.fields, ins.op
         sizes = f["sizes"]
         self.check_sizes(sizes, fail)
+        for name in ("dtype", "in_dtype", "out_dtype"):
+            if f.get(name, "f32") not in isa.COMPUTE_DTYPES:
+                fail(f"{name} {f[name]} is moved and read as indices only; the "
+                     f"vector unit computes on {', '.join(isa.COMPUTE_DTYPES)}", name)
         supported = a.tile.vector.dtypes
         if op == "vector_unary":
             uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]
@@ -964,6 +1011,19 @@ class StreamBuilder:
         return self._emit("dma_multicast", tag, channel=channel, token=token,
                           dtype=dtype, sizes=tuple(sizes), src=self._resolve(src),
                           dsts=tuple(self._resolve(d) for d in dsts))
+
+    def dma_gather(self, channel: int, token: int, dtype: str, sizes: Sequence[int],
+                   table, index_dtype: str, index, index_stride: int, rows: int,
+                   dst, *, tag: int | None = None) -> int:
+        """Start gathering ``sizes`` elements from DRAM into this tile's SRAM
+        on DMA ``channel``: element ``i`` of ``dst`` is element
+        ``table(i) + index(i) * index_stride`` of DRAM, where ``table`` is a
+        DRAM view, ``index`` an SRAM view of ``index_dtype`` integers, each
+        in ``[0, rows)``. Returns the instruction index."""
+        return self._emit("dma_gather", tag, channel=channel, token=token,
+                          dtype=dtype, sizes=tuple(sizes), index_dtype=index_dtype,
+                          index_stride=index_stride, rows=rows, table=_view(table),
+                          index=_view(index), dst=_view(dst))
 
     def _resolve(self, ep: Endpoint) -> Endpoint:
         """``ep`` (an :class:`Endpoint` or a ``(kind, row, col, view)``

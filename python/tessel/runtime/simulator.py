@@ -436,6 +436,9 @@ class _Static:
             elif op == "dma_multicast":
                 kinds[j] = _DMA
                 args[j] = self._multicast(rc, ins)
+            elif op == "dma_gather":
+                kinds[j] = _DMA
+                args[j] = self._gather(rc, ins)
             elif op == "wait":
                 kinds[j] = _WAIT
                 args[j] = ins["tokens"]
@@ -481,6 +484,22 @@ class _Static:
         nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
         ch = f["channel"]
         key = (rc, ch, src.kind, src.row, src.col, dst.kind, dst.row, dst.col)
+        route = self._routes.get(key)
+        if route is None:
+            route = self._routes[key] = self._route(rc, ch, src, dst)
+        (res, latency, kind, dst_tiles, shares_of, links, dram_ch, sides) = route
+        return (ch, f["token"], nbytes, res, latency, kind, dst_tiles, shares_of,
+                links, dram_ch, ins.tag, sides)
+
+    def _gather(self, rc, ins):
+        """Static part of a gather: timed as a dma of the gathered bytes from
+        DRAM into the issuing tile's SRAM (docs/simulator.md)."""
+        f = ins.fields
+        src = isa.Endpoint("dram", 0, 0, f["table"])
+        dst = isa.Endpoint("sram", rc[0], rc[1], f["dst"])
+        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        ch = f["channel"]
+        key = (rc, ch, "dram", 0, 0, "sram") + rc
         route = self._routes.get(key)
         if route is None:
             route = self._routes[key] = self._route(rc, ch, src, dst)
@@ -660,15 +679,7 @@ class _Simulator:
                 if st.kinds[j] == _COMPUTE:
                     t.thunks[j] = _compute_thunk(ins, mem)
                 elif st.kinds[j] == _DMA:
-                    f = ins.fields
-                    sizes, dtype, src = f["sizes"], f["dtype"], f["src"]
-                    source = _array(self._endpoint_mem(src), src.view, sizes, dtype)
-                    dsts = (f["dst"],) if ins.op == "dma" else f["dsts"]
-                    # (source, destination) pairs: a multicast's destinations
-                    # never overlap its source, so one copy each is the copy.
-                    t.copies[j] = tuple(
-                        (source, _array(self._endpoint_mem(d), d.view, sizes, dtype))
-                        for d in dsts)
+                    t.copies[j] = self._transfer_thunk(rc, ins, mem)
         tinfo = self.p.tile(*rc)
         t.pc = 0
         t.tokens = [None] * tinfo.tokens
@@ -685,6 +696,44 @@ class _Simulator:
         t.queues = [[] for _ in range(a.tile.dma.channels)]
         t.to_dst = {}
         return t
+
+    def _transfer_thunk(self, rc, ins, mem: np.ndarray) -> Callable[[], None]:
+        """A closure moving the data of one dma, dma_multicast or dma_gather
+        (run when the transfer completes)."""
+        f = ins.fields
+        sizes, dtype = f["sizes"], f["dtype"]
+        if ins.op == "dma_gather":
+            item = isa.DTYPE_SIZE[dtype]
+            table, index_stride, rows = f["table"], f["index_stride"], f["rows"]
+            index = _array(mem, f["index"], sizes, f["index_dtype"])
+            dst = np.ndarray(tuple(sizes), numerics.BITS[item], buffer=mem,
+                             offset=f["dst"].base,
+                             strides=tuple(s * item for s in f["dst"].strides))
+            dram = self.dram
+
+            def gather() -> None:
+                try:
+                    got = numerics.gather(dram, item, table.base, table.strides,
+                                          index_stride, rows, index)
+                except numerics.IndexOutOfRange as e:
+                    raise SimulationError(
+                        f"tile {rc} offset {ins.offset} at cycle {self.now:g}: "
+                        f"dma_gather: {e}: {format_instruction(ins)}{self.p.source_of(ins.tag)}",
+                        self._result()) from None
+                np.copyto(dst, got)
+            return gather
+        src = f["src"]
+        source = _array(self._endpoint_mem(src), src.view, sizes, dtype)
+        dsts = (f["dst"],) if ins.op == "dma" else f["dsts"]
+        # A multicast's destinations never overlap its source, so one copy
+        # each is the copy.
+        pairs = tuple((source, _array(self._endpoint_mem(d), d.view, sizes, dtype))
+                      for d in dsts)
+
+        def copy() -> None:
+            for source, dest in pairs:
+                np.copyto(dest, source)
+        return copy
 
     def _endpoint_mem(self, ep) -> np.ndarray:
         return self.dram if ep.kind == "dram" else self._mem((ep.row, ep.col))
@@ -909,8 +958,7 @@ class _Simulator:
     def _xfer_done(self, x: _Xfer, t: float) -> None:
         tile = x.tile
         if x.copy is not None:
-            for source, dest in x.copy:
-                np.copyto(dest, source)
+            x.copy()
         if self.trace:
             self.trace_log.append(("dma", tile.row, tile.col, x.channel, x.issued,
                                    x.started, x.data_end, t, x.pc, x.tag, x.kind))

@@ -13,13 +13,12 @@ from typing import Callable
 import numpy as np
 
 from .. import isa, numerics
+from .errors import index_error
 from .schedule import run_tiles
-from .table import (DT_IN, DT_OUT, FLAG, IMM, OP, OPCODES, RANK, SIZE0, SUB,
-                    VIEW0, VIEW_WIDTH, Table)
+from .table import (COUNT, DT_IN, DT_OUT, FLAG, IMM, OP, OPCODES, RANK, SIZE0,
+                    SUB, VIEW0, VIEW_WIDTH, Table)
 
 _DTYPES = isa.DTYPES
-# DMA moves bits: copy through unsigned integers of the element size.
-_BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32)}
 _OP_NAME = {code: name for name, code in OPCODES.items()}
 
 
@@ -37,9 +36,19 @@ def _thunk(arena: np.ndarray, row: np.ndarray) -> Callable[[], None]:
     sizes = tuple(row[SIZE0:SIZE0 + RANK].tolist())
     din, dout = _DTYPES[row[DT_IN]], _DTYPES[row[DT_OUT]]
     if op == "dma":
-        bits = _BITS[isa.DTYPE_SIZE[din]]
+        # DMA moves bits: copy through unsigned integers of the element size.
+        bits = numerics.BITS[isa.DTYPE_SIZE[din]]
         src, dst = _view(arena, row, 0, sizes, bits), _view(arena, row, 3, sizes, bits)
         return lambda: np.copyto(dst, src)
+    if op == "dma_gather":
+        item = isa.DTYPE_SIZE[din]
+        dst = _view(arena, row, 3, sizes, numerics.BITS[item])
+        index = _view(arena, row, 1, sizes, numerics.STORAGE[dout])
+        table = int(row[VIEW0])
+        strides = row[VIEW0 + 1:VIEW0 + 1 + RANK].tolist()
+        index_stride, rows = int(row[IMM]), int(row[COUNT])
+        return lambda: np.copyto(dst, numerics.gather(
+            arena, item, table, strides, index_stride, rows, index))
     if op == "matmul":
         m, k, n, _ = sizes
         st = numerics.STORAGE[din]
@@ -89,6 +98,9 @@ def run(table: Table, arena: np.ndarray) -> None:
         fn = thunks.get(i)
         if fn is None:
             fn = thunks[i] = _thunk(arena, rows[i])
-        fn()
+        try:
+            fn()
+        except numerics.IndexOutOfRange as e:
+            raise index_error(table, i, e) from None
 
     run_tiles(table, execute)

@@ -196,6 +196,7 @@ class Prepared:
         self.pcs = cp.empty(max(tiles, 1), np.int64)
         self.progress = cp.zeros(1, np.uint64)
         self.stuck = cp.zeros(1, np.int32)
+        self.fault = cp.zeros(1, np.int32)
 
     def run(self, raw_inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         from . import input_regions, read_outputs
@@ -206,6 +207,7 @@ class Prepared:
         cp.copyto(self.sems, self.sem_init)
         self.progress.fill(0)
         self.stuck.fill(0)
+        self.fault.fill(0)
         self.group_words.fill(0)
         try:
             if table.num_tiles:
@@ -213,14 +215,33 @@ class Prepared:
                     self.rows, self.chained, self.first, np.int32(table.num_tiles), self.arena,
                     self.sems, self.scratch, np.int64(self.scratch_stride), self.pcs,
                     self.progress, self.stuck, np.int64(int(TIMEOUT_S * 1e9)),
-                    np.int32(self.group), self.group_words))
+                    np.int32(self.group), self.group_words, self.fault))
             stuck = int(self.stuck.get()[0])
+            fault = int(self.fault.get()[0])
         except (cp.cuda.driver.CUDADriverError, cp.cuda.runtime.CUDARuntimeError) as e:
             raise EmulationError(f"device='cuda': the kernel failed: {e}") from None
         if stuck:
             raise self._stuck_error()
+        if fault:
+            raise self._gather_error(raw_inputs)
         return read_outputs(self.program,
                             lambda offset, size: self.arena[offset:offset + size].get())
+
+    def _gather_error(self, raw_inputs: Mapping[str, np.ndarray]) -> EmulationError:
+        """The error of a run in which a gather met an index outside its
+        table: the CPU backend runs the program again and names the first
+        such index (the kernel, whose tiles run concurrently, only knows
+        that one was met)."""
+        from . import cpu, initial_arena, input_regions
+        arena = initial_arena(self.program, self.table)
+        for offset, data in input_regions(self.program, raw_inputs):
+            arena[offset:offset + data.size] = data
+        try:
+            cpu.run(self.table, arena)
+        except EmulationError as e:
+            return EmulationError(f"device='cuda': {e}")
+        return EmulationError("device='cuda': a dma_gather met an index outside "
+                              "its table, which the CPU backend did not meet")
 
     def _stuck_error(self) -> EmulationError:
         table = self.table

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from .. import numerics
+from ..disasm import format_instruction
 from ..simulator import SimulationError
 
 
@@ -19,3 +21,17 @@ class DeadlockError(EmulationError):
     def __init__(self, message: str, waiting: list[dict]):
         super().__init__(message)
         self.waiting = waiting
+
+
+def index_error(table, row: int, error: numerics.IndexOutOfRange) -> EmulationError:
+    """The error of a ``dma_gather`` (table row ``row``) that met an index
+    outside its table: the tile, the instruction and its source op."""
+    ins = table.where[row]
+    rc = table.tiles[table.tile_of_row(row)]
+    # The table pads ranks to 4 with leading dimensions: the instruction's own.
+    rank = len(ins["sizes"])
+    error = numerics.IndexOutOfRange(error.position[-rank:], error.value, error.rows)
+    return EmulationError(
+        f"tile {rc} offset {ins.offset} (instruction {table.index[row]}): "
+        f"dma_gather: {error}: {format_instruction(ins)}"
+        f"{table.sources.get(ins.tag, '')}")

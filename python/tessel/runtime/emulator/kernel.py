@@ -120,7 +120,9 @@ DEV float i32_to_f32_rn(i32 v) { return (float)v; }
 /* ---- conversions ------------------------------------------------------ */
 
 DEV int is_int(int dt) { return dt == DT_I8 || dt == DT_I32; }
-DEV int dsize(int dt) { return dt == DT_F32 || dt == DT_I32 ? 4 : (dt == DT_I8 ? 1 : 2); }
+DEV int dsize(int dt) {
+    return dt == DT_I64 ? 8 : (dt == DT_F32 || dt == DT_I32 ? 4 : (dt == DT_I8 ? 1 : 2));
+}
 
 DEV float f16_to_f32(u16 h) {
     u32 s = ((u32)h & 0x8000u) << 16, e = ((u32)h >> 10) & 0x1fu, m = (u32)h & 0x3ffu;
@@ -535,6 +537,41 @@ DEV void dma_rows(u8* mem, const View4& src, const View4& dst, u32 rows, u32 s1,
     }
 }
 
+/* dma_gather: element e of dst is the table element `index[e]` rows on.
+   An index outside [0, rows) is never read through: its element is left
+   as it is and *fault set, and the host reports the index (the CPU
+   backend, run again, names the first one). */
+template <typename T>
+DEV void dma_gather(const i64* r, u8* mem, int* fault, int tid, int nt) {
+    const View4 table = view_of(r, 0), index = view_of(r, 1), dst = view_of(r, 3);
+    const u32 s1 = (u32)r[COL_SIZE0 + 1], s2 = (u32)r[COL_SIZE0 + 2],
+              s3 = (u32)r[COL_SIZE0 + 3];
+    const u32 total = (u32)r[COL_SIZE0] * s1 * s2 * s3;
+    const i64 step = r[COL_IMM] * (i64)sizeof(T), rows = r[COL_COUNT];
+    const int wide = (int)r[COL_DT_OUT] == DT_I64;
+    for (u32 e = (u32)tid; e < total; e += (u32)nt) {
+        u32 i0, i1, i2, i3;
+        split(e, s1, s2, s3, &i0, &i1, &i2, &i3);
+        const u8* p = mem + at(index, i0, i1, i2, i3, wide ? 8 : 4);
+        const i64 k = wide ? *(const i64*)p : (i64)*(const i32*)p;
+        if (k < 0 || k >= rows) {
+            *fault = 1;
+            continue;
+        }
+        *(T*)(mem + at(dst, i0, i1, i2, i3, (int)sizeof(T))) =
+            *(const T*)(mem + at(table, i0, i1, i2, i3, (int)sizeof(T)) + k * step);
+    }
+}
+
+DEV void exec_gather(const i64* r, u8* mem, int* fault, int tid, int nt) {
+    switch (dsize((int)r[COL_DT_IN])) {
+    case 8: dma_gather<u64>(r, mem, fault, tid, nt); break;
+    case 4: dma_gather<u32>(r, mem, fault, tid, nt); break;
+    case 2: dma_gather<u16>(r, mem, fault, tid, nt); break;
+    default: dma_gather<u8>(r, mem, fault, tid, nt); break;
+    }
+}
+
 DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     int op = (int)r[COL_OP], sub = (int)r[COL_SUB];
     int din = (int)r[COL_DT_IN], dout = (int)r[COL_DT_OUT];
@@ -546,6 +583,7 @@ DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     View4 a = view_of(r, 0), b = view_of(r, 1), c = view_of(r, 2), o = view_of(r, 3);
     if (op == OP_DMA && s3 >= 32 && nt >= 32) {
         switch (isz) {
+        case 8: dma_rows<u64>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
         case 4: dma_rows<u32>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
         case 2: dma_rows<u16>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
         default: dma_rows<u8>(mem, a, o, total / s3, s1, s2, s3, tid, nt); break;
@@ -554,6 +592,7 @@ DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     }
     if (op == OP_DMA) {
         switch (isz) {
+        case 8: dma_copy<u64>(mem, a, o, total, s1, s2, s3, tid, nt); break;
         case 4: dma_copy<u32>(mem, a, o, total, s1, s2, s3, tid, nt); break;
         case 2: dma_copy<u16>(mem, a, o, total, s1, s2, s3, tid, nt); break;
         default: dma_copy<u8>(mem, a, o, total, s1, s2, s3, tid, nt); break;
@@ -709,9 +748,11 @@ DEV void matmul_i8(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
     (void)scratch;
 }
 
-DEV void exec_row(const i64* r, u8* mem, u8* scratch, int tid, int nt) {
+DEV void exec_row(const i64* r, u8* mem, u8* scratch, int* fault, int tid, int nt) {
     int op = (int)r[COL_OP];
-    if (op == OP_MATMUL) {
+    if (op == OP_DMA_GATHER) {
+        exec_gather(r, mem, fault, tid, nt);
+    } else if (op == OP_MATMUL) {
         switch ((int)r[COL_DT_IN]) {
         case DT_F32: matmul_float<DT_F32>(r, mem, scratch, tid, nt); break;
         case DT_F16: matmul_float<DT_F16>(r, mem, scratch, tid, nt); break;
@@ -801,7 +842,8 @@ extern "C" __global__ void __launch_bounds__(BLOCK)
 tessel_run(const i64* __restrict__ rows, const u8* __restrict__ chained,
            const i64* __restrict__ first, int ntiles,
            u8* mem, u32* sems, u8* scratch, i64 scratch_stride, i64* pcs_out,
-           u64* progress, int* stuck, i64 timeout_ns, int group_size, u32* group_words) {
+           u64* progress, int* stuck, i64 timeout_ns, int group_size, u32* group_words,
+           int* fault) {
     /* The current row and the next, fetched while the current one runs. */
     __shared__ i64 s_rows[2][COL_WIDTH];
     const int tid = threadIdx.x;
@@ -861,7 +903,7 @@ tessel_run(const i64* __restrict__ rows, const u8* __restrict__ chained,
                 } else if (op == OP_WAIT) {
                     __syncthreads();         /* transfers completed at issue */
                 } else {
-                    exec_row(r, mem, my_scratch, gtid, gnt);
+                    exec_row(r, mem, my_scratch, fault, gtid, gnt);
                     if (buffered_matmul(r)) {
                         ok = group_sync(g, 1);
                         if (ok == 1) matmul_copy_back(r, mem, my_scratch, gtid, gnt);
@@ -906,10 +948,10 @@ tessel_run(const i64* __restrict__ rows, const u8* __restrict__ chained,
    `threads` numbered threads one after the other (a buffered matmul's copy
    after all of them computed), as the threads of a group split a row. */
 extern "C" void host_run_rows(const i64* rows, const i64* order, i64 count, u8* mem,
-                              u8* scratch, int threads) {
+                              u8* scratch, int threads, int* fault) {
     for (i64 i = 0; i < count; i++) {
         const i64* r = rows + order[i] * COL_WIDTH;
-        for (int t = 0; t < threads; t++) exec_row(r, mem, scratch, t, threads);
+        for (int t = 0; t < threads; t++) exec_row(r, mem, scratch, fault, t, threads);
         if (buffered_matmul(r))
             for (int t = 0; t < threads; t++) matmul_copy_back(r, mem, scratch, t, threads);
     }

@@ -17,7 +17,10 @@ its source, so the copies are the multicast), and the executors know only
 - ``VIEW0..VIEW3``: up to four views, each ``base`` (a byte address in the
   *arena*, below) and four strides in elements (0 in padded dimensions).
   The roles: matmul ``lhs, rhs, acc``; dma ``src`` and ``dst`` in views 0 and
-  3; vector ops their inputs from view 0 on and the output in view 3.
+  3; vector ops their inputs from view 0 on and the output in view 3;
+  dma_gather ``table``, ``index`` and ``dst`` in views 0, 1 and 3, its
+  ``index_dtype`` in ``DT_OUT``, ``index_stride`` in ``IMM`` and ``rows`` in
+  ``COUNT``.
 - ``IMM``: the f32 bits of ``imm`` / ``value``; ``FLAG``: ``imm_is_lhs``, or
   for ``matmul`` 1 when ``lhs`` or ``rhs`` is exactly ``acc`` (the result
   must then be computed before anything is written).
@@ -81,6 +84,8 @@ class Table:
     instructions: int
     # The largest m * n of a matmul whose result is buffered (FLAG set).
     max_buffered_acc: int
+    # Per tag id, the source op for messages (Program.source_of).
+    sources: dict
 
     @property
     def num_tiles(self) -> int:
@@ -197,6 +202,18 @@ class _Builder:
         elif op == "wait_semaphore":
             row[SEM] = self.sem_first[self.sem_index[rc]] + f["semaphore"]
             row[COUNT] = f["count"]
+        elif op == "dma_gather":
+            sizes = f["sizes"]
+            padded, _ = _pad(sizes, ())
+            row[DT_IN] = DTYPE_CODE[f["dtype"]]
+            row[DT_OUT] = DTYPE_CODE[f["index_dtype"]]
+            row[SIZE0:SIZE0 + RANK] = padded
+            row[IMM] = f["index_stride"]
+            row[COUNT] = f["rows"]
+            table = f["table"]
+            self.view(row, 0, table.base, padded, _pad(sizes, table.strides)[1])
+            self.sram_view(row, 1, rc, f["index"], sizes)
+            self.sram_view(row, 3, rc, f["dst"], sizes)
         elif op == "matmul":
             m, k, n = f["m"], f["k"], f["n"]
             row[DT_IN] = DTYPE_CODE[f["dtype"]]
@@ -268,6 +285,7 @@ def build_table(program: Program) -> Table:
                       arena_bytes=b.arena_bytes, dram_bytes=b.dram_bytes,
                       sram_base=dict(b.sram_base), where=b.where, index=b.index,
                       instructions=b.instructions,
-                      max_buffered_acc=b.max_buffered_acc)
+                      max_buffered_acc=b.max_buffered_acc,
+                      sources={t.id: program.source_of(t.id) for t in program.tags})
         program._emulator_table = table
     return table
