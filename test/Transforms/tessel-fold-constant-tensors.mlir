@@ -126,3 +126,23 @@ func.func @too_large() -> tensor<1025x1024xf32> {
   } -> tensor<1025x1024xf32>
   return %g : tensor<1025x1024xf32>
 }
+
+// -----
+
+// A tensor literal (`torch.tensor([3, 1, 5])`) arrives as a dense_resource:
+// it becomes the dense constant of its bytes.
+// CHECK-LABEL: func.func @literal
+// CHECK:         arith.constant dense<[3, 1, 5]> : tensor<3xi64>
+// CHECK-NOT:     dense_resource
+func.func @literal() -> tensor<3xi64> {
+  %c = arith.constant dense_resource<literal> : tensor<3xi64>
+  return %c : tensor<3xi64>
+}
+
+{-#
+  dialect_resources: {
+    builtin: {
+      literal: "0x08000000030000000000000001000000000000000500000000000000"
+    }
+  }
+#-}

@@ -278,3 +278,94 @@ tessel.device @row_minimum arch #tiny {
       }
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// An embedding lookup fused with a scaling, as partitioning leaves it on a
+// tile holding columns 4..7 of the rows: the table view walks the columns
+// from 4 (the loop index plus the part's offset), the ids repeat along them
+// (stride 0), and each id picks a row of 16 elements. The gathered rows land
+// in a temporary that the vector unit scales into the output.
+// CHECK-LABEL: tessel.device @embedding
+// CHECK:     %[[IDS:.+]] = memref.reinterpret_cast %[[IDBUF:.+]] to offset: [0], sizes: [2, 8, 4], strides: [8, 1, 0]
+// CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %table to offset: [4], sizes: [2, 8, 4], strides: [0, 0, 1]
+// CHECK:     %[[G:.+]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 100 index_stride 16 to %[[TMP:[^ ]+]] :
+// CHECK:     tessel.wait %[[G]]
+// CHECK:     tessel.vector_binary mul %[[TMP]], %{{.+}}, %{{.+}} :
+tessel.device @embedding arch #tiny {
+  %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<2x8xi64, #sram>
+    %y = memref.alloc() : memref<2x8x4xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ids : memref<2x8xi64, #sram>) outs(%y : memref<2x8x4xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      %j = linalg.index 2 : index
+      %col = affine.apply affine_map<()[s0] -> (s0 + 4)>()[%j]
+      %e = memref.load %table[%row, %col] : memref<100x16xf32, #dram>
+      %four = arith.constant 4.0 : f32
+      %s = arith.mulf %e, %four : f32
+      linalg.yield %s : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// PyTorch's x[ids] wraps a negative id (select(id < 0, id + 8, id)): the
+// gather wraps, and the index arithmetic emits nothing.
+// CHECK-LABEL: tessel.device @index_tensor
+// CHECK:     tessel.dma_gather %{{.+}}[%{{.+}}] rows 8 wrap index_stride 16 to
+// CHECK-NOT: tessel.vector_
+tessel.device @index_tensor arch #tiny {
+  %x = tessel.dram_buffer @x input : memref<8x16xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<5xi64, #sram>
+    %y = memref.alloc() : memref<5x16xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : memref<5xi64, #sram>) outs(%y : memref<5x16xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %c0 = arith.constant 0 : i64
+      %c8 = arith.constant 8 : i64
+      %negative = arith.cmpi slt, %in, %c0 : i64
+      %shifted = arith.addi %in, %c8 : i64
+      %id = arith.select %negative, %shifted, %in : i64
+      %row = arith.index_cast %id : i64 to index
+      %j = linalg.index 1 : index
+      %e = memref.load %x[%row, %j] : memref<8x16xf32, #dram>
+      linalg.yield %e : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A table read at two computed indices is not a gather.
+tessel.device @two_computed_indices arch #tiny {
+  %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %row = arith.index_cast %in : i64 to index
+      // expected-error @+1 {{'memref.load' op reads the table at indices computed from the data in a way a gather does not}}
+      %e = memref.load %table[%row, %row] : memref<100x16xf32, #dram>
+      linalg.yield %e : f32
+    }
+  }
+}

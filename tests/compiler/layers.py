@@ -160,15 +160,14 @@ class RMSNormSwiGLU(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-class Embedded(torch.nn.Module):
-    """An embedding lookup (a gather, which does not compile yet) then a
-    linear layer."""
+class Volumetric(torch.nn.Module):
+    """A 3-D convolution (which has no lowering yet) then a linear layer."""
 
     def __init__(self):
         super().__init__()
-        self.embedding = torch.nn.Embedding(100, 16)
-        self.fc = torch.nn.Linear(16, 4)
+        self.conv = torch.nn.Conv3d(2, 4, 3, padding=1)
+        self.fc = torch.nn.Linear(4, 4)
 
-    def forward(self, ids):
-        h = self.embedding(ids)  # the line the error names
-        return self.fc(h)
+    def forward(self, x):
+        h = self.conv(x)  # the line the error names
+        return self.fc(h.mean(dim=(2, 3, 4)))

@@ -19,7 +19,7 @@ ARCH = arch_with()
 VOCAB, DIM = 10, 4
 
 
-def embedding_program(index_dtype: str = "i64", ids_shape=(2, 3)):
+def embedding_program(index_dtype: str = "i64", ids_shape=(2, 3), wrap: bool = False):
     """out[b, s, :] = table[ids[b, s], :]: the index view repeats each id
     along the row (stride 0), the table view walks the row (stride 1)."""
     b = ProgramBuilder(ARCH)
@@ -33,7 +33,8 @@ def embedding_program(index_dtype: str = "i64", ids_shape=(2, 3)):
     t.wait(0)
     rows = -(-n * s * isa.DTYPE_SIZE[index_dtype] // 256) * 256
     t.dma_gather(0, 0, "f32", (n, s, DIM), (table.offset, (0, 0, 1)), index_dtype,
-                 (0, (s, 1, 0)), DIM, VOCAB, (rows, (s * DIM, DIM, 1)), tag=tag)
+                 (0, (s, 1, 0)), DIM, VOCAB, (rows, (s * DIM, DIM, 1)), wrap=wrap,
+                 tag=tag)
     t.wait(0)
     t.dma(0, 0, "f32", (n * s * DIM,), sram(rows, (1,)), dram(out.offset, (1,)))
     t.wait(0)
@@ -56,6 +57,22 @@ def test_embedding_rows_match_numpy_on_every_executor(executor, index_dtype, hos
     assert np.array_equal(want["out"], table[ids])
     got = run_on(executor, program, {"table": table, "ids": ids}, host_kernel)
     assert_same_bytes(got, want)
+
+
+@pytest.mark.parametrize("executor", ["simulator"] + EXECUTORS)
+def test_negative_indices_count_from_the_end_with_wrap(executor, host_kernel):
+    # PyTorch's x[ids]: -1 is the last row, -10 the first; -11 is outside.
+    table, ids = embedding_inputs()
+    ids[0, 0], ids[1, 1] = -1, -10
+    program = embedding_program(wrap=True)
+    inputs = {"table": table, "ids": ids}
+    run = ((lambda: simulate(program, inputs).outputs) if executor == "simulator"
+           else (lambda: run_on(executor, program, inputs, host_kernel)))
+    assert np.array_equal(run()["out"], table[ids])
+    ids[1, 2] = -11
+    with pytest.raises(SimulationError, match=r"index -11 at position \(1, 2, 0\) is "
+                       r"outside \[-10, 10\)" if executor != "kernel" else "outside"):
+        run()
 
 
 @pytest.mark.parametrize("executor", EXECUTORS)
@@ -141,8 +158,11 @@ def test_gather_round_trips_through_the_stream_and_disassembles():
     program = embedding_program()
     gather = [ins for ins in program.instructions(0, 0) if ins.op == "dma_gather"][0]
     words = isa.encode(gather.op, gather.fields, gather.tag)
-    assert len(words) == 14 + 4 * 3
+    assert len(words) == 15 + 4 * 3
     assert isa.decode_instruction(words, 0, 0).fields == gather.fields
     assert format_instruction(gather) == (
         f"dma_gather ch0 tok0 f32 [2x3x4] dram@0x{gather['table'].base:x}(0,0,1) "
         "+ 4 * i64@0x0(3,1,0) < 10 -> @0x100(12,4,1)")
+    wrapped = [ins for ins in embedding_program(wrap=True).instructions(0, 0)
+               if ins.op == "dma_gather"][0]
+    assert "< 10 wrap -> " in format_instruction(wrapped)

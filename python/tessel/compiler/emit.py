@@ -476,9 +476,11 @@ class _Emitter:
                             "must be static after unrolling")
         return shift
 
-    def local(self, tile: _Tile, op: Operation, names: tuple[str, ...]
-              ) -> list[_Ref]:
-        refs = [self.ref(v, op, n) for v, n in zip(op.operands, names)]
+    def local(self, tile: _Tile, op: Operation, names: tuple[str, ...],
+              first: int = 0) -> list[_Ref]:
+        """Operands ``first ..`` of ``op``, named ``names``, each a view of
+        the SRAM of the core's tile."""
+        refs = [self.ref(v, op, n) for v, n in zip(list(op.operands)[first:], names)]
         for r, n in zip(refs, names):
             if r.space != "sram" or r.tile != (tile.row, tile.col):
                 raise EmitError(f"operand '{n}' of {_name(op)} is not in the SRAM "
@@ -561,6 +563,20 @@ class _Emitter:
                         self.endpoint(src, views[0]),
                         [self.endpoint(d, views[1]) for d in dsts], tag=tag)
 
+    def emit_dma_gather(self, tile: _Tile, s, op: Operation, tag) -> None:
+        table = self.ref(op.operands[0], op, "table")
+        index, dst = self.local(tile, op, ("indices", "target"), first=1)
+        if table.space != "dram":
+            raise EmitError(f"the table of {_name(op)} is not in DRAM")
+        channel = self.channel(tile, op)
+        sizes, (tv, iv, dv) = _fit_rank(
+            table.shape, [table.strides, index.strides, dst.strides], op)
+        s.dma_gather(channel, tile.take_slot(op), table.dtype, sizes,
+                     (table.base, tv), index.dtype, (index.base, iv),
+                     _int_attr(op.attributes["index_stride"]),
+                     _int_attr(op.attributes["rows"]), (dst.base, dv),
+                     wrap="wrap" in op.attributes, tag=tag)
+
     def emit_wait(self, tile: _Tile, s, op: Operation, tag) -> None:
         slots = []
         for value in op.operands:
@@ -639,7 +655,7 @@ class _Emitter:
 
 # The tessel op → the method that emits its instruction.
 _INSTRUCTIONS = {f"tessel.{name}": getattr(_Emitter, f"emit_{name}") for name in (
-    "dma", "dma_multicast", "wait", "signal", "wait_semaphore", "matmul",
+    "dma", "dma_multicast", "dma_gather", "wait", "signal", "wait_semaphore", "matmul",
     "vector_unary",
     "vector_binary", "vector_binary_imm", "vector_fill", "vector_compare",
     "vector_select", "vector_reduce")}

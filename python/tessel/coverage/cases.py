@@ -70,6 +70,12 @@ FUNCTIONS = {
     "chunk": lambda x: sum(torch.chunk(x, 2, dim=1)),
     "index_select": lambda x: torch.index_select(x, 0, torch.tensor([2, 0, 1])),
     "gather": lambda x, i: torch.gather(x, 1, i),
+    "index_tensor": lambda x, i: x[i],
+    "take_along_dim": lambda x, i: torch.take_along_dim(x, i, dim=0),
+    "pad_replicate": lambda x: F.pad(x, (2, 1, 1, 2), mode="replicate"),
+    "pixel_shuffle": lambda x: F.pixel_shuffle(x, 2),
+    "interpolate_bilinear_aligned": lambda x: F.interpolate(
+        x, size=(12, 12), mode="bilinear", align_corners=True),
     "topk": lambda x: torch.topk(x, 3, dim=-1).values,
     "sort": lambda x: torch.sort(x, dim=-1).values,
     "interpolate_nearest": lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
@@ -186,8 +192,11 @@ _module("conv1d_strided", "Convolutions and pooling",
         description="`nn.Conv1d`, stride 2 (Whisper's encoder)")
 _module("conv_transpose2d", "Convolutions and pooling",
         lambda: nn.ConvTranspose2d(8, 4, 2, stride=2), lambda: _randn(1, 8, 8, 8),
-        description="`nn.ConvTranspose2d`",
-    xfail="imports with `linalg.index` (the flipped kernel's indices), which the vector unit does not compute")
+        description="`nn.ConvTranspose2d`")
+_module("conv_transpose2d_padded", "Convolutions and pooling",
+        lambda: nn.ConvTranspose2d(8, 4, 3, stride=2, padding=1, output_padding=1),
+        lambda: _randn(1, 8, 8, 8),
+        description="`nn.ConvTranspose2d` 3x3, stride 2, padded (a decoder's upsampling)")
 _module("conv3d", "Convolutions and pooling", lambda: nn.Conv3d(4, 8, 3, padding=1),
         lambda: _randn(1, 4, 4, 8, 8), description="`nn.Conv3d`",
     xfail="`linalg.conv_3d_ncdhw_fcdhw` has no lowering (only 1-D and 2-D convolutions)")
@@ -205,11 +214,12 @@ _module("adaptive_avg_pool_4x4", "Convolutions and pooling",
 _module("adaptive_max_pool", "Convolutions and pooling",
         lambda: nn.AdaptiveMaxPool2d(1), image, description="`nn.AdaptiveMaxPool2d(1)`")
 _op("interpolate_nearest", "Convolutions and pooling", lambda: _randn(1, 4, 8, 8),
-    description="`F.interpolate`, nearest, x2",
-    xfail="`linalg.index` (the source pixel's index) has no vector-unit lowering")
+    description="`F.interpolate`, nearest, x2")
 _op("interpolate_bilinear", "Convolutions and pooling", lambda: _randn(1, 4, 8, 8),
-    description="`F.interpolate`, bilinear, x2",
-    xfail="index arithmetic: `arith.cmpi` on the source pixels' indices")
+    description="`F.interpolate`, bilinear, x2")
+_op("interpolate_bilinear_aligned", "Convolutions and pooling",
+    lambda: _randn(1, 4, 8, 8),
+    description="`F.interpolate`, bilinear to 12x12, `align_corners=True`")
 
 # ---- data movement -------------------------------------------------------
 _op("cat", "Data movement", x8x16, x8x16)
@@ -221,20 +231,26 @@ _op("flatten", "Data movement", lambda: _randn(2, 4, 8))
 _op("slice", "Data movement", x8x16, description="`x[:, 2:10:2]`")
 _op("narrow", "Data movement", x8x16)
 _op("pad", "Data movement", x8x16, description="`F.pad`, constant")
-_op("pad_reflect", "Data movement", lambda: _randn(1, 2, 8, 8), description="`F.pad`, reflect",
-    xfail="index arithmetic: `arith.cmpi` on the reflected indices")
+_op("pad_reflect", "Data movement", lambda: _randn(1, 2, 8, 8), description="`F.pad`, reflect")
 _op("repeat", "Data movement", x8x16)
 _op("expand", "Data movement", x8x16)
 _op("squeeze_unsqueeze", "Data movement", x8x16)
-_op("flip", "Data movement", x8x16,
-    xfail="`linalg.index` (the reversed index) has no vector-unit lowering")
+_op("flip", "Data movement", x8x16)
 _op("roll", "Data movement", x8x16)
 _op("chunk", "Data movement", x8x16)
-_op("index_select", "Data movement", x8x16, description="`index_select` with constant indices",
-    xfail="a gather: `arith.index_cast` of the indices (no indexed DMA yet)")
+_op("index_select", "Data movement", x8x16, description="`index_select` with constant indices")
 _op("gather", "Data movement", x8x16, lambda: torch.randint(0, 16, (8, 4)),
-    description="`torch.gather` with indices as an input",
-    xfail="a gather: `arith.index_cast` of the indices (no indexed DMA yet)")
+    description="`torch.gather` with indices as an input")
+_op("index_tensor", "Data movement", x8x16, lambda: torch.randint(0, 8, (5,)),
+    description="`x[ids]`, advanced indexing with an index tensor")
+_op("take_along_dim", "Data movement", x8x16, lambda: torch.randint(0, 8, (3, 16)),
+    description="`torch.take_along_dim` along dimension 0",
+    xfail="integer arithmetic on an input: the indices taken modulo the "
+    "dimension (`arith.remsi` on i64), which the vector unit does not compute")
+_op("pad_replicate", "Data movement", lambda: _randn(1, 2, 8, 8),
+    description="`F.pad`, replicate")
+_op("pixel_shuffle", "Data movement", lambda: _randn(1, 8, 4, 4),
+    description="`F.pixel_shuffle` (sub-pixel upsampling)")
 _op("topk", "Data movement", x8x16,
     xfail="torch-mlir lowers it to `tm_tensor.sort`, outside the input contract")
 _op("sort", "Data movement", x8x16,
@@ -259,8 +275,7 @@ _module("encoder_layer", "Attention and transformers",
         lambda: nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True),
         lambda: _randn(2, 8, 32), description="`nn.TransformerEncoderLayer`")
 _module("embedding", "Attention and transformers", lambda: nn.Embedding(100, 16),
-        lambda: torch.randint(0, 100, (2, 8)), description="`nn.Embedding`",
-    xfail="a gather: `arith.index_cast` of the token ids (no indexed DMA yet)")
+        lambda: torch.randint(0, 100, (2, 8)), description="`nn.Embedding`")
 _module("dropout_eval", "Attention and transformers",
         lambda: nn.Sequential(nn.Linear(16, 16), nn.Dropout(0.1)), x8x16,
         description="`nn.Dropout` in eval mode")
@@ -325,8 +340,6 @@ def _hf_text(kind):
     return build
 
 
-_GATHER = ("the token embedding is a gather, the token ids indexing the table "
-           "(no indexed DMA yet)")
 register("hf_vit", "Hugging Face models", _hf_vit,
          description="`transformers.ViTModel`, 2 layers")
 register("hf_whisper_encoder", "Hugging Face models", _hf_whisper_encoder,
@@ -337,4 +350,4 @@ for _kind, _what in (("bert", "`transformers.BertModel`"),
                      ("llama", "`transformers.LlamaModel` (rotary, RMSNorm, "
                                "SwiGLU, grouped-query attention)")):
     register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),
-             description=f"{_what}, 2 layers", xfail=_GATHER)
+             description=f"{_what}, 2 layers")

@@ -48,7 +48,8 @@ def format_instruction(ins: Instruction) -> str:
         return (f"dma_gather ch{f['channel']} tok{f['token']} {f['dtype']} "
                 f"{_sizes(f['sizes'])} dram{format_view(f['table'])} + "
                 f"{f['index_stride']} * {f['index_dtype']}{format_view(f['index'])} "
-                f"< {f['rows']} -> {format_view(f['dst'])}")
+                f"< {f['rows']}{' wrap' if f['wrap'] else ''} -> "
+                f"{format_view(f['dst'])}")
     if op == "wait":
         return "wait " + (" ".join(f"tok{t}" for t in f["tokens"]) or "(none)")
     if op == "signal":

@@ -109,7 +109,7 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
                       ("dsts", "multicast")),
     "dma_gather": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
                    ("sizes", "sizes"), ("index_dtype", "dtype"),
-                   ("index_stride", "i32"), ("rows", "u32"),
+                   ("index_stride", "i32"), ("rows", "u32"), ("wrap", "u32"),
                    ("table", "view:rank"), ("index", "view:rank"),
                    ("dst", "view:rank")),
     "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),

@@ -153,28 +153,34 @@ def from_storage(raw: np.ndarray, dtype: str) -> np.ndarray:
 
 
 class IndexOutOfRange(ValueError):
-    """A ``dma_gather`` index outside ``[0, rows)``: the first one in row-major
-    order, its position in the index space and its value."""
+    """A ``dma_gather`` index outside its range (``[0, rows)``, or
+    ``[-rows, rows)`` when negative indices wrap): the first one in
+    row-major order, its position in the index space and its value."""
 
-    def __init__(self, position: tuple[int, ...], value: int, rows: int):
+    def __init__(self, position: tuple[int, ...], value: int, rows: int,
+                 wrap: bool = False):
+        low = -rows if wrap else 0
         super().__init__(f"index {value} at position {position} is outside "
-                         f"[0, {rows})")
-        self.position, self.value, self.rows = position, value, rows
+                         f"[{low}, {rows})")
+        self.position, self.value, self.rows, self.wrap = position, value, rows, wrap
 
 
 def gather(memory: np.ndarray, item: int, table_base: int,
            table_strides: Sequence[int], index_stride: int, rows: int,
-           index: np.ndarray) -> np.ndarray:
+           wrap: bool, index: np.ndarray) -> np.ndarray:
     """The elements a ``dma_gather`` reads, as bits (:data:`BITS`): element
     ``i`` is the ``item``-byte element of ``memory`` (a byte array) at
     ``table_base + (sum(i_k * table_strides[k]) + index[i] * index_stride) *
-    item``. Raises :class:`IndexOutOfRange` before reading anything when an
-    index is outside ``[0, rows)``."""
-    index = np.asarray(index, np.int64)
+    item``, where with ``wrap`` a negative index counts from the end
+    (``index + rows``). Raises :class:`IndexOutOfRange` before reading
+    anything when an index is outside ``[0, rows)`` (``[-rows, rows)`` with
+    ``wrap``)."""
+    given = np.asarray(index, np.int64)
+    index = np.where(given < 0, given + rows, given) if wrap else given
     bad = (index < 0) | (index >= rows)
     if bad.any():
         position = tuple(int(p) for p in np.argwhere(bad)[0])
-        raise IndexOutOfRange(position, int(index[position]), rows)
+        raise IndexOutOfRange(position, int(given[position]), rows, wrap)
     elements = table_base // item + index * index_stride
     for dim, (size, stride) in enumerate(zip(index.shape, table_strides)):
         shape = [1] * index.ndim

@@ -675,6 +675,8 @@ class _Validator:
                  f"{', '.join(isa.INDEX_DTYPES)}", "index_dtype")
         if f["rows"] < 1:
             fail("rows = 0: a table has at least one row", "rows")
+        if f["wrap"] > 1:
+            fail(f"wrap = {f['wrap']} is not 0 or 1", "wrap")
         sram = self.arch.tile.sram.bytes
         self.check_view(f["index"], sizes, index_dtype, sram, "index", fail,
                         written=False)
@@ -1014,16 +1016,17 @@ class StreamBuilder:
 
     def dma_gather(self, channel: int, token: int, dtype: str, sizes: Sequence[int],
                    table, index_dtype: str, index, index_stride: int, rows: int,
-                   dst, *, tag: int | None = None) -> int:
+                   dst, *, wrap: bool = False, tag: int | None = None) -> int:
         """Start gathering ``sizes`` elements from DRAM into this tile's SRAM
         on DMA ``channel``: element ``i`` of ``dst`` is element
         ``table(i) + index(i) * index_stride`` of DRAM, where ``table`` is a
         DRAM view, ``index`` an SRAM view of ``index_dtype`` integers, each
-        in ``[0, rows)``. Returns the instruction index."""
+        in ``[0, rows)`` (with ``wrap``, ``[-rows, rows)``, a negative one
+        counting from the end). Returns the instruction index."""
         return self._emit("dma_gather", tag, channel=channel, token=token,
                           dtype=dtype, sizes=tuple(sizes), index_dtype=index_dtype,
-                          index_stride=index_stride, rows=rows, table=_view(table),
-                          index=_view(index), dst=_view(dst))
+                          index_stride=index_stride, rows=rows, wrap=int(wrap),
+                          table=_view(table), index=_view(index), dst=_view(dst))
 
     def _resolve(self, ep: Endpoint) -> Endpoint:
         """``ep`` (an :class:`Endpoint` or a ``(kind, row, col, view)``

@@ -705,6 +705,7 @@ class _Simulator:
         if ins.op == "dma_gather":
             item = isa.DTYPE_SIZE[dtype]
             table, index_stride, rows = f["table"], f["index_stride"], f["rows"]
+            wrap = bool(f["wrap"])
             index = _array(mem, f["index"], sizes, f["index_dtype"])
             dst = np.ndarray(tuple(sizes), numerics.BITS[item], buffer=mem,
                              offset=f["dst"].base,
@@ -714,7 +715,7 @@ class _Simulator:
             def gather() -> None:
                 try:
                     got = numerics.gather(dram, item, table.base, table.strides,
-                                          index_stride, rows, index)
+                                          index_stride, rows, wrap, index)
                 except numerics.IndexOutOfRange as e:
                     raise SimulationError(
                         f"tile {rc} offset {ins.offset} at cycle {self.now:g}: "

@@ -1321,3 +1321,108 @@ tessel.device @main arch #tiny {
     %m = tessel.dma_multicast %x to %a, %b channel 2 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
   }
 }
+
+// -----
+
+// Gathers: a DRAM table, integer indices and a target in the issuing tile's SRAM, of one shape.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %i = tessel.buffer @i on %t : memref<4x4xi64, #sram>
+  %f = tessel.buffer @f on %t : memref<4x4xf32, #sram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_gather' op table, indices and target must have the same shape, got 'memref<4x4xf32, #tessel.memory_space<dram>>', 'memref<4x4xi64, #tessel.memory_space<sram>>' and 'memref<4x8xf32, #tessel.memory_space<sram>>'}}
+    %g = tessel.dma_gather %x[%i] rows 4 index_stride 4 to %v : memref<4x4xf32, #dram>, memref<4x4xi64, #sram> to memref<4x8xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %i = tessel.buffer @i on %t : memref<4x4xi64, #sram>
+  %f = tessel.buffer @f on %t : memref<4x4xf32, #sram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_gather' op indices must be i32 or i64, got 'f32'}}
+    %g = tessel.dma_gather %x[%f] rows 4 index_stride 4 to %a : memref<4x4xf32, #dram>, memref<4x4xf32, #sram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %i = tessel.buffer @i on %t : memref<4x4xi64, #sram>
+  %f = tessel.buffer @f on %t : memref<4x4xf32, #sram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_gather' op table must be in DRAM, not the SRAM of tile (0, 0)}}
+    %g = tessel.dma_gather %f[%i] rows 4 index_stride 4 to %a : memref<4x4xf32, #sram>, memref<4x4xi64, #sram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %i = tessel.buffer @i on %t : memref<4x4xi64, #sram>
+  %f = tessel.buffer @f on %t : memref<4x4xf32, #sram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_gather' op target must be in the SRAM of the issuing tile (0, 0)}}
+    %g = tessel.dma_gather %x[%i] rows 4 index_stride 4 to %b : memref<4x4xf32, #dram>, memref<4x4xi64, #sram> to memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %i = tessel.buffer @i on %t : memref<4x4xi64, #sram>
+  %f = tessel.buffer @f on %t : memref<4x4xf32, #sram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_gather' op attribute 'rows' failed to satisfy constraint: 64-bit signless integer attribute whose value is positive}}
+    %g = tessel.dma_gather %x[%i] rows 0 index_stride 4 to %a : memref<4x4xf32, #dram>, memref<4x4xi64, #sram> to memref<4x4xf32, #sram>
+  }
+}

@@ -42,6 +42,9 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:   %q = tessel.buffer @q on %tile_1_1 : memref<8x4xi8, #sram>
 // CHECK:   %acc = tessel.buffer @acc on %tile_1_1 : memref<8x4xi32, #sram>
 // CHECK:   %qw = tessel.buffer @qw on %tile_1_1 : memref<4x4xi8, #sram>
+// CHECK:   %ids = tessel.buffer @ids on %tile_0_0 at 256 : memref<2xi64, #sram>
+// CHECK:   %[[IDS:.+]] = memref.reinterpret_cast %ids to offset: [0], sizes: [2, 4], strides: [1, 0]
+// CHECK:   %g = tessel.buffer @g on %tile_0_0 at 320 : memref<2x4xf32, #sram>
 // CHECK:   %[[READY:sem.*]] = tessel.semaphore on %tile_0_1
 // CHECK:   %[[DONE:sem.*]] = tessel.semaphore on %tile_0_0 init 1
 // CHECK:   tessel.core(%tile_0_0) {
@@ -65,6 +68,9 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     tessel.wait %[[T2]], %[[T3]]
 // CHECK:     %[[M:multicast.*]] = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.wait %[[M]]
+// CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1]
+// CHECK:     %[[G:gather.*]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 8 index_stride 4 to %g channel 1 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
+// CHECK:     tessel.wait %[[G]]
 // CHECK:     tessel.fence
 // CHECK:     tessel.signal %[[READY]]
 // CHECK:     tessel.wait_semaphore %[[DONE]] for 2
@@ -94,6 +100,9 @@ tessel.device @main arch #tiny {
   %q = tessel.buffer @q on %t11 : memref<8x4xi8, #sram>
   %acc = tessel.buffer @acc on %t11 : memref<8x4xi32, #sram>
   %qw = tessel.buffer @qw on %t11 : memref<4x4xi8, #sram>
+  %ids0 = tessel.buffer @ids on %t00 at 256 : memref<2xi64, #sram>
+  %ids = memref.reinterpret_cast %ids0 to offset: [0], sizes: [2, 4], strides: [1, 0] : memref<2xi64, #sram> to memref<2x4xi64, strided<[1, 0]>, #sram>
+  %gathered = tessel.buffer @g on %t00 at 320 : memref<2x4xf32, #sram>
   %ready = tessel.semaphore on %t01
   %done = tessel.semaphore on %t00 init 1
   tessel.core(%t00) {
@@ -117,6 +126,9 @@ tessel.device @main arch #tiny {
     tessel.wait %t2, %t3
     %m = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.wait %m
+    %rows = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1] : memref<8x4xf32, #dram> to memref<2x4xf32, strided<[0, 1]>, #dram>
+    %g = tessel.dma_gather %rows[%ids] rows 8 index_stride 4 to %gathered channel 1 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
+    tessel.wait %g
     tessel.fence
     tessel.signal %ready
     tessel.wait_semaphore %done for 2

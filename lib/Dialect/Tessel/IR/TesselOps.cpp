@@ -490,6 +490,50 @@ LogicalResult DmaOp::verify() {
   return verifyChannel(*this, getChannel());
 }
 
+void DmaGatherOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
+  setNameFn(getToken(), "gather");
+}
+
+LogicalResult DmaGatherOp::verify() {
+  MemRefType table = getTable().getType(), indices = getIndices().getType(),
+             target = getTarget().getType();
+  if (table.getShape() != target.getShape() ||
+      indices.getShape() != target.getShape())
+    return emitOpError() << "table, indices and target must have the same "
+                            "shape, got "
+                         << table << ", " << indices << " and " << target;
+  if (table.getElementType() != target.getElementType())
+    return emitOpError() << "target must have the table's element type "
+                         << table.getElementType() << ", got "
+                         << target.getElementType();
+  if (!indices.getElementType().isSignlessInteger(32) &&
+      !indices.getElementType().isSignlessInteger(64))
+    return emitOpError() << "indices must be i32 or i64, got "
+                         << indices.getElementType();
+  TileOp coreTile = getCoreTile(*this);
+  auto check = [&](Value value, StringRef role, bool inDram) -> LogicalResult {
+    Operation *def = getBufferDef(value);
+    if (!def)
+      return emitOpError() << role
+                           << " must be a tessel.buffer or tessel.dram_buffer, "
+                              "a view of one, or an SRAM allocation in the "
+                              "core";
+    TileOp tile = getSramTile(def);
+    if (inDram && tile)
+      return emitOpError() << role << " must be in DRAM, not the SRAM of tile "
+                           << describeTile(tile);
+    if (!inDram && tile != coreTile)
+      return emitOpError() << role << " must be in the SRAM of the issuing "
+                           << "tile " << describeTile(coreTile);
+    return success();
+  };
+  if (failed(check(getTable(), "table", /*inDram=*/true)) ||
+      failed(check(getIndices(), "indices", /*inDram=*/false)) ||
+      failed(check(getTarget(), "target", /*inDram=*/false)))
+    return failure();
+  return verifyChannel(*this, getChannel());
+}
+
 void DmaMulticastOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getToken(), "multicast");
 }

@@ -25,8 +25,9 @@ static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
 void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // Reject what is outside the contract; make every convolution a 2-D NCHW
   // one; store weights in the layout the ops read; evaluate what depends on
-  // no input before fusion mixes it into ops that do, and read lookups at
-  // the ops' own loop indices as operands; compute in the chip's
+  // no input before fusion mixes it into ops that do, read lookups at
+  // the ops' own loop indices as operands and those at other indices that
+  // depend on no input through tables of offsets; compute in the chip's
   // types and ops; make data movement mappable; fuse elementwise chains;
   // store the booleans left between ops as floats.
   pm.addPass(createTesselCheckInputContract());
@@ -34,6 +35,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselFoldWeightTransposes());
   pm.addNestedPass<func::FuncOp>(createTesselFoldConstantTensors());
   pm.addNestedPass<func::FuncOp>(createTesselExtractsAsOperands());
+  pm.addNestedPass<func::FuncOp>(createTesselPrecomputeIndices());
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
@@ -77,7 +79,7 @@ void tessel::registerPipelines() {
       "tessel-legalize-pipeline",
       "Bring linalg-on-tensors into the form the mapper and partitioning "
       "read (check the input contract, decompose convolutions, fold weight "
-      "transposes, extracts as operands, fold "
+      "transposes, extracts as operands, precompute indices, fold "
       "constant tensors, narrow f64, "
       "simplify math, materialize copies, fuse elementwise chains, store "
       "booleans as floats, canonicalize)",

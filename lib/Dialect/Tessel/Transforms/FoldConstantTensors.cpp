@@ -8,12 +8,15 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/FoldOnConstants.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
+#include "mlir/IR/BuiltinAttributes.h"
+#include "mlir/IR/DialectResourceBlobManager.h"
 #include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
@@ -115,21 +118,8 @@ struct FoldConstantGeneric : OpRewritePattern<linalg::GenericOp> {
               builder.getIndexAttr(point[index.getDim()]);
           continue;
         }
-        SmallVector<Attribute> operands;
-        for (Value operand : op.getOperands())
-          operands.push_back(values.lookup(operand));
-        SmallVector<OpFoldResult> folds;
-        if (failed(op.fold(operands, folds)) ||
-            folds.size() != op.getNumResults())
+        if (failed(foldOnConstants(&op, values)))
           return rewriter.notifyMatchFailure(&op, "does not fold");
-        for (auto [result, fold] : llvm::zip(op.getResults(), folds)) {
-          Attribute attr = isa<Attribute>(fold)
-                               ? cast<Attribute>(fold)
-                               : values.lookup(cast<Value>(fold));
-          if (!attr)
-            return rewriter.notifyMatchFailure(&op, "folds to a non-constant");
-          values[result] = attr;
-        }
       }
       for (auto [elements, yielded] :
            llvm::zip(results, yield.getOperands())) {
@@ -209,6 +199,37 @@ struct WidenMaskOperand : OpRewritePattern<linalg::GenericOp> {
   llvm::Statistic &widened;
 };
 
+/// A `dense_resource` constant whose blob the module holds, as the `dense`
+/// constant of the same bytes. Booleans are left: a resource stores a byte
+/// per i1, a dense attribute a bit.
+struct InlineResourceConstant : OpRewritePattern<arith::ConstantOp> {
+  InlineResourceConstant(MLIRContext *ctx, llvm::Statistic &inlined)
+      : OpRewritePattern(ctx), inlined(inlined) {}
+
+  LogicalResult matchAndRewrite(arith::ConstantOp constant,
+                                PatternRewriter &rewriter) const override {
+    auto resource = dyn_cast<DenseResourceElementsAttr>(constant.getValue());
+    if (!resource)
+      return rewriter.notifyMatchFailure(constant, "not a resource");
+    ShapedType type = resource.getType();
+    if (type.getElementTypeBitWidth() % 8 != 0)
+      return rewriter.notifyMatchFailure(constant, "sub-byte elements");
+    AsmResourceBlob *blob = resource.getRawHandle().getBlob();
+    if (!blob)
+      return rewriter.notifyMatchFailure(constant, "blob not loaded");
+    ArrayRef<char> data = blob->getData();
+    if (static_cast<int64_t>(data.size()) !=
+        type.getNumElements() * (type.getElementTypeBitWidth() / 8))
+      return rewriter.notifyMatchFailure(constant, "blob size mismatch");
+    auto dense = DenseElementsAttr::getFromRawBuffer(type, data);
+    rewriter.replaceOpWithNewOp<arith::ConstantOp>(constant, dense);
+    ++inlined;
+    return success();
+  }
+
+  llvm::Statistic &inlined;
+};
+
 struct FoldConstantTensors
     : impl::TesselFoldConstantTensorsBase<FoldConstantTensors> {
   void runOnOperation() override {
@@ -216,6 +237,7 @@ struct FoldConstantTensors
     RewritePatternSet patterns(ctx);
     patterns.add<FoldConstantGeneric>(ctx, numGenericsFolded);
     patterns.add<WidenMaskOperand>(ctx, numMasksWidened);
+    patterns.add<InlineResourceConstant>(ctx, numResourcesInlined);
     // Reshapes of constants fold to constants in the greedy driver.
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);

@@ -3,7 +3,11 @@
 // Upstream's elementwise fusion also propagates reshapes through ops, which
 // rewrites a matmul after a flatten into a multi-dimensional contraction.
 // Tessel keeps matmuls as matmuls (the MAC array's op) and fuses only
-// elementwise producers into elementwise consumers.
+// elementwise producers into elementwise consumers. A producer of integers
+// (not booleans) stays an op of its own: its consumer reads the integers as
+// indices, and fused, an index looked up in one table would pick the row of
+// another in the same body, a gather of a gather that one dma_gather cannot
+// do (BERT's token types: token_type_ids[position_ids]).
 //
 //===----------------------------------------------------------------------===//
 
@@ -24,6 +28,13 @@ bool isElementwise(Operation *op) {
   return linalgOp && linalg::isElementwise(linalgOp);
 }
 
+bool producesIndices(Operation *op) {
+  return llvm::any_of(op->getResultTypes(), [](Type type) {
+    Type element = getElementTypeOrSelf(type);
+    return element.isIntOrIndex() && !element.isInteger(1);
+  });
+}
+
 struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
@@ -31,7 +42,7 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
           return isElementwise(producer) && isElementwise(fused->getOwner()) &&
-                 producer->hasOneUse();
+                 producer->hasOneUse() && !producesIndices(producer);
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

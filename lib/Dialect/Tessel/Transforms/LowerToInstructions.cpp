@@ -11,11 +11,13 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 
@@ -104,6 +106,116 @@ std::optional<APFloat> getConstantFloat(Value value) {
   source->convert(cast<FloatType>(value.getType()).getFloatSemantics(),
                   APFloat::rmNearestTiesToEven, &losesInfo);
   return source;
+}
+
+/// An index as an affine function of an op's loops: `sum(loops[k] * coefficient[k]) + constant`.
+struct LoopLinear {
+  SmallVector<int64_t> coefficients;
+  int64_t constant = 0;
+};
+
+/// `expr` with its dims and symbols replaced by `operands` (dims first), when
+/// every step is a sum or a product by a constant.
+/// `x` when `value` is Python's wrap of a negative index into a dimension
+/// of `size`, as torch-mlir writes `x[ids]`: `select(x < 0, x + size, x)`.
+Value getWrappedIndex(Value value, int64_t size) {
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  auto compare = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
+                        : arith::CmpIOp();
+  auto add = select ? select.getTrueValue().getDefiningOp<arith::AddIOp>()
+                    : arith::AddIOp();
+  if (!compare || !add || compare.getPredicate() != arith::CmpIPredicate::slt ||
+      !isZeroInteger(compare.getRhs()))
+    return Value();
+  Value x = compare.getLhs();
+  Value other = add.getLhs() == x ? add.getRhs() : add.getLhs();
+  std::optional<int64_t> added = getConstantIntValue(other);
+  if (select.getFalseValue() != x || !llvm::is_contained(add->getOperands(), x) ||
+      added != size)
+    return Value();
+  return x;
+}
+
+std::optional<LoopLinear> evaluateAffine(AffineExpr expr,
+                                         ArrayRef<LoopLinear> operands,
+                                         unsigned numDims, unsigned loops) {
+  if (auto constant = dyn_cast<AffineConstantExpr>(expr)) {
+    LoopLinear result{SmallVector<int64_t>(loops, 0), constant.getValue()};
+    return result;
+  }
+  if (auto dim = dyn_cast<AffineDimExpr>(expr))
+    return operands[dim.getPosition()];
+  if (auto symbol = dyn_cast<AffineSymbolExpr>(expr))
+    return operands[numDims + symbol.getPosition()];
+  auto binary = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!binary)
+    return std::nullopt;
+  std::optional<LoopLinear> lhs =
+      evaluateAffine(binary.getLHS(), operands, numDims, loops);
+  std::optional<LoopLinear> rhs =
+      evaluateAffine(binary.getRHS(), operands, numDims, loops);
+  if (!lhs || !rhs)
+    return std::nullopt;
+  auto isConstant = [](const LoopLinear &value) {
+    return llvm::all_of(value.coefficients, [](int64_t c) { return c == 0; });
+  };
+  if (expr.getKind() == AffineExprKind::Add) {
+    for (auto [a, b] : llvm::zip(lhs->coefficients, rhs->coefficients))
+      a += b;
+    lhs->constant += rhs->constant;
+    return lhs;
+  }
+  if (expr.getKind() != AffineExprKind::Mul)
+    return std::nullopt;
+  if (isConstant(*lhs))
+    std::swap(lhs, rhs);
+  if (!isConstant(*rhs))
+    return std::nullopt;
+  for (int64_t &a : lhs->coefficients)
+    a *= rhs->constant;
+  lhs->constant *= rhs->constant;
+  return lhs;
+}
+
+/// `value`, an index computed in the body of a linalg op with `loops`
+/// loops, as a function of the loops: constants, `linalg.index`, and sums
+/// and constant multiples of them (`affine.apply`, `arith.addi`,
+/// `arith.muli`), as tiling and torch-mlir write them.
+std::optional<LoopLinear> getLoopLinear(Value value, unsigned loops) {
+  LoopLinear result{SmallVector<int64_t>(loops, 0), 0};
+  if (std::optional<int64_t> constant = getConstantIntValue(value)) {
+    result.constant = *constant;
+    return result;
+  }
+  Operation *def = value.getDefiningOp();
+  if (auto index = dyn_cast_or_null<linalg::IndexOp>(def)) {
+    result.coefficients[index.getDim()] = 1;
+    return result;
+  }
+  if (auto apply = dyn_cast_or_null<affine::AffineApplyOp>(def)) {
+    SmallVector<LoopLinear> operands;
+    for (Value operand : apply.getMapOperands()) {
+      std::optional<LoopLinear> linear = getLoopLinear(operand, loops);
+      if (!linear)
+        return std::nullopt;
+      operands.push_back(*linear);
+    }
+    AffineMap map = apply.getAffineMap();
+    return evaluateAffine(map.getResult(0), operands, map.getNumDims(), loops);
+  }
+  if (isa_and_nonnull<arith::AddIOp, arith::MulIOp>(def)) {
+    std::optional<LoopLinear> lhs = getLoopLinear(def->getOperand(0), loops);
+    std::optional<LoopLinear> rhs = getLoopLinear(def->getOperand(1), loops);
+    if (!lhs || !rhs)
+      return std::nullopt;
+    auto kind = isa<arith::AddIOp>(def) ? AffineExprKind::Add
+                                         : AffineExprKind::Mul;
+    MLIRContext *ctx = value.getContext();
+    AffineExpr expr = getAffineBinaryOpExpr(kind, getAffineDimExpr(0, ctx),
+                                            getAffineDimExpr(1, ctx));
+    return evaluateAffine(expr, {*lhs, *rhs}, 2, loops);
+  }
+  return std::nullopt;
 }
 
 struct Lowering {
@@ -533,6 +645,70 @@ struct Lowering {
     SmallVector<Value> temporaries;
   };
 
+  /// A `memref.load` of a DRAM table in the body of `op` (iteration space
+  /// `shape`): a `tessel.dma_gather` into `target`, waited for at once.
+  /// The load's indices are functions of the loops (the table view's
+  /// strides), except at most one, the `index_cast` of an integer operand
+  /// of the op, which picks the row: the gather's indices, read through
+  /// that operand's loop view.
+  LogicalResult emitGather(memref::LoadOp load, ArrayRef<int64_t> shape,
+                           const BodyBuffers &buffers, Value target) {
+    Value table = load.getMemRef();
+    auto type = cast<MemRefType>(table.getType());
+    if (getMemorySpace(type) != MemorySpace::dram)
+      return load.emitOpError("reads an SRAM buffer element by element; only "
+                              "a DRAM table is read by index (dma_gather)");
+    auto [strides, offset] = type.getStridesAndOffset();
+    SmallVector<int64_t> viewStrides(shape.size(), 0);
+    Value indices;
+    int64_t indexStride = 0, rows = 0;
+    bool wrap = false;
+    for (auto [dim, index] : llvm::enumerate(load.getIndices())) {
+      if (auto cast = index.getDefiningOp<arith::IndexCastOp>()) {
+        Value source = cast.getIn();
+        if (Value wrapped = getWrappedIndex(source, type.getDimSize(dim))) {
+          source = wrapped;
+          wrap = true;
+        }
+        Value view = buffers.of.lookup(source);
+        if (indices || !view || !isa<BlockArgument>(source))
+          return load.emitOpError()
+                 << "reads the table at indices computed from the data in a "
+                    "way a gather does not: one dimension may be picked by "
+                    "an integer operand of the op as it is (an embedding, "
+                    "index_select or gather), the others must follow the "
+                    "loops";
+        indices = view;
+        indexStride = strides[dim];
+        rows = type.getDimSize(dim);
+        continue;
+      }
+      std::optional<LoopLinear> linear = getLoopLinear(index, shape.size());
+      if (!linear)
+        return load.emitOpError()
+               << "reads the table at an index (dimension " << dim
+               << ") that is not an affine function of the loops nor an "
+                  "integer operand of the op";
+      offset += linear->constant * strides[dim];
+      for (auto [loop, coefficient] : llvm::enumerate(linear->coefficients))
+        viewStrides[loop] += coefficient * strides[dim];
+    }
+    if (!indices)
+      return load.emitOpError("reads the table at indices that do not depend "
+                              "on the data; such lookups are operands "
+                              "(tessel-extracts-as-operands)");
+    Location loc = load.getLoc();
+    Value tableView =
+        stridedView(rewriter, loc, table, offset, shape, viewStrides);
+    auto gather = DmaGatherOp::create(
+        rewriter, loc, tableView, indices, target,
+        rewriter.getI64IntegerAttr(rows),
+        rewriter.getI64IntegerAttr(indexStride),
+        wrap ? rewriter.getUnitAttr() : UnitAttr(), /*channel=*/nullptr);
+    WaitOp::create(rewriter, loc, ValueRange{gather.getToken()});
+    return success();
+  }
+
   /// One vector instruction per body op of `op` before `stop` (all of them
   /// if null), each over the iteration space `shape` into an SRAM temporary,
   /// except that the op computing `direct` writes `directTarget`. Operands
@@ -569,6 +745,18 @@ struct Lowering {
       buffers.of[scalar] = buffer;
       return buffer;
     };
+    // What computes only the indices of loads is an address: the gather
+    // reads what it computes.
+    llvm::SmallPtrSet<Operation *, 8> addresses;
+    for (Operation &bodyOp : llvm::reverse(body.without_terminator())) {
+      bool addressOnly = llvm::all_of(bodyOp.getUses(), [&](OpOperand &use) {
+        auto load = dyn_cast<memref::LoadOp>(use.getOwner());
+        return addresses.contains(use.getOwner()) ||
+               (load && use.get() != load.getMemRef());
+      });
+      if (isPure(&bodyOp) && !isa<memref::LoadOp>(bodyOp) && addressOnly)
+        addresses.insert(&bodyOp);
+    }
     for (Operation &bodyOp : body.without_terminator()) {
       if (&bodyOp == stop)
         break;
@@ -579,6 +767,16 @@ struct Lowering {
       if (bodyOp.getNumResults() != 1)
         return bodyOp.emitOpError("has no vector-unit lowering");
       Value result = bodyOp.getResult(0);
+      if (addresses.contains(&bodyOp))
+        continue;
+      if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
+        Value target = result == direct ? directTarget
+                                        : temporary(result.getType());
+        if (failed(emitGather(load, shape, buffers, target)))
+          return failure();
+        buffers.of[result] = target;
+        continue;
+      }
       SmallVector<Value> operands;
       for (Value operand : bodyOp.getOperands()) {
         FailureOr<Value> buffer = bufferFor(operand);

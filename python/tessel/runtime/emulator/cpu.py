@@ -46,9 +46,9 @@ def _thunk(arena: np.ndarray, row: np.ndarray) -> Callable[[], None]:
         index = _view(arena, row, 1, sizes, numerics.STORAGE[dout])
         table = int(row[VIEW0])
         strides = row[VIEW0 + 1:VIEW0 + 1 + RANK].tolist()
-        index_stride, rows = int(row[IMM]), int(row[COUNT])
+        index_stride, rows, wrap = int(row[IMM]), int(row[COUNT]), bool(row[FLAG])
         return lambda: np.copyto(dst, numerics.gather(
-            arena, item, table, strides, index_stride, rows, index))
+            arena, item, table, strides, index_stride, rows, wrap, index))
     if op == "matmul":
         m, k, n, _ = sizes
         st = numerics.STORAGE[din]

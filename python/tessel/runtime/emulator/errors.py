@@ -30,7 +30,8 @@ def index_error(table, row: int, error: numerics.IndexOutOfRange) -> EmulationEr
     rc = table.tiles[table.tile_of_row(row)]
     # The table pads ranks to 4 with leading dimensions: the instruction's own.
     rank = len(ins["sizes"])
-    error = numerics.IndexOutOfRange(error.position[-rank:], error.value, error.rows)
+    error = numerics.IndexOutOfRange(error.position[-rank:], error.value, error.rows,
+                                     error.wrap)
     return EmulationError(
         f"tile {rc} offset {ins.offset} (instruction {table.index[row]}): "
         f"dma_gather: {error}: {format_instruction(ins)}"

@@ -537,8 +537,9 @@ DEV void dma_rows(u8* mem, const View4& src, const View4& dst, u32 rows, u32 s1,
     }
 }
 
-/* dma_gather: element e of dst is the table element `index[e]` rows on.
-   An index outside [0, rows) is never read through: its element is left
+/* dma_gather: element e of dst is the table element `index[e]` rows on
+   (with wrap, a negative index counts from the end). An index outside
+   its range is never read through: its element is left
    as it is and *fault set, and the host reports the index (the CPU
    backend, run again, names the first one). */
 template <typename T>
@@ -548,12 +549,13 @@ DEV void dma_gather(const i64* r, u8* mem, int* fault, int tid, int nt) {
               s3 = (u32)r[COL_SIZE0 + 3];
     const u32 total = (u32)r[COL_SIZE0] * s1 * s2 * s3;
     const i64 step = r[COL_IMM] * (i64)sizeof(T), rows = r[COL_COUNT];
-    const int wide = (int)r[COL_DT_OUT] == DT_I64;
+    const int wide = (int)r[COL_DT_OUT] == DT_I64, wrap = (int)r[COL_FLAG];
     for (u32 e = (u32)tid; e < total; e += (u32)nt) {
         u32 i0, i1, i2, i3;
         split(e, s1, s2, s3, &i0, &i1, &i2, &i3);
         const u8* p = mem + at(index, i0, i1, i2, i3, wide ? 8 : 4);
-        const i64 k = wide ? *(const i64*)p : (i64)*(const i32*)p;
+        i64 k = wide ? *(const i64*)p : (i64)*(const i32*)p;
+        if (wrap && k < 0) k += rows;
         if (k < 0 || k >= rows) {
             *fault = 1;
             continue;

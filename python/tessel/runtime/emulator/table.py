@@ -19,8 +19,8 @@ its source, so the copies are the multicast), and the executors know only
   The roles: matmul ``lhs, rhs, acc``; dma ``src`` and ``dst`` in views 0 and
   3; vector ops their inputs from view 0 on and the output in view 3;
   dma_gather ``table``, ``index`` and ``dst`` in views 0, 1 and 3, its
-  ``index_dtype`` in ``DT_OUT``, ``index_stride`` in ``IMM`` and ``rows`` in
-  ``COUNT``.
+  ``index_dtype`` in ``DT_OUT``, ``index_stride`` in ``IMM``, ``rows`` in
+  ``COUNT`` and ``wrap`` in ``FLAG``.
 - ``IMM``: the f32 bits of ``imm`` / ``value``; ``FLAG``: ``imm_is_lhs``, or
   for ``matmul`` 1 when ``lhs`` or ``rhs`` is exactly ``acc`` (the result
   must then be computed before anything is written).
@@ -210,6 +210,7 @@ class _Builder:
             row[SIZE0:SIZE0 + RANK] = padded
             row[IMM] = f["index_stride"]
             row[COUNT] = f["rows"]
+            row[FLAG] = f["wrap"]
             table = f["table"]
             self.view(row, 0, table.base, padded, _pad(sizes, table.strides)[1])
             self.sram_view(row, 1, rc, f["index"], sizes)

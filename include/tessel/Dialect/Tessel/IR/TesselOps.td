@@ -301,6 +301,46 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
   let hasVerifier = 1;
 }
 
+def Tessel_DmaGatherOp : Tessel_Op<"dma_gather", [
+    HasParent<"CoreOp">,
+    DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
+  let summary = "Gathers elements of a DRAM table picked by indices in SRAM";
+  let description = [{
+    An indexed transfer of the issuing tile's DMA engine: element `i` of
+    `target` is the element of `table`'s memory that lies `indices[i] *
+    index_stride` elements past element `i` of the `table` view. `table`
+    is a view of a DRAM buffer (its strides walk what does not depend on the
+    index, zero where the index alone decides); `indices` a view of
+    `i32` or `i64` integers in the tile's own SRAM; `target` the tile's own
+    SRAM. All three have the target's shape. Every index must lie in
+    `[0, rows)`, or with `wrap` in `[-rows, rows)`, a negative one counting
+    from the end as in Python (`x[ids]`): the executors stop the program at
+    one outside, naming it (docs/isa.md), so an id out of a vocabulary is
+    never a wild read.
+
+    An embedding lookup of a 2x8 batch of ids in a 100x16 table:
+
+    ```mlir
+    %t = tessel.dma_gather %table[%ids] rows 100 index_stride 16 to %rows
+        : memref<2x8x16xf32, strided<[0, 0, 1]>, #dram>,
+          memref<2x8x16xi64, strided<[8, 1, 0]>, #sram>
+          to memref<2x8x16xf32, #sram>
+    ```
+  }];
+  let arguments = (ins Tessel_StaticMemRef:$table, Tessel_StaticMemRef:$indices,
+                       Tessel_StaticMemRef:$target,
+                       ConfinedAttr<I64Attr, [IntPositive]>:$rows,
+                       I64Attr:$index_stride, UnitAttr:$wrap,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+  let results = (outs Tessel_TokenType:$token);
+  let assemblyFormat = [{
+    $table `[` $indices `]` `rows` $rows (`wrap` $wrap^)? `index_stride` $index_stride `to`
+    $target (`channel` $channel^)? attr-dict `:` type($table) `,`
+    type($indices) `to` type($target)
+  }];
+  let hasVerifier = 1;
+}
+
 def Tessel_FenceOp : Tessel_Op<"fence", [HasParent<"CoreOp">]> {
   let summary = "Separates two ops' parts in a core for the schedule";
   let description = [{

@@ -60,6 +60,9 @@ def TesselFoldConstantTensors
     - An i1 constant a generic reads (a mask) is stored as a constant of
       0.0 / 1.0 in f32, the chip's representation of a boolean; the body
       recovers the i1 with `arith.cmpf une, %x, 0.0`.
+    - A `dense_resource` constant (how torch-mlir writes a tensor literal
+      such as `torch.tensor([3, 1, 5])`) becomes the `dense` constant of its
+      bytes, which the folders and the program's DRAM image read.
 
     ```mlir
     %i = linalg.generic {iterator_types = ["parallel", "parallel"]}
@@ -83,7 +86,9 @@ def TesselFoldConstantTensors
     Statistic<"numGenericsFolded", "num-generics-folded",
               "Number of linalg.generic ops replaced by constants">,
     Statistic<"numMasksWidened", "num-masks-widened",
-              "Number of i1 constant operands stored as f32">
+              "Number of i1 constant operands stored as f32">,
+    Statistic<"numResourcesInlined", "num-resources-inlined",
+              "Number of dense_resource constants made dense">
   ];
 }
 
@@ -337,6 +342,56 @@ def TesselExtractsAsOperands
   }];
   let dependentDialects = [
     "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect"
+  ];
+}
+
+def TesselPrecomputeIndices
+    : Pass<"tessel-precompute-indices", "::mlir::func::FuncOp"> {
+  let summary = "Read lookups at indices that depend on no input through a "
+                "table of offsets";
+  let description = [{
+    Flips, reflection padding, nearest and bilinear interpolation and
+    transposed convolutions import as a `linalg.generic` that reads a tensor
+    with `tensor.extract` at indices it computes from its loop indices (and
+    constant operands): `15 - j`, `|7 - |i - 1||`, `floor(i / 2.0)`. The
+    chip does not compute on indices, and these depend on no input, so this
+    pass evaluates them at every point of the op with the body ops' own
+    folders and gives the op a constant i64 operand holding, per point, the
+    flat offset of the element read in the tensor collapsed to one
+    dimension. The lookup becomes a gather at indices that are an operand
+    (`tessel.dma_gather`); the index arithmetic is left dead for the
+    canonicalizer. Ops of more than 2^20 points are left alone. An index
+    outside the tensor is an error naming the point.
+
+    ```mlir
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1)], ...}
+        outs(%o : tensor<8x16xf32>) {
+      ^bb0(%out: f32):
+        %i = linalg.index 0 : index
+        %j = linalg.index 1 : index
+        %k = arith.subi %c15, %j : index
+        %e = tensor.extract %x[%i, %k] : tensor<8x16xf32>
+        linalg.yield %e : f32
+    }
+    // becomes
+    %offsets = arith.constant dense<[[15, 14, .., 0], [31, .., 16], ..]> : tensor<8x16xi64>
+    %flat = tensor.collapse_shape %x [[0, 1]] : tensor<8x16xf32> into tensor<128xf32>
+    %r = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1), (d0, d1) -> (d0, d1)], ...}
+        ins(%offsets : tensor<8x16xi64>) outs(%o : tensor<8x16xf32>) {
+      ^bb0(%offset: i64, %out: f32):
+        %p = arith.index_cast %offset : i64 to index
+        %e = tensor.extract %flat[%p] : tensor<128xf32>
+        linalg.yield %e : f32
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::tensor::TensorDialect"
+  ];
+  let statistics = [
+    Statistic<"numLookupsPrecomputed", "num-lookups-precomputed",
+              "Number of ops whose lookups read a table of offsets">
   ];
 }
 
