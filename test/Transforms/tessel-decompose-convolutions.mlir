@@ -41,6 +41,30 @@ func.func @grouped(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x3xf32>, %o: t
 
 // -----
 
+// A 3-D convolution (stride 2 in depth): output plane d accumulates the 2-D
+// convolutions of input planes 2d and 2d + 1 with filter planes 0 and 1.
+// CHECK-LABEL: func.func @conv3d
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x2x4x6x6xf32>, %[[W:.+]]: tensor<3x2x2x3x3xf32>, %[[O:.+]]: tensor<1x3x2x4x4xf32>)
+// CHECK:         %[[P0:.+]] = tensor.extract_slice %[[O]][0, 0, 0, 0, 0] [1, 3, 1, 4, 4] [1, 1, 1, 1, 1] : tensor<1x3x2x4x4xf32> to tensor<1x3x4x4xf32>
+// CHECK:         %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0, 0] [1, 2, 1, 6, 6]
+// CHECK:         %[[W0:.+]] = tensor.extract_slice %[[W]][0, 0, 0, 0, 0] [3, 2, 1, 3, 3]
+// CHECK:         %[[A:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[X0]], %[[W0]] : {{.+}}) outs(%[[P0]] : tensor<1x3x4x4xf32>)
+// CHECK:         %[[X1:.+]] = tensor.extract_slice %[[X]][0, 0, 1, 0, 0] [1, 2, 1, 6, 6]
+// CHECK:         %[[W1:.+]] = tensor.extract_slice %[[W]][0, 0, 1, 0, 0] [3, 2, 1, 3, 3]
+// CHECK:         %[[B:.+]] = linalg.conv_2d_nchw_fchw {{.+}} ins(%[[X1]], %[[W1]] : {{.+}}) outs(%[[A]] : tensor<1x3x4x4xf32>)
+// CHECK:         %[[R0:.+]] = tensor.insert_slice %[[B]] into %[[O]][0, 0, 0, 0, 0] [1, 3, 1, 4, 4]
+// CHECK:         tensor.extract_slice %[[R0]][0, 0, 1, 0, 0] [1, 3, 1, 4, 4]
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 2, 0, 0] [1, 2, 1, 6, 6]
+// CHECK:         tensor.extract_slice %[[X]][0, 0, 3, 0, 0] [1, 2, 1, 6, 6]
+// CHECK:         %[[R1:.+]] = tensor.insert_slice %{{.+}} into %[[R0]][0, 0, 1, 0, 0] [1, 3, 1, 4, 4]
+// CHECK:         return %[[R1]]
+func.func @conv3d(%x: tensor<1x2x4x6x6xf32>, %w: tensor<3x2x2x3x3xf32>, %o: tensor<1x3x2x4x4xf32>) -> tensor<1x3x2x4x4xf32> {
+  %r = linalg.conv_3d_ncdhw_fcdhw {dilations = dense<1> : vector<3xi64>, strides = dense<[2, 1, 1]> : vector<3xi64>} ins(%x, %w : tensor<1x2x4x6x6xf32>, tensor<3x2x2x3x3xf32>) outs(%o : tensor<1x3x2x4x4xf32>) -> tensor<1x3x2x4x4xf32>
+  return %r : tensor<1x3x2x4x4xf32>
+}
+
+// -----
+
 // The 2-D NCHW convolution is left as it is.
 // CHECK-LABEL: func.func @conv2d
 // CHECK:         linalg.conv_2d_nchw_fchw

@@ -70,6 +70,24 @@ func.func @computed_in_place(%x: tensor<4x8xf32>, %o: tensor<8x8xf32>) -> tensor
 
 // -----
 
+// Through a chain of ops each accumulating into the one before (the kernel
+// depths of a 3-D convolution's output plane), the same: no copy.
+// CHECK-LABEL: func.func @computed_in_place_by_a_chain
+// CHECK:         %[[S:.+]] = tensor.extract_slice %[[O:.+]][0, 0] [4, 8] [1, 1]
+// CHECK:         %[[A:.+]] = linalg.matmul {{.+}} outs(%[[S]] : tensor<4x8xf32>)
+// CHECK:         %[[B:.+]] = linalg.matmul {{.+}} outs(%[[A]] : tensor<4x8xf32>)
+// CHECK-NEXT:    tensor.insert_slice %[[B]] into %[[O]][0, 0] [4, 8] [1, 1]
+// CHECK-NOT:     linalg.copy
+func.func @computed_in_place_by_a_chain(%x: tensor<4x8xf32>, %w: tensor<8x8xf32>, %o: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  %s = tensor.extract_slice %o[0, 0] [4, 8] [1, 1] : tensor<8x8xf32> to tensor<4x8xf32>
+  %a = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%s : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %b = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%a : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %r = tensor.insert_slice %b into %o[0, 0] [4, 8] [1, 1] : tensor<4x8xf32> into tensor<8x8xf32>
+  return %r : tensor<8x8xf32>
+}
+
+// -----
+
 // A zero fill shared by two matmuls (as CSE leaves it): each matmul gets a
 // fill of its own to accumulate into.
 // CHECK-LABEL: func.func @shared_fill

@@ -198,8 +198,7 @@ _module("conv_transpose2d_padded", "Convolutions and pooling",
         lambda: _randn(1, 8, 8, 8),
         description="`nn.ConvTranspose2d` 3x3, stride 2, padded (a decoder's upsampling)")
 _module("conv3d", "Convolutions and pooling", lambda: nn.Conv3d(4, 8, 3, padding=1),
-        lambda: _randn(1, 4, 4, 8, 8), description="`nn.Conv3d`",
-    xfail="`linalg.conv_3d_ncdhw_fcdhw` has no lowering (only 1-D and 2-D convolutions)")
+        lambda: _randn(1, 4, 4, 8, 8), description="`nn.Conv3d`")
 _module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
         description="`nn.MaxPool2d`")
 _module("max_pool2d_padded", "Convolutions and pooling",

@@ -11,7 +11,10 @@
 //   dilations a unit first entry, and the result drops the row again;
 // - a grouped convolution is one convolution per group, each reading its
 //   group's channels and filters (tensor.extract_slice) and writing its
-//   group's outputs (tensor.insert_slice).
+//   group's outputs (tensor.insert_slice);
+// - a 3-D convolution (linalg.conv_3d_ncdhw_fcdhw) is, for each output
+//   depth, the sum over the kernel's depth of 2-D convolutions of one input
+//   depth plane with one filter plane, accumulated into the output plane.
 //
 // Everything after this pass (the mapper, partitioning, the lowering) then
 // treats them as the convolutions it knows, splits and all.
@@ -45,6 +48,49 @@ RankedTensorType withUnitDim(RankedTensorType type, int64_t at) {
   SmallVector<int64_t> shape(type.getShape());
   shape.insert(shape.begin() + at, 1);
   return RankedTensorType::get(shape, type.getElementType());
+}
+
+/// The offsets and sizes of the slice of `value` at `index` of dimension
+/// `dim` (the rest whole).
+std::pair<SmallVector<OpFoldResult>, SmallVector<OpFoldResult>>
+getPlane(OpBuilder &builder, Value value, int64_t dim, int64_t index) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<OpFoldResult> offsets(type.getRank(), builder.getIndexAttr(0));
+  SmallVector<OpFoldResult> sizes;
+  for (int64_t size : type.getShape())
+    sizes.push_back(builder.getIndexAttr(size));
+  offsets[dim] = builder.getIndexAttr(index);
+  sizes[dim] = builder.getIndexAttr(1);
+  return {offsets, sizes};
+}
+
+/// The slice of `value` at `index` of dimension `dim`, without that
+/// dimension.
+Value extractPlane(OpBuilder &builder, Location loc, Value value, int64_t dim,
+                   int64_t index) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape(type.getShape());
+  shape.erase(shape.begin() + dim);
+  auto [offsets, sizes] = getPlane(builder, value, dim, index);
+  SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
+  return tensor::ExtractSliceOp::create(
+      builder, loc, RankedTensorType::get(shape, type.getElementType()), value,
+      offsets, sizes, strides);
+}
+
+/// `into` with `plane` inserted at `index` of dimension `dim`.
+Value insertPlane(OpBuilder &builder, Location loc, Value plane, Value into,
+                  int64_t dim, int64_t index) {
+  auto [offsets, sizes] = getPlane(builder, into, dim, index);
+  SmallVector<OpFoldResult> strides(offsets.size(), builder.getIndexAttr(1));
+  return tensor::InsertSliceOp::create(builder, loc, plane, into, offsets,
+                                       sizes, strides);
+}
+
+bool hasStaticShapes(linalg::LinalgOp op) {
+  return llvm::all_of(op->getOperandTypes(), [](Type type) {
+    return cast<RankedTensorType>(type).hasStaticShape();
+  });
 }
 
 /// conv_1d_ncw_fcw as conv_2d_nchw_fchw over one row.
@@ -85,55 +131,62 @@ struct GroupedConvAsConvPerGroup
                                 PatternRewriter &rewriter) const override {
     if (!op.hasPureTensorSemantics())
       return rewriter.notifyMatchFailure(op, "not on tensors");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value result = op.getOutputs()[0];
-    auto inputType = cast<RankedTensorType>(input.getType());
-    auto filterType = cast<RankedTensorType>(filter.getType());
-    auto resultType = cast<RankedTensorType>(result.getType());
-    if (!inputType.hasStaticShape() || !filterType.hasStaticShape() ||
-        !resultType.hasStaticShape())
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Location loc = op.getLoc();
-    int64_t groups = inputType.getDimSize(1);
-    // The slice of group g of a tensor whose dimension `groupDim` runs over
-    // the groups, without that dimension.
-    auto groupSlice = [&](Value value, int64_t groupDim,
-                          int64_t g) -> std::pair<SmallVector<OpFoldResult>,
-                                                  SmallVector<OpFoldResult>> {
-      auto type = cast<RankedTensorType>(value.getType());
-      SmallVector<OpFoldResult> offsets(type.getRank(), rewriter.getIndexAttr(0));
-      SmallVector<OpFoldResult> sizes;
-      for (int64_t size : type.getShape())
-        sizes.push_back(rewriter.getIndexAttr(size));
-      offsets[groupDim] = rewriter.getIndexAttr(g);
-      sizes[groupDim] = rewriter.getIndexAttr(1);
-      return {offsets, sizes};
-    };
-    auto withoutDim = [](RankedTensorType type, int64_t dim) {
-      SmallVector<int64_t> shape(type.getShape());
-      shape.erase(shape.begin() + dim);
-      return RankedTensorType::get(shape, type.getElementType());
-    };
-    auto extract = [&](Value value, int64_t groupDim, int64_t g) -> Value {
-      auto [offsets, sizes] = groupSlice(value, groupDim, g);
-      SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
-      return tensor::ExtractSliceOp::create(
-          rewriter, loc,
-          withoutDim(cast<RankedTensorType>(value.getType()), groupDim), value,
-          offsets, sizes, strides);
-    };
+    int64_t groups = cast<RankedTensorType>(input.getType()).getDimSize(1);
     for (int64_t g = 0; g < groups; ++g) {
-      Value groupInput = extract(input, 1, g);
-      Value groupFilter = extract(filter, 0, g);
-      Value groupInit = extract(result, 1, g);
+      Value groupInput = extractPlane(rewriter, loc, input, 1, g);
+      Value groupFilter = extractPlane(rewriter, loc, filter, 0, g);
+      Value groupInit = extractPlane(rewriter, loc, result, 1, g);
       auto conv = linalg::Conv2DNchwFchwOp::create(
           rewriter, loc, TypeRange{groupInit.getType()},
           ValueRange{groupInput, groupFilter}, ValueRange{groupInit},
           op.getStrides(), op.getDilations());
-      auto [offsets, sizes] = groupSlice(result, 1, g);
-      SmallVector<OpFoldResult> strides(offsets.size(), rewriter.getIndexAttr(1));
-      result = tensor::InsertSliceOp::create(rewriter, loc, conv.getResult(0),
-                                             result, offsets, sizes, strides);
+      result = insertPlane(rewriter, loc, conv.getResult(0), result, 1, g);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
+/// conv_3d_ncdhw_fcdhw as conv_2d_nchw_fchw: output plane d accumulates,
+/// over the kernel's depth k (in order), the 2-D convolution of input plane
+/// `d * stride + k * dilation` with filter plane k.
+struct Conv3DAsConv2Ds : OpRewritePattern<linalg::Conv3DNcdhwFcdhwOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::Conv3DNcdhwFcdhwOp op,
+                                PatternRewriter &rewriter) const override {
+    if (!op.hasPureTensorSemantics())
+      return rewriter.notifyMatchFailure(op, "not on tensors");
+    if (!hasStaticShapes(op))
+      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    Value input = op.getInputs()[0], filter = op.getInputs()[1];
+    Value result = op.getOutputs()[0];
+    Location loc = op.getLoc();
+    int64_t depth = cast<RankedTensorType>(result.getType()).getDimSize(2);
+    int64_t kernelDepth = cast<RankedTensorType>(filter.getType()).getDimSize(2);
+    SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
+    SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
+    auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
+    auto planeDilations =
+        rewriter.getI64VectorAttr({dilations[1], dilations[2]});
+    for (int64_t d = 0; d < depth; ++d) {
+      Value plane = extractPlane(rewriter, loc, result, 2, d);
+      for (int64_t k = 0; k < kernelDepth; ++k) {
+        int64_t at = d * strides[0] + k * dilations[0];
+        Value inputPlane = extractPlane(rewriter, loc, input, 2, at);
+        Value filterPlane = extractPlane(rewriter, loc, filter, 2, k);
+        plane = linalg::Conv2DNchwFchwOp::create(
+                    rewriter, loc, TypeRange{plane.getType()},
+                    ValueRange{inputPlane, filterPlane}, ValueRange{plane},
+                    planeStrides, planeDilations)
+                    .getResult(0);
+      }
+      result = insertPlane(rewriter, loc, plane, result, 2, d);
     }
     rewriter.replaceOp(op, result);
     return success();
@@ -144,7 +197,8 @@ struct DecomposeConvolutions
     : impl::TesselDecomposeConvolutionsBase<DecomposeConvolutions> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup>(&getContext());
+    patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds>(
+        &getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

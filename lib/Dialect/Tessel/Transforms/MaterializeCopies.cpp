@@ -31,21 +31,27 @@ namespace mlir::tessel {
 namespace {
 
 /// Whether `insert` puts back the result of a linalg op computed in the
-/// very slice of the destination it is inserted into (a grouped
-/// convolution's group, tessel-decompose-convolutions): that bufferizes in
-/// place as it is.
+/// very slice of the destination it is inserted into, directly or through a
+/// chain of ops each accumulating into the previous one's result (a grouped
+/// convolution's group, the kernel depths of a 3-D convolution's plane,
+/// tessel-decompose-convolutions): that bufferizes in place as it is.
 bool insertsWhereComputed(tensor::InsertSliceOp insert) {
-  auto result = dyn_cast<OpResult>(insert.getSource());
-  auto op = result ? dyn_cast<linalg::LinalgOp>(result.getOwner()) : nullptr;
-  if (!op || !op.hasPureTensorSemantics())
-    return false;
-  auto slice = op.getDpsInitOperand(result.getResultNumber())
-                   ->get()
-                   .getDefiningOp<tensor::ExtractSliceOp>();
-  return slice && slice.getSource() == insert.getDest() &&
-         slice.isSameAs(insert, [](OpFoldResult a, OpFoldResult b) {
-           return isEqualConstantIntOrValue(a, b);
-         });
+  Value value = insert.getSource();
+  while (auto result = dyn_cast<OpResult>(value)) {
+    auto op = dyn_cast<linalg::LinalgOp>(result.getOwner());
+    // Each op of the chain writes in place over the one before: nothing
+    // else may read what it overwrites.
+    bool chained = value != insert.getSource();
+    if (!op || !op.hasPureTensorSemantics() || (chained && !result.hasOneUse()))
+      return false;
+    value = op.getDpsInitOperand(result.getResultNumber())->get();
+    if (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
+      return slice.getSource() == insert.getDest() &&
+             slice.isSameAs(insert, [](OpFoldResult a, OpFoldResult b) {
+               return isEqualConstantIntOrValue(a, b);
+             });
+  }
+  return false;
 }
 
 /// tensor.insert_slice %src into %dst  ->  the same insertion of a

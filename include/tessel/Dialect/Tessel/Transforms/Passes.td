@@ -122,7 +122,7 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
 
 def TesselDecomposeConvolutions
     : Pass<"tessel-decompose-convolutions", "::mlir::func::FuncOp"> {
-  let summary = "Rewrite 1-D and grouped convolutions as 2-D NCHW ones";
+  let summary = "Rewrite 1-D, grouped and 3-D convolutions as 2-D NCHW ones";
   let description = [{
     The chip's convolution is `linalg.conv_2d_nchw_fchw` (and the depthwise
     one). A 1-D convolution (`linalg.conv_1d_ncw_fcw`, PyTorch's `Conv1d`)
@@ -131,8 +131,12 @@ def TesselDecomposeConvolutions
     (`linalg.conv_2d_ngchw_gfchw`, groups neither 1 nor the channels)
     becomes one 2-D convolution per group, reading its group's slice of the
     input and the filter and inserting its result into the group's slice of
-    the output. The mapper and the lowering then see only convolutions
-    they know.
+    the output. A 3-D convolution (`linalg.conv_3d_ncdhw_fcdhw`) becomes,
+    for each output depth plane, the 2-D convolutions of the input planes
+    the kernel's depth reaches with the filter's planes, each accumulating
+    into the one before, in kernel-depth order, the chain computed in the
+    output plane it is inserted back into. The mapper and the lowering then
+    see only convolutions they know.
 
     ```mlir
     %r = linalg.conv_1d_ncw_fcw ins(%x, %w : tensor<1x8x34xf32>, tensor<16x8x3xf32>)
