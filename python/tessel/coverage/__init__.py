@@ -90,13 +90,15 @@ def first_error_line(error: BaseException) -> str:
 
 
 def run(case: Case, arch: str = ARCH) -> Outcome:
-    """Import, compile, simulate and check one case."""
+    """Import, compile, simulate and check one case, and run it on the CPU
+    emulator, which must give the simulator's bits."""
     import numpy as np
     import torch
 
     from ..compiler import compile_imported
     from ..driver.check import compare
     from ..frontend import import_torch
+    from ..runtime.emulator import emulate
     from ..runtime.simulator import simulate
 
     torch.manual_seed(0)
@@ -108,8 +110,14 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
         feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, inputs)
                  if spec.name in program.inputs}
         outputs = simulate(program, feeds).outputs
+        emulated = emulate(program, feeds, device="cpu").outputs
     except Exception as e:  # every failure is an outcome, named by its error
         return Outcome(case.name, False, first_error_line(e))
+    differing = [name for name in outputs
+                 if outputs[name].tobytes() != emulated[name].tobytes()]
+    if differing:
+        return Outcome(case.name, False, "the CPU emulator's outputs differ from "
+                       f"the simulator's: {', '.join(differing)}")
     with torch.no_grad():
         golden = module(*inputs)
     golden = list(golden) if isinstance(golden, (tuple, list)) else [golden]
