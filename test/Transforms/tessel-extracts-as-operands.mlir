@@ -109,3 +109,24 @@ func.func @out_of_order(%s: tensor<2x4xf32>) -> tensor<1x8xf32> {
   } -> tensor<1x8xf32>
   return %r : tensor<1x8xf32>
 }
+
+// -----
+
+// GPT-2's position embeddings: a table of 32 positions read at 8 tokens'
+// positions (arange(8)): the op reads the table's first 8 rows.
+// CHECK-LABEL: func.func @longer_table
+// CHECK:         %[[ROWS:.+]] = tensor.extract_slice %arg0[0, 0] [8, 4] [1, 1] : tensor<32x4xf32> to tensor<8x4xf32>
+// CHECK:         linalg.generic {{.*}} ins(%[[ROWS]] : tensor<8x4xf32>)
+// CHECK-NOT:     tensor.extract %
+func.func @longer_table(%table: tensor<32x4xf32>) -> tensor<1x8x4xf32> {
+  %positions = arith.constant dense<[[0, 1, 2, 3, 4, 5, 6, 7]]> : tensor<1x8xi64>
+  %e = tensor.empty() : tensor<1x8x4xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%positions : tensor<1x8xi64>) outs(%e : tensor<1x8x4xf32>) {
+  ^bb0(%p: i64, %out: f32):
+    %i = arith.index_cast %p : i64 to index
+    %j = linalg.index 2 : index
+    %v = tensor.extract %table[%i, %j] : tensor<32x4xf32>
+    linalg.yield %v : f32
+  } -> tensor<1x8x4xf32>
+  return %r : tensor<1x8x4xf32>
+}

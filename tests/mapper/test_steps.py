@@ -8,7 +8,8 @@ import dataclasses
 from tessel.ir import Context, Module
 from tessel.mapper import graph
 from tessel.mapper.cost import (Placement, _estimate_steps, dram_link, estimate,
-                                scratch_bytes, step_candidates, step_sizes)
+                                scratch_bytes, step_candidates, step_sizes,
+                                transfer_cycles)
 
 from test_search import small_arch
 
@@ -211,3 +212,32 @@ def test_explain_marks_the_folded_fill():
     assert lines[-3] == f"predicted latency {solution.latency} cycles"
     assert lines[-2].startswith("cpsat: OPTIMAL") and "gap 0.00%" in lines[-2]
     assert "F: a fill folded into the accumulator" in lines[-1]
+
+
+EMBEDDING = """
+func.func @f(%table: tensor<100x16xf32>, %ids: tensor<2x8xi64>) -> tensor<2x8x16xf32> {
+  %e = tensor.empty() : tensor<2x8x16xf32>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>], iterator_types = ["parallel", "parallel", "parallel"]} ins(%ids : tensor<2x8xi64>) outs(%e : tensor<2x8x16xf32>) {
+  ^bb0(%in: i64, %out: f32):
+    %i = arith.index_cast %in : i64 to index
+    %j = linalg.index 2 : index
+    %v = tensor.extract %table[%i, %j] : tensor<100x16xf32>
+    linalg.yield %v : f32
+  } -> tensor<2x8x16xf32>
+  return %r : tensor<2x8x16xf32>
+}
+"""
+
+
+def test_a_lookup_costs_the_gather_of_its_rows():
+    # Each point reads one f32 of the table: a step of 2 x 8 x 16 points
+    # gathers 1 KiB from DRAM, waited for where it is issued.
+    op = _only_op(EMBEDDING)
+    assert op.gathered_bytes == 4
+    arch = small_arch(1, 1)
+    with_gather = _whole_part(op, arch, op.loops)
+    without = _whole_part(dataclasses.replace(op, gathered_bytes=0), arch, op.loops)
+    rate, hops = dram_link(arch, Placement(0, 0, 1, 1, (1, 1, 1)))
+    gather = transfer_cycles(arch, 2 * 8 * 16 * 4, rate, hops)
+    assert with_gather.transfer - without.transfer in (int(gather), int(gather) + 1)
+    assert with_gather.dram_bytes - without.dram_bytes == 2 * 8 * 16 * 4

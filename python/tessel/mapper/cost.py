@@ -509,7 +509,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                                                      placement.cols)))
     moved = [o for o in op.operands
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
-    compute = load_total = store_total = 0.0
+    compute = load_total = store_total = gather_total = 0.0
     bytes_per_tile = 0
     num_steps = 0
     # Steps of equal shape cost the same: at most two sizes per loop.
@@ -518,6 +518,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
         compute += count * compute_cycles(op, arch, shape)
+        # A step's lookups: one gather from DRAM, waited for where it is
+        # issued (its indices are the step's own loads).
+        if op.gathered_bytes:
+            b = math.prod(shape) * op.gathered_bytes
+            gather_total += count * transfer_cycles(arch, b, rate, hops)
+            bytes_per_tile += count * b
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     first_load = kept_fill = 0.0
     # Whether a split reduction's partials, which tessel-partition always
@@ -568,12 +574,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # tessel-schedule issues each step's loads while the previous step
         # computes; a step's stores are waited for where they are issued
         # (the next step's buffers take their SRAM), so they add up.
-        alone = first_load + store_total
+        alone = first_load + store_total + gather_total
         body = alone + max(compute, load_total - first_load)
     else:
-        body = compute + transfer
+        body = compute + transfer + gather_total
     cycles = int(math.ceil(body + reduce + barrier + kept_fill))
-    return Estimate(cycles=cycles, compute=int(compute), transfer=int(transfer),
+    return Estimate(cycles=cycles, compute=int(compute),
+                    transfer=int(transfer + gather_total),
                     reduce=int(reduce), barrier=barrier, steps=steps,
                     num_steps=num_steps, sram_bytes=sram_bytes,
                     dram_bytes=int(bytes_per_tile * placement.tiles),

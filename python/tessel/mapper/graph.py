@@ -115,6 +115,7 @@ class Op:
     operands: tuple[Operand, ...]
     vector_ops: int = 1          # vector instructions per step (elementwise)
     captured: int = 0            # values a body uses from outside it
+    gathered_bytes: int = 0      # bytes a point reads from tables by index
     tag: str = ""                # the source line the program's tag names
     window: tuple[int, ...] = ()  # kernel taps (window kind)
     weighted: bool = False       # depthwise: a multiply per tap
@@ -275,6 +276,18 @@ def _vector_ops(generic) -> int:
     return max(1, count)
 
 
+def _gathered_bytes(generic) -> int:
+    """Bytes one point of a generic reads from DRAM tables at data-dependent
+    indices: its body's lookups of tensors from outside it, which after
+    legalizing are gathers (tessel.dma_gather)."""
+    body = generic.regions[0].blocks[0]
+    inside = {op.operation for op in body.operations}
+    return sum(_elem_bytes(bop.results[0].type)
+               for bop in body.operations
+               if bop.operation.name == "tensor.extract"
+               and getattr(bop.operands[0].owner, "operation", None) not in inside)
+
+
 def _captured(generic) -> int:
     """Values a generic's body uses from outside it (float constants the
     lowering fills into temporaries)."""
@@ -368,6 +381,8 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                       vector_ops=_vector_ops(gop)
                       if kind in ("elementwise", "reduction") else 1,
                       captured=_captured(gop)
+                      if kind in ("elementwise", "reduction") else 0,
+                      gathered_bytes=_gathered_bytes(gop)
                       if kind in ("elementwise", "reduction") else 0,
                       tag=_describe(op), window=window,
                       weighted="depthwise" in opname))

@@ -86,13 +86,17 @@ std::optional<unsigned> getLoopIndex(linalg::GenericOp generic, Value value) {
 }
 
 /// The loops the indices of `extract` are, if each is a distinct loop index
-/// of its op.
+/// of its op whose extent stays inside the tensor's dimension.
 std::optional<SmallVector<unsigned>> getExtractLoops(linalg::GenericOp generic,
                                                      tensor::ExtractOp extract) {
   SmallVector<unsigned> loops;
-  for (Value index : extract.getIndices()) {
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
+  ArrayRef<int64_t> shape = extract.getTensor().getType().getShape();
+  for (auto [dim, index] : llvm::enumerate(extract.getIndices())) {
     std::optional<unsigned> loop = getLoopIndex(generic, index);
-    if (!loop || llvm::is_contained(loops, *loop))
+    if (!loop || llvm::is_contained(loops, *loop) ||
+        ShapedType::isDynamic(ranges[*loop]) ||
+        ShapedType::isDynamic(shape[dim]) || ranges[*loop] > shape[dim])
       return std::nullopt;
     loops.push_back(*loop);
   }
@@ -154,8 +158,24 @@ void extractsAsInputs(linalg::GenericOp generic) {
     inputs.push_back(input->get());
     maps.push_back(generic.getMatchingIndexingMap(input));
   }
+  OpBuilder builder(generic);
+  SmallVector<int64_t> ranges = generic.getStaticLoopRanges();
   for (auto [extract, loops] : llvm::zip(extracts, loopsOf)) {
-    inputs.push_back(extract.getTensor());
+    // A table longer than the loop that reads it (32 positions, 8 tokens)
+    // is read in its leading part.
+    Value table = extract.getTensor();
+    auto type = cast<RankedTensorType>(table.getType());
+    SmallVector<int64_t> read = llvm::map_to_vector(
+        loops, [&](unsigned loop) { return ranges[loop]; });
+    if (type.getShape() != ArrayRef<int64_t>(read)) {
+      SmallVector<OpFoldResult> offsets(read.size(), builder.getIndexAttr(0)),
+          strides(read.size(), builder.getIndexAttr(1)), sizes;
+      for (int64_t size : read)
+        sizes.push_back(builder.getIndexAttr(size));
+      table = tensor::ExtractSliceOp::create(builder, extract.getLoc(), table,
+                                             offsets, sizes, strides);
+    }
+    inputs.push_back(table);
     SmallVector<AffineExpr> results;
     for (unsigned loop : loops)
       results.push_back(getAffineDimExpr(loop, ctx));
@@ -164,7 +184,6 @@ void extractsAsInputs(linalg::GenericOp generic) {
   for (OpOperand &init : generic.getDpsInitsMutable())
     maps.push_back(generic.getMatchingIndexingMap(&init));
 
-  OpBuilder builder(generic);
   auto rebuilt = linalg::GenericOp::create(
       builder, generic.getLoc(), generic.getResultTypes(), inputs,
       generic.getDpsInits(), maps, generic.getIteratorTypesArray());
