@@ -73,3 +73,23 @@ func.func @conv2d(%x: tensor<1x4x10x10xf32>, %w: tensor<8x4x3x3xf32>, %o: tensor
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x4x10x10xf32>, tensor<8x4x3x3xf32>) outs(%o : tensor<1x8x8x8xf32>) -> tensor<1x8x8x8xf32>
   return %r : tensor<1x8x8x8xf32>
 }
+
+// -----
+
+// Two grouped convolutions that accumulate into one zero fill (as CSE
+// leaves it): the second gets a fill of its own, so that each writes its
+// groups in place into a buffer nothing else reads.
+// CHECK-LABEL: func.func @shared_fill
+// CHECK:         %[[FILL:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%{{.+}} : tensor<1x2x8x8x8xf32>)
+// CHECK:         tensor.extract_slice %[[FILL]]
+// CHECK:         %[[EMPTY:.+]] = tensor.empty() : tensor<1x2x8x8x8xf32>
+// CHECK:         %[[OWN:.+]] = linalg.fill ins(%{{.+}} : f32) outs(%[[EMPTY]] : tensor<1x2x8x8x8xf32>)
+// CHECK:         tensor.extract_slice %[[OWN]]
+func.func @shared_fill(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x3xf32>, %v: tensor<2x8x4x3x3xf32>) -> (tensor<1x2x8x8x8xf32>, tensor<1x2x8x8x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<1x2x8x8x8xf32>
+  %o = linalg.fill ins(%zero : f32) outs(%e : tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32>
+  %r = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x4x10x10xf32>, tensor<2x8x4x3x3xf32>) outs(%o : tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32>
+  %s = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %v : tensor<1x2x4x10x10xf32>, tensor<2x8x4x3x3xf32>) outs(%o : tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32>
+  return %r, %s : tensor<1x2x8x8x8xf32>, tensor<1x2x8x8x8xf32>
+}

@@ -87,6 +87,21 @@ Value insertPlane(OpBuilder &builder, Location loc, Value plane, Value into,
                                        sizes, strides);
 }
 
+/// The output `op`'s parts accumulate into, in place: its init, or where
+/// that is a fill something else also reads (CSE merges RegNet's zero fills
+/// across its grouped convolutions), a fill of its own.
+Value getOwnInit(OpBuilder &builder, linalg::LinalgOp op) {
+  Value init = op.getDpsInits()[0];
+  auto fill = init.getDefiningOp<linalg::FillOp>();
+  if (!fill || init.hasOneUse())
+    return init;
+  auto type = cast<RankedTensorType>(init.getType());
+  Value empty = tensor::EmptyOp::create(builder, op.getLoc(), type.getShape(),
+                                        type.getElementType());
+  return linalg::FillOp::create(builder, op.getLoc(), fill.value(), empty)
+      .getResult(0);
+}
+
 bool hasStaticShapes(linalg::LinalgOp op) {
   return llvm::all_of(op->getOperandTypes(), [](Type type) {
     return cast<RankedTensorType>(type).hasStaticShape();
@@ -134,7 +149,7 @@ struct GroupedConvAsConvPerGroup
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
-    Value result = op.getOutputs()[0];
+    Value result = getOwnInit(rewriter, op);
     Location loc = op.getLoc();
     int64_t groups = cast<RankedTensorType>(input.getType()).getDimSize(1);
     for (int64_t g = 0; g < groups; ++g) {
@@ -165,7 +180,7 @@ struct Conv3DAsConv2Ds : OpRewritePattern<linalg::Conv3DNcdhwFcdhwOp> {
     if (!hasStaticShapes(op))
       return rewriter.notifyMatchFailure(op, "dynamic shapes");
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
-    Value result = op.getOutputs()[0];
+    Value result = getOwnInit(rewriter, op);
     Location loc = op.getLoc();
     int64_t depth = cast<RankedTensorType>(result.getType()).getDimSize(2);
     int64_t kernelDepth = cast<RankedTensorType>(filter.getType()).getDimSize(2);
