@@ -109,6 +109,25 @@ func.func @shared_fill(%a: tensor<4x8xf32>, %b: tensor<8x4xf32>, %c: tensor<8x4x
 
 // -----
 
+// A bias broadcast shared by two convolutions (an ONNX file stores equal
+// biases once): each accumulates into a broadcast of its own.
+// CHECK-LABEL: func.func @shared_bias
+// CHECK:         %[[B1:.+]] = linalg.broadcast ins(%{{.+}} : tensor<4xf32>) outs(%{{.+}} : tensor<1x4x6x6xf32>)
+// CHECK:         %[[E2:.+]] = tensor.empty() : tensor<1x4x6x6xf32>
+// CHECK:         %[[B2:.+]] = linalg.broadcast ins(%{{.+}} : tensor<4xf32>) outs(%[[E2]] : tensor<1x4x6x6xf32>)
+// CHECK:         linalg.conv_2d_nchw_fchw {{.+}} outs(%[[B2]] : tensor<1x4x6x6xf32>)
+// CHECK:         linalg.conv_2d_nchw_fchw {{.+}} outs(%[[B1]] : tensor<1x4x6x6xf32>)
+func.func @shared_bias(%x: tensor<1x2x8x8xf32>, %w: tensor<4x2x3x3xf32>, %v: tensor<4x2x3x3xf32>, %bias: tensor<4xf32>)
+    -> (tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>) {
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %b = linalg.broadcast ins(%bias : tensor<4xf32>) outs(%e : tensor<1x4x6x6xf32>) dimensions = [0, 2, 3]
+  %0 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%b : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  %1 = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %v : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%b : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %0, %1 : tensor<1x4x6x6xf32>, tensor<1x4x6x6xf32>
+}
+
+// -----
+
 // Results returned as a view of an argument or as a slice are copied into
 // tensors of their own; a reshape of a computed result is returned as it is.
 // CHECK-LABEL: func.func @returned_views

@@ -2,8 +2,8 @@
 compiles, case by case, in the torch-mlir e2e style.
 
 Each case is one op or module (``cases.py``) with its example inputs and
-tolerance. ``run(case)`` imports it (``tessel.frontend.import_torch``),
-compiles it for ``tessel-4x4`` with tessel-default-mapping, simulates it
+tolerance. ``run(case)`` imports it (``tessel.frontend.import_torch``, or
+for an ``onnx`` case its ONNX export through ``import_onnx``), compiles it for ``tessel-4x4`` with tessel-default-mapping, simulates it
 and compares the outputs with PyTorch eager (``tessel.driver.check``:
 element by element at the case's tolerance, and within ``scale_rtol`` of
 the output's largest magnitude). ``XFAIL`` names the cases known to fail,
@@ -36,6 +36,7 @@ class Case:
     atol: float = 1e-5
     scale_rtol: float = 1e-3
     description: str = ""
+    onnx: bool = False           # imported from its ONNX export
 
 
 CASES: dict[str, Case] = {}
@@ -47,10 +48,12 @@ XFAIL: dict[str, str] = {}
 
 def register(name: str, group: str, build: Callable[[], tuple], *,
              rtol: float = 1e-5, atol: float = 1e-5, scale_rtol: float = 1e-3,
-             description: str = "", xfail: str | None = None) -> None:
+             description: str = "", xfail: str | None = None,
+             onnx: bool = False) -> None:
     if name in CASES:
         raise ValueError(f"coverage case {name!r} is registered twice")
-    CASES[name] = Case(name, group, build, rtol, atol, scale_rtol, description)
+    CASES[name] = Case(name, group, build, rtol, atol, scale_rtol, description,
+                       onnx)
     if xfail:
         XFAIL[name] = xfail
 
@@ -95,9 +98,12 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
     import numpy as np
     import torch
 
+    import tempfile
+    from pathlib import Path
+
     from ..compiler import compile_imported
     from ..driver.check import compare
-    from ..frontend import import_torch
+    from ..frontend import import_onnx, import_torch
     from ..runtime.emulator import emulate
     from ..runtime.simulator import simulate
 
@@ -105,7 +111,15 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
     module, inputs = case.build()
     module.eval()
     try:
-        model = import_torch(module, inputs, name=case.name)
+        if case.onnx:
+            # Exported here, as a user would: the model's classes need not
+            # be importable in the frontend's process.
+            with tempfile.TemporaryDirectory() as work:
+                path = Path(work) / f"{case.name}.onnx"
+                torch.onnx.export(module, inputs, path, dynamo=True, verbose=False)
+                model = import_onnx(path, name=case.name)
+        else:
+            model = import_torch(module, inputs, name=case.name)
         program = compile_imported(model, arch)
         feeds = {spec.name: x.numpy() for spec, x in zip(model.signature.inputs, inputs)
                  if spec.name in program.inputs}

@@ -350,3 +350,40 @@ for _kind, _what in (("bert", "`transformers.BertModel`"),
                                "SwiGLU, grouped-query attention)")):
     register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),
              description=f"{_what}, 2 layers")
+
+
+# ---- torchvision models ----------------------------------------------------
+# The classification models as torchvision builds them (random weights, 10
+# classes, 32 x 32 images, which every one of them downsamples to 1 x 1);
+# torchvision is imported through tessel.coverage.vision.
+
+class _Torchvision:
+    """torchvision's model ``name``, built when the case is run."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    def __call__(self):
+        from .vision import import_torchvision
+
+        models = import_torchvision().models
+        return (getattr(models, self.name)(weights=None, num_classes=10),
+                (_randn(1, 3, 32, 32),))
+
+
+for _name, _what in (("resnet18", "ResNet-18"), ("mobilenet_v2", "MobileNetV2"),
+                     ("mobilenet_v3_small", "MobileNetV3 (small)"),
+                     ("efficientnet_b0", "EfficientNet-B0"),
+                     ("squeezenet1_0", "SqueezeNet 1.0"),
+                     ("shufflenet_v2_x0_5", "ShuffleNetV2 x0.5"),
+                     ("regnet_y_400mf", "RegNetY-400MF (grouped convolutions)"),
+                     ("convnext_tiny", "ConvNeXt-T")):
+    register(f"tv_{_name}", "torchvision models", _Torchvision(_name),
+             rtol=1e-4, atol=1e-4, description=f"`torchvision.models.{_name}`, {_what}")
+for _name in ("resnet18", "mobilenet_v3_small", "efficientnet_b0", "squeezenet1_0",
+              "shufflenet_v2_x0_5"):
+    register(f"onnx_{_name}", "torchvision models through ONNX", _Torchvision(_name),
+             rtol=1e-4, atol=1e-4, onnx=True,
+             description=f"`torchvision.models.{_name}` exported with "
+             "`torch.onnx.export` and imported from the file")
+

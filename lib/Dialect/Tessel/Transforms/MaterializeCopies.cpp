@@ -7,7 +7,8 @@
 //
 // The same holds for an op that accumulates into a tensor something else
 // also uses (a zero fill shared by several matmuls after CSE, say): one of
-// the users would get a bufferization copy. Each such op gets its own fill.
+// the users would get a bufferization copy. Each such op gets its own fill
+// (or broadcast).
 // And a result returned as a view of an argument, or as a slice of another
 // tensor, is copied into a tensor of its own: an output is a DRAM buffer.
 //
@@ -79,30 +80,36 @@ struct CopyIntoSlice : OpRewritePattern<tensor::InsertSliceOp> {
   }
 };
 
-/// Gives every linalg op whose init is a fill that has other uses its own
-/// clone of the fill, so that each op writes into a buffer of its own.
-void untieSharedFills(func::FuncOp func) {
+/// Gives every linalg op whose init is a fill or a broadcast that has other
+/// uses its own clone of it, so that each op writes into a buffer of its
+/// own. CSE leaves such shared inits: a zero fill shared by several
+/// matmuls, or the broadcast bias of convolutions whose biases an ONNX
+/// exporter stored once because they were equal (folded batch norms of a
+/// fresh model are all zero).
+void untieSharedInits(func::FuncOp func) {
+  auto getInitProducer = [](Value init) -> Operation * {
+    Operation *def = init.getDefiningOp();
+    return isa_and_nonnull<linalg::FillOp, linalg::BroadcastOp>(def) ? def
+                                                                     : nullptr;
+  };
   SmallVector<OpOperand *> shared;
   func.walk([&](linalg::LinalgOp op) {
     if (op->getParentOfType<scf::ForallOp>())
       return;
-    for (OpOperand &init : op.getDpsInitsMutable()) {
-      auto fill = init.get().getDefiningOp<linalg::FillOp>();
-      if (fill && !init.get().hasOneUse())
+    for (OpOperand &init : op.getDpsInitsMutable())
+      if (getInitProducer(init.get()) && !init.get().hasOneUse())
         shared.push_back(&init);
-    }
   });
   for (OpOperand *init : shared) {
-    auto fill = init->get().getDefiningOp<linalg::FillOp>();
     if (init->get().hasOneUse())
       continue; // the last user keeps the original
+    auto producer = cast<linalg::LinalgOp>(getInitProducer(init->get()));
     OpBuilder builder(init->getOwner());
-    Value dest = fill.getOutputs()[0];
-    if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
-      dest = builder.clone(*empty)->getResult(0);
+    Value dest = producer.getDpsInits()[0];
     IRMapping map;
-    map.map(fill.getOutputs()[0], dest);
-    init->set(builder.clone(*fill, map)->getResult(0));
+    if (auto empty = dest.getDefiningOp<tensor::EmptyOp>())
+      map.map(dest, builder.clone(*empty)->getResult(0));
+    init->set(builder.clone(*producer, map)->getResult(0));
   }
 }
 
@@ -147,7 +154,7 @@ struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> 
     patterns.add<CopyIntoSlice>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();
-    untieSharedFills(getOperation());
+    untieSharedInits(getOperation());
     copyReturnedViews(getOperation());
   }
 };
