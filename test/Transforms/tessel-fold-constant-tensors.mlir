@@ -146,3 +146,31 @@ func.func @literal() -> tensor<3xi64> {
     }
   }
 #-}
+
+// -----
+
+// T5's relative position buckets: log of a distance that may be 0 (-inf),
+// converted to an integer, and masked by a select. The f64 scale truncates
+// to nearest, the -inf converts to the most negative integer (as x86, and
+// PyTorch on it, do) and is masked: the whole op folds.
+// CHECK-LABEL: func.func @buckets
+// CHECK:         arith.constant dense<[0, 2]> : tensor<2xi64>
+// CHECK-NOT:     linalg.generic
+func.func @buckets() -> tensor<2xi64> {
+  %zero = arith.constant 0.0 : f32
+  %scale = arith.constant 1.4426950408889634 : f64
+  %distances = arith.constant dense<[0.0, 4.0]> : tensor<2xf32>
+  %e = tensor.empty() : tensor<2xi64>
+  %r = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%distances : tensor<2xf32>) outs(%e : tensor<2xi64>) {
+  ^bb0(%d: f32, %out: i64):
+    %log = math.log %d : f32
+    %s = arith.truncf %scale : f64 to f32
+    %b = arith.mulf %log, %s : f32
+    %i = arith.fptosi %b : f32 to i64
+    %small = arith.cmpf oeq, %d, %zero : f32
+    %c0 = arith.constant 0 : i64
+    %v = arith.select %small, %c0, %i : i64
+    linalg.yield %v : i64
+  } -> tensor<2xi64>
+  return %r : tensor<2xi64>
+}

@@ -95,11 +95,11 @@ def first_error_line(error: BaseException) -> str:
 def run(case: Case, arch: str = ARCH) -> Outcome:
     """Import, compile, simulate and check one case, and run it on the CPU
     emulator, which must give the simulator's bits."""
-    import numpy as np
-    import torch
-
     import tempfile
     from pathlib import Path
+
+    import numpy as np
+    import torch
 
     from ..compiler import compile_imported
     from ..driver.check import compare
@@ -108,9 +108,9 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
     from ..runtime.simulator import simulate
 
     torch.manual_seed(0)
-    module, inputs = case.build()
-    module.eval()
     try:
+        module, inputs = case.build()
+        module.eval()
         if case.onnx:
             # Exported here, as a user would: the model's classes need not
             # be importable in the frontend's process.

@@ -303,8 +303,19 @@ class LastHiddenState(nn.Module):
         return self.model(x).last_hidden_state
 
 
-def _hf_vit():
+def _transformers():
+    """``transformers``, imported after torchvision (whose plain import
+    fails beside the CPU torch, and which transformers imports for its image
+    models: tessel.coverage.vision)."""
+    from .vision import import_torchvision
+
+    import_torchvision()
     import transformers
+    return transformers
+
+
+def _hf_vit():
+    transformers = _transformers()
     config = transformers.ViTConfig(hidden_size=32, num_hidden_layers=2,
                                     num_attention_heads=4, intermediate_size=64,
                                     image_size=32, patch_size=8)
@@ -312,7 +323,7 @@ def _hf_vit():
 
 
 def _hf_whisper_encoder():
-    import transformers
+    transformers = _transformers()
     from transformers.models.whisper.modeling_whisper import WhisperEncoder
     config = transformers.WhisperConfig(
         d_model=32, encoder_layers=2, encoder_attention_heads=4, encoder_ffn_dim=64,
@@ -323,12 +334,18 @@ def _hf_whisper_encoder():
 
 def _hf_text(kind):
     def build():
-        import transformers
+        transformers = _transformers()
         tiny = dict(num_hidden_layers=2, num_attention_heads=4, vocab_size=100,
                     max_position_embeddings=32)
         if kind == "bert":
             model = transformers.BertModel(transformers.BertConfig(
                 hidden_size=32, intermediate_size=64, **tiny))
+        elif kind == "t5":
+            model = transformers.T5EncoderModel(transformers.T5Config(
+                d_model=32, d_kv=8, d_ff=64, num_layers=2, num_heads=4,
+                vocab_size=100, relative_attention_num_buckets=8,
+                relative_attention_max_distance=16, decoder_start_token_id=0,
+                pad_token_id=0))
         elif kind == "gpt2":
             model = transformers.GPT2Model(transformers.GPT2Config(
                 n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=32))
@@ -346,6 +363,8 @@ register("hf_whisper_encoder", "Hugging Face models", _hf_whisper_encoder,
          "embeddings)")
 for _kind, _what in (("bert", "`transformers.BertModel`"),
                      ("gpt2", "`transformers.GPT2Model`"),
+                     ("t5", "`transformers.T5EncoderModel` (relative position "
+                            "buckets)"),
                      ("llama", "`transformers.LlamaModel` (rotary, RMSNorm, "
                                "SwiGLU, grouped-query attention)")):
     register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),

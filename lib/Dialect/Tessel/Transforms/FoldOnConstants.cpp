@@ -28,6 +28,23 @@ LogicalResult foldOnConstants(Operation *op,
     values[truncate.getResult()] = FloatAttr::get(type, rounded);
     return success();
   }
+  // A float outside the integer range (T5's log(0) = -inf in the relative
+  // position buckets, masked by a select afterwards) folds to the most
+  // negative integer, as x86 converts it (PyTorch's value there); arith's
+  // folder leaves it poison.
+  if (auto convert = dyn_cast<arith::FPToSIOp>(op)) {
+    auto value = dyn_cast_or_null<FloatAttr>(values.lookup(convert.getIn()));
+    auto type = dyn_cast<IntegerType>(convert.getType());
+    if (!value || !type)
+      return failure();
+    APSInt integer(type.getWidth(), /*isUnsigned=*/false);
+    bool exact;
+    if (value.getValue().convertToInteger(integer, APFloat::rmTowardZero,
+                                          &exact) == APFloat::opInvalidOp)
+      integer = APSInt::getMinValue(type.getWidth(), /*Unsigned=*/false);
+    values[convert.getResult()] = IntegerAttr::get(type, integer);
+    return success();
+  }
   SmallVector<Attribute> operands;
   for (Value operand : op->getOperands())
     operands.push_back(values.lookup(operand));

@@ -13,7 +13,9 @@ namespace mlir::tessel {
 /// value there. `arith.truncf` of a float rounds to nearest even: its
 /// folder refuses an inexact truncation, which the f64 constants
 /// torch-mlir truncates in bodies (`0.6363..` of an interpolation's scale)
-/// are. Fails if the op does not fold to constants.
+/// are. `arith.fptosi` of a float outside the integer's range (an infinity,
+/// NaN) gives the most negative integer, as x86 and so PyTorch on it do.
+/// Fails if the op does not fold to constants.
 LogicalResult foldOnConstants(Operation *op,
                               llvm::DenseMap<Value, Attribute> &values);
 
