@@ -57,3 +57,73 @@ func.func @gather_of_a_gather(%positions: tensor<8xi64>, %buffered: tensor<32xi6
   } -> tensor<8x4xf32>
   return %rows : tensor<8x4xf32>
 }
+
+// An ONNX Gather's wrap of negative ids (ids < 0 ? ids + 100 : ids), as
+// separate ops on the ids: arithmetic on indices fuses into the lookup.
+// CHECK-LABEL: func.func @wrapped_ids
+// CHECK:         linalg.generic
+// CHECK-DAG:       arith.cmpi slt
+// CHECK-DAG:       arith.addi
+// CHECK:           arith.select
+// CHECK:           tensor.extract %{{.+}} : tensor<100x4xf32>
+// CHECK-NOT:     linalg.generic
+func.func @wrapped_ids(%ids: tensor<8xi64>, %table: tensor<100x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : i64
+  %c100 = arith.constant 100 : i64
+  %eb = tensor.empty() : tensor<8xi1>
+  %negative = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<8xi64>) outs(%eb : tensor<8xi1>) {
+  ^bb0(%i: i64, %o: i1):
+    %n = arith.cmpi slt, %i, %c0 : i64
+    linalg.yield %n : i1
+  } -> tensor<8xi1>
+  %ei = tensor.empty() : tensor<8xi64>
+  %shifted = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : tensor<8xi64>) outs(%ei : tensor<8xi64>) {
+  ^bb0(%i: i64, %o: i64):
+    %s = arith.addi %i, %c100 : i64
+    linalg.yield %s : i64
+  } -> tensor<8xi64>
+  %wrapped = linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%negative, %shifted, %ids : tensor<8xi1>, tensor<8xi64>, tensor<8xi64>) outs(%ei : tensor<8xi64>) {
+  ^bb0(%n: i1, %s: i64, %i: i64, %o: i64):
+    %w = arith.select %n, %s, %i : i64
+    linalg.yield %w : i64
+  } -> tensor<8xi64>
+  %ef = tensor.empty() : tensor<8x4xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%wrapped : tensor<8xi64>) outs(%ef : tensor<8x4xf32>) {
+  ^bb0(%w: i64, %o: f32):
+    %r = arith.index_cast %w : i64 to index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %table[%r, %j] : tensor<100x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<8x4xf32>
+  return %rows : tensor<8x4xf32>
+}
+
+// The same wrap, of ids [1, 8] that the lookup reads flat (ONNX's Gather):
+// the lookup takes the ids' shape, and the wrap fuses into it.
+// CHECK-LABEL: func.func @wrapped_ids_reshaped
+// CHECK:         linalg.generic {{.*}} ins(%arg0 : tensor<1x8xi64>)
+// CHECK:           arith.select
+// CHECK:           tensor.extract %{{.+}} : tensor<100x4xf32>
+// CHECK-NOT:     linalg.generic
+func.func @wrapped_ids_reshaped(%ids: tensor<1x8xi64>, %table: tensor<100x4xf32>) -> tensor<8x4xf32> {
+  %c0 = arith.constant 0 : i64
+  %c100 = arith.constant 100 : i64
+  %ei = tensor.empty() : tensor<1x8xi64>
+  %wrapped = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : tensor<1x8xi64>) outs(%ei : tensor<1x8xi64>) {
+  ^bb0(%i: i64, %o: i64):
+    %n = arith.cmpi slt, %i, %c0 : i64
+    %s = arith.addi %i, %c100 : i64
+    %w = arith.select %n, %s, %i : i64
+    linalg.yield %w : i64
+  } -> tensor<1x8xi64>
+  %flat = tensor.collapse_shape %wrapped [[0, 1]] : tensor<1x8xi64> into tensor<8xi64>
+  %ef = tensor.empty() : tensor<8x4xf32>
+  %rows = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%flat : tensor<8xi64>) outs(%ef : tensor<8x4xf32>) {
+  ^bb0(%w: i64, %o: f32):
+    %r = arith.index_cast %w : i64 to index
+    %j = linalg.index 1 : index
+    %e = tensor.extract %table[%r, %j] : tensor<100x4xf32>
+    linalg.yield %e : f32
+  } -> tensor<8x4xf32>
+  return %rows : tensor<8x4xf32>
+}

@@ -160,14 +160,14 @@ class RMSNormSwiGLU(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-class Volumetric(torch.nn.Module):
-    """A 3-D convolution (which has no lowering yet) then a linear layer."""
+class Classified(torch.nn.Module):
+    """A linear layer, then the index of the largest logit (an integer
+    result, which does not compile yet)."""
 
     def __init__(self):
         super().__init__()
-        self.conv = torch.nn.Conv3d(2, 4, 3, padding=1)
-        self.fc = torch.nn.Linear(4, 4)
+        self.fc = torch.nn.Linear(16, 4)
 
     def forward(self, x):
-        h = self.conv(x)  # the line the error names
-        return self.fc(h.mean(dim=(2, 3, 4)))
+        logits = self.fc(x)
+        return logits.argmax(dim=-1)  # the line the error names

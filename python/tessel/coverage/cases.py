@@ -346,9 +346,20 @@ def _hf_text(kind):
                 vocab_size=100, relative_attention_num_buckets=8,
                 relative_attention_max_distance=16, decoder_start_token_id=0,
                 pad_token_id=0))
+        elif kind == "distilbert":
+            model = transformers.DistilBertModel(transformers.DistilBertConfig(
+                dim=32, hidden_dim=64, n_layers=2, n_heads=4, vocab_size=100,
+                max_position_embeddings=32))
         elif kind == "gpt2":
             model = transformers.GPT2Model(transformers.GPT2Config(
                 n_embd=32, n_layer=2, n_head=4, vocab_size=100, n_positions=32))
+        elif kind == "qwen2":
+            model = transformers.Qwen2Model(transformers.Qwen2Config(
+                hidden_size=32, intermediate_size=64, num_key_value_heads=2, **tiny))
+        elif kind == "mistral":
+            model = transformers.MistralModel(transformers.MistralConfig(
+                hidden_size=32, intermediate_size=64, num_key_value_heads=2,
+                head_dim=8, **tiny))
         else:
             model = transformers.LlamaModel(transformers.LlamaConfig(
                 hidden_size=32, intermediate_size=64, num_key_value_heads=2, **tiny))
@@ -362,13 +373,27 @@ register("hf_whisper_encoder", "Hugging Face models", _hf_whisper_encoder,
          description="Whisper's encoder, 2 layers (1-D convolutions, position "
          "embeddings)")
 for _kind, _what in (("bert", "`transformers.BertModel`"),
+                     ("distilbert", "`transformers.DistilBertModel`"),
                      ("gpt2", "`transformers.GPT2Model`"),
+                     ("qwen2", "`transformers.Qwen2Model` (grouped-query attention)"),
+                     ("mistral", "`transformers.MistralModel`"),
                      ("t5", "`transformers.T5EncoderModel` (relative position "
                             "buckets)"),
                      ("llama", "`transformers.LlamaModel` (rotary, RMSNorm, "
                                "SwiGLU, grouped-query attention)")):
     register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),
              description=f"{_what}, 2 layers")
+for _kind in ("bert", "gpt2", "llama"):
+    register(f"onnx_hf_{_kind}", "Hugging Face models through ONNX", _hf_text(_kind),
+             onnx=True, description=f"`hf_{_kind}` exported with `torch.onnx.export` "
+             "and imported from the file")
+register("onnx_hf_vit", "Hugging Face models through ONNX", _hf_vit, onnx=True,
+         description="`hf_vit` exported with `torch.onnx.export` and imported "
+         "from the file")
+register("onnx_hf_whisper_encoder", "Hugging Face models through ONNX",
+         _hf_whisper_encoder, onnx=True,
+         description="`hf_whisper_encoder` exported with `torch.onnx.export` and "
+         "imported from the file")
 
 
 # ---- torchvision models ----------------------------------------------------

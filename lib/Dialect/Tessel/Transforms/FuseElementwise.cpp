@@ -3,11 +3,15 @@
 // Upstream's elementwise fusion also propagates reshapes through ops, which
 // rewrites a matmul after a flatten into a multi-dimensional contraction.
 // Tessel keeps matmuls as matmuls (the MAC array's op) and fuses only
-// elementwise producers into elementwise consumers. A producer of integers
-// (not booleans) stays an op of its own: its consumer reads the integers as
-// indices, and fused, an index looked up in one table would pick the row of
-// another in the same body, a gather of a gather that one dma_gather cannot
-// do (BERT's token types: token_type_ids[position_ids]).
+// elementwise producers into elementwise consumers. A producer that looks
+// integers up (not booleans) stays an op of its own: its consumer reads them
+// as indices, and fused, an index looked up in one table would pick the row
+// of another in the same body, a gather of a gather that one dma_gather
+// cannot do (BERT's token types: token_type_ids[position_ids]). Arithmetic
+// on indices does fuse: an ONNX Gather's wrap of negative ids then lies in
+// the gather's body, where the lowering reads it as the gather's wrap; where
+// a reshape of the indices lies between them (ONNX's Gather of ids [1, 8]
+// reads them flat), the lookup takes the indices' shape so that they meet.
 //
 //===----------------------------------------------------------------------===//
 
@@ -15,6 +19,7 @@
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 
 namespace mlir::tessel {
@@ -28,21 +33,47 @@ bool isElementwise(Operation *op) {
   return linalgOp && linalg::isElementwise(linalgOp);
 }
 
-bool producesIndices(Operation *op) {
-  return llvm::any_of(op->getResultTypes(), [](Type type) {
+bool looksUp(Operation *op) {
+  bool lookup = false;
+  op->walk([&](tensor::ExtractOp) { lookup = true; });
+  return lookup;
+}
+
+bool looksUpIndices(Operation *op) {
+  return looksUp(op) && llvm::any_of(op->getResultTypes(), [](Type type) {
     Type element = getElementTypeOrSelf(type);
     return element.isIntOrIndex() && !element.isInteger(1);
   });
 }
 
+/// Index arithmetic: an elementwise op computing integers (not booleans)
+/// without looking anything up.
+bool computesIndices(Operation *op) {
+  return isElementwise(op) && !looksUpIndices(op) &&
+         llvm::all_of(op->getResultTypes(), [](Type type) {
+           Type element = getElementTypeOrSelf(type);
+           return element.isIntOrIndex() && !element.isInteger(1);
+         });
+}
+
 struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
+    // A lookup that reads computed indices through a collapsing reshape
+    // takes the indices' own shape.
+    linalg::populateFoldReshapeOpsByExpansionPatterns(
+        patterns, [](OpOperand *fused) {
+          auto collapse = fused->get().getDefiningOp<tensor::CollapseShapeOp>();
+          Operation *producer =
+              collapse ? collapse.getSrc().getDefiningOp() : nullptr;
+          return producer && computesIndices(producer) &&
+                 looksUp(fused->getOwner());
+        });
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
           return isElementwise(producer) && isElementwise(fused->getOwner()) &&
-                 producer->hasOneUse() && !producesIndices(producer);
+                 producer->hasOneUse() && !looksUpIndices(producer);
         });
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       return signalPassFailure();

@@ -408,7 +408,12 @@ def TesselFuseElementwise
     upstream's `linalg-fuse-elementwise-ops`, reshapes are not propagated
     through ops: that would turn a matmul after a flatten into a
     contraction over several dimensions, which the MAC array lowering does
-    not see as a matmul.
+    not see as a matmul. Lookups are the exception both ways: an op that
+    looks integers up in a table (BERT's token types by position) is not
+    fused into the lookup that reads them (one gather reads one table),
+    while arithmetic on indices (an ONNX Gather's wrap of negative ids) is,
+    the lookup taking the indices' shape where a collapsing reshape lies
+    between them, so that the gather reads the wrap.
 
     ```mlir
     %a = linalg.generic ... { arith.addf }   // bias
