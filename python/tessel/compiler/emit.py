@@ -647,10 +647,21 @@ class _Emitter:
         a, out = self.local(tile, op, ("input", "result"))
         kind = tessel.ReductionKind(_int_attr(op.attributes["kind"])).name
         dim = _int_attr(op.attributes["dim"])
-        if not 1 <= len(a.shape) <= MAX_RANK:
+        shape, in_strides, out_strides = a.shape, a.strides, out.strides
+        if len(shape) > MAX_RANK:
+            # Unit dimensions other than the reduced one address nothing
+            # (a 3-D convolution's image batch of 1): dropped.
+            keep = [i for i, n in enumerate(shape) if n != 1 or i == dim]
+            kept_out = [i - (i > dim) for i in keep if i != dim]
+            shape = tuple(shape[i] for i in keep)
+            in_strides = tuple(in_strides[i] for i in keep)
+            out_strides = tuple(out_strides[i] for i in kept_out)
+            dim = keep.index(dim)
+        if not 1 <= len(shape) <= MAX_RANK:
             raise EmitError(f"{_name(op)} reduces a rank-{len(a.shape)} memref; "
                             f"the ISA has ranks 1 to {MAX_RANK}")
-        s.vector_reduce(kind, a.dtype, a.shape, dim, a.view, out.view, tag=tag)
+        s.vector_reduce(kind, a.dtype, shape, dim, (a.base, in_strides),
+                        (out.base, out_strides), tag=tag)
 
 
 # The tessel op → the method that emits its instruction.

@@ -199,6 +199,12 @@ _module("conv_transpose2d_padded", "Convolutions and pooling",
         description="`nn.ConvTranspose2d` 3x3, stride 2, padded (a decoder's upsampling)")
 _module("conv3d", "Convolutions and pooling", lambda: nn.Conv3d(4, 8, 3, padding=1),
         lambda: _randn(1, 4, 4, 8, 8), description="`nn.Conv3d`")
+_module("video_head", "Convolutions and pooling",
+        lambda: nn.Sequential(nn.Conv3d(4, 8, 3, padding=1), nn.ReLU(),
+                              nn.AdaptiveAvgPool3d(1), nn.Flatten(), nn.Linear(8, 5)),
+        lambda: _randn(1, 4, 4, 8, 8),
+        description="`nn.Conv3d`, `nn.AdaptiveAvgPool3d(1)`, `nn.Linear` (a video "
+        "classifier's head: a mean over a 5-D tensor)")
 _module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
         description="`nn.MaxPool2d`")
 _module("max_pool2d_padded", "Convolutions and pooling",
