@@ -479,27 +479,20 @@ class _Static:
 
     def _dma(self, rc, ins):
         """Static part of a transfer: size, token and tag, and its route."""
-        f = ins.fields
-        src, dst = f["src"], f["dst"]
-        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
-        ch = f["channel"]
-        key = (rc, ch, src.kind, src.row, src.col, dst.kind, dst.row, dst.col)
-        route = self._routes.get(key)
-        if route is None:
-            route = self._routes[key] = self._route(rc, ch, src, dst)
-        (res, latency, kind, dst_tiles, shares_of, links, dram_ch, sides) = route
-        return (ch, f["token"], nbytes, res, latency, kind, dst_tiles, shares_of,
-                links, dram_ch, ins.tag, sides)
+        return self._transfer(rc, ins, ins["src"], ins["dst"])
 
     def _gather(self, rc, ins):
         """Static part of a gather: timed as a dma of the gathered bytes from
         DRAM into the issuing tile's SRAM (docs/simulator.md)."""
+        return self._transfer(rc, ins, isa.Endpoint("dram", 0, 0, ins["table"]),
+                              isa.Endpoint("sram", rc[0], rc[1], ins["dst"]))
+
+    def _transfer(self, rc, ins, src, dst):
+        """:meth:`_dma` of a transfer from ``src`` to ``dst``."""
         f = ins.fields
-        src = isa.Endpoint("dram", 0, 0, f["table"])
-        dst = isa.Endpoint("sram", rc[0], rc[1], f["dst"])
         nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
         ch = f["channel"]
-        key = (rc, ch, "dram", 0, 0, "sram") + rc
+        key = (rc, ch, src.kind, src.row, src.col, dst.kind, dst.row, dst.col)
         route = self._routes.get(key)
         if route is None:
             route = self._routes[key] = self._route(rc, ch, src, dst)

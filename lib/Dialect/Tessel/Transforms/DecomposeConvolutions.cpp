@@ -102,10 +102,15 @@ Value getOwnInit(OpBuilder &builder, linalg::LinalgOp op) {
       .getResult(0);
 }
 
-bool hasStaticShapes(linalg::LinalgOp op) {
-  return llvm::all_of(op->getOperandTypes(), [](Type type) {
-    return cast<RankedTensorType>(type).hasStaticShape();
-  });
+/// Whether `op` is on statically shaped tensors, which its parts slice.
+LogicalResult checkSliceable(linalg::LinalgOp op, PatternRewriter &rewriter) {
+  if (!op.hasPureTensorSemantics())
+    return rewriter.notifyMatchFailure(op, "not on tensors");
+  if (!llvm::all_of(op->getOperandTypes(), [](Type type) {
+        return cast<RankedTensorType>(type).hasStaticShape();
+      }))
+    return rewriter.notifyMatchFailure(op, "dynamic shapes");
+  return success();
 }
 
 /// conv_1d_ncw_fcw as conv_2d_nchw_fchw over one row.
@@ -144,10 +149,8 @@ struct GroupedConvAsConvPerGroup
 
   LogicalResult matchAndRewrite(linalg::Conv2DNgchwGfchwOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "not on tensors");
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    if (failed(checkSliceable(op, rewriter)))
+      return failure();
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value result = getOwnInit(rewriter, op);
     Location loc = op.getLoc();
@@ -175,10 +178,8 @@ struct Conv3DAsConv2Ds : OpRewritePattern<linalg::Conv3DNcdhwFcdhwOp> {
 
   LogicalResult matchAndRewrite(linalg::Conv3DNcdhwFcdhwOp op,
                                 PatternRewriter &rewriter) const override {
-    if (!op.hasPureTensorSemantics())
-      return rewriter.notifyMatchFailure(op, "not on tensors");
-    if (!hasStaticShapes(op))
-      return rewriter.notifyMatchFailure(op, "dynamic shapes");
+    if (failed(checkSliceable(op, rewriter)))
+      return failure();
     Value input = op.getInputs()[0], filter = op.getInputs()[1];
     Value result = getOwnInit(rewriter, op);
     Location loc = op.getLoc();

@@ -108,14 +108,13 @@ std::optional<APFloat> getConstantFloat(Value value) {
   return source;
 }
 
-/// An index as an affine function of an op's loops: `sum(loops[k] * coefficient[k]) + constant`.
+/// An index as an affine function of an op's loops:
+/// `sum(loops[k] * coefficients[k]) + constant`.
 struct LoopLinear {
   SmallVector<int64_t> coefficients;
   int64_t constant = 0;
 };
 
-/// `expr` with its dims and symbols replaced by `operands` (dims first), when
-/// every step is a sum or a product by a constant.
 /// `x` when `value` is Python's wrap of a negative index into a dimension
 /// of `size`, as torch-mlir writes `x[ids]`: `select(x < 0, x + size, x)`.
 Value getWrappedIndex(Value value, int64_t size) {
@@ -136,6 +135,8 @@ Value getWrappedIndex(Value value, int64_t size) {
   return x;
 }
 
+/// `expr` with its dims and symbols replaced by `operands` (dims first), when
+/// every step is a sum or a product by a constant.
 std::optional<LoopLinear> evaluateAffine(AffineExpr expr,
                                          ArrayRef<LoopLinear> operands,
                                          unsigned numDims, unsigned loops) {
@@ -746,7 +747,7 @@ struct Lowering {
       return buffer;
     };
     // What computes only the indices of loads is an address: the gather
-    // reads what it computes.
+    // reads what it computes (and what nothing uses is not computed).
     llvm::SmallPtrSet<Operation *, 8> addresses;
     for (Operation &bodyOp : llvm::reverse(body.without_terminator())) {
       bool addressOnly = llvm::all_of(bodyOp.getUses(), [&](OpOperand &use) {
