@@ -369,3 +369,48 @@ tessel.device @two_computed_indices arch #tiny {
     }
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// argmax's last step: a position found in f32, rounded and converted to
+// i64, is one cast (which rounds to nearest even itself).
+// CHECK-LABEL: tessel.device @position_as_index
+// CHECK:     tessel.vector_unary cast %{{.+}}, %{{.+}} : memref<4xf32, #sram>, memref<4xi64, #sram>
+// CHECK-NOT: tessel.vector_
+tessel.device @position_as_index arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %p = memref.alloc() : memref<4xf32, #sram>
+    %i = memref.alloc() : memref<4xi64, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p : memref<4xf32, #sram>) outs(%i : memref<4xi64, #sram>) {
+    ^bb0(%in: f32, %out: i64):
+      %r = math.roundeven %in : f32
+      %c = arith.fptosi %r : f32 to i64
+      linalg.yield %c : i64
+    }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A conversion that truncates toward zero is not the cast's rounding.
+tessel.device @truncation arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %p = memref.alloc() : memref<4xf32, #sram>
+    %i = memref.alloc() : memref<4xi64, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p : memref<4xf32, #sram>) outs(%i : memref<4xi64, #sram>) {
+    ^bb0(%in: f32, %out: i64):
+      // expected-error @+1 {{'arith.fptosi' op truncates toward zero, but the vector unit's cast rounds to nearest even}}
+      %c = arith.fptosi %in : f32 to i64
+      linalg.yield %c : i64
+    }
+  }
+}
+

@@ -1,7 +1,7 @@
-"""dma_gather: rows (or elements) of a DRAM table picked by indices in SRAM,
-the same bits on every executor, an index outside the table an error on each,
-and the timing of a dma of the gathered bytes (docs/isa.md,
-docs/simulator.md)."""
+"""Indices: dma_gather picks rows (or elements) of a DRAM table by indices in
+SRAM, the same bits on every executor, an index outside the table an error
+on each, timed as a dma of the gathered bytes; a cast writes an index found
+in f32 as i64 (docs/isa.md, docs/simulator.md)."""
 
 import numpy as np
 import pytest
@@ -166,3 +166,31 @@ def test_gather_round_trips_through_the_stream_and_disassembles():
     wrapped = [ins for ins in embedding_program(wrap=True).instructions(0, 0)
                if ins.op == "dma_gather"][0]
     assert "< 10 wrap -> " in format_instruction(wrapped)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS + ["kernel-64"])
+def test_a_cast_writes_an_i64_index_found_in_f32(executor, host_kernel):
+    # Nearest even, saturated, NaN to 0, as every cast to an integer.
+    b = ProgramBuilder(ARCH)
+    x = b.add_buffer("x", "input", (8,), "f32")
+    y = b.add_buffer("y", "output", (8,), "i64")
+    t = b.tile(0, 0, tokens=1)
+    t.dma(0, 0, "f32", (8,), dram(x.offset, (1,)), sram(0, (1,)))
+    t.wait(0)
+    t.vector_unary("cast", "f32", "i64", (8,), (0, (1,)), (64, (1,)))
+    t.dma(0, 0, "i64", (8,), sram(64, (1,)), dram(y.offset, (1,)))
+    t.wait(0)
+    program = b.build()
+    xs = np.array([0, 3, 2.5, -1.5, 7e18, 1e30, -1e30, np.nan], np.float32)
+    want = [0, 3, 2, -2, int(np.float32(7e18)), 2 ** 63 - 1, -2 ** 63, 0]
+    assert simulate(program, {"x": xs}).outputs["y"].tolist() == want
+    assert run_on(executor, program, {"x": xs}, host_kernel)["y"].tolist() == want
+
+
+def test_i64_is_computed_on_only_as_a_cast_from_a_float():
+    b = ProgramBuilder(ARCH)
+    t = b.tile(0, 0, tokens=1)
+    t.vector_unary("cast", "i32", "i64", (8,), (0, (1,)), (64, (1,)))
+    with pytest.raises(ProgramError, match="in_dtype i32 .*out_dtype|out_dtype i64 is "
+                       "moved and read as indices only"):
+        b.build()

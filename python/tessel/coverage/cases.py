@@ -45,7 +45,7 @@ FUNCTIONS = {
     "sum_all": lambda x: x.sum(), "var": lambda x: x.var(dim=-1),
     "std": lambda x: x.std(dim=-1), "logsumexp": lambda x: torch.logsumexp(x, -1),
     "softmax": lambda x: F.softmax(x, -1), "log_softmax": lambda x: F.log_softmax(x, -1),
-    "argmax": lambda x: x.argmax(dim=-1),
+    "argmax": lambda x: x.argmax(dim=-1), "argmin": lambda x: x.argmin(dim=0),
     "cumsum": lambda x: x.cumsum(dim=-1),
     "norm": lambda x: torch.linalg.vector_norm(x, dim=-1),
     # Linear algebra.
@@ -111,8 +111,6 @@ def _module(name, group, make_module, *inputs, description="", **kwargs):
 
 # Why the cases registered in the loops below fail today.
 _KNOWN_FAILURES = {
-    "argmax": "an integer result: `linalg.fill` of an i64 value (no integer "
-              "fills or index reductions yet)",
     "cumsum": "torch-mlir lowers it to `tm_tensor.scan`, outside the input "
               "contract (a prefix sum has no lowering)",
 }
@@ -139,7 +137,7 @@ _op("add_broadcast", "Elementwise", x8x16, x8x16, description="`x + y[0]`, a row
 
 # ---- reductions ----------------------------------------------------------
 for _name in ("sum", "mean", "amax", "amin", "sum_all", "var", "std", "logsumexp",
-              "softmax", "log_softmax", "argmax", "cumsum", "norm"):
+              "softmax", "log_softmax", "argmax", "argmin", "cumsum", "norm"):
     _op(_name, "Reductions", x8x16, xfail=_KNOWN_FAILURES.get(_name))
 
 # ---- linear algebra ------------------------------------------------------

@@ -107,7 +107,13 @@ def from_f32(x: np.ndarray, dtype: str) -> np.ndarray:
 def _float_to_int(x64: np.ndarray, dtype: str) -> np.ndarray:
     lo, hi = _INT_RANGE[dtype]
     with np.errstate(invalid="ignore"):
-        r = np.clip(np.rint(x64), lo, hi)
+        r = np.rint(x64)
+        if dtype == "i64":
+            # 2^63 - 1 is not a float64: saturate by comparison, not clip.
+            above, below = r >= 2.0 ** 63, r < -2.0 ** 63
+            r = np.where(above | below | (r != r), 0, r).astype(np.int64)
+            return np.where(above, hi, np.where(below, lo, r)).astype(np.int64)
+        r = np.clip(r, lo, hi)
         r = np.where(r != r, 0, r)
     return r.astype(STORAGE[dtype])
 

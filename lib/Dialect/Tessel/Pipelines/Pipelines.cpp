@@ -24,7 +24,7 @@ static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
 
 void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // Reject what is outside the contract; make every convolution a 2-D NCHW
-  // one; store weights in the layout the ops read; evaluate what depends on
+  // one and argmax reductions of floats; store weights in the layout the ops read; evaluate what depends on
   // no input before fusion mixes it into ops that do, read lookups at
   // the ops' own loop indices as operands and those at other indices that
   // depend on no input through tables of offsets; compute in the chip's
@@ -32,6 +32,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // store the booleans left between ops as floats.
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeArgReductions());
   pm.addNestedPass<func::FuncOp>(createTesselFoldWeightTransposes());
   pm.addNestedPass<func::FuncOp>(createTesselFoldConstantTensors());
   pm.addNestedPass<func::FuncOp>(createTesselExtractsAsOperands());
@@ -78,7 +79,8 @@ void tessel::registerPipelines() {
   PassPipelineRegistration<>(
       "tessel-legalize-pipeline",
       "Bring linalg-on-tensors into the form the mapper and partitioning "
-      "read (check the input contract, decompose convolutions, fold weight "
+      "read (check the input contract, decompose convolutions and arg "
+      "reductions, fold weight "
       "transposes, extracts as operands, precompute indices, fold "
       "constant tensors, narrow f64, "
       "simplify math, materialize copies, fuse elementwise chains, store "

@@ -770,6 +770,16 @@ struct Lowering {
       Value result = bodyOp.getResult(0);
       if (addresses.contains(&bodyOp))
         continue;
+      // Rounding to even ahead of a conversion to an integer is the cast's
+      // own rounding: the cast reads the value as it is.
+      if (isa<math::RoundEvenOp>(bodyOp) &&
+          llvm::all_of(bodyOp.getUsers(), llvm::IsaPred<arith::FPToSIOp>)) {
+        FailureOr<Value> buffer = bufferFor(bodyOp.getOperand(0));
+        if (failed(buffer))
+          return bodyOp.emitOpError("rounds a value the vector unit cannot read");
+        buffers.of[result] = *buffer;
+        continue;
+      }
       if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
         Value target = result == direct ? directTarget
                                         : temporary(result.getType());
@@ -977,6 +987,14 @@ struct Lowering {
         .Case([&](math::FloorOp) { return unary(VectorUnaryKind::floor); })
         .Case([&](math::SqrtOp) { return unary(VectorUnaryKind::sqrt); })
         .Case([&](math::RsqrtOp) { return unary(VectorUnaryKind::rsqrt); })
+        .Case([&](arith::FPToSIOp convert) -> LogicalResult {
+          if (!convert.getIn().getDefiningOp<math::RoundEvenOp>())
+            return convert.emitOpError(
+                "truncates toward zero, but the vector unit's cast rounds to "
+                "nearest even; only a conversion of a rounded value "
+                "(math.roundeven) lowers");
+          return unary(VectorUnaryKind::cast);
+        })
         .Case([&](arith::SelectOp) {
           VectorSelectOp::create(rewriter, loc, in[0], in[1], in[2], out);
           return success();

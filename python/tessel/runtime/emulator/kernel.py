@@ -172,6 +172,15 @@ DEV i32 f32_to_int(float x, int dt) {
     return (i32)r;
 }
 
+/* The same to i64 (an index found in f32, argmax's). */
+DEV i64 f32_to_i64(float x) {
+    if (x != x) return 0;
+    float r = rintf(x);
+    if (r >= 9223372036854775808.0f) return (i64)0x7fffffffffffffffull;
+    if (r < -9223372036854775808.0f) return (i64)0x8000000000000000ull;
+    return (i64)r;
+}
+
 DEV float pow2f(int e) { return bits_f((u32)(e + 127) << 23); }   /* -126..127 */
 
 /* |v| rounded to `bits` significant bits, nearest even, as an exact f32. */
@@ -426,6 +435,7 @@ DEV void cast(const u8* src, int sd, u8* dst, int dd) {
         else *(u16*)dst = f32_to_bf16(i32_rounded(v, 8));
         return;
     }
+    if (dd == DT_I64) { *(i64*)dst = f32_to_i64(ld_f(src, sd)); return; }
     st_f(dst, dd, ld_f(src, sd));
 }
 

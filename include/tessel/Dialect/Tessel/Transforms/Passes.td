@@ -155,6 +155,50 @@ def TesselDecomposeConvolutions
   ];
 }
 
+def TesselDecomposeArgReductions
+    : Pass<"tessel-decompose-arg-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite argmax and argmin as reductions of floats";
+  let description = [{
+    torch-mlir writes `argmax` (`argmin`) as one reduction with two results,
+    the maximum and its index, whose body carries the index in i64 and picks
+    it with a select on each strict improvement. The vector unit reduces
+    floats, one result at a time. The op becomes three: the maximum,
+    reduced as any maximum; the least position whose element equals it, as
+    the minimum over the reduced loop of `element == maximum ? position :
+    +inf` with the positions a constant f32 operand (exact below 2^24,
+    which bounds the reduced extent); and that position rounded
+    (`math.roundeven`) and converted to i64, which the vector unit's cast
+    writes. The first position of the maximum is what the strict comparison
+    picks, and what PyTorch returns.
+
+    ```mlir
+    %r:2 = linalg.generic {iterator_types = ["parallel", "reduction"]}
+        ins(%x : tensor<8x16xf32>) outs(%max0, %idx0 : tensor<8xf32>, tensor<8xi64>) {
+      ^bb0(%in: f32, %m: f32, %i: i64):
+        %j = linalg.index 1 : index
+        %jj = arith.index_cast %j : index to i64
+        %mx = arith.maximumf %in, %m : f32
+        %gt = arith.cmpf ogt, %in, %m : f32
+        %s = arith.select %gt, %jj, %i : i64
+        linalg.yield %mx, %s : f32, i64
+    }
+    // becomes
+    %max = linalg.generic (reduction) { arith.maximumf }
+    %pos = linalg.generic (reduction) ins(%x, %max, %iota)
+        { select(cmpf oeq %x, %max, %iota, +inf); arith.minimumf }
+    %idx = linalg.generic ins(%pos) { arith.fptosi (math.roundeven %pos) to i64 }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::arith::ArithDialect", "::mlir::linalg::LinalgDialect",
+    "::mlir::math::MathDialect", "::mlir::tensor::TensorDialect"
+  ];
+  let statistics = [
+    Statistic<"numDecomposed", "num-decomposed",
+              "Number of arg reductions rewritten">
+  ];
+}
+
 def TesselFoldWeightTransposes
     : Pass<"tessel-fold-weight-transposes", "::mlir::func::FuncOp"> {
   let summary = "Store transposed weights instead of transposing them on "
