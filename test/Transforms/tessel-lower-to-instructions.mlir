@@ -353,6 +353,42 @@ tessel.device @index_tensor arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
+// take_along_dim's Python modulo of the indices ((x rem 8) + 8 where the
+// remainder is negative): the wrap of every valid index, so a wrapping
+// gather.
+// CHECK-LABEL: tessel.device @modulo_indices
+// CHECK:     tessel.dma_gather %{{.+}}[%{{.+}}] rows 8 wrap index_stride 16 to
+// CHECK-NOT: tessel.vector_
+tessel.device @modulo_indices arch #tiny {
+  %x = tessel.dram_buffer @x input : memref<8x16xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<3x16xi64, #sram>
+    %y = memref.alloc() : memref<3x16xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : memref<3x16xi64, #sram>) outs(%y : memref<3x16xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %c0 = arith.constant 0 : i64
+      %c8 = arith.constant 8 : i64
+      %rem = arith.remsi %in, %c8 : i64
+      %nonzero = arith.cmpi ne, %rem, %c0 : i64
+      %negative = arith.cmpi slt, %rem, %c0 : i64
+      %both = arith.andi %nonzero, %negative : i1
+      %shifted = arith.addi %rem, %c8 : i64
+      %id = arith.select %both, %shifted, %rem : i64
+      %row = arith.index_cast %id : i64 to index
+      %j = linalg.index 1 : index
+      %e = memref.load %x[%row, %j] : memref<8x16xf32, #dram>
+      linalg.yield %e : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
 // A table read at two computed indices is not a gather.
 tessel.device @two_computed_indices arch #tiny {
   %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>

@@ -160,14 +160,16 @@ class RMSNormSwiGLU(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-class Classified(torch.nn.Module):
-    """A linear layer, then the index of the largest logit (an integer
-    result, which does not compile yet)."""
+class Volumetric(torch.nn.Module):
+    """A 3-D max pooling (which has no lowering yet: its windows are read
+    through a map that is not a projected permutation) then a linear
+    layer."""
 
     def __init__(self):
         super().__init__()
+        self.pool = torch.nn.MaxPool3d(2)
         self.fc = torch.nn.Linear(16, 4)
 
     def forward(self, x):
-        logits = self.fc(x)
-        return logits.argmax(dim=-1)  # the line the error names
+        h = self.pool(x)  # the line the error names
+        return self.fc(h.flatten(1))

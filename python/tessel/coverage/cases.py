@@ -203,6 +203,10 @@ _module("video_head", "Convolutions and pooling",
         lambda: _randn(1, 4, 4, 8, 8),
         description="`nn.Conv3d`, `nn.AdaptiveAvgPool3d(1)`, `nn.Linear` (a video "
         "classifier's head: a mean over a 5-D tensor)")
+_module("max_pool3d", "Convolutions and pooling", lambda: nn.MaxPool3d(2),
+        lambda: _randn(1, 2, 4, 4, 4), description="`nn.MaxPool3d`",
+        xfail="a 3-D window imports as a generic reading its input through a map "
+        "that is not a projected permutation (2-D pooling is a named op)")
 _module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
         description="`nn.MaxPool2d`")
 _module("max_pool2d_padded", "Convolutions and pooling",
@@ -247,9 +251,8 @@ _op("gather", "Data movement", x8x16, lambda: torch.randint(0, 16, (8, 4)),
 _op("index_tensor", "Data movement", x8x16, lambda: torch.randint(0, 8, (5,)),
     description="`x[ids]`, advanced indexing with an index tensor")
 _op("take_along_dim", "Data movement", x8x16, lambda: torch.randint(0, 8, (3, 16)),
-    description="`torch.take_along_dim` along dimension 0",
-    xfail="integer arithmetic on an input: the indices taken modulo the "
-    "dimension (`arith.remsi` on i64), which the vector unit does not compute")
+    description="`torch.take_along_dim` along dimension 0 (indices taken modulo "
+    "the dimension: a wrapping gather)")
 _op("pad_replicate", "Data movement", lambda: _randn(1, 2, 8, 8),
     description="`F.pad`, replicate")
 _op("pixel_shuffle", "Data movement", lambda: _randn(1, 8, 4, 4),

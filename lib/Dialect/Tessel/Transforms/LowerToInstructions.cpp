@@ -115,23 +115,47 @@ struct LoopLinear {
   int64_t constant = 0;
 };
 
+/// Whether `value` is `x < 0` (`cmpi slt, x, 0`), or `x != 0 && x < 0`.
+bool isNegativeTest(Value value, Value x) {
+  auto isLessThanZero = [&](Value v) {
+    auto compare = v.getDefiningOp<arith::CmpIOp>();
+    return compare && compare.getPredicate() == arith::CmpIPredicate::slt &&
+           compare.getLhs() == x && isZeroInteger(compare.getRhs());
+  };
+  if (isLessThanZero(value))
+    return true;
+  auto both = value.getDefiningOp<arith::AndIOp>();
+  if (!both)
+    return false;
+  auto isNonZero = [&](Value v) {
+    auto compare = v.getDefiningOp<arith::CmpIOp>();
+    return compare && compare.getPredicate() == arith::CmpIPredicate::ne &&
+           compare.getLhs() == x && isZeroInteger(compare.getRhs());
+  };
+  return (isLessThanZero(both.getLhs()) && isNonZero(both.getRhs())) ||
+         (isNonZero(both.getLhs()) && isLessThanZero(both.getRhs()));
+}
+
 /// `x` when `value` is Python's wrap of a negative index into a dimension
-/// of `size`, as torch-mlir writes `x[ids]`: `select(x < 0, x + size, x)`.
+/// of `size`: `select(x < 0, x + size, x)` as torch-mlir writes `x[ids]`
+/// and ONNX's Gather, or the same of `x mod size` (`take_along_dim`), which
+/// is the wrap for every index in `[-size, size)` (the others are errors in
+/// PyTorch, and in the gather).
 Value getWrappedIndex(Value value, int64_t size) {
   auto select = value.getDefiningOp<arith::SelectOp>();
-  auto compare = select ? select.getCondition().getDefiningOp<arith::CmpIOp>()
-                        : arith::CmpIOp();
-  auto add = select ? select.getTrueValue().getDefiningOp<arith::AddIOp>()
-                    : arith::AddIOp();
-  if (!compare || !add || compare.getPredicate() != arith::CmpIPredicate::slt ||
-      !isZeroInteger(compare.getRhs()))
+  if (!select)
     return Value();
-  Value x = compare.getLhs();
+  Value x = select.getFalseValue();
+  auto add = select.getTrueValue().getDefiningOp<arith::AddIOp>();
+  if (!add || !isNegativeTest(select.getCondition(), x) ||
+      !llvm::is_contained(add->getOperands(), x))
+    return Value();
   Value other = add.getLhs() == x ? add.getRhs() : add.getLhs();
-  std::optional<int64_t> added = getConstantIntValue(other);
-  if (select.getFalseValue() != x || !llvm::is_contained(add->getOperands(), x) ||
-      added != size)
+  if (getConstantIntValue(other) != size)
     return Value();
+  if (auto remainder = x.getDefiningOp<arith::RemSIOp>())
+    if (getConstantIntValue(remainder.getRhs()) == size)
+      return remainder.getLhs();
   return x;
 }
 
