@@ -33,7 +33,7 @@ DTYPE_CODE = {name: i for i, name in enumerate(DTYPES)}
 DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8}
 FLOAT_DTYPES = ("f32", "f16", "bf16")
 # The integer types the MAC array and vector unit compute on; i64 is moved
-# (dma) and read as indices (dma_gather), never computed on.
+# (dma), read as indices (dma_gather) and written by a cast from a float.
 INT_DTYPES = ("i8", "i32")
 COMPUTE_DTYPES = FLOAT_DTYPES + INT_DTYPES
 INDEX_DTYPES = ("i32", "i64")

@@ -6,9 +6,10 @@ even; nothing is fused or reassociated). No ``np.exp``/``np.tanh``: exp, log,
 tanh and erf are the ISA's polynomials.
 
 Storage: f32 → float32, f16 → float16, bf16 → uint16 (the bits), i8 → int8,
-i32 → int32, i64 → int64 (indices: moved and read, never computed on). Float values are widened to f32 exactly, evaluated, and rounded
-back with :func:`from_f32`, which also writes every NaN as the canonical quiet
-NaN of its type.
+i32 → int32, i64 → int64 (indices: moved, read, and cast to from floats).
+Float values are widened to f32 exactly, evaluated, and rounded back with
+:func:`from_f32`, which also writes every NaN as the canonical quiet NaN of
+its type.
 """
 
 from __future__ import annotations
