@@ -93,3 +93,31 @@ func.func @shared_fill(%x: tensor<1x2x4x10x10xf32>, %w: tensor<2x8x4x3x3xf32>, %
   %s = linalg.conv_2d_ngchw_gfchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %v : tensor<1x2x4x10x10xf32>, tensor<2x8x4x3x3xf32>) outs(%o : tensor<1x2x8x8x8xf32>) -> tensor<1x2x8x8x8xf32>
   return %r, %s : tensor<1x2x8x8x8xf32>, tensor<1x2x8x8x8xf32>
 }
+
+// -----
+
+// torch-mlir's MaxPool3d(2), a generic over n, c, d, h, w and the window's
+// three loops: per output plane, the 2-D max poolings of the two input
+// planes the window's depth reaches, combined into the plane.
+// CHECK-LABEL: func.func @max_pool3d
+// CHECK:         %[[P0:.+]] = tensor.extract_slice %[[OUT:.+]][0, 0, 0, 0, 0] [1, 2, 1, 2, 2] [1, 1, 1, 1, 1] : tensor<1x2x2x2x2xf32> to tensor<1x2x2x2xf32>
+// CHECK:         %[[X0:.+]] = tensor.extract_slice %arg0[0, 0, 0, 0, 0] [1, 2, 1, 4, 4]
+// CHECK:         %[[A:.+]] = linalg.pooling_nchw_max {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%[[X0]], %{{.+}} : tensor<1x2x4x4xf32>, tensor<2x2xf32>) outs(%[[P0]] : tensor<1x2x2x2xf32>)
+// CHECK:         %[[X1:.+]] = tensor.extract_slice %arg0[0, 0, 1, 0, 0] [1, 2, 1, 4, 4]
+// CHECK:         %[[B:.+]] = linalg.pooling_nchw_max {{.+}} ins(%[[X1]], %{{.+}} : {{.+}}) outs(%[[A]] : tensor<1x2x2x2xf32>)
+// CHECK:         tensor.insert_slice %[[B]] into %[[OUT]][0, 0, 0, 0, 0] [1, 2, 1, 2, 2]
+// CHECK:         tensor.extract_slice %arg0[0, 0, 2, 0, 0] [1, 2, 1, 4, 4]
+// CHECK:         tensor.extract_slice %arg0[0, 0, 3, 0, 0] [1, 2, 1, 4, 4]
+// CHECK-NOT:     linalg.generic
+func.func @max_pool3d(%arg0: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
+  %cst = arith.constant 0xFF800000 : f32
+  %0 = tensor.empty() : tensor<1x2x2x2x2xf32>
+  %1 = linalg.fill ins(%cst : f32) outs(%0 : tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32>
+  %2 = tensor.empty() : tensor<2x2x2xf32>
+  %3 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2 * 2 + d5, d3 * 2 + d6, d4 * 2 + d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d5, d6, d7)>, affine_map<(d0, d1, d2, d3, d4, d5, d6, d7) -> (d0, d1, d2, d3, d4)>], iterator_types = ["parallel", "parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]} ins(%arg0, %2 : tensor<1x2x4x4x4xf32>, tensor<2x2x2xf32>) outs(%1 : tensor<1x2x2x2x2xf32>) {
+  ^bb0(%in: f32, %in_0: f32, %out: f32):
+    %4 = arith.maximumf %in, %out : f32
+    linalg.yield %4 : f32
+  } -> tensor<1x2x2x2x2xf32>
+  return %3 : tensor<1x2x2x2x2xf32>
+}

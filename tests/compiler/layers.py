@@ -161,13 +161,12 @@ class RMSNormSwiGLU(torch.nn.Module):
 
 
 class Volumetric(torch.nn.Module):
-    """A 3-D max pooling (which has no lowering yet: its windows are read
-    through a map that is not a projected permutation) then a linear
-    layer."""
+    """A 3-D average pooling (which torch-mlir imports as a named pooling
+    over NDHWC, with no lowering yet) then a linear layer."""
 
     def __init__(self):
         super().__init__()
-        self.pool = torch.nn.MaxPool3d(2)
+        self.pool = torch.nn.AvgPool3d(2)
         self.fc = torch.nn.Linear(16, 4)
 
     def forward(self, x):

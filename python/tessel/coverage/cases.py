@@ -203,10 +203,14 @@ _module("video_head", "Convolutions and pooling",
         lambda: _randn(1, 4, 4, 8, 8),
         description="`nn.Conv3d`, `nn.AdaptiveAvgPool3d(1)`, `nn.Linear` (a video "
         "classifier's head: a mean over a 5-D tensor)")
-_module("max_pool3d", "Convolutions and pooling", lambda: nn.MaxPool3d(2),
-        lambda: _randn(1, 2, 4, 4, 4), description="`nn.MaxPool3d`",
-        xfail="a 3-D window imports as a generic reading its input through a map "
-        "that is not a projected permutation (2-D pooling is a named op)")
+_module("max_pool3d", "Convolutions and pooling",
+        lambda: nn.MaxPool3d(3, stride=(1, 2, 2), padding=1),
+        lambda: _randn(1, 2, 4, 8, 8), description="`nn.MaxPool3d`, padded")
+_module("avg_pool3d", "Convolutions and pooling", lambda: nn.AvgPool3d(2),
+        lambda: _randn(1, 2, 4, 4, 4), description="`nn.AvgPool3d`",
+        xfail="torch-mlir imports it as `linalg.pooling_ndhwc_sum` between "
+        "transposes, which has no lowering (max pooling is a generic, "
+        "decomposed into 2-D poolings)")
 _module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
         description="`nn.MaxPool2d`")
 _module("max_pool2d_padded", "Convolutions and pooling",

@@ -14,7 +14,10 @@
 //   group's outputs (tensor.insert_slice);
 // - a 3-D convolution (linalg.conv_3d_ncdhw_fcdhw) is, for each output
 //   depth, the sum over the kernel's depth of 2-D convolutions of one input
-//   depth plane with one filter plane, accumulated into the output plane.
+//   depth plane with one filter plane, accumulated into the output plane;
+// - a 3-D pooling (a linalg.generic: torch-mlir has no named op for it) is
+//   likewise, per output depth, 2-D poolings of the input planes the window's
+//   depth reaches, each combined into the output plane.
 //
 // Everything after this pass (the mapper, partitioning, the lowering) then
 // treats them as the convolutions it knows, splits and all.
@@ -23,6 +26,7 @@
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -209,12 +213,129 @@ struct Conv3DAsConv2Ds : OpRewritePattern<linalg::Conv3DNcdhwFcdhwOp> {
   }
 };
 
+/// `(stride, dilation)` of a window dimension read at `expr`: `out * stride
+/// + tap * dilation` for the output loop `out` and the window loop `tap`
+/// (each factor left out when 1).
+std::optional<std::pair<int64_t, int64_t>>
+getWindowStep(AffineExpr expr, unsigned out, unsigned tap) {
+  auto sum = dyn_cast<AffineBinaryOpExpr>(expr);
+  if (!sum || sum.getKind() != AffineExprKind::Add)
+    return std::nullopt;
+  // The factor of loop `loop` in `term`, a dim or a dim times a constant.
+  auto factorOf = [](AffineExpr term, unsigned loop) -> std::optional<int64_t> {
+    if (auto dim = dyn_cast<AffineDimExpr>(term))
+      return dim.getPosition() == loop ? std::optional<int64_t>(1)
+                                       : std::nullopt;
+    auto product = dyn_cast<AffineBinaryOpExpr>(term);
+    if (!product || product.getKind() != AffineExprKind::Mul)
+      return std::nullopt;
+    auto dim = dyn_cast<AffineDimExpr>(product.getLHS());
+    auto constant = dyn_cast<AffineConstantExpr>(product.getRHS());
+    if (!dim || !constant || dim.getPosition() != loop)
+      return std::nullopt;
+    return constant.getValue();
+  };
+  for (auto [first, second] : {std::pair(sum.getLHS(), sum.getRHS()),
+                               std::pair(sum.getRHS(), sum.getLHS())}) {
+    std::optional<int64_t> stride = factorOf(first, out);
+    std::optional<int64_t> dilation = factorOf(second, tap);
+    if (stride && dilation)
+      return std::pair(*stride, *dilation);
+  }
+  return std::nullopt;
+}
+
+/// A 3-D max or sum pooling as torch-mlir writes it (loops n, c, d, h, w,
+/// kd, kh, kw; the input read at `(n, c, d * sd + kd * dd, ..)`, a window
+/// tensor at `(kd, kh, kw)`, the output at `(n, c, d, h, w)`), as
+/// pooling_nchw_max (sum) per output plane and window depth, combined into
+/// the plane in window-depth order.
+struct Pool3DAsPool2Ds : OpRewritePattern<linalg::GenericOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::GenericOp op,
+                                PatternRewriter &rewriter) const override {
+    if (op.getNumLoops() != 8 || op.getNumDpsInputs() != 2 ||
+        op.getNumDpsInits() != 1 || op.getNumReductionLoops() != 3 ||
+        failed(checkSliceable(op, rewriter)))
+      return rewriter.notifyMatchFailure(op, "not a 3-D pooling");
+    Block &body = op.getRegion().front();
+    auto yield = cast<linalg::YieldOp>(body.getTerminator());
+    Operation *combine = yield.getOperand(0).getDefiningOp();
+    bool maximum = isa_and_nonnull<arith::MaximumFOp>(combine);
+    if (!combine || (!maximum && !isa<arith::AddFOp>(combine)) ||
+        combine->getOperand(0) != body.getArgument(0) ||
+        combine->getOperand(1) != body.getArgument(2) ||
+        &body.front() != combine)
+      return rewriter.notifyMatchFailure(op, "not a max or sum");
+    SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+    MLIRContext *ctx = op.getContext();
+    SmallVector<utils::IteratorType> iterators = op.getIteratorTypesArray();
+    for (unsigned loop = 0; loop < 8; ++loop)
+      if ((iterators[loop] == utils::IteratorType::reduction) != (loop >= 5))
+        return rewriter.notifyMatchFailure(op, "loops in another order");
+    if (maps[1] != AffineMap::get(8, 0,
+                                  {getAffineDimExpr(5, ctx),
+                                   getAffineDimExpr(6, ctx),
+                                   getAffineDimExpr(7, ctx)},
+                                  ctx) ||
+        maps[2] != AffineMap::getMultiDimIdentityMap(8, ctx).getMajorSubMap(5) ||
+        maps[0].getNumResults() != 5 ||
+        maps[0].getResult(0) != getAffineDimExpr(0, ctx) ||
+        maps[0].getResult(1) != getAffineDimExpr(1, ctx))
+      return rewriter.notifyMatchFailure(op, "not a pooling's maps");
+    SmallVector<int64_t> strides, dilations;
+    for (unsigned dim = 0; dim < 3; ++dim) {
+      std::optional<std::pair<int64_t, int64_t>> step =
+          getWindowStep(maps[0].getResult(2 + dim), 2 + dim, 5 + dim);
+      if (!step)
+        return rewriter.notifyMatchFailure(op, "not a window");
+      strides.push_back(step->first);
+      dilations.push_back(step->second);
+    }
+
+    Value input = op.getDpsInputs()[0];
+    Value result = getOwnInit(rewriter, op);
+    Location loc = op.getLoc();
+    auto windowType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
+    int64_t depth = cast<RankedTensorType>(result.getType()).getDimSize(2);
+    int64_t windowDepth = windowType.getDimSize(0);
+    Value window = tensor::EmptyOp::create(
+        rewriter, loc, windowType.getShape().drop_front(),
+        windowType.getElementType());
+    auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
+    auto planeDilations =
+        rewriter.getI64VectorAttr({dilations[1], dilations[2]});
+    for (int64_t d = 0; d < depth; ++d) {
+      Value plane = extractPlane(rewriter, loc, result, 2, d);
+      for (int64_t k = 0; k < windowDepth; ++k) {
+        Value inputPlane = extractPlane(rewriter, loc, input, 2,
+                                        d * strides[0] + k * dilations[0]);
+        // Owned: ranges over initializer lists would dangle.
+        SmallVector<Type> types = {plane.getType()};
+        SmallVector<Value> inputs = {inputPlane, window}, inits = {plane};
+        plane = maximum ? linalg::PoolingNchwMaxOp::create(
+                              rewriter, loc, types, inputs, inits,
+                              planeStrides, planeDilations)
+                              .getResult(0)
+                        : linalg::PoolingNchwSumOp::create(
+                              rewriter, loc, types, inputs, inits,
+                              planeStrides, planeDilations)
+                              .getResult(0);
+      }
+      result = insertPlane(rewriter, loc, plane, result, 2, d);
+    }
+    rewriter.replaceOp(op, result);
+    return success();
+  }
+};
+
 struct DecomposeConvolutions
     : impl::TesselDecomposeConvolutionsBase<DecomposeConvolutions> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
-    patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds>(
-        &getContext());
+    patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds,
+                 Pool3DAsPool2Ds>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

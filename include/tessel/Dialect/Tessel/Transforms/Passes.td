@@ -122,7 +122,8 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
 
 def TesselDecomposeConvolutions
     : Pass<"tessel-decompose-convolutions", "::mlir::func::FuncOp"> {
-  let summary = "Rewrite 1-D, grouped and 3-D convolutions as 2-D NCHW ones";
+  let summary = "Rewrite 1-D, grouped and 3-D convolutions (and 3-D "
+                "poolings) as 2-D NCHW ones";
   let description = [{
     The chip's convolution is `linalg.conv_2d_nchw_fchw` (and the depthwise
     one). A 1-D convolution (`linalg.conv_1d_ncw_fcw`, PyTorch's `Conv1d`)
@@ -135,8 +136,11 @@ def TesselDecomposeConvolutions
     for each output depth plane, the 2-D convolutions of the input planes
     the kernel's depth reaches with the filter's planes, each accumulating
     into the one before, in kernel-depth order, the chain computed in the
-    output plane it is inserted back into. The mapper and the lowering then
-    see only convolutions they know.
+    output plane it is inserted back into. A 3-D max or sum pooling (a
+    `linalg.generic` over n, c, d, h, w and the window's three loops, as
+    torch-mlir writes `MaxPool3d` and `AvgPool3d`) becomes the same chain of
+    `linalg.pooling_nchw_max` (`_sum`) per output plane. The mapper and the
+    lowering then see only convolutions and poolings they know.
 
     ```mlir
     %r = linalg.conv_1d_ncw_fcw ins(%x, %w : tensor<1x8x34xf32>, tensor<16x8x3xf32>)
