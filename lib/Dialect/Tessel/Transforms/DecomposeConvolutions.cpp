@@ -174,6 +174,27 @@ struct GroupedConvAsConvPerGroup
   }
 };
 
+/// A 3-D windowed op over NC(D)HW as 2-D ones: output plane d (of `into`)
+/// is combined, in window-depth order, with the 2-D op (`apply(input plane,
+/// k, plane)`) of each input plane `d * strides[0] + k * dilations[0]` the
+/// window's depth `windowDepth` reaches; each plane's chain is computed in
+/// place in the plane it is inserted back into.
+Value combineByPlanes(
+    PatternRewriter &rewriter, Location loc, Value input, Value into,
+    int64_t windowDepth, ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+    function_ref<Value(Value inputPlane, int64_t k, Value plane)> apply) {
+  int64_t depth = cast<RankedTensorType>(into.getType()).getDimSize(2);
+  for (int64_t d = 0; d < depth; ++d) {
+    Value plane = extractPlane(rewriter, loc, into, 2, d);
+    for (int64_t k = 0; k < windowDepth; ++k)
+      plane = apply(extractPlane(rewriter, loc, input, 2,
+                                 d * strides[0] + k * dilations[0]),
+                    k, plane);
+    into = insertPlane(rewriter, loc, plane, into, 2, d);
+  }
+  return into;
+}
+
 /// conv_3d_ncdhw_fcdhw as conv_2d_nchw_fchw: output plane d accumulates,
 /// over the kernel's depth k (in order), the 2-D convolution of input plane
 /// `d * stride + k * dilation` with filter plane k.
@@ -184,30 +205,24 @@ struct Conv3DAsConv2Ds : OpRewritePattern<linalg::Conv3DNcdhwFcdhwOp> {
                                 PatternRewriter &rewriter) const override {
     if (failed(checkSliceable(op, rewriter)))
       return failure();
-    Value input = op.getInputs()[0], filter = op.getInputs()[1];
-    Value result = getOwnInit(rewriter, op);
+    Value filter = op.getInputs()[1];
     Location loc = op.getLoc();
-    int64_t depth = cast<RankedTensorType>(result.getType()).getDimSize(2);
     int64_t kernelDepth = cast<RankedTensorType>(filter.getType()).getDimSize(2);
     SmallVector<int64_t> strides(op.getStrides().getValues<int64_t>());
     SmallVector<int64_t> dilations(op.getDilations().getValues<int64_t>());
     auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
     auto planeDilations =
         rewriter.getI64VectorAttr({dilations[1], dilations[2]});
-    for (int64_t d = 0; d < depth; ++d) {
-      Value plane = extractPlane(rewriter, loc, result, 2, d);
-      for (int64_t k = 0; k < kernelDepth; ++k) {
-        int64_t at = d * strides[0] + k * dilations[0];
-        Value inputPlane = extractPlane(rewriter, loc, input, 2, at);
-        Value filterPlane = extractPlane(rewriter, loc, filter, 2, k);
-        plane = linalg::Conv2DNchwFchwOp::create(
-                    rewriter, loc, TypeRange{plane.getType()},
-                    ValueRange{inputPlane, filterPlane}, ValueRange{plane},
-                    planeStrides, planeDilations)
-                    .getResult(0);
-      }
-      result = insertPlane(rewriter, loc, plane, result, 2, d);
-    }
+    Value result = combineByPlanes(
+        rewriter, loc, op.getInputs()[0], getOwnInit(rewriter, op), kernelDepth,
+        strides, dilations, [&](Value inputPlane, int64_t k, Value plane) {
+          Value filterPlane = extractPlane(rewriter, loc, filter, 2, k);
+          return linalg::Conv2DNchwFchwOp::create(
+                     rewriter, loc, TypeRange{plane.getType()},
+                     ValueRange{inputPlane, filterPlane}, ValueRange{plane},
+                     planeStrides, planeDilations)
+              .getResult(0);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
@@ -294,37 +309,31 @@ struct Pool3DAsPool2Ds : OpRewritePattern<linalg::GenericOp> {
       dilations.push_back(step->second);
     }
 
-    Value input = op.getDpsInputs()[0];
-    Value result = getOwnInit(rewriter, op);
     Location loc = op.getLoc();
     auto windowType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    int64_t depth = cast<RankedTensorType>(result.getType()).getDimSize(2);
-    int64_t windowDepth = windowType.getDimSize(0);
     Value window = tensor::EmptyOp::create(
         rewriter, loc, windowType.getShape().drop_front(),
         windowType.getElementType());
     auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
     auto planeDilations =
         rewriter.getI64VectorAttr({dilations[1], dilations[2]});
-    for (int64_t d = 0; d < depth; ++d) {
-      Value plane = extractPlane(rewriter, loc, result, 2, d);
-      for (int64_t k = 0; k < windowDepth; ++k) {
-        Value inputPlane = extractPlane(rewriter, loc, input, 2,
-                                        d * strides[0] + k * dilations[0]);
-        // Owned: ranges over initializer lists would dangle.
-        SmallVector<Type> types = {plane.getType()};
-        SmallVector<Value> inputs = {inputPlane, window}, inits = {plane};
-        plane = maximum ? linalg::PoolingNchwMaxOp::create(
-                              rewriter, loc, types, inputs, inits,
-                              planeStrides, planeDilations)
-                              .getResult(0)
-                        : linalg::PoolingNchwSumOp::create(
-                              rewriter, loc, types, inputs, inits,
-                              planeStrides, planeDilations)
-                              .getResult(0);
-      }
-      result = insertPlane(rewriter, loc, plane, result, 2, d);
-    }
+    Value result = combineByPlanes(
+        rewriter, loc, op.getDpsInputs()[0], getOwnInit(rewriter, op),
+        windowType.getDimSize(0), strides, dilations,
+        [&](Value inputPlane, int64_t, Value plane) -> Value {
+          // Owned: ranges over initializer lists would dangle.
+          SmallVector<Type> types = {plane.getType()};
+          SmallVector<Value> inputs = {inputPlane, window}, inits = {plane};
+          if (maximum)
+            return linalg::PoolingNchwMaxOp::create(rewriter, loc, types,
+                                                    inputs, inits, planeStrides,
+                                                    planeDilations)
+                .getResult(0);
+          return linalg::PoolingNchwSumOp::create(rewriter, loc, types, inputs,
+                                                  inits, planeStrides,
+                                                  planeDilations)
+              .getResult(0);
+        });
     rewriter.replaceOp(op, result);
     return success();
   }
