@@ -450,3 +450,138 @@ tessel.device @truncation arch #tiny {
   }
 }
 
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// The tiny arch whose vector unit also computes on i32 and i64.
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// embedding(ids + 1): the vector unit computes the shifted ids (an i64
+// addition of the immediate 1), which the gather reads as its indices.
+// CHECK-LABEL: tessel.device @shifted_ids
+// CHECK:     %[[ONE:.+]] = memref.alloc() : memref<8x16xi64, #sram>
+// CHECK:     tessel.vector_fill 1.000000e+00, %[[ONE]] : memref<8x16xi64, #sram>
+// CHECK:     %[[SHIFTED:.+]] = memref.alloc() : memref<8x16xi64, #sram>
+// CHECK:     tessel.vector_binary add %{{.+}}, %[[ONE]], %[[SHIFTED]] : memref<8x16xi64, strided<[1, 0]>, #sram>, memref<8x16xi64, #sram>, memref<8x16xi64, #sram>
+// CHECK:     tessel.dma_gather %{{.+}}[%[[SHIFTED]]] rows 100 index_stride 16 to
+tessel.device @shifted_ids arch #ints {
+  %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8x16xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8x16xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %c1 = arith.constant 1 : i64
+      %shifted = arith.addi %in, %c1 : i64
+      %row = arith.index_cast %shifted : i64 to index
+      %j = linalg.index 1 : index
+      %e = memref.load %table[%row, %j] : memref<100x16xf32, #dram>
+      linalg.yield %e : f32
+    }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A padding mask (ids != 0) selecting between floats: the comparison is
+// kept as 1 / 0 in i64, and the select reads it cast to f32; truncation to
+// i32 and a conversion to f32 are casts.
+// CHECK-LABEL: tessel.device @padding_mask
+// CHECK:     tessel.vector_compare ne %{{.+}}, %{{.+}}, %[[NE:[^ ]+]] : memref<8xi64, #sram>, memref<8xi64, #sram>, memref<8xi64, #sram>
+// CHECK:     tessel.vector_unary cast %[[NE]], %[[COND:[^ ]+]] : memref<8xi64, #sram>, memref<8xf32, #sram>
+// CHECK:     tessel.vector_select %[[COND]], %{{.+}}, %{{.+}}, %[[SEL:[^ ]+]] :
+// CHECK:     tessel.vector_unary cast %{{.+}}, %[[NARROW:[^ ]+]] : memref<8xi64, #sram>, memref<8xi32, #sram>
+// CHECK:     tessel.vector_unary cast %[[NARROW]], %{{.+}} : memref<8xi32, #sram>, memref<8xf32, #sram>
+tessel.device @padding_mask arch #ints {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8xf32, #sram>) {
+    ^bb0(%in: i64, %out: f32):
+      %zero = arith.constant 0 : i64
+      %one = arith.constant 1.0 : f32
+      %none = arith.constant 0.0 : f32
+      %ne = arith.cmpi ne, %in, %zero : i64
+      %m = arith.select %ne, %one, %none : f32
+      %narrow = arith.trunci %in : i64 to i32
+      %f = arith.sitofp %narrow : i32 to f32
+      %r = arith.mulf %m, %f : f32
+      linalg.yield %r : f32
+    }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The row minimum of integers: the maximum of the complements -1 - x
+// (which, unlike -x, never overflows), complemented back.
+// CHECK-LABEL: tessel.device @integer_row_minimum
+// CHECK:     tessel.vector_binary_imm sub %[[X:[^,]+]], -1.000000e+00, %[[C:[^ ]+]] {imm_lhs} : memref<4x8xi64, #sram>
+// CHECK:     tessel.vector_reduce max %[[C]], %[[R:[^ ]+]] dim 1
+// CHECK:     tessel.vector_binary_imm sub %[[R]], -1.000000e+00, %[[M:[^ ]+]] {imm_lhs}
+// CHECK:     tessel.vector_binary min %[[OUT:[^,]+]], %[[M]], %[[OUT]]
+tessel.device @integer_row_minimum arch #ints {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<4x8xi64, #sram>
+    %m = memref.alloc() : memref<4xi64, #sram>
+    linalg.reduce ins(%x : memref<4x8xi64, #sram>) outs(%m : memref<4xi64, #sram>) dimensions = [1]
+      (%in: i64, %acc: i64) {
+        %r = arith.minsi %in, %acc : i64
+        linalg.yield %r : i64
+      }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// An integer constant that no f32 converts to is no immediate.
+tessel.device @wide_constant arch #ints {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8xi64, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8xi64, #sram>) {
+    ^bb0(%in: i64, %out: i64):
+      %big = arith.constant 16777217 : i64
+      // expected-error @+1 {{'arith.addi' op uses a value the vector unit cannot read (only the op's operands, values computed before it and constants): the integer constant 16777217 is not the conversion of an f32}}
+      %r = arith.addi %in, %big : i64
+      linalg.yield %r : i64
+    }
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Unsigned comparisons have no instruction.
+tessel.device @unsigned_compare arch #ints {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8xi64, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8xi64, #sram>) {
+    ^bb0(%in: i64, %out: i64):
+      %c = arith.constant 5 : i64
+      // expected-error @+1 {{'arith.cmpi' op compares as unsigned integers; the vector unit compares signed ones}}
+      %lt = arith.cmpi ult, %in, %c : i64
+      %r = arith.select %lt, %in, %c : i64
+      linalg.yield %r : i64
+    }
+  }
+}

@@ -76,7 +76,7 @@ CASES = [
      "arch field 'tile.vector.dtypes' must not be empty"),
     ("list-item", _set("tile.vector.dtypes", ["f32", "f64"]),
      "arch field 'tile.vector.dtypes' has item 'f64', which is not allowed: "
-     "items must be among f32, f16, bf16, i8"),
+     "items must be among f32, f16, bf16, i8, i32, i64"),
     ("list-duplicate", _set("tile.vector.dtypes", ["f32", "bf16", "f32"]),
      "arch field 'tile.vector.dtypes' has item 'f32' twice"),
     ("coords-entry", _set("dram.attach", [[0, 0], [0, 3], [3, 0], [3]]),

@@ -120,11 +120,9 @@ def check(executor, program, inputs, host_kernel) -> None:
 # ---------------------------------------------------------------------------
 
 N = 256                     # elements of each operand: a 16 x 16 block
-ALL_DTYPES = list(isa.COMPUTE_DTYPES)
-# The vector unit of this arch takes every type it may (i32 only as the
-# source or result of a cast, and as the i8 matmul's accumulator).
-VECTOR_DTYPES = ["f32", "f16", "bf16", "i8"]
-ARCH = arch_with(**{"tile.vector.dtypes": VECTOR_DTYPES})
+ALL_DTYPES = list(isa.DTYPES)
+# The vector unit of this arch takes every type.
+ARCH = arch_with(**{"tile.vector.dtypes": ALL_DTYPES})
 
 _F32_SPECIAL_BITS = [
     0x00000000, 0x80000000, 0x3F800000, 0xBF800000, 0x00000001, 0x80000001,
@@ -166,8 +164,17 @@ def float_inputs(rng, dtype: str, count: int) -> np.ndarray:
 
 
 def int_inputs(rng, dtype: str, count: int) -> np.ndarray:
-    info = np.iinfo(np.int8 if dtype == "i8" else np.int32)
+    info = np.iinfo(nx.STORAGE[dtype])
     special = [info.min, info.max, 0, -1, 1, info.min + 1]
+    if dtype == "i64":
+        # Rounding ties and near-ties of i64 -> f32 / f16 / bf16, above 2^53
+        # (where float64 is not exact) and below.
+        special += [(1 << 53) + 1, -(1 << 53) - 1, ((1 << 24) + 1) << 30,
+                    (((1 << 24) + 1) << 30) + 1, ((1 << 24) + 3) << 38,
+                    (257 << 8 | 0x80) << 32, ((1 << 8) + 1) << 54, 2 ** 63 - 1024,
+                    16777217, 65520, -65520, 2 ** 31, -(2 ** 31) - 1]
+        odd = rng.integers(1, 1 << 30, count // 4) * 2 + 1
+        special += [int(o) << int(s) for o, s in zip(odd, rng.integers(0, 32, odd.size))]
     if dtype == "i32":
         # Rounding ties and near-ties of i32 -> f32 / f16 / bf16.
         special += [65520, 65519, 65504, -65520, 16777217, 16777219, 257 << 8 | 0x80,
@@ -220,7 +227,7 @@ class Kit:
 
 
 FLOAT_IMMEDIATES = [0.0, -0.0, 2.5, -3.0, float("inf"), float("nan"), 1e-40, 70000.0]
-INT_IMMEDIATES = [0.0, -1.0, 2.5, 3.5, -129.6, 1e10, float("nan"), 100.0]
+INT_IMMEDIATES = [0.0, -1.0, 2.5, 3.5, -129.6, 1e10, float("nan"), 100.0, -1e19]
 
 
 def every_operation_program(dtype: str):
@@ -238,8 +245,6 @@ def every_operation_program(dtype: str):
     for out in ALL_DTYPES:
         t.vector_unary("cast", dtype, out, flat, (X, (1,)), (k.result[out], (1,)))
         k.store(k.result[out], out)
-    if dtype not in VECTOR_DTYPES:
-        return k.build()
     unary = isa.INT_UNARY_OPS if is_int else isa.UNARY_OPS
     for op in unary:
         if op == "cast":
@@ -279,7 +284,8 @@ def every_operation_program(dtype: str):
             k.store(R, dtype, 16)
         t.vector_reduce(op, dtype, (4, 8, 8), 1, (Y, (64, 8, 1)), (R, (8, 1)))
         k.store(R, dtype, 32)
-    matmuls(k, dtype, X, Y, rng)
+    if dtype in ARCH.tile.mac.macs_per_cycle:
+        matmuls(k, dtype, X, Y, rng)
     return k.build()
 
 

@@ -187,10 +187,16 @@ def test_a_cast_writes_an_i64_index_found_in_f32(executor, host_kernel):
     assert run_on(executor, program, {"x": xs}, host_kernel)["y"].tolist() == want
 
 
-def test_i64_is_computed_on_only_as_a_cast_from_a_float():
-    b = ProgramBuilder(ARCH)
+def test_the_vector_unit_computes_on_i64_where_the_arch_says_so():
+    # The presets' vector units take i64; an arch whose vector unit lacks it
+    # still casts into it (argmax's position), and computes nothing else.
+    no_ints = arch_with(**{"tile.vector.dtypes": ["f32"]})
+    b = ProgramBuilder(no_ints)
     t = b.tile(0, 0, tokens=1)
-    t.vector_unary("cast", "i32", "i64", (8,), (0, (1,)), (64, (1,)))
-    with pytest.raises(ProgramError, match="in_dtype i32 .*out_dtype|out_dtype i64 is "
-                       "moved and read as indices only"):
+    t.vector_unary("cast", "f32", "i64", (8,), (0, (1,)), (64, (1,)))
+    b.build()
+    t.vector_binary("add", "i64", (8,), (64, (1,)), (64, (1,)), (128, (1,)))
+    with pytest.raises(ProgramError, match="the vector unit does not support i64 "
+                       r"\(it has f32\)"):
         b.build()
+    assert "i64" in ARCH.tile.vector.dtypes

@@ -19,8 +19,10 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-# Element types the compute units can support.
+# Element types the MAC array can support; the vector unit also computes on
+# wider integers (ids and index arithmetic).
 DTYPES = ("f32", "f16", "bf16", "i8")
+VECTOR_DTYPES = DTYPES + ("i32", "i64")
 
 # Operations of the vector unit, each with a latency in the description.
 # Unary: neg, abs, exp, log, tanh, erf, sin, cos, sqrt, rsqrt, recip, cast.
@@ -77,7 +79,7 @@ FIELDS: tuple[Field, ...] = (
     Field("tile.vector.lanes", "int", "Elements the vector unit processes per "
           "cycle.", "lanes", 1, 4096),
     Field("tile.vector.dtypes", "enum_list", "Element types the vector unit "
-          "supports.", choices=DTYPES),
+          "supports.", choices=VECTOR_DTYPES),
     Field("tile.vector.latency", "int_map", "Pipeline latency of each vector "
           "operation; throughput is `lanes` elements per cycle.", "cycles",
           1, 1000, choices=VECTOR_OPS, all_keys=True),

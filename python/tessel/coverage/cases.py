@@ -76,6 +76,17 @@ FUNCTIONS = {
     "pixel_shuffle": lambda x: F.pixel_shuffle(x, 2),
     "interpolate_bilinear_aligned": lambda x: F.interpolate(
         x, size=(12, 12), mode="bilinear", align_corners=True),
+    # Integer arithmetic.
+    "int_where": lambda i: torch.where(i > 40, i, i * 3 - 7),
+    "int_clamp": lambda i: i.clamp(-5, 50),
+    "int32_arith": lambda i: i.int() * 3 - 1,
+    "int_to_float": lambda i: i.float() / 7.0,
+    "count_nonzero": lambda i: (i != 0).sum(-1),
+    "int_amin": lambda i: i.amin(-1),
+    "int_sum": lambda i: i.sum(0),
+    "int_cumsum": lambda i: i.cumsum(0),
+    # Hugging Face's position ids of a left-padded batch.
+    "position_ids": lambda m: (m.cumsum(-1) - 1).masked_fill(m == 0, 1),
     "topk": lambda x: torch.topk(x, 3, dim=-1).values,
     "sort": lambda x: torch.sort(x, dim=-1).values,
     "interpolate_nearest": lambda x: F.interpolate(x, scale_factor=2, mode="nearest"),
@@ -110,10 +121,7 @@ def _module(name, group, make_module, *inputs, description="", **kwargs):
 
 
 # Why the cases registered in the loops below fail today.
-_KNOWN_FAILURES = {
-    "cumsum": "torch-mlir lowers it to `tm_tensor.scan`, outside the input "
-              "contract (a prefix sum has no lowering)",
-}
+_KNOWN_FAILURES: dict[str, str] = {}
 
 x8x16 = lambda: _randn(8, 16)
 pos8x16 = lambda: _positive(8, 16)
@@ -266,6 +274,43 @@ _op("topk", "Data movement", x8x16,
 _op("sort", "Data movement", x8x16,
     xfail="torch-mlir lowers it to `tm_tensor.sort`, outside the input contract")
 
+# ---- integer arithmetic --------------------------------------------------
+ints4x8 = lambda: torch.randint(-50, 100, (4, 8))
+for _name, _what in (("int_where", "`torch.where` of an i64 comparison, i64 arithmetic"),
+                     ("int_clamp", "`clamp` of i64"),
+                     ("int32_arith", "i64 to i32, i32 arithmetic"),
+                     ("int_to_float", "i64 to f32"),
+                     ("count_nonzero", "`(ids != 0).sum(-1)`, an i64 sum of booleans"),
+                     ("int_amin", "`amin` of i64"),
+                     ("int_sum", "`sum` of i64"),
+                     ("int_cumsum", "`cumsum` of i64")):
+    _op(_name, "Integer arithmetic", ints4x8, description=_what)
+_op("position_ids", "Integer arithmetic",
+    lambda: torch.tensor([[0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1]]),
+    description="position ids from a padded attention mask, "
+    "`(mask.cumsum(-1) - 1).masked_fill(mask == 0, 1)`")
+ids2x8 = lambda: torch.randint(0, 90, (2, 8))
+_module("embedding_shifted_ids", "Integer arithmetic", lambda: _ShiftedEmbedding(), ids2x8,
+        description="`nn.Embedding` of `ids + 1`: the vector unit computes the "
+        "ids the gather reads")
+_module("embedding_padding_mask", "Integer arithmetic", lambda: _MaskedEmbedding(), ids2x8,
+        description="embeddings times a padding mask `ids != 0`")
+
+
+class _ShiftedEmbedding(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embedding = nn.Embedding(100, 16)
+
+    def forward(self, ids):
+        return self.embedding(ids + 1)
+
+
+class _MaskedEmbedding(_ShiftedEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids) * (ids != 0).unsqueeze(-1)
+
+
 # ---- attention and transformers ------------------------------------------
 heads = lambda: _randn(1, 4, 8, 16)
 _op("sdpa_causal", "Attention and transformers", heads, heads, heads,
@@ -284,6 +329,11 @@ _module("multihead_attention", "Attention and transformers",
 _module("encoder_layer", "Attention and transformers",
         lambda: nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True),
         lambda: _randn(2, 8, 32), description="`nn.TransformerEncoderLayer`")
+_module("onnx_encoder_layer", "Attention and transformers",
+        lambda: nn.TransformerEncoderLayer(32, 4, 64, dropout=0.0, batch_first=True),
+        lambda: _randn(2, 8, 32), onnx=True,
+        description="`encoder_layer` exported with `torch.onnx.export` and imported "
+        "from the file")
 _module("embedding", "Attention and transformers", lambda: nn.Embedding(100, 16),
         lambda: torch.randint(0, 100, (2, 8)), description="`nn.Embedding`")
 _module("dropout_eval", "Attention and transformers",
@@ -394,7 +444,7 @@ for _kind, _what in (("bert", "`transformers.BertModel`"),
                                "SwiGLU, grouped-query attention)")):
     register(f"hf_{_kind}", "Hugging Face models", _hf_text(_kind),
              description=f"{_what}, 2 layers")
-for _kind in ("bert", "gpt2", "llama"):
+for _kind in ("bert", "distilbert", "gpt2", "qwen2", "mistral", "llama"):
     register(f"onnx_hf_{_kind}", "Hugging Face models through ONNX", _hf_text(_kind),
              onnx=True, description=f"`hf_{_kind}` exported with `torch.onnx.export` "
              "and imported from the file")
@@ -426,6 +476,23 @@ class _Torchvision:
                 (_randn(1, 3, 32, 32),))
 
 
+class _TorchvisionViT:
+    """torchvision's VisionTransformer in a small configuration (2 layers,
+    8 x 8 patches of a 32 x 32 image; vit_b_16's is 12 layers at 224 x 224)."""
+
+    def __call__(self):
+        from .vision import import_torchvision
+
+        models = import_torchvision().models
+        return (models.VisionTransformer(image_size=32, patch_size=8, num_layers=2,
+                                         num_heads=4, hidden_dim=64, mlp_dim=128,
+                                         num_classes=10),
+                (_randn(1, 3, 32, 32),))
+
+
+register("tv_vit", "torchvision models", _TorchvisionViT(), rtol=1e-4, atol=1e-4,
+         description="`torchvision.models.VisionTransformer`, ViT (2 layers, "
+         "8 x 8 patches)")
 for _name, _what in (("resnet18", "ResNet-18"), ("mobilenet_v2", "MobileNetV2"),
                      ("mobilenet_v3_small", "MobileNetV3 (small)"),
                      ("efficientnet_b0", "EfficientNet-B0"),
@@ -435,10 +502,13 @@ for _name, _what in (("resnet18", "ResNet-18"), ("mobilenet_v2", "MobileNetV2"),
                      ("convnext_tiny", "ConvNeXt-T")):
     register(f"tv_{_name}", "torchvision models", _Torchvision(_name),
              rtol=1e-4, atol=1e-4, description=f"`torchvision.models.{_name}`, {_what}")
-for _name in ("resnet18", "mobilenet_v3_small", "efficientnet_b0", "squeezenet1_0",
-              "shufflenet_v2_x0_5"):
+for _name in ("resnet18", "mobilenet_v2", "mobilenet_v3_small", "efficientnet_b0",
+              "squeezenet1_0", "shufflenet_v2_x0_5", "regnet_y_400mf", "convnext_tiny"):
     register(f"onnx_{_name}", "torchvision models through ONNX", _Torchvision(_name),
              rtol=1e-4, atol=1e-4, onnx=True,
              description=f"`torchvision.models.{_name}` exported with "
              "`torch.onnx.export` and imported from the file")
+register("onnx_vit", "torchvision models through ONNX", _TorchvisionViT(), rtol=1e-4,
+         atol=1e-4, onnx=True, description="`tv_vit` exported with "
+         "`torch.onnx.export` and imported from the file")
 

@@ -32,10 +32,7 @@ DTYPES = ("f32", "f16", "bf16", "i8", "i32", "i64")   # index = encoding
 DTYPE_CODE = {name: i for i, name in enumerate(DTYPES)}
 DTYPE_SIZE = {"f32": 4, "f16": 2, "bf16": 2, "i8": 1, "i32": 4, "i64": 8}
 FLOAT_DTYPES = ("f32", "f16", "bf16")
-# The integer types the MAC array and vector unit compute on; i64 is moved
-# (dma), read as indices (dma_gather) and written by a cast from a float.
-INT_DTYPES = ("i8", "i32")
-COMPUTE_DTYPES = FLOAT_DTYPES + INT_DTYPES
+INT_DTYPES = ("i8", "i32", "i64")
 INDEX_DTYPES = ("i32", "i64")
 
 # ---------------------------------------------------------------------------
@@ -627,4 +624,4 @@ def sizeof(dtype: str) -> int:
 
 def acc_dtype(dtype: str) -> str:
     """Element type of a matmul's accumulator for input ``dtype``."""
-    return "i32" if dtype in INT_DTYPES else "f32"
+    return "i32" if dtype == "i8" else "f32"

@@ -6,7 +6,7 @@ even; nothing is fused or reassociated). No ``np.exp``/``np.tanh``: exp, log,
 tanh and erf are the ISA's polynomials.
 
 Storage: f32 → float32, f16 → float16, bf16 → uint16 (the bits), i8 → int8,
-i32 → int32, i64 → int64 (indices: moved, read, and cast to from floats).
+i32 → int32, i64 → int64.
 Float values are widened to f32 exactly, evaluated, and rounded back with
 :func:`from_f32`, which also writes every NaN as the canonical quiet NaN of
 its type.
@@ -26,6 +26,7 @@ STORAGE = {"f32": np.dtype(np.float32), "f16": np.dtype(np.float16),
 BITS = {1: np.dtype(np.uint8), 2: np.dtype(np.uint16), 4: np.dtype(np.uint32),
         8: np.dtype(np.uint64)}
 CANONICAL_NAN_BITS = {"f32": 0x7FC00000, "f16": 0x7E00, "bf16": 0x7FC0}
+INTS = ("i8", "i32", "i64")
 _INT_RANGE = {"i8": (-128, 127), "i32": (-(1 << 31), (1 << 31) - 1),
               "i64": (-(1 << 63), (1 << 63) - 1)}
 
@@ -69,12 +70,14 @@ def _round_to_odd_f32(x64: np.ndarray) -> np.ndarray:
 
 
 def to_f32(raw: np.ndarray, dtype: str) -> np.ndarray:
-    """Values of storage ``raw`` as float32 (exact for f16/bf16/i8; i32 rounds
-    to nearest even)."""
+    """Values of storage ``raw`` as float32 (exact for f16/bf16/i8; i32 and
+    i64 round to nearest even)."""
     if dtype == "f32":
         return raw
     if dtype == "bf16":
         return bf16_to_f32(raw)
+    if dtype == "i64":
+        return _int_to_f64_odd(raw).astype(np.float32)
     return raw.astype(np.float32)
 
 
@@ -119,15 +122,35 @@ def _float_to_int(x64: np.ndarray, dtype: str) -> np.ndarray:
     return r.astype(STORAGE[dtype])
 
 
+def _int_to_f64_odd(raw: np.ndarray) -> np.ndarray:
+    """Integers as float64, exact up to 2^53 and rounded to odd above: with
+    53 bits against f32's 24, rounding that to nearest even equals one
+    rounding of the integer."""
+    x = np.asarray(raw).astype(np.int64)
+    magnitude = np.where(x < 0, (~x.view(np.uint64)) + np.uint64(1), x.view(np.uint64))
+    length, rest = np.zeros(x.shape, np.uint64), magnitude
+    for step in (32, 16, 8, 4, 2, 1):
+        above = rest >= np.uint64(1 << step)
+        length = length + above * np.uint64(step)
+        rest = np.where(above, rest >> np.uint64(step), rest)
+    length = length + (rest > 0)                  # the bit length of |x|
+    shift = np.where(length > 53, length - np.uint64(53), np.uint64(0))
+    kept = magnitude >> shift
+    sticky = (magnitude & ((np.uint64(1) << shift) - np.uint64(1))) != 0
+    kept = kept | sticky.astype(np.uint64)
+    value = np.ldexp(kept.astype(np.float64), shift.astype(np.int64))
+    return np.where(x < 0, -value, value)
+
+
 def cast(raw: np.ndarray, src: str, dst: str) -> np.ndarray:
     """The ``cast`` operation: storage of ``src`` → storage of ``dst``."""
     if src == dst:
         return canonicalize(raw) if dst == "f32" else (
             from_f32(to_f32(raw, src), dst) if dst in ("f16", "bf16") else raw.copy())
-    if src in ("i8", "i32") and dst in ("i8", "i32"):
+    if src in INTS and dst in INTS:
         return raw.astype(STORAGE[dst])          # two's complement wrap
-    if src == "i32" and dst in ("f32", "f16", "bf16"):
-        x64 = raw.astype(np.float64)             # exact; round once below
+    if src in ("i32", "i64") and dst in ("f32", "f16", "bf16"):
+        x64 = _int_to_f64_odd(raw)               # exact or odd; round once below
         if dst == "f32":
             return x64.astype(np.float32)
         if dst == "f16":
@@ -145,7 +168,7 @@ def to_storage(values: np.ndarray, dtype: str) -> np.ndarray:
     st = STORAGE[dtype]
     if values.dtype == st:
         return values
-    if dtype in ("i8", "i32", "i64"):
+    if dtype in INTS:
         if values.dtype.kind in "iub":
             return values.astype(st)
         return _float_to_int(values.astype(np.float64), dtype)
@@ -411,7 +434,7 @@ def unary(op: str, raw: np.ndarray, in_dtype: str, out_dtype: str) -> np.ndarray
         return raw.copy()
     if op == "cast":
         return cast(raw, in_dtype, out_dtype)
-    if in_dtype in ("i8", "i32"):
+    if in_dtype in INTS:
         with np.errstate(all="ignore"):
             return (np.negative(raw) if op == "neg" else np.abs(raw)).astype(raw.dtype)
     with np.errstate(all="ignore"):
@@ -420,7 +443,7 @@ def unary(op: str, raw: np.ndarray, in_dtype: str, out_dtype: str) -> np.ndarray
 
 def binary(op: str, lhs: np.ndarray, rhs: np.ndarray, dtype: str) -> np.ndarray:
     """``vector_binary`` on storage arrays of ``dtype``."""
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         with np.errstate(all="ignore"):
             return BINARY_INT[op](lhs, rhs).astype(STORAGE[dtype])
     with np.errstate(all="ignore"):
@@ -430,7 +453,7 @@ def binary(op: str, lhs: np.ndarray, rhs: np.ndarray, dtype: str) -> np.ndarray:
 def immediate(value: float, dtype: str):
     """The immediate of ``vector_binary_imm``: the f32 value itself for float
     types (not rounded to ``dtype``); for integers, converted as ``cast``."""
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         return _float_to_int(np.array([value], np.float64), dtype)[0]
     return np.float32(value)
 
@@ -438,7 +461,7 @@ def immediate(value: float, dtype: str):
 def binary_imm(op: str, raw: np.ndarray, imm: float, imm_is_lhs: bool,
                dtype: str) -> np.ndarray:
     c = immediate(imm, dtype)
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         x = raw
         fn = BINARY_INT[op]
         with np.errstate(all="ignore"):
@@ -453,27 +476,27 @@ def binary_imm(op: str, raw: np.ndarray, imm: float, imm_is_lhs: bool,
 
 
 def fill(value: float, dtype: str, shape) -> np.ndarray:
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         return np.full(shape, immediate(value, dtype), STORAGE[dtype])
     return np.full(shape, from_f32(np.array([value], np.float32), dtype)[0],
                    STORAGE[dtype])
 
 
 def compare(pred: str, lhs: np.ndarray, rhs: np.ndarray, dtype: str) -> np.ndarray:
-    if dtype not in ("i8", "i32"):
+    if dtype not in INTS:
         lhs, rhs = to_f32(lhs, dtype), to_f32(rhs, dtype)
     with np.errstate(invalid="ignore"):
         res = COMPARE[pred](lhs, rhs)
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         return res.astype(STORAGE[dtype])
     return from_f32(res.astype(np.float32), dtype)
 
 
 def select(cond: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, dtype: str) -> np.ndarray:
     """``lhs`` where ``cond != 0`` (a NaN condition is non-zero), else ``rhs``."""
-    c = cond if dtype in ("i8", "i32") else to_f32(cond, dtype)
+    c = cond if dtype in INTS else to_f32(cond, dtype)
     out = np.where(c != 0, lhs, rhs)
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         return out
     return from_f32(to_f32(out, dtype), dtype)
 
@@ -481,7 +504,7 @@ def select(cond: np.ndarray, lhs: np.ndarray, rhs: np.ndarray, dtype: str) -> np
 def reduce(op: str, raw: np.ndarray, dim: int, dtype: str) -> np.ndarray:
     """``vector_reduce``: ``r = x[0]; r = r op x[i]`` in index order along
     ``dim``, in f32 (wrapping integers), rounded once to ``dtype``."""
-    if dtype in ("i8", "i32"):
+    if dtype in INTS:
         if op == "add":
             return np.take(np.add.accumulate(raw, axis=dim, dtype=raw.dtype), -1, axis=dim)
         return np.max(raw, axis=dim)

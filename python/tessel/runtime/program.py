@@ -723,16 +723,6 @@ class _Validator:
         a, f, op = self.arch, ins.fields, ins.op
         sizes = f["sizes"]
         self.check_sizes(sizes, fail)
-        # i64 is moved and read as indices, and written by a cast from a
-        # float (an index found by the vector unit, such as argmax's).
-        cast_to_index = (op == "vector_unary" and f["op"] == "cast"
-                         and f["out_dtype"] == "i64" and f["in_dtype"] in isa.FLOAT_DTYPES)
-        for name in ("dtype", "in_dtype", "out_dtype"):
-            if (f.get(name, "f32") not in isa.COMPUTE_DTYPES
-                    and not (cast_to_index and name == "out_dtype")):
-                fail(f"{name} {f[name]} is moved and read as indices only (and "
-                     "written by a cast from a float); the vector unit computes "
-                     f"on {', '.join(isa.COMPUTE_DTYPES)}", name)
         supported = a.tile.vector.dtypes
         if op == "vector_unary":
             uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]

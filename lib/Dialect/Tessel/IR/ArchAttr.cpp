@@ -336,6 +336,10 @@ StringRef ArchAttr::getDtypeName(Type elementType) {
     return "bf16";
   if (elementType.isInteger(8))
     return "i8";
+  if (elementType.isInteger(32))
+    return "i32";
+  if (elementType.isInteger(64))
+    return "i64";
   return "";
 }
 

@@ -119,8 +119,9 @@ std::string supportedList(ArchAttr arch, bool mac) {
   MLIRContext *ctx = arch.getContext();
   SmallVector<StringRef> names;
   for (Type type : {Type(Float32Type::get(ctx)), Type(Float16Type::get(ctx)),
-                    Type(BFloat16Type::get(ctx)),
-                    Type(IntegerType::get(ctx, 8))})
+                    Type(BFloat16Type::get(ctx)), Type(IntegerType::get(ctx, 8)),
+                    Type(IntegerType::get(ctx, 32)),
+                    Type(IntegerType::get(ctx, 64))})
     if (mac ? arch.getMacsPerCycle(type) > 0 : arch.vectorSupports(type))
       names.push_back(ArchAttr::getDtypeName(type));
   return llvm::join(names, ", ");

@@ -23,13 +23,15 @@ static std::unique_ptr<Pass> createCanonicalizerKeepingPartitions() {
 }
 
 void tessel::buildLegalizePipeline(OpPassManager &pm) {
-  // Reject what is outside the contract; make every convolution a 2-D NCHW
+  // Read torch-mlir's prefix sums as reductions; reject what is outside the
+  // contract; make every convolution a 2-D NCHW
   // one and argmax reductions of floats; store weights in the layout the ops read; evaluate what depends on
   // no input before fusion mixes it into ops that do, read lookups at
   // the ops' own loop indices as operands and those at other indices that
   // depend on no input through tables of offsets; compute in the chip's
   // types and ops; make data movement mappable; fuse elementwise chains;
   // store the booleans left between ops as floats.
+  pm.addNestedPass<func::FuncOp>(createTesselScansAsReductions());
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeArgReductions());
@@ -79,7 +81,7 @@ void tessel::registerPipelines() {
   PassPipelineRegistration<>(
       "tessel-legalize-pipeline",
       "Bring linalg-on-tensors into the form the mapper and partitioning "
-      "read (check the input contract, decompose convolutions and arg "
+      "read (scans as reductions, check the input contract, decompose convolutions and arg "
       "reductions, fold weight "
       "transposes, extracts as operands, precompute indices, fold "
       "constant tensors, narrow f64, "

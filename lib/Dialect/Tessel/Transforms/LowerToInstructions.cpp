@@ -20,6 +20,7 @@
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include <cmath>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELLOWERTOINSTRUCTIONS
@@ -106,6 +107,43 @@ std::optional<APFloat> getConstantFloat(Value value) {
   source->convert(cast<FloatType>(value.getType()).getFloatSemantics(),
                   APFloat::rmNearestTiesToEven, &losesInfo);
   return source;
+}
+
+/// The f32 immediate a fill or an operand `value` becomes: a float
+/// constant (as getConstantFloat reads it), or an f32 that converts to an
+/// integer constant exactly. The ISA converts immediates to integer types
+/// as `cast` does (docs/isa.md), saturating, so the extremes of a type (a
+/// minimum's identity) are immediates too: 2^63 gives the i64 maximum.
+std::optional<APFloat> getImmediate(Value value) {
+  if (std::optional<APFloat> constant = getConstantFloat(value))
+    return constant;
+  auto type = dyn_cast<IntegerType>(value.getType());
+  std::optional<int64_t> integer = getConstantIntValue(value);
+  if (!type || type.getWidth() == 1 || type.getWidth() > 64 || !integer)
+    return std::nullopt;
+  APFloat immediate(APFloat::IEEEsingle());
+  immediate.convertFromAPInt(APInt(64, *integer, /*isSigned=*/true),
+                             /*IsSigned=*/true, APFloat::rmNearestTiesToEven);
+  // Integral: every f32 of magnitude 2^24 or more is.
+  double rounded = immediate.convertToDouble();
+  double limit = std::ldexp(1.0, type.getWidth() - 1);
+  int64_t converted =
+      rounded >= limit    ? APInt::getSignedMaxValue(type.getWidth()).getSExtValue()
+      : rounded < -limit ? APInt::getSignedMinValue(type.getWidth()).getSExtValue()
+                          : static_cast<int64_t>(rounded);
+  if (converted != *integer)
+    return std::nullopt;
+  return immediate;
+}
+
+/// Why an operand is not an immediate, for an integer constant out of an
+/// f32's exact range.
+void explainInexactInteger(InFlightDiagnostic &diag, Value value) {
+  if (std::optional<int64_t> integer = getConstantIntValue(value))
+    if (isa<IntegerType>(value.getType()))
+      diag << ": the integer constant " << *integer
+           << " is not the conversion of an f32, and the vector unit's "
+              "fills and immediates are f32 values";
 }
 
 /// An index as an affine function of an op's loops:
@@ -261,14 +299,17 @@ struct Lowering {
   }
 
   LogicalResult lowerFill(linalg::FillOp fill) {
-    auto constant = fill.value().getDefiningOp<arith::ConstantOp>();
-    auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
-    if (!value)
-      return fill.emitOpError("fills with a value that is not a float "
-                              "constant; the vector unit fills immediates");
+    std::optional<APFloat> value = getImmediate(fill.value());
+    if (!value) {
+      InFlightDiagnostic diag = fill.emitOpError(
+          "fills with a value that is not a constant; the vector unit fills "
+          "immediates");
+      explainInexactInteger(diag, fill.value());
+      return diag;
+    }
     rewriter.setInsertionPoint(fill);
     VectorFillOp::create(rewriter, fill.getLoc(),
-                         rewriter.getF32FloatAttr(value.getValueAsDouble()),
+                         rewriter.getF32FloatAttr(value->convertToDouble()),
                          fill.getOutputs()[0]);
     rewriter.eraseOp(fill);
     return success();
@@ -673,9 +714,9 @@ struct Lowering {
   /// A `memref.load` of a DRAM table in the body of `op` (iteration space
   /// `shape`): a `tessel.dma_gather` into `target`, waited for at once.
   /// The load's indices are functions of the loops (the table view's
-  /// strides), except at most one, the `index_cast` of an integer operand
-  /// of the op, which picks the row: the gather's indices, read through
-  /// that operand's loop view.
+  /// strides), except at most one, the `index_cast` of an integer the
+  /// vector unit has (an operand of the op, or computed from operands),
+  /// which picks the row: the gather's indices, read through its view.
   LogicalResult emitGather(memref::LoadOp load, ArrayRef<int64_t> shape,
                            const BodyBuffers &buffers, Value target) {
     Value table = load.getMemRef();
@@ -696,13 +737,13 @@ struct Lowering {
           wrap = true;
         }
         Value view = buffers.of.lookup(source);
-        if (indices || !view || !isa<BlockArgument>(source))
+        if (indices || !view)
           return load.emitOpError()
                  << "reads the table at indices computed from the data in a "
                     "way a gather does not: one dimension may be picked by "
-                    "an integer operand of the op as it is (an embedding, "
-                    "index_select or gather), the others must follow the "
-                    "loops";
+                    "an integer the vector unit computes from the op's "
+                    "operands (an embedding, index_select or gather), the "
+                    "others must follow the loops";
         indices = view;
         indexStride = strides[dim];
         rows = type.getDimSize(dim);
@@ -760,7 +801,7 @@ struct Lowering {
     auto bufferFor = [&](Value scalar) -> FailureOr<Value> {
       if (Value buffer = buffers.of.lookup(scalar))
         return buffer;
-      std::optional<APFloat> value = getConstantFloat(scalar);
+      std::optional<APFloat> value = getImmediate(scalar);
       if (!value)
         return failure();
       Value buffer = temporary(scalar.getType());
@@ -782,12 +823,37 @@ struct Lowering {
       if (isPure(&bodyOp) && !isa<memref::LoadOp>(bodyOp) && addressOnly)
         addresses.insert(&bodyOp);
     }
+    // Except the integers that pick a gather's rows, when computed from the
+    // data (`embedding(ids + 1)`): the vector unit computes them.
+    body.walk([&](memref::LoadOp load) {
+      auto type = cast<MemRefType>(load.getMemRef().getType());
+      for (auto [dim, index] : llvm::enumerate(load.getIndices())) {
+        auto cast = index.getDefiningOp<arith::IndexCastOp>();
+        if (!cast)
+          continue;
+        Value source = cast.getIn();
+        if (Value wrapped = getWrappedIndex(source, type.getDimSize(dim)))
+          source = wrapped;
+        SmallVector<Operation *> work;
+        if (Operation *def = source.getDefiningOp())
+          work.push_back(def);
+        while (!work.empty()) {
+          Operation *computed = work.pop_back_val();
+          if (computed->getBlock() != &body || !addresses.erase(computed))
+            continue;
+          for (Value operand : computed->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              work.push_back(def);
+        }
+      }
+    });
     for (Operation &bodyOp : body.without_terminator()) {
       if (&bodyOp == stop)
         break;
       // Constants (and casts of them) become filled buffers where used.
       if (bodyOp.getNumResults() == 1 &&
-          getConstantFloat(bodyOp.getResult(0)))
+          (getImmediate(bodyOp.getResult(0)) ||
+           isa<arith::ConstantOp>(bodyOp)))
         continue;
       if (bodyOp.getNumResults() != 1)
         return bodyOp.emitOpError("has no vector-unit lowering");
@@ -815,15 +881,27 @@ struct Lowering {
       SmallVector<Value> operands;
       for (Value operand : bodyOp.getOperands()) {
         FailureOr<Value> buffer = bufferFor(operand);
-        if (failed(buffer))
-          return bodyOp.emitOpError(
+        if (failed(buffer)) {
+          InFlightDiagnostic diag = bodyOp.emitOpError(
               "uses a value the vector unit cannot read (only the op's "
-              "operands, values computed before it and float constants)");
+              "operands, values computed before it and constants)");
+          explainInexactInteger(diag, operand);
+          return diag;
+        }
         operands.push_back(*buffer);
       }
-      // A comparison's i1 result is kept as 1.0 / 0.0 in the compared type.
-      Type storage = isa<arith::CmpFOp>(bodyOp) ? bodyOp.getOperand(0).getType()
-                                                : result.getType();
+      // A comparison's i1 result is kept as 1 / 0 in the compared type; a
+      // select reads its condition in its own type.
+      Type storage = isa<arith::CmpFOp, arith::CmpIOp>(bodyOp)
+                         ? bodyOp.getOperand(0).getType()
+                         : result.getType();
+      if (isa<arith::SelectOp>(bodyOp) &&
+          getElementTypeOrSelf(operands[0].getType()) != storage) {
+        Value condition = temporary(storage);
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast,
+                              operands[0], condition);
+        operands[0] = condition;
+      }
       Value target = result == direct ? directTarget : temporary(storage);
       if (failed(emitVectorOp(bodyOp, operands, target)))
         return failure();
@@ -863,11 +941,10 @@ struct Lowering {
                             buffers)))
       return failure();
     Value result = buffers.of.lookup(yielded);
-    auto constant = yielded.getDefiningOp<arith::ConstantOp>();
-    auto value = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+    std::optional<APFloat> value = getImmediate(yielded);
     if (!result && value)
       VectorFillOp::create(rewriter, generic.getLoc(),
-                           rewriter.getF32FloatAttr(value.getValueAsDouble()),
+                           rewriter.getF32FloatAttr(value->convertToDouble()),
                            output);
     else if (!result)
       return generic.emitOpError("yields a value it cannot produce");
@@ -880,8 +957,9 @@ struct Lowering {
   }
 
   /// A reduction (linalg.reduce, or a generic with reduction loops) whose
-  /// body is elementwise work ending in one `addf` or `maximumf` with the
-  /// accumulator: the elementwise part over the whole iteration space, then
+  /// body is elementwise work ending in one addition, maximum or minimum
+  /// (of floats or signed integers) with the accumulator: the elementwise
+  /// part over the whole iteration space, then
   /// `vector_reduce` along each reduced loop (innermost first), then combined
   /// with the output's previous value, so reductions split into SRAM steps
   /// accumulate across steps.
@@ -893,12 +971,14 @@ struct Lowering {
     Operation *combine = yield.getOperand(0).getDefiningOp();
     BlockArgument acc = body.getArguments().back();
     std::optional<ReductionKind> kind;
-    // A minimum is the negated maximum of the negated elements.
-    bool minimum = combine && isa<arith::MinimumFOp, arith::MinNumFOp>(combine);
-    if (combine && isa<arith::AddFOp>(combine))
+    // A minimum is the negated maximum of the negated elements (for
+    // integers, of their complements -1 - x, which never overflow).
+    bool minimum =
+        combine && isa<arith::MinimumFOp, arith::MinNumFOp, arith::MinSIOp>(combine);
+    if (combine && isa<arith::AddFOp, arith::AddIOp>(combine))
       kind = ReductionKind::add;
-    else if (minimum ||
-             (combine && isa<arith::MaximumFOp, arith::MaxNumFOp>(combine)))
+    else if (minimum || (combine && isa<arith::MaximumFOp, arith::MaxNumFOp,
+                                        arith::MaxSIOp>(combine)))
       kind = ReductionKind::max;
     if (!kind || !llvm::is_contained(combine->getOperands(), acc))
       return op.emitOpError("reduces with something other than an addition, "
@@ -946,7 +1026,13 @@ struct Lowering {
     auto negate = [&](Value from) {
       Value negated = allocateTemporary(rewriter, loc, shape, elementType);
       buffers.temporaries.push_back(negated);
-      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, from, negated);
+      if (isa<IntegerType>(elementType))
+        VectorBinaryImmOp::create(rewriter, loc, VectorBinaryKind::sub, from,
+                                  llvm::APFloat(-1.0f), negated,
+                                  /*imm_lhs=*/true);
+      else
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, from,
+                              negated);
       return negated;
     };
     if (minimum)
@@ -1019,14 +1105,55 @@ struct Lowering {
                 "(math.roundeven) lowers");
           return unary(VectorUnaryKind::cast);
         })
+        // Integers wrap (two's complement), as arith's do.
+        .Case([&](arith::AddIOp) { return binary(VectorBinaryKind::add); })
+        .Case([&](arith::SubIOp) { return binary(VectorBinaryKind::sub); })
+        .Case([&](arith::MulIOp) { return binary(VectorBinaryKind::mul); })
+        .Case([&](arith::MaxSIOp) { return binary(VectorBinaryKind::max); })
+        .Case([&](arith::MinSIOp) { return binary(VectorBinaryKind::min); })
+        // Sign extension, truncation to the low bits and conversion to a
+        // float rounded to nearest even are what `cast` does.
+        .Case<arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp>(
+            [&](Operation *) { return unary(VectorUnaryKind::cast); })
+        // A boolean (a comparison's 1 / 0) as a number.
+        .Case<arith::ExtUIOp, arith::UIToFPOp>([&](Operation *convert)
+                                                   -> LogicalResult {
+          if (!convert->getOperand(0).getType().isInteger(1))
+            return convert->emitOpError(
+                "extends an unsigned integer; the vector unit's integers "
+                "are signed (only booleans extend as unsigned)");
+          return unary(VectorUnaryKind::cast);
+        })
         .Case([&](arith::SelectOp) {
           VectorSelectOp::create(rewriter, loc, in[0], in[1], in[2], out);
           return success();
         })
         .Case([&](arith::CmpFOp cmp) { return emitCompare(cmp, in, out); })
+        .Case([&](arith::CmpIOp cmp) { return emitIntegerCompare(cmp, in, out); })
         .Default([&](Operation *other) {
           return other->emitOpError("has no vector-unit lowering");
         });
+  }
+
+  /// Signed predicates map onto the ISA's integer comparisons.
+  LogicalResult emitIntegerCompare(arith::CmpIOp cmp, ArrayRef<Value> in,
+                                   Value out) {
+    using P = arith::CmpIPredicate;
+    std::optional<ComparePredicate> predicate;
+    switch (cmp.getPredicate()) {
+    case P::slt: predicate = ComparePredicate::lt; break;
+    case P::sle: predicate = ComparePredicate::le; break;
+    case P::sgt: predicate = ComparePredicate::gt; break;
+    case P::sge: predicate = ComparePredicate::ge; break;
+    case P::eq: predicate = ComparePredicate::eq; break;
+    case P::ne: predicate = ComparePredicate::ne; break;
+    default:
+      return cmp.emitOpError("compares as unsigned integers; the vector "
+                             "unit compares signed ones");
+    }
+    VectorCompareOp::create(rewriter, cmp.getLoc(), *predicate, in[0], in[1],
+                            out);
+    return success();
   }
 
   /// Ordered predicates map onto the ISA's (false on NaN). An unordered one

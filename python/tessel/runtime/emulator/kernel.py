@@ -91,7 +91,7 @@ typedef unsigned long long u64;
 #define UNROLL_K _Pragma("unroll 8")
 DEV float bits_f(u32 b) { return __uint_as_float(b); }
 DEV u32 f_bits(float f) { return __float_as_uint(f); }
-DEV int clz32(u32 x) { return __clz((int)x); }
+DEV int clz64(u64 x) { return __clzll((long long)x); }
 DEV float i32_to_f32_rn(i32 v) { return __int2float_rn(v); }
 #else
 #include <math.h>
@@ -107,7 +107,7 @@ DEV float i32_to_f32_rn(i32 v) { return __int2float_rn(v); }
 #define UNROLL_K
 DEV float bits_f(u32 b) { float f; memcpy(&f, &b, 4); return f; }
 DEV u32 f_bits(float f) { u32 b; memcpy(&b, &f, 4); return b; }
-DEV int clz32(u32 x) { return __builtin_clz(x); }
+DEV int clz64(u64 x) { return __builtin_clzll(x); }
 DEV float i32_to_f32_rn(i32 v) { return (float)v; }
 #endif
 
@@ -119,7 +119,7 @@ DEV float i32_to_f32_rn(i32 v) { return (float)v; }
 
 /* ---- conversions ------------------------------------------------------ */
 
-DEV int is_int(int dt) { return dt == DT_I8 || dt == DT_I32; }
+DEV int is_int(int dt) { return dt == DT_I8 || dt == DT_I32 || dt == DT_I64; }
 DEV int dsize(int dt) {
     return dt == DT_I64 ? 8 : (dt == DT_F32 || dt == DT_I32 ? 4 : (dt == DT_I8 ? 1 : 2));
 }
@@ -163,19 +163,15 @@ DEV u16 f32_to_bf16(float f) {
 DEV float canonical(float f) { return f != f ? bits_f(CANON_F32) : f; }
 
 /* Nearest even, saturated to the type's range, NaN -> 0 (cast). */
-DEV i32 f32_to_int(float x, int dt) {
+DEV i64 f32_to_int(float x, int dt) {
     if (x != x) return 0;
     float r = rintf(x);
-    if (dt == DT_I8) return r > 127.0f ? 127 : (r < -128.0f ? -128 : (i32)r);
-    if (r >= 2147483648.0f) return 0x7fffffff;
-    if (r < -2147483648.0f) return (i32)0x80000000u;
-    return (i32)r;
-}
-
-/* The same to i64 (an index found in f32, argmax's). */
-DEV i64 f32_to_i64(float x) {
-    if (x != x) return 0;
-    float r = rintf(x);
+    if (dt == DT_I8) return r > 127.0f ? 127 : (r < -128.0f ? -128 : (i64)r);
+    if (dt == DT_I32) {
+        if (r >= 2147483648.0f) return 0x7fffffff;
+        if (r < -2147483648.0f) return -2147483647LL - 1;
+        return (i64)r;
+    }
     if (r >= 9223372036854775808.0f) return (i64)0x7fffffffffffffffull;
     if (r < -9223372036854775808.0f) return (i64)0x8000000000000000ull;
     return (i64)r;
@@ -183,20 +179,22 @@ DEV i64 f32_to_i64(float x) {
 
 DEV float pow2f(int e) { return bits_f((u32)(e + 127) << 23); }   /* -126..127 */
 
-/* |v| rounded to `bits` significant bits, nearest even, as an exact f32. */
-DEV float round_magnitude(u32 u, int bits) {
-    int p = 31 - clz32(u);
-    if (p < bits) return (float)u;
+/* |v| rounded to `bits` (at most 24) significant bits, nearest even, as an
+   exact f32. */
+DEV float round_magnitude(u64 u, int bits) {
+    int p = 63 - clz64(u);
+    if (p < bits) return (float)(u32)u;
     int shift = p - bits + 1;
-    u32 kept = u >> shift, rem = u & ((1u << shift) - 1u), half = 1u << (shift - 1);
-    if (rem > half || (rem == half && (kept & 1u))) kept++;
-    return FMUL((float)kept, pow2f(shift));
+    u64 kept = u >> shift, rem = u & ((1ull << shift) - 1ull), half = 1ull << (shift - 1);
+    if (rem > half || (rem == half && (kept & 1ull))) kept++;
+    return FMUL((float)(u32)kept, pow2f(shift));
 }
 
-/* i32 to f16 / bf16 rounded once, not through f32. */
-DEV float i32_rounded(i32 v, int bits) {
+/* An integer to f32 (24 bits), f16 (11) or bf16 (8) rounded once, not
+   through f32. */
+DEV float int_rounded(i64 v, int bits) {
     if (v == 0) return 0.0f;
-    u32 u = v < 0 ? 0u - (u32)v : (u32)v;
+    u64 u = v < 0 ? 0ull - (u64)v : (u64)v;
     float m = round_magnitude(u, bits);
     return v < 0 ? -m : m;
 }
@@ -209,11 +207,15 @@ DEV float ld_f(const u8* p, int dt) {
     case DT_F16: return f16_to_f32(*(const u16*)p);
     case DT_BF16: return bf16_to_f32(*(const u16*)p);
     case DT_I8: return (float)*(const i8*)p;
-    default: return i32_to_f32_rn(*(const i32*)p);
+    case DT_I32: return i32_to_f32_rn(*(const i32*)p);
+    default: return int_rounded(*(const i64*)p, 24);
     }
 }
 
-DEV i32 ld_i(const u8* p, int dt) { return dt == DT_I8 ? (i32)*(const i8*)p : *(const i32*)p; }
+/* Integers are computed on in 64 bits; a store keeps the type's low bits. */
+DEV i64 ld_i(const u8* p, int dt) {
+    return dt == DT_I8 ? (i64)*(const i8*)p : (dt == DT_I32 ? (i64)*(const i32*)p : *(const i64*)p);
+}
 
 /* An f32 result written as `dt`: rounded, NaN canonical, integers saturated. */
 DEV void st_f(u8* p, int dt, float v) {
@@ -222,18 +224,21 @@ DEV void st_f(u8* p, int dt, float v) {
     case DT_F16: *(u16*)p = f32_to_f16(v); break;
     case DT_BF16: *(u16*)p = f32_to_bf16(v); break;
     case DT_I8: *(i8*)p = (i8)f32_to_int(v, DT_I8); break;
-    default: *(i32*)p = f32_to_int(v, DT_I32); break;
+    case DT_I32: *(i32*)p = (i32)f32_to_int(v, DT_I32); break;
+    default: *(i64*)p = f32_to_int(v, DT_I64); break;
     }
 }
 
-/* An integer result: i8 keeps the low 8 bits (two's complement wrap). */
-DEV void st_i(u8* p, int dt, i32 v) {
-    if (dt == DT_I8) *(i8*)p = (i8)(u8)((u32)v & 0xffu);
-    else *(i32*)p = v;
+/* An integer result: i8 and i32 keep the low bits (two's complement wrap). */
+DEV void st_i(u8* p, int dt, i64 v) {
+    if (dt == DT_I8) *(i8*)p = (i8)(u8)((u64)v & 0xffu);
+    else if (dt == DT_I32) *(i32*)p = (i32)(u32)((u64)v & 0xffffffffu);
+    else *(i64*)p = v;
 }
 
 DEV void copy_bits(u8* dst, const u8* src, int size) {
-    if (size == 4) *(u32*)dst = *(const u32*)src;
+    if (size == 8) *(u64*)dst = *(const u64*)src;
+    else if (size == 4) *(u32*)dst = *(const u32*)src;
     else if (size == 2) *(u16*)dst = *(const u16*)src;
     else *dst = *src;
 }
@@ -401,12 +406,13 @@ DEV float binary_f(int op, float a, float b) {
     }
 }
 
-/* Integers wrap: the arithmetic is done on u32. */
-DEV i32 binary_i(int op, i32 a, i32 b) {
+/* Integers wrap: the arithmetic is done on u64, and a store keeps the low
+   bits of the type (which are those of the narrower wrapping operation). */
+DEV i64 binary_i(int op, i64 a, i64 b) {
     switch (op) {
-    case B_ADD: return (i32)((u32)a + (u32)b);
-    case B_SUB: return (i32)((u32)a - (u32)b);
-    case B_MUL: return (i32)((u32)a * (u32)b);
+    case B_ADD: return (i64)((u64)a + (u64)b);
+    case B_SUB: return (i64)((u64)a - (u64)b);
+    case B_MUL: return (i64)((u64)a * (u64)b);
     case B_MAX: return a > b ? a : b;
     default: return a < b ? a : b;
     }
@@ -428,14 +434,13 @@ DEV int compare(int pred, T a, T b) {
 DEV void cast(const u8* src, int sd, u8* dst, int dd) {
     if (sd == dd && is_int(sd)) { copy_bits(dst, src, dsize(sd)); return; }
     if (is_int(sd) && is_int(dd)) { st_i(dst, dd, ld_i(src, sd)); return; }
-    if (sd == DT_I32) {
-        i32 v = ld_i(src, sd);
-        if (dd == DT_F32) *(float*)dst = i32_to_f32_rn(v);
-        else if (dd == DT_F16) *(u16*)dst = f32_to_f16(i32_rounded(v, 11));
-        else *(u16*)dst = f32_to_bf16(i32_rounded(v, 8));
+    if (sd == DT_I32 || sd == DT_I64) {
+        i64 v = ld_i(src, sd);
+        if (dd == DT_F32) *(float*)dst = int_rounded(v, 24);
+        else if (dd == DT_F16) *(u16*)dst = f32_to_f16(int_rounded(v, 11));
+        else *(u16*)dst = f32_to_bf16(int_rounded(v, 8));
         return;
     }
-    if (dd == DT_I64) { *(i64*)dst = f32_to_i64(ld_f(src, sd)); return; }
     st_f(dst, dd, ld_f(src, sd));
 }
 
@@ -446,7 +451,7 @@ DEV void element(int op, int sub, int din, int dout, u32 imm, int imm_lhs,
         if (sub == U_COPY) copy_bits(out, a, dsize(din));
         else if (sub == U_CAST) cast(a, din, out, dout);
         else if (is_int(din)) {
-            i32 x = ld_i(a, din), neg = (i32)(0u - (u32)x);
+            i64 x = ld_i(a, din), neg = (i64)(0ull - (u64)x);
             st_i(out, dout, sub == U_NEG ? neg : (x < 0 ? neg : x));
         } else st_f(out, dout, unary_f(sub, ld_f(a, din)));
     } else if (op == OP_VECTOR_BINARY) {
@@ -454,7 +459,7 @@ DEV void element(int op, int sub, int din, int dout, u32 imm, int imm_lhs,
         else st_f(out, dout, binary_f(sub, ld_f(a, din), ld_f(b, din)));
     } else if (op == OP_VECTOR_BINARY_IMM) {
         if (is_int(din)) {
-            i32 k = f32_to_int(bits_f(imm), din), x = ld_i(a, din);
+            i64 k = f32_to_int(bits_f(imm), din), x = ld_i(a, din);
             st_i(out, dout, imm_lhs ? binary_i(sub, k, x) : binary_i(sub, x, k));
         } else {
             float k = bits_f(imm), x = ld_f(a, din);
@@ -620,7 +625,7 @@ DEV void exec_elementwise(const i64* r, u8* mem, int tid, int nt) {
     }
 }
 
-/* r = x[0]; r = r op x[j] in index order; f32 (wrapping i32) until the write. */
+/* r = x[0]; r = r op x[j] in index order; f32 (wrapping integers) until the write. */
 DEV void exec_reduce(const i64* r, u8* mem, int tid, int nt) {
     int sub = (int)r[COL_SUB], dt = (int)r[COL_DT_IN], size = dsize(dt);
     u32 s1 = (u32)r[COL_SIZE0 + 1], s2 = (u32)r[COL_SIZE0 + 2], n = (u32)r[COL_SIZE0 + 3];
@@ -632,7 +637,7 @@ DEV void exec_reduce(const i64* r, u8* mem, int tid, int nt) {
         const u8* p = mem + at(in, i0, i1, i2, 0, size);
         u8* out = mem + at(o, i0, i1, i2, 0, size);
         if (is_int(dt)) {
-            i32 acc = ld_i(p, dt);
+            i64 acc = ld_i(p, dt);
             for (u32 j = 1; j < n; j++)
                 acc = binary_i(sub == R_ADD ? B_ADD : B_MAX, acc, ld_i(p + j * step, dt));
             st_i(out, dt, acc);

@@ -159,6 +159,48 @@ def TesselDecomposeConvolutions
   ];
 }
 
+def TesselScansAsReductions
+    : Pass<"tessel-scans-as-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Rewrite torch-mlir's prefix sums as masked reductions";
+  let description = [{
+    torch-mlir writes `cumsum` (from PyTorch, and from ONNX's `CumSum`) as
+    `tm_tensor.scan`, an op of its own dialect that MLIR 22 reads as
+    unregistered, outside the input contract. The chip reduces; it does not
+    scan. An inclusive sum along a dimension of extent n becomes one
+    `linalg.generic` with an extra reduction loop k: output j is the sum
+    over k of `k <= j ? x[k] : 0`, the mask a comparison of two constant
+    f32 position vectors (exact below 2^24). The terms are added in the
+    scan's own order.
+
+    ```mlir
+    %s:2 = "tm_tensor.scan"(%x, %init, %acc) <{dimension = 1 : i64, inclusive = true, ...}> ({
+    ^bb0(%a: f32, %b: f32):
+      %r = "arith.addf"(%a, %b) : (f32, f32) -> f32
+      "tm_tensor.yield"(%r) : (f32) -> ()
+    }) : (tensor<4x8xf32>, tensor<4x8xf32>, tensor<4xf32>) -> (tensor<4x8xf32>, tensor<4xf32>)
+    // becomes
+    %sum = linalg.generic {iterator_types = ["parallel", "parallel", "reduction"]}
+        ins(%x, %positions, %positions) outs(%zeros) {
+      ^bb0(%in: f32, %k: f32, %j: f32, %acc: f32):
+        %le = arith.cmpf ole, %k, %j : f32
+        %t = arith.select %le, %in, %cst0 : f32
+        %r = arith.addf %t, %acc : f32
+        linalg.yield %r : f32
+    }
+    ```
+
+    Only inclusive sums of static shape whose final accumulator (the second
+    result) is unused are rewritten; any other scan stays, and the input
+    contract check names it.
+  }];
+  let dependentDialects = ["::mlir::arith::ArithDialect",
+                           "::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numRewritten", "num-rewritten", "Number of scans rewritten">
+  ];
+}
+
 def TesselDecomposeArgReductions
     : Pass<"tessel-decompose-arg-reductions", "::mlir::func::FuncOp"> {
   let summary = "Rewrite argmax and argmin as reductions of floats";
