@@ -121,3 +121,29 @@ func.func @max_pool3d(%arg0: tensor<1x2x4x4x4xf32>) -> tensor<1x2x2x2x2xf32> {
   } -> tensor<1x2x2x2x2xf32>
   return %3 : tensor<1x2x2x2x2xf32>
 }
+
+// -----
+
+// torch-mlir's AvgPool3d(2) sums in NDHWC (linalg.pooling_ndhwc_sum) between
+// transposes: the sum is taken by planes in NCDHW, between the inverse
+// transposes (which the canonicalizer folds into torch-mlir's).
+// CHECK-LABEL: func.func @ndhwc_sum_pool
+// CHECK-DAG:     %[[X:.+]] = linalg.transpose ins(%arg0 : tensor<1x4x4x4x2xf32>) outs(%{{.+}} : tensor<1x2x4x4x4xf32>) permutation = [0, 4, 1, 2, 3]
+// CHECK-DAG:     linalg.transpose ins(%{{.+}} : tensor<1x2x2x2x2xf32>) outs(%{{.+}} : tensor<1x2x2x2x2xf32>) permutation = [0, 4, 1, 2, 3]
+// CHECK:         %[[X0:.+]] = tensor.extract_slice %[[X]][0, 0, 0, 0, 0] [1, 2, 1, 4, 4]
+// CHECK:         linalg.pooling_nchw_sum {dilations = dense<1> : vector<2xi64>, strides = dense<2> : vector<2xi64>} ins(%[[X0]], %{{.+}} : tensor<1x2x4x4xf32>, tensor<2x2xf32>)
+// CHECK:         linalg.pooling_nchw_sum
+// CHECK:         %[[SUM:.+]] = tensor.insert_slice
+// CHECK:         linalg.pooling_nchw_sum
+// CHECK:         linalg.pooling_nchw_sum
+// CHECK:         %[[ALL:.+]] = tensor.insert_slice
+// CHECK:         linalg.transpose ins(%[[ALL]] : tensor<1x2x2x2x2xf32>) outs(%{{.+}} : tensor<1x2x2x2x2xf32>) permutation = [0, 2, 3, 4, 1]
+// CHECK-NOT:     linalg.pooling_ndhwc_sum
+func.func @ndhwc_sum_pool(%arg0: tensor<1x4x4x4x2xf32>) -> tensor<1x2x2x2x2xf32> {
+  %cst = arith.constant 0.000000e+00 : f32
+  %0 = tensor.empty() : tensor<2x2x2xf32>
+  %1 = tensor.empty() : tensor<1x2x2x2x2xf32>
+  %2 = linalg.fill ins(%cst : f32) outs(%1 : tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32>
+  %3 = linalg.pooling_ndhwc_sum {dilations = dense<1> : vector<3xi64>, strides = dense<2> : vector<3xi64>} ins(%arg0, %0 : tensor<1x4x4x4x2xf32>, tensor<2x2x2xf32>) outs(%2 : tensor<1x2x2x2x2xf32>) -> tensor<1x2x2x2x2xf32>
+  return %3 : tensor<1x2x2x2x2xf32>
+}

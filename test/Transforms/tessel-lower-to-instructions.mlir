@@ -435,7 +435,16 @@ tessel.device @position_as_index arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
-// A conversion that truncates toward zero is not the cast's rounding.
+// A conversion truncates toward zero (`x.long()`): |x| floored, its sign
+// restored, then the cast, exact on an integral value.
+// CHECK-LABEL: tessel.device @truncation
+// CHECK:     tessel.vector_unary abs %[[X:[^,]+]], %[[M:[^ ]+]] :
+// CHECK:     tessel.vector_unary floor %[[M]], %[[M]] :
+// CHECK:     tessel.vector_unary neg %[[M]], %[[N:[^ ]+]] :
+// CHECK:     tessel.vector_fill 0.000000e+00, %[[Z:[^ ]+]] :
+// CHECK:     tessel.vector_compare lt %[[X]], %[[Z]], %[[LT:[^ ]+]] :
+// CHECK:     tessel.vector_select %[[LT]], %[[N]], %[[M]], %[[M]] :
+// CHECK:     tessel.vector_unary cast %[[M]], %{{.+}} : memref<4xf32, #sram>, memref<4xi64, #sram>
 tessel.device @truncation arch #tiny {
   %t = tessel.tile(0, 0)
   tessel.core(%t) {
@@ -443,13 +452,11 @@ tessel.device @truncation arch #tiny {
     %i = memref.alloc() : memref<4xi64, #sram>
     linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%p : memref<4xf32, #sram>) outs(%i : memref<4xi64, #sram>) {
     ^bb0(%in: f32, %out: i64):
-      // expected-error @+1 {{'arith.fptosi' op truncates toward zero, but the vector unit's cast rounds to nearest even}}
       %c = arith.fptosi %in : f32 to i64
       linalg.yield %c : i64
     }
   }
 }
-
 
 // -----
 

@@ -85,6 +85,9 @@ FUNCTIONS = {
     "int_amin": lambda i: i.amin(-1),
     "int_sum": lambda i: i.sum(0),
     "int_cumsum": lambda i: i.cumsum(0),
+    "int_floor_divide": lambda i: i // 3,
+    "int_remainder": lambda i: i % 7,
+    "float_to_long": lambda x: (x * 10).long(),
     # Hugging Face's position ids of a left-padded batch.
     "position_ids": lambda m: (m.cumsum(-1) - 1).masked_fill(m == 0, 1),
     "topk": lambda x: torch.topk(x, 3, dim=-1).values,
@@ -215,10 +218,11 @@ _module("max_pool3d", "Convolutions and pooling",
         lambda: nn.MaxPool3d(3, stride=(1, 2, 2), padding=1),
         lambda: _randn(1, 2, 4, 8, 8), description="`nn.MaxPool3d`, padded")
 _module("avg_pool3d", "Convolutions and pooling", lambda: nn.AvgPool3d(2),
-        lambda: _randn(1, 2, 4, 4, 4), description="`nn.AvgPool3d`",
-        xfail="torch-mlir imports it as `linalg.pooling_ndhwc_sum` between "
-        "transposes, which has no lowering (max pooling is a generic, "
-        "decomposed into 2-D poolings)")
+        lambda: _randn(1, 2, 4, 4, 4), description="`nn.AvgPool3d`")
+_module("unet_block", "Convolutions and pooling", lambda: _UNetBlock(),
+        lambda: _randn(1, 4, 16, 16),
+        description="a UNet level: convolutions, `GroupNorm`, SiLU, max pooling "
+        "down, nearest upsampling, the skip concatenated")
 _module("max_pool2d", "Convolutions and pooling", lambda: nn.MaxPool2d(2), image,
         description="`nn.MaxPool2d`")
 _module("max_pool2d_padded", "Convolutions and pooling",
@@ -283,8 +287,15 @@ for _name, _what in (("int_where", "`torch.where` of an i64 comparison, i64 arit
                      ("count_nonzero", "`(ids != 0).sum(-1)`, an i64 sum of booleans"),
                      ("int_amin", "`amin` of i64"),
                      ("int_sum", "`sum` of i64"),
-                     ("int_cumsum", "`cumsum` of i64")):
+                     ("int_cumsum", "`cumsum` of i64"),
+                     ("int_floor_divide", "`ids // 3` (through f32, as torch-mlir "
+                      "writes it)")):
     _op(_name, "Integer arithmetic", ints4x8, description=_what)
+_op("int_remainder", "Integer arithmetic", ints4x8, description="`ids % 7`",
+    xfail="an integer remainder (`arith.remsi`): the vector unit has no integer "
+    "division; before a lookup, `ids % n` is the gather's wrap")
+_op("float_to_long", "Integer arithmetic", x8x16,
+    description="`x.long()`, a conversion that truncates toward zero")
 _op("position_ids", "Integer arithmetic",
     lambda: torch.tensor([[0, 0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1, 1, 1]]),
     description="position ids from a padded attention mask, "
@@ -339,6 +350,21 @@ _module("embedding", "Attention and transformers", lambda: nn.Embedding(100, 16)
 _module("dropout_eval", "Attention and transformers",
         lambda: nn.Sequential(nn.Linear(16, 16), nn.Dropout(0.1)), x8x16,
         description="`nn.Dropout` in eval mode")
+
+
+class _UNetBlock(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.down = nn.Sequential(nn.Conv2d(4, 8, 3, padding=1), nn.GroupNorm(2, 8),
+                                  nn.SiLU())
+        self.inner = nn.Sequential(nn.MaxPool2d(2), nn.Conv2d(8, 8, 3, padding=1),
+                                   nn.GroupNorm(2, 8), nn.SiLU(),
+                                   nn.Upsample(scale_factor=2, mode="nearest"))
+        self.up = nn.Conv2d(16, 4, 3, padding=1)
+
+    def forward(self, x):
+        skip = self.down(x)
+        return self.up(torch.cat([self.inner(skip), skip], dim=1))
 
 
 class _SelfAttention(nn.Module):

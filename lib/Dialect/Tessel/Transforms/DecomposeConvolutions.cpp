@@ -15,9 +15,10 @@
 // - a 3-D convolution (linalg.conv_3d_ncdhw_fcdhw) is, for each output
 //   depth, the sum over the kernel's depth of 2-D convolutions of one input
 //   depth plane with one filter plane, accumulated into the output plane;
-// - a 3-D pooling (a linalg.generic: torch-mlir has no named op for it) is
-//   likewise, per output depth, 2-D poolings of the input planes the window's
-//   depth reaches, each combined into the output plane.
+// - a 3-D pooling (a linalg.generic for a maximum; AvgPool3d's sum is a
+//   linalg.pooling_ndhwc_sum between transposes, which gets the inverse
+//   transposes) is likewise, per output depth, 2-D poolings of the input
+//   planes the window's depth reaches, each combined into the output plane.
 //
 // Everything after this pass (the mapper, partitioning, the lowering) then
 // treats them as the convolutions it knows, splits and all.
@@ -260,6 +261,36 @@ getWindowStep(AffineExpr expr, unsigned out, unsigned tap) {
   return std::nullopt;
 }
 
+/// A 3-D max or sum pooling of NCDHW `input` into `init` with a window of
+/// `windowShape` (kd, kh, kw), as pooling_nchw_max (sum) per output plane
+/// and window depth, combined into the plane in window-depth order.
+Value poolByPlanes(PatternRewriter &rewriter, Location loc, Value input,
+                   Value init, RankedTensorType windowType,
+                   ArrayRef<int64_t> strides, ArrayRef<int64_t> dilations,
+                   bool maximum) {
+  Value window = tensor::EmptyOp::create(
+      rewriter, loc, windowType.getShape().drop_front(),
+      windowType.getElementType());
+  auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
+  auto planeDilations = rewriter.getI64VectorAttr({dilations[1], dilations[2]});
+  return combineByPlanes(
+      rewriter, loc, input, init, windowType.getDimSize(0), strides, dilations,
+      [&](Value inputPlane, int64_t, Value plane) -> Value {
+        // Owned: ranges over initializer lists would dangle.
+        SmallVector<Type> types = {plane.getType()};
+        SmallVector<Value> inputs = {inputPlane, window}, inits = {plane};
+        if (maximum)
+          return linalg::PoolingNchwMaxOp::create(rewriter, loc, types, inputs,
+                                                  inits, planeStrides,
+                                                  planeDilations)
+              .getResult(0);
+        return linalg::PoolingNchwSumOp::create(rewriter, loc, types, inputs,
+                                                inits, planeStrides,
+                                                planeDilations)
+            .getResult(0);
+      });
+}
+
 /// A 3-D max or sum pooling as torch-mlir writes it (loops n, c, d, h, w,
 /// kd, kh, kw; the input read at `(n, c, d * sd + kd * dd, ..)`, a window
 /// tensor at `(kd, kh, kw)`, the output at `(n, c, d, h, w)`), as
@@ -309,32 +340,50 @@ struct Pool3DAsPool2Ds : OpRewritePattern<linalg::GenericOp> {
       dilations.push_back(step->second);
     }
 
-    Location loc = op.getLoc();
     auto windowType = cast<RankedTensorType>(op.getDpsInputs()[1].getType());
-    Value window = tensor::EmptyOp::create(
-        rewriter, loc, windowType.getShape().drop_front(),
-        windowType.getElementType());
-    auto planeStrides = rewriter.getI64VectorAttr({strides[1], strides[2]});
-    auto planeDilations =
-        rewriter.getI64VectorAttr({dilations[1], dilations[2]});
-    Value result = combineByPlanes(
-        rewriter, loc, op.getDpsInputs()[0], getOwnInit(rewriter, op),
-        windowType.getDimSize(0), strides, dilations,
-        [&](Value inputPlane, int64_t, Value plane) -> Value {
-          // Owned: ranges over initializer lists would dangle.
-          SmallVector<Type> types = {plane.getType()};
-          SmallVector<Value> inputs = {inputPlane, window}, inits = {plane};
-          if (maximum)
-            return linalg::PoolingNchwMaxOp::create(rewriter, loc, types,
-                                                    inputs, inits, planeStrides,
-                                                    planeDilations)
-                .getResult(0);
-          return linalg::PoolingNchwSumOp::create(rewriter, loc, types, inputs,
-                                                  inits, planeStrides,
-                                                  planeDilations)
-              .getResult(0);
-        });
-    rewriter.replaceOp(op, result);
+    rewriter.replaceOp(op, poolByPlanes(rewriter, op.getLoc(),
+                                        op.getDpsInputs()[0],
+                                        getOwnInit(rewriter, op), windowType,
+                                        strides, dilations, maximum));
+    return success();
+  }
+};
+
+/// `value` transposed by `permutation` (result dimension i is dimension
+/// `permutation[i]` of `value`).
+Value transpose(PatternRewriter &rewriter, Location loc, Value value,
+                ArrayRef<int64_t> permutation) {
+  auto type = cast<RankedTensorType>(value.getType());
+  SmallVector<int64_t> shape;
+  for (int64_t dim : permutation)
+    shape.push_back(type.getDimSize(dim));
+  Value empty =
+      tensor::EmptyOp::create(rewriter, loc, shape, type.getElementType());
+  return linalg::TransposeOp::create(rewriter, loc, value, empty, permutation)
+      .getResult()[0];
+}
+
+/// pooling_ndhwc_sum (AvgPool3d's, between torch-mlir's transposes from and
+/// to NCDHW) as the NCDHW sum pooling by planes, between the inverse
+/// transposes, which cancel torch-mlir's.
+struct NdhwcSumPoolAsPlanes : OpRewritePattern<linalg::PoolingNdhwcSumOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(linalg::PoolingNdhwcSumOp op,
+                                PatternRewriter &rewriter) const override {
+    if (failed(checkSliceable(op, rewriter)))
+      return failure();
+    Location loc = op.getLoc();
+    SmallVector<int64_t> toChannelsFirst = {0, 4, 1, 2, 3},
+                         toChannelsLast = {0, 2, 3, 4, 1};
+    auto strides = llvm::to_vector(op.getStrides().getValues<int64_t>());
+    auto dilations = llvm::to_vector(op.getDilations().getValues<int64_t>());
+    Value pooled = poolByPlanes(
+        rewriter, loc, transpose(rewriter, loc, op.getInputs()[0], toChannelsFirst),
+        transpose(rewriter, loc, op.getOutputs()[0], toChannelsFirst),
+        cast<RankedTensorType>(op.getInputs()[1].getType()), strides, dilations,
+        /*maximum=*/false);
+    rewriter.replaceOp(op, transpose(rewriter, loc, pooled, toChannelsLast));
     return success();
   }
 };
@@ -344,7 +393,7 @@ struct DecomposeConvolutions
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds,
-                 Pool3DAsPool2Ds>(&getContext());
+                 Pool3DAsPool2Ds, NdhwcSumPoolAsPlanes>(&getContext());
     if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
       signalPassFailure();
   }

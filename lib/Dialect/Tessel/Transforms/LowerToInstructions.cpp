@@ -136,6 +136,14 @@ std::optional<APFloat> getImmediate(Value value) {
   return immediate;
 }
 
+/// Whether `value` is a float holding an integer: rounded, floored or
+/// converted from an integer.
+bool isIntegral(Value value) {
+  return isa_and_nonnull<math::RoundEvenOp, math::RoundOp, math::FloorOp,
+                         math::CeilOp, math::TruncOp, arith::SIToFPOp>(
+      value.getDefiningOp());
+}
+
 /// Why an operand is not an immediate, for an integer constant out of an
 /// f32's exact range.
 void explainInexactInteger(InFlightDiagnostic &diag, Value value) {
@@ -870,6 +878,37 @@ struct Lowering {
         buffers.of[result] = *buffer;
         continue;
       }
+      // A conversion to an integer truncates toward zero; the cast rounds
+      // to nearest even, which is exact once the value is integral:
+      // |x| floored, with x's sign (`x.long()`).
+      if (auto convert = dyn_cast<arith::FPToSIOp>(bodyOp);
+          convert && !isIntegral(convert.getIn())) {
+        FailureOr<Value> in = bufferFor(convert.getIn());
+        if (failed(in))
+          return bodyOp.emitOpError("converts a value the vector unit cannot "
+                                    "read");
+        Type floatType = convert.getIn().getType();
+        Value magnitude = temporary(floatType), negated = temporary(floatType),
+              zero = temporary(floatType), negative = temporary(floatType);
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::abs, *in,
+                              magnitude);
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::floor, magnitude,
+                              magnitude);
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, magnitude,
+                              negated);
+        VectorFillOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f),
+                             zero);
+        VectorCompareOp::create(rewriter, loc, ComparePredicate::lt, *in, zero,
+                                negative);
+        VectorSelectOp::create(rewriter, loc, negative, negated, magnitude,
+                               magnitude);
+        Value target = result == direct ? directTarget
+                                        : temporary(result.getType());
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, magnitude,
+                              target);
+        buffers.of[result] = target;
+        continue;
+      }
       if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
         Value target = result == direct ? directTarget
                                         : temporary(result.getType());
@@ -1097,14 +1136,9 @@ struct Lowering {
         .Case([&](math::FloorOp) { return unary(VectorUnaryKind::floor); })
         .Case([&](math::SqrtOp) { return unary(VectorUnaryKind::sqrt); })
         .Case([&](math::RsqrtOp) { return unary(VectorUnaryKind::rsqrt); })
-        .Case([&](arith::FPToSIOp convert) -> LogicalResult {
-          if (!convert.getIn().getDefiningOp<math::RoundEvenOp>())
-            return convert.emitOpError(
-                "truncates toward zero, but the vector unit's cast rounds to "
-                "nearest even; only a conversion of a rounded value "
-                "(math.roundeven) lowers");
-          return unary(VectorUnaryKind::cast);
-        })
+        // Of an integral value (evaluateBody truncates the others first),
+        // the cast's rounding is exact.
+        .Case([&](arith::FPToSIOp) { return unary(VectorUnaryKind::cast); })
         // Integers wrap (two's complement), as arith's do.
         .Case([&](arith::AddIOp) { return binary(VectorBinaryKind::add); })
         .Case([&](arith::SubIOp) { return binary(VectorBinaryKind::sub); })

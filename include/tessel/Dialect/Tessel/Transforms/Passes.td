@@ -138,9 +138,12 @@ def TesselDecomposeConvolutions
     into the one before, in kernel-depth order, the chain computed in the
     output plane it is inserted back into. A 3-D max or sum pooling (a
     `linalg.generic` over n, c, d, h, w and the window's three loops, as
-    torch-mlir writes `MaxPool3d` and `AvgPool3d`) becomes the same chain of
-    `linalg.pooling_nchw_max` (`_sum`) per output plane. The mapper and the
-    lowering then see only convolutions and poolings they know.
+    torch-mlir writes `MaxPool3d`) becomes the same chain of
+    `linalg.pooling_nchw_max` (`_sum`) per output plane; so does
+    `linalg.pooling_ndhwc_sum` (`AvgPool3d`'s, between torch-mlir's
+    transposes to and from NDHWC), between the inverse transposes, which
+    cancel them. The mapper and the lowering then see only convolutions and
+    poolings they know.
 
     ```mlir
     %r = linalg.conv_1d_ncw_fcw ins(%x, %w : tensor<1x8x34xf32>, tensor<16x8x3xf32>)
