@@ -37,6 +37,9 @@ class Case:
     scale_rtol: float = 1e-3
     description: str = ""
     onnx: bool = False           # imported from its ONNX export
+    # The exporter: torch.export's ("dynamo"), or the TorchScript one for a
+    # model the first cannot export.
+    onnx_exporter: str = "dynamo"
 
 
 CASES: dict[str, Case] = {}
@@ -49,11 +52,14 @@ XFAIL: dict[str, str] = {}
 def register(name: str, group: str, build: Callable[[], tuple], *,
              rtol: float = 1e-5, atol: float = 1e-5, scale_rtol: float = 1e-3,
              description: str = "", xfail: str | None = None,
-             onnx: bool = False) -> None:
+             onnx: bool = False, onnx_exporter: str = "dynamo") -> None:
     if name in CASES:
         raise ValueError(f"coverage case {name!r} is registered twice")
+    if onnx_exporter not in ("dynamo", "torchscript"):
+        raise ValueError(f"coverage case {name!r}: onnx_exporter must be 'dynamo' "
+                         f"or 'torchscript', got {onnx_exporter!r}")
     CASES[name] = Case(name, group, build, rtol, atol, scale_rtol, description,
-                       onnx)
+                       onnx, onnx_exporter)
     if xfail:
         XFAIL[name] = xfail
 
@@ -116,7 +122,8 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
             # be importable in the frontend's process.
             with tempfile.TemporaryDirectory() as work:
                 path = Path(work) / f"{case.name}.onnx"
-                torch.onnx.export(module, inputs, path, dynamo=True, verbose=False)
+                torch.onnx.export(module, inputs, path, verbose=False,
+                                  dynamo=case.onnx_exporter == "dynamo")
                 model = import_onnx(path, name=case.name)
         else:
             model = import_torch(module, inputs, name=case.name)

@@ -474,6 +474,11 @@ for _kind in ("bert", "distilbert", "gpt2", "qwen2", "mistral", "llama"):
     register(f"onnx_hf_{_kind}", "Hugging Face models through ONNX", _hf_text(_kind),
              onnx=True, description=f"`hf_{_kind}` exported with `torch.onnx.export` "
              "and imported from the file")
+register("onnx_hf_t5", "Hugging Face models through ONNX", _hf_text("t5"), onnx=True,
+         onnx_exporter="torchscript",
+         description="`hf_t5` exported with `torch.onnx.export(..., dynamo=False)` "
+         "(torch.export's exporter fails on it, in its decomposition step) and "
+         "imported from the file")
 register("onnx_hf_vit", "Hugging Face models through ONNX", _hf_vit, onnx=True,
          description="`hf_vit` exported with `torch.onnx.export` and imported "
          "from the file")
