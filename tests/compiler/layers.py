@@ -160,15 +160,14 @@ class RMSNormSwiGLU(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-class Volumetric(torch.nn.Module):
-    """A 3-D average pooling (which torch-mlir imports as a named pooling
-    over NDHWC, with no lowering yet) then a linear layer."""
+class Remainder(torch.nn.Module):
+    """An integer remainder (which the vector unit, having no integer
+    division, cannot compute) then a linear layer."""
 
     def __init__(self):
         super().__init__()
-        self.pool = torch.nn.AvgPool3d(2)
-        self.fc = torch.nn.Linear(16, 4)
+        self.fc = torch.nn.Linear(8, 4)
 
-    def forward(self, x):
-        h = self.pool(x)  # the line the error names
-        return self.fc(h.flatten(1))
+    def forward(self, ids):
+        h = (ids % 7).float()  # the line the error names
+        return self.fc(h)
