@@ -36,8 +36,13 @@ Workloads: ``gemm1024`` (``x @ w``, 1024 x 1024 x 1024: ``Linear(1024,
 1024, bias=False)`` on 1024 x 1024), ``resnet18_conv2`` (``Conv2d(64, 64, 3,
 padding=1, bias=False)`` on 1 x 64 x 56 x 56), ``bert_ffn1`` (``Linear(768,
 3072)`` on 512 x 768), ``conv1x1`` (``Conv2d(64, 256, 1, bias=False)`` on
-1 x 64 x 56 x 56), then every zoo case (``tessel.zoo.names()``, training
-steps included). A workload that does not import or compile is reported
+1 x 64 x 56 x 56), the chains whose intermediates could stay on chip:
+``bert_ffn`` (``Linear(768, 3072)``, GELU, ``Linear(3072, 768)`` on 512 x
+768) and ``resnet18_stage1`` (two 64-channel basic blocks on 1 x 64 x 56 x
+56), ``bert_ffn_stream8`` (8 inputs of ``bert_ffn`` compiled as a stream,
+its weights loaded once: the row is per input, cycles / 8 against one
+input's bound without the weights), then every zoo case
+(``tessel.zoo.names()``, training steps included). A workload that does not import or compile is reported
 with the first line of its error and the run goes on. Rows are printed as
 they complete.
 
@@ -87,21 +92,51 @@ def _layer(module_fn, *shape):
     return build
 
 
+class _BasicBlock(torch.nn.Module):
+    """ResNet's basic block at 64 channels (torchvision's, without the
+    import): conv, batch norm, ReLU, conv, batch norm, the identity added,
+    ReLU."""
+
+    def __init__(self):
+        super().__init__()
+        conv = lambda: torch.nn.Conv2d(64, 64, 3, padding=1, bias=False)  # noqa: E731
+        self.conv1, self.bn1 = conv(), torch.nn.BatchNorm2d(64)
+        self.conv2, self.bn2 = conv(), torch.nn.BatchNorm2d(64)
+
+    def forward(self, x):
+        h = torch.relu(self.bn1(self.conv1(x)))
+        return torch.relu(self.bn2(self.conv2(h)) + x)
+
+
+def _bert_ffn():
+    return torch.nn.Sequential(torch.nn.Linear(768, 3072), torch.nn.GELU(),
+                               torch.nn.Linear(3072, 768))
+
+
 LAYERS = {
     "gemm1024": _layer(lambda: torch.nn.Linear(1024, 1024, bias=False), 1024, 1024),
     "resnet18_conv2": _layer(lambda: torch.nn.Conv2d(64, 64, 3, padding=1, bias=False),
                              1, 64, 56, 56),
     "bert_ffn1": _layer(lambda: torch.nn.Linear(768, 3072), 512, 768),
     "conv1x1": _layer(lambda: torch.nn.Conv2d(64, 256, 1, bias=False), 1, 64, 56, 56),
+    # Chains whose intermediates could stay on chip.
+    "bert_ffn": _layer(_bert_ffn, 512, 768),
+    "resnet18_stage1": _layer(lambda: torch.nn.Sequential(_BasicBlock(), _BasicBlock()),
+                              1, 64, 56, 56),
 }
+# A stream of inputs through one model, its weights loaded once (kept
+# resident): the row is per input, against the per-input bound without the
+# weights.
+STREAMS = {"bert_ffn_stream8": ("bert_ffn", 8)}
 
 
 def workload_names() -> list[str]:
-    return list(LAYERS) + zoo.names()
+    return list(LAYERS) + list(STREAMS) + zoo.names()
 
 
 def import_workload(name: str):
-    """The imported model of workload ``name``."""
+    """The imported model of workload ``name`` (of its model, for a stream)."""
+    name = STREAMS.get(name, (name,))[0]
     if name in LAYERS:
         module, inputs = LAYERS[name]()
         module.eval()
@@ -174,14 +209,29 @@ def measure(program, result, arch, mac_cycles: tuple[int, float]) -> dict:
     }
 
 
+def per_input(row: dict, program, arch, stream: int) -> dict:
+    """A stream's row per input: its cycles / ``stream`` against the bound of
+    one input with the weights resident: its MACs at peak, or its inputs and
+    outputs moved once at full DRAM bandwidth."""
+    moved = sum(b.nbytes for b in program.buffers if b.kind in ("input", "output"))
+    dram = moved / stream / (arch.dram.channels * arch.dram.bytes_per_cycle)
+    bound = max(row["compute_bound"], dram)
+    cycles = row["cycles"] / stream
+    return {**row, "stream": stream, "stream_cycles": row["cycles"],
+            "cycles": round(cycles), "bound": bound, "dram_bound": dram,
+            "bound_by": "mac" if row["compute_bound"] >= dram else "dram",
+            "cycles_over_bound": cycles / bound}
+
+
 def run_row(name, model, import_s, arch_name, mapper, options) -> dict:
     row = {"workload": name, "arch": arch_name, "mapper": mapper,
            "import_s": import_s}
     arch = arch_model.load(arch_name)
+    stream = STREAMS.get(name, (name, 1))[1]
     t = time.perf_counter()
     try:
         program = compile_imported(model, arch_name, mapper=mapper,
-                                   mapper_options=options)
+                                   mapper_options=options, stream=stream)
     except Exception as e:
         row.update(error=f"does not compile: {first_line(e)}",
                    compile_s=time.perf_counter() - t)
@@ -196,7 +246,7 @@ def run_row(name, model, import_s, arch_name, mapper, options) -> dict:
         return row
     row["sim_s"] = time.perf_counter() - t
     row.update(measure(program, result, arch, model_mac_cycles(model, arch)))
-    return row
+    return per_input(row, program, arch, stream) if stream > 1 else row
 
 
 # ---------------------------------------------------------------------------
