@@ -592,3 +592,39 @@ tessel.device @unsigned_compare arch #ints {
     }
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#ints = #tessel.arch<{name = "ints", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32", "i32", "i64"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Python's modulo as torch-mlir writes it: the remainder is x - (x / 7) * 7
+// (truncating division), and the and of two comparisons their minimum.
+// CHECK-LABEL: tessel.device @python_modulo
+// CHECK:     tessel.vector_binary div %[[X:[^,]+]], %[[SEVEN:[^,]+]], %[[Q:[^ ]+]] : memref<8xi64, #sram>
+// CHECK:     tessel.vector_binary mul %[[Q]], %[[SEVEN]], %[[Q]] :
+// CHECK:     tessel.vector_binary sub %[[X]], %[[Q]], %[[R:[^ ]+]] :
+// CHECK:     tessel.vector_compare lt %[[R]], %{{.+}}, %[[LT:[^ ]+]] :
+// CHECK:     tessel.vector_compare ne %[[R]], %{{.+}}, %[[NE:[^ ]+]] :
+// CHECK:     tessel.vector_binary min %[[LT]], %[[NE]], %[[BOTH:[^ ]+]] :
+// CHECK:     tessel.vector_binary add %[[R]], %[[SEVEN]], %[[UP:[^ ]+]] :
+// CHECK:     tessel.vector_select %[[BOTH]], %[[UP]], %[[R]], %{{.+}} :
+tessel.device @python_modulo arch #ints {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %ids = memref.alloc() : memref<8xi64, #sram>
+    %y = memref.alloc() : memref<8xi64, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%ids : memref<8xi64, #sram>) outs(%y : memref<8xi64, #sram>) {
+    ^bb0(%in: i64, %out: i64):
+      %c7 = arith.constant 7 : i64
+      %c0 = arith.constant 0 : i64
+      %r = arith.remsi %in, %c7 : i64
+      %lt = arith.cmpi slt, %r, %c0 : i64
+      %ne = arith.cmpi ne, %r, %c0 : i64
+      %both = arith.andi %lt, %ne : i1
+      %up = arith.addi %r, %c7 : i64
+      %m = arith.select %both, %up, %r : i64
+      linalg.yield %m : i64
+    }
+  }
+}

@@ -160,14 +160,14 @@ class RMSNormSwiGLU(torch.nn.Module):
         return self.down(torch.nn.functional.silu(self.gate(h)) * self.up(h))
 
 
-class Remainder(torch.nn.Module):
-    """An integer remainder (which the vector unit, having no integer
-    division, cannot compute) then a linear layer."""
+class Bitwise(torch.nn.Module):
+    """A bitwise and of integers (which the vector unit has no operation
+    for) then a linear layer."""
 
     def __init__(self):
         super().__init__()
         self.fc = torch.nn.Linear(8, 4)
 
     def forward(self, ids):
-        h = (ids % 7).float()  # the line the error names
+        h = (ids & 7).float()  # the line the error names
         return self.fc(h)

@@ -41,13 +41,14 @@ def test_text_without_an_op_error_gives_none():
 
 
 def test_an_unsupported_op_in_a_model_names_the_models_line():
-    model = fe.import_torch(layers.Remainder().eval(), (torch.randint(0, 50, (2, 8)),))
+    model = fe.import_torch(layers.Bitwise().eval(), (torch.randint(0, 50, (2, 8)),))
     with pytest.raises(LoweringError) as raised:
         compile_imported(model, "tessel-4x4")
-    source = inspect.getsourcelines(layers.Remainder.forward)
+    source = inspect.getsourcelines(layers.Bitwise.forward)
     line = source[1] + next(i for i, text in enumerate(source[0])
                             if "the line the error names" in text)
     first, advice = str(raised.value).splitlines()[:2]
-    assert first.endswith("'arith.remsi' op has no vector-unit lowering")
+    assert first.endswith("'arith.andi' op is a bitwise operation; the vector unit "
+                          "has none (only the logical and / or of comparisons lowers)")
     assert first.startswith(f"{layers.__file__}:{line}")
     assert "docs/coverage.md" in advice

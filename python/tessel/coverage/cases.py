@@ -291,9 +291,9 @@ for _name, _what in (("int_where", "`torch.where` of an i64 comparison, i64 arit
                      ("int_floor_divide", "`ids // 3` (through f32, as torch-mlir "
                       "writes it)")):
     _op(_name, "Integer arithmetic", ints4x8, description=_what)
-_op("int_remainder", "Integer arithmetic", ints4x8, description="`ids % 7`",
-    xfail="an integer remainder (`arith.remsi`): the vector unit has no integer "
-    "division; before a lookup, `ids % n` is the gather's wrap")
+_op("int_remainder", "Integer arithmetic", ints4x8,
+    description="`ids % 7`, Python's modulo: a truncating division, then the sign "
+    "adjusted")
 _op("float_to_long", "Integer arithmetic", x8x16,
     description="`x.long()`, a conversion that truncates toward zero")
 _op("position_ids", "Integer arithmetic",
@@ -306,6 +306,9 @@ _module("embedding_shifted_ids", "Integer arithmetic", lambda: _ShiftedEmbedding
         "ids the gather reads")
 _module("embedding_padding_mask", "Integer arithmetic", lambda: _MaskedEmbedding(), ids2x8,
         description="embeddings times a padding mask `ids != 0`")
+_module("embedding_modulo_ids", "Integer arithmetic", lambda: _ModuloEmbedding(), ids2x8,
+        description="`nn.Embedding` of `ids * 2 % 100`: the modulo of computed ids is "
+        "computed, not read as the gather's wrap")
 
 
 class _ShiftedEmbedding(nn.Module):
@@ -320,6 +323,11 @@ class _ShiftedEmbedding(nn.Module):
 class _MaskedEmbedding(_ShiftedEmbedding):
     def forward(self, ids):
         return self.embedding(ids) * (ids != 0).unsqueeze(-1)
+
+
+class _ModuloEmbedding(_ShiftedEmbedding):
+    def forward(self, ids):
+        return self.embedding(ids * 2 % 100)
 
 
 # ---- attention and transformers ------------------------------------------

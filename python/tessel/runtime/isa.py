@@ -49,7 +49,7 @@ ENDPOINT_KINDS = ("sram", "dram")
 # Operations defined on integer element types (they wrap around); the others
 # need a float type.
 INT_UNARY_OPS = ("neg", "abs", "cast", "copy")
-INT_BINARY_OPS = ("add", "sub", "mul", "max", "min")
+INT_BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 
 # The arch's `tile.vector.latency` key of each vector instruction.
 # copy and floor take a conversion's latency (floor rounds like one).

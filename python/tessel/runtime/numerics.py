@@ -105,7 +105,9 @@ def from_f32(x: np.ndarray, dtype: str) -> np.ndarray:
         if nan.any():
             h = np.where(nan, np.uint16(CANONICAL_NAN_BITS["f16"]).view(np.float16), h)
         return h
-    return _float_to_int(x.astype(np.float64), dtype)
+    with np.errstate(invalid="ignore"):          # a signaling NaN widens quietly
+        wide = x.astype(np.float64)
+    return _float_to_int(wide, dtype)
 
 
 def _float_to_int(x64: np.ndarray, dtype: str) -> np.ndarray:
@@ -422,8 +424,24 @@ BINARY_F32: dict[str, Callable[[np.ndarray, np.ndarray], np.ndarray]] = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": np.divide,
     "max": fmax, "min": fmin,
 }
+def _divide_int(a, b):
+    """Integer division truncated toward zero, defined everywhere as RISC-V
+    defines it: ``x / 0 = -1``, and the most negative value / -1 is itself
+    (the quotient wraps)."""
+    a, b = np.broadcast_arrays(np.asarray(a), np.asarray(b))
+    a64, b64 = a.astype(np.int64), b.astype(np.int64)
+    zero = b64 == 0
+    wraps = (a64 == np.iinfo(np.int64).min) & (b64 == -1)
+    divisor = np.where(zero | wraps, 1, b64)
+    with np.errstate(all="ignore"):
+        q = a64 // divisor
+        inexact = (a64 % divisor != 0) & ((a64 < 0) != (divisor < 0))
+    q = np.where(inexact, q + 1, q)
+    return np.where(zero, -1, np.where(wraps, a64, q))
+
+
 BINARY_INT = {"add": np.add, "sub": np.subtract, "mul": np.multiply,
-              "max": np.maximum, "min": np.minimum}
+              "div": _divide_int, "max": np.maximum, "min": np.minimum}
 COMPARE = {"lt": np.less, "le": np.less_equal, "gt": np.greater,
            "ge": np.greater_equal, "eq": np.equal, "ne": np.not_equal}
 

@@ -1022,7 +1022,7 @@ tessel.device @main arch #tiny {
   %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.vector_unary' op 'exp' is not defined on 'i8': on integers the vector unit has neg, abs, copy, cast, add, sub, mul, max, min, comparisons, select, fill and reductions}}
+    // expected-error @+1 {{'tessel.vector_unary' op 'exp' is not defined on 'i8': on integers the vector unit has neg, abs, copy, cast, add, sub, mul, div, max, min, comparisons, select, fill and reductions}}
     tessel.vector_unary exp %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
   }
 }
@@ -1049,8 +1049,8 @@ tessel.device @main arch #tiny {
   %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.vector_binary' op 'div' is not defined on 'i8'}}
-    tessel.vector_binary div %q, %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
+    // expected-error @+1 {{'tessel.vector_unary' op 'sqrt' is not defined on 'i8'}}
+    tessel.vector_unary sqrt %q, %q : memref<4x4xi8, #sram>, memref<4x4xi8, #sram>
   }
 }
 

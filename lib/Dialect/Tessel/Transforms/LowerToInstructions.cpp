@@ -184,9 +184,11 @@ bool isNegativeTest(Value value, Value x) {
 
 /// `x` when `value` is Python's wrap of a negative index into a dimension
 /// of `size`: `select(x < 0, x + size, x)` as torch-mlir writes `x[ids]`
-/// and ONNX's Gather, or the same of `x mod size` (`take_along_dim`), which
-/// is the wrap for every index in `[-size, size)` (the others are errors in
-/// PyTorch, and in the gather).
+/// and ONNX's Gather, or the same of `x mod size` of an operand of the op
+/// (`take_along_dim`), which is the wrap for every index in `[-size, size)`
+/// (the others are errors in PyTorch, and in the gather). The modulo of a
+/// computed index (`embedding(ids * 2 % n)`) is no such wrap: the vector
+/// unit computes it.
 Value getWrappedIndex(Value value, int64_t size) {
   auto select = value.getDefiningOp<arith::SelectOp>();
   if (!select)
@@ -199,9 +201,12 @@ Value getWrappedIndex(Value value, int64_t size) {
   Value other = add.getLhs() == x ? add.getRhs() : add.getLhs();
   if (getConstantIntValue(other) != size)
     return Value();
-  if (auto remainder = x.getDefiningOp<arith::RemSIOp>())
-    if (getConstantIntValue(remainder.getRhs()) == size)
-      return remainder.getLhs();
+  if (auto remainder = x.getDefiningOp<arith::RemSIOp>()) {
+    if (getConstantIntValue(remainder.getRhs()) != size ||
+        !isa<BlockArgument>(remainder.getLhs()))
+      return Value();
+    return remainder.getLhs();
+  }
   return x;
 }
 
@@ -909,6 +914,26 @@ struct Lowering {
         buffers.of[result] = target;
         continue;
       }
+      // A remainder (sign of the dividend, as remsi) is x - (x / y) * y with
+      // the truncating division.
+      if (auto remainder = dyn_cast<arith::RemSIOp>(bodyOp)) {
+        FailureOr<Value> x = bufferFor(remainder.getLhs());
+        FailureOr<Value> y = bufferFor(remainder.getRhs());
+        if (failed(x) || failed(y))
+          return bodyOp.emitOpError("divides a value the vector unit cannot "
+                                    "read");
+        Value quotient = temporary(result.getType());
+        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::div, *x, *y,
+                               quotient);
+        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::mul, quotient,
+                               *y, quotient);
+        Value target = result == direct ? directTarget
+                                        : temporary(result.getType());
+        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::sub, *x,
+                               quotient, target);
+        buffers.of[result] = target;
+        continue;
+      }
       if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
         Value target = result == direct ? directTarget
                                         : temporary(result.getType());
@@ -929,18 +954,26 @@ struct Lowering {
         }
         operands.push_back(*buffer);
       }
-      // A comparison's i1 result is kept as 1 / 0 in the compared type; a
-      // select reads its condition in its own type.
-      Type storage = isa<arith::CmpFOp, arith::CmpIOp>(bodyOp)
-                         ? bodyOp.getOperand(0).getType()
-                         : result.getType();
-      if (isa<arith::SelectOp>(bodyOp) &&
-          getElementTypeOrSelf(operands[0].getType()) != storage) {
-        Value condition = temporary(storage);
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast,
-                              operands[0], condition);
-        operands[0] = condition;
+      // A comparison's i1 result is kept as 1 / 0 in the compared type, a
+      // logical and / or of two in the first's type; a select reads its
+      // condition in its own type.
+      auto castTo = [&](Value buffer, Type type) {
+        if (getElementTypeOrSelf(buffer.getType()) == type)
+          return buffer;
+        Value converted = temporary(type);
+        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, buffer,
+                              converted);
+        return converted;
+      };
+      Type storage = result.getType();
+      if (isa<arith::CmpFOp, arith::CmpIOp>(bodyOp))
+        storage = bodyOp.getOperand(0).getType();
+      if (isa<arith::AndIOp, arith::OrIOp>(bodyOp) && result.getType().isInteger(1)) {
+        storage = getElementTypeOrSelf(operands[0].getType());
+        operands[1] = castTo(operands[1], storage);
       }
+      if (isa<arith::SelectOp>(bodyOp))
+        operands[0] = castTo(operands[0], storage);
       Value target = result == direct ? directTarget : temporary(storage);
       if (failed(emitVectorOp(bodyOp, operands, target)))
         return failure();
@@ -1143,6 +1176,19 @@ struct Lowering {
         .Case([&](arith::AddIOp) { return binary(VectorBinaryKind::add); })
         .Case([&](arith::SubIOp) { return binary(VectorBinaryKind::sub); })
         .Case([&](arith::MulIOp) { return binary(VectorBinaryKind::mul); })
+        // Booleans held as 1 / 0: and is the minimum, or the maximum.
+        .Case<arith::AndIOp, arith::OrIOp>([&](Operation *logical)
+                                               -> LogicalResult {
+          if (!logical->getResult(0).getType().isInteger(1))
+            return logical->emitOpError(
+                "is a bitwise operation; the vector unit has none (only the "
+                "logical and / or of comparisons lowers)");
+          return binary(isa<arith::AndIOp>(logical) ? VectorBinaryKind::min
+                                                    : VectorBinaryKind::max);
+        })
+        // Truncating, as divsi; the ISA defines x / 0 (-1), where divsi
+        // leaves it undefined.
+        .Case([&](arith::DivSIOp) { return binary(VectorBinaryKind::div); })
         .Case([&](arith::MaxSIOp) { return binary(VectorBinaryKind::max); })
         .Case([&](arith::MinSIOp) { return binary(VectorBinaryKind::min); })
         // Sign extension, truncation to the low bits and conversion to a

@@ -413,6 +413,8 @@ DEV i64 binary_i(int op, i64 a, i64 b) {
     case B_ADD: return (i64)((u64)a + (u64)b);
     case B_SUB: return (i64)((u64)a - (u64)b);
     case B_MUL: return (i64)((u64)a * (u64)b);
+    /* Truncated toward zero; x / 0 = -1 and MIN / -1 = MIN (RISC-V's). */
+    case B_DIV: return b == 0 ? -1 : (b == -1 ? (i64)(0ull - (u64)a) : a / b);
     case B_MAX: return a > b ? a : b;
     default: return a < b ? a : b;
     }
