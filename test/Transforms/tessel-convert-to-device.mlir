@@ -104,6 +104,22 @@ func.func @loose(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
 
 // -----
 
+// More iterations than the partition has parts: each iteration is a part.
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @more_iterations_than_parts(%x: memref<4xf32, #dram>) -> memref<4xf32, #dram> {
+  %y = memref.alloc() : memref<4xf32, #dram>
+  // expected-error @+1 {{'scf.forall' op has 2 iterations, but its tessel.partition has 1 parts; each iteration is one part (run tessel-partition to split an op)}}
+  scf.forall (%i) in (2) {
+    linalg.copy ins(%x : memref<4xf32, #dram>) outs(%y : memref<4xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+  return %y : memref<4xf32, #dram>
+}
+}
+
+// -----
+
 // An output returned reshaped: one DRAM buffer in the output's shape, which
 // the program writes through the inverse reshape.
 // CHECK-LABEL: tessel.device @reshaped_output

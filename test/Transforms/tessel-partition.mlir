@@ -122,3 +122,17 @@ func.func @split_both_uneven(%a: tensor<63x32xf32>, %b: tensor<32x8xf32>, %c: te
   return %0 : tensor<63x8xf32>
 }
 }
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// An empty tensor has no parts to place.
+func.func @empty_tensor() -> tensor<0xf32> {
+  %cst = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<0xf32>
+  // expected-error @+1 {{'linalg.fill' op computes an empty tensor (loop #0 has extent 0); remove it from the model, or give the dimension a size}}
+  %1 = linalg.fill {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>} ins(%cst : f32) outs(%0 : tensor<0xf32>) -> tensor<0xf32>
+  return %1 : tensor<0xf32>
+}
+}

@@ -42,3 +42,27 @@ func.func @variable(%x: f32, %n: i32) -> f32 {
   %p = math.fpowi %x, %n : f32, i32
   return %p : f32
 }
+
+// -----
+
+// A power by a larger constant: multiplications by squaring (x^9 = x *
+// ((x^2)^2)^2), a negative one the reciprocal of that.
+// CHECK-LABEL: func.func @fpowi
+// CHECK-SAME:    (%[[X:.+]]: f32)
+// CHECK:         %[[X2:.+]] = arith.mulf %[[X]], %[[X]] : f32
+// CHECK:         %[[X4:.+]] = arith.mulf %[[X2]], %[[X2]] : f32
+// CHECK:         %[[X8:.+]] = arith.mulf %[[X4]], %[[X4]] : f32
+// CHECK:         %[[X9:.+]] = arith.mulf %[[X]], %[[X8]] : f32
+// CHECK:         arith.mulf %[[X]], %[[X]] : f32
+// CHECK:         arith.mulf
+// CHECK:         arith.mulf
+// CHECK:         %[[Y9:.+]] = arith.mulf %[[X]], %{{.+}} : f32
+// CHECK:         arith.divf %{{.+}}, %[[Y9]] : f32
+// CHECK-NOT:     math.fpowi
+func.func @fpowi(%x: f32) -> (f32, f32) {
+  %c9 = arith.constant 9 : i32
+  %cm9 = arith.constant -9 : i32
+  %0 = math.fpowi %x, %c9 : f32, i32
+  %1 = math.fpowi %x, %cm9 : f32, i32
+  return %0, %1 : f32, f32
+}

@@ -208,6 +208,8 @@ getIterations(scf::ForallOp forall) {
   };
   if (isDynamic(lbs) || isDynamic(ubs) || isDynamic(steps))
     return forall.emitOpError("must have static bounds to be placed on tiles");
+  if (llvm::any_of(steps, [](int64_t step) { return step < 1; }))
+    return forall.emitOpError("must have positive steps to be placed on tiles");
   SmallVector<SmallVector<int64_t>> iterations = {{}};
   for (auto [lb, ub, step] : llvm::zip(lbs, ubs, steps)) {
     SmallVector<SmallVector<int64_t>> next;
@@ -218,6 +220,18 @@ getIterations(scf::ForallOp forall) {
       }
     iterations = std::move(next);
   }
+  // Part i runs on the tile the partition gives part i: one iteration each.
+  auto mapping =
+      cast<MappingAttr>(forall->getAttr(TesselDialect::getPartitionAttrName()));
+  int64_t parts = 1;
+  for (int64_t count : mapping.getParts())
+    parts *= count;
+  if (static_cast<int64_t>(iterations.size()) != parts)
+    return forall.emitOpError()
+           << "has " << iterations.size() << " iterations, but its "
+           << TesselDialect::getPartitionAttrName() << " has " << parts
+           << " parts; each iteration is one part (run tessel-partition to "
+              "split an op)";
   return iterations;
 }
 

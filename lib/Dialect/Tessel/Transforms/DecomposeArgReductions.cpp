@@ -183,8 +183,11 @@ struct DecomposeArgReductions
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeArgReduction>(&getContext(), numDecomposed);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError("tessel-decompose-arg-reductions did not "
+                               "converge");
       signalPassFailure();
+    }
   }
 };
 

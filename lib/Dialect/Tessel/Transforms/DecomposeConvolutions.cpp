@@ -394,8 +394,11 @@ struct DecomposeConvolutions
     RewritePatternSet patterns(&getContext());
     patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds,
                  Pool3DAsPool2Ds, NdhwcSumPoolAsPlanes>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError("tessel-decompose-convolutions did not "
+                               "converge");
       signalPassFailure();
+    }
   }
 };
 

@@ -241,8 +241,10 @@ struct FoldConstantTensors
     // Reshapes of constants fold to constants in the greedy driver.
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError("tessel-fold-constant-tensors did not converge");
       return signalPassFailure();
+    }
   }
 };
 

@@ -75,8 +75,10 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
           return isElementwise(producer) && isElementwise(fused->getOwner()) &&
                  producer->hasOneUse() && !looksUpIndices(producer);
         });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError("tessel-fuse-elementwise did not converge");
       return signalPassFailure();
+    }
   }
 };
 

@@ -152,8 +152,10 @@ struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> 
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     linalg::populateDecomposePadPatterns(patterns);
     patterns.add<CopyIntoSlice>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns))))
+    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
+      getOperation().emitError("tessel-materialize-copies did not converge");
       return signalPassFailure();
+    }
     untieSharedInits(getOperation());
     copyReturnedViews(getOperation());
   }

@@ -267,6 +267,14 @@ struct Partition : impl::TesselPartitionBase<Partition> {
       TilingInterface op = mapped[next];
       auto mapping = cast<MappingAttr>(op->getAttr(mappingName));
       rewriter.setInsertionPoint(op);
+      // An empty tensor has no parts to give the tiles.
+      for (auto [loop, range] : llvm::enumerate(op.getIterationDomain(rewriter)))
+        if (getConstantIntValue(range.size) == 0) {
+          op.emitOpError() << "computes an empty tensor (loop #" << loop
+                           << " has extent 0); remove it from the model, "
+                              "or give the dimension a size";
+          return signalPassFailure();
+        }
       bool splitsReduction = llvm::any_of(
           llvm::zip(op.getLoopIteratorTypes(), mapping.getParts()),
           [](auto loop) {

@@ -110,6 +110,9 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
     %y = arith.mulf %s, %x : f32
     ```
 
+    Upstream expands integer exponents up to 8 in magnitude; a larger one
+    (`math.fpowi` by 9, 64, -17) becomes the same squaring and multiplying
+    here (`x^9 = x * ((x^2)^2)^2`, a negative exponent the reciprocal).
     A power by an exponent that is not a constant stays, and is rejected
     by `tessel-lower-to-instructions`, naming the op.
 
