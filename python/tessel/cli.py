@@ -28,6 +28,12 @@ from __future__ import annotations
 import argparse
 import sys
 
+# The optional extras of pyproject.toml, by the top-level module each
+# installs: a subcommand that needs one names it instead of a traceback.
+EXTRA_OF_MODULE = {"torch": "frontend", "torch_mlir": "frontend", "onnx": "frontend",
+                   "onnxruntime": "frontend", "onnxscript": "frontend",
+                   "mlir": "frontend", "ortools": "mapper", "matplotlib": "report"}
+
 from . import arch as arch_model
 
 
@@ -291,7 +297,17 @@ def main(argv: list[str] | None = None) -> int:
     mp.set_defaults(run=lambda args: __import__(
         "tessel.mapper.command", fromlist=["run"]).run(args))
     args = parser.parse_args(argv)
-    return args.run(args)
+    try:
+        return args.run(args)
+    except ModuleNotFoundError as e:
+        top = (e.name or "").split(".")[0]
+        extra = EXTRA_OF_MODULE.get(top)
+        if extra is None:
+            raise
+        print(f"tessel {args.command}: needs the Python package '{top}', which the "
+              f"'{extra}' extra installs: pip install 'tessel[{extra}]' (from a "
+              f"checkout: pip install '.[{extra}]')", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

@@ -71,3 +71,17 @@ def test_report_before_simulate_says_what_to_run(tmp_path, capsys):
 def test_compile_names_an_unknown_model(tmp_path, capsys):
     assert cli.main(["compile", "no_such_model", "-o", str(tmp_path / "p")]) == 1
     assert "not a zoo case" in capsys.readouterr().err
+
+
+def test_a_missing_extra_is_named_not_a_traceback(monkeypatch, capsys):
+    # As after `pip install .` without extras: compiling needs PyTorch.
+    from tessel.driver import commands
+
+    def without_torch(args):
+        raise ModuleNotFoundError("No module named 'torch'", name="torch")
+
+    monkeypatch.setattr(commands, "compile_command", without_torch)
+    assert cli.main(["compile", "mlp", "-o", "unused"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("tessel compile: needs the Python package 'torch', which the "
+                          "'frontend' extra installs: pip install 'tessel[frontend]'")
