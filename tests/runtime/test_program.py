@@ -60,6 +60,8 @@ def test_encoding_is_deterministic(tmp_path):
     b.save(tmp_path / "b")
     for rel in ("manifest.json", "dram.bin", "tiles/r0c0.bin"):
         assert (tmp_path / "a" / rel).read_bytes() == (tmp_path / "b" / rel).read_bytes()
+    m = json.loads((tmp_path / "a" / "manifest.json").read_text())
+    assert sorted(m["sha256"]) == ["dram.bin", "tiles/r0c0.bin"]
 
 
 def test_save_replaces_atomically(tmp_path):
@@ -157,11 +159,55 @@ def test_every_opcode_round_trips_through_the_decoder():
 
 # ---- rejection -----------------------------------------------------------
 
+def strip_digests(path):
+    """The program at ``path`` as one written without digests, which loads
+    unchecked: what the validator behind them rejects is then visible."""
+    m = json.loads((path / "manifest.json").read_text())
+    del m["sha256"], m["manifest_sha256"]
+    (path / "manifest.json").write_text(json.dumps(m))
+
+
 @pytest.fixture
 def saved(tmp_path):
     path = tmp_path / "prog"
     small_program().save(path)
+    strip_digests(path)
     return path
+
+
+@pytest.fixture
+def sealed(tmp_path):
+    path = tmp_path / "sealed"
+    small_program().save(path)
+    return path
+
+
+def test_a_changed_byte_anywhere_is_named(sealed):
+    # A flipped bit in an immediate decodes and validates, and would
+    # compute something else: the digest names the file instead.
+    s = sealed / "tiles/r0c0.bin"
+    data = bytearray(s.read_bytes())
+    data[-1] ^= 0x01
+    s.write_bytes(bytes(data))
+    e = rejects(sealed, "tiles/r0c0.bin", "SHA-256 does not match", "compile the "
+                "program again")
+    assert e.file == "tiles/r0c0.bin"
+    small_program().save(sealed)
+    image = sealed / "dram.bin"
+    image.write_bytes(image.read_bytes()[:-4])
+    assert rejects(sealed, "dram.bin", "truncated").file == "dram.bin"
+
+
+def test_an_edited_manifest_is_named(sealed):
+    m = json.loads((sealed / "manifest.json").read_text())
+    m["tiles"][0]["tokens"] += 1
+    (sealed / "manifest.json").write_text(json.dumps(m, indent=3))
+    rejects(sealed, "manifest.json", "manifest_sha256", "edited")
+    # Formatting is not content: the same manifest reindented loads.
+    small_program().save(sealed)
+    m = json.loads((sealed / "manifest.json").read_text())
+    (sealed / "manifest.json").write_text(json.dumps(m, indent=7))
+    load_program(sealed)
 
 
 def rejects(path, *fragments):
@@ -220,6 +266,7 @@ def test_rejects_a_wrong_version(saved):
     rejects(saved, "manifest.json", "version", "version 2 is not supported",
             "supported: 1")
     small_program().save(saved)
+    strip_digests(saved)
     s = saved / "tiles/r0c0.bin"
     data = bytearray(s.read_bytes())
     data[4] = 9
@@ -575,6 +622,7 @@ def test_decoding_rejects_a_truncated_multicast():
 
 def test_load_rejects_a_stream_cut_inside_a_multicast(tmp_path):
     multicast_program().save(tmp_path / "p")
+    strip_digests(tmp_path / "p")
     s = tmp_path / "p" / "tiles/r0c0.bin"
     data = bytearray(s.read_bytes())
     # The first instruction (29 words) claims 28: its last destination is cut.
@@ -617,4 +665,5 @@ def test_cli_disasm_and_bad_program(tmp_path, repo):
     out = subprocess.run([sys.executable, "-m", "tessel.cli", "disasm", str(tmp_path / "p")],
                          capture_output=True, text=True, env=env)
     assert out.returncode == 1
-    assert "truncated header" in out.stderr and "Traceback" not in out.stderr
+    assert ("tiles/r0c0.bin" in out.stderr and "corrupted or truncated" in out.stderr
+            and "Traceback" not in out.stderr)

@@ -34,6 +34,7 @@ file, the field or instruction offset, and the problem.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -252,7 +253,12 @@ class Program:
     # ---- the manifest ----------------------------------------------------
 
     def manifest(self) -> dict[str, Any]:
-        return {
+        """The manifest, with the SHA-256 of every file beside it and of
+        its own content (:func:`manifest_digest`), which the loader checks:
+        a corrupted or truncated file is an error, never a wrong answer."""
+        files = {"dram.bin": self.dram_image,
+                 **{t.path: t.stream for t in self.tiles}}
+        m = {
             "format": isa.FORMAT,
             "version": isa.VERSION,
             "arch": self.arch.to_dict(),
@@ -268,7 +274,11 @@ class Program:
                        "semaphores": list(t.semaphores), "tokens": t.tokens}
                       for t in self.tiles],
             "tags": [t.to_dict() for t in self.tags],
+            "sha256": {rel: hashlib.sha256(data).hexdigest()
+                       for rel, data in files.items()},
         }
+        m["manifest_sha256"] = manifest_digest(m)
+        return m
 
     # ---- writing ---------------------------------------------------------
 
@@ -814,6 +824,42 @@ def _list_of(obj: Mapping, key: str, kind, where: str, what: str) -> list:
     return items
 
 
+def manifest_digest(manifest: Mapping[str, Any]) -> str:
+    """The SHA-256 of a manifest's content: its canonical JSON (keys sorted,
+    no spaces) without the ``manifest_sha256`` entry itself."""
+    content = {k: v for k, v in manifest.items() if k != "manifest_sha256"}
+    text = json.dumps(content, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+class _Digests:
+    """The manifest's digests (absent in programs written before they
+    were), checked against each file as it is read."""
+
+    def __init__(self, m: Mapping[str, Any]):
+        self.files: Mapping[str, Any] = {}
+        if "manifest_sha256" not in m and "sha256" not in m:
+            return
+        if manifest_digest(m) != _field(m, "manifest_sha256", str, ""):
+            raise ProgramError("its content does not match its manifest_sha256: the "
+                               "manifest is corrupted or was edited; compile the "
+                               "program again", file=MANIFEST, field="manifest_sha256")
+        self.files = _field(m, "sha256", dict, "")
+
+    def check(self, rel: str, data: bytes, field_name: str) -> None:
+        if not self.files:
+            return
+        want = self.files.get(rel)
+        if not isinstance(want, str):
+            raise ProgramError(f"has no SHA-256 of {rel!r}", file=MANIFEST,
+                               field="sha256")
+        if hashlib.sha256(data).hexdigest() != want:
+            raise ProgramError(f"its SHA-256 does not match the manifest's "
+                               f"(sha256[{rel!r}]): the file is corrupted or "
+                               "truncated; compile the program again",
+                               file=rel, field=field_name)
+
+
 def _safe_path(root: Path, rel: str, field_name: str) -> Path:
     p = Path(rel)
     if not rel or p.is_absolute() or ".." in p.parts:
@@ -844,6 +890,7 @@ def load_program(directory: str | os.PathLike) -> Program:
         raise ProgramError(f"not valid JSON: {e}", file=MANIFEST) from None
     if not isinstance(m, dict):
         raise ProgramError("must be a JSON object", file=MANIFEST)
+    digests = _Digests(m)
     fmt = _field(m, "format", str, "")
     if fmt != isa.FORMAT:
         raise ProgramError(f"format is {fmt!r}, expected {isa.FORMAT!r}",
@@ -895,6 +942,7 @@ def load_program(directory: str | os.PathLike) -> Program:
             raise ProgramError(f"the stream {rel!r} does not exist", file=MANIFEST,
                                field=f"{w}stream")
         stream = _read(path, rel, f"{w}stream")
+        digests.check(rel, stream, f"{w}stream")
         if len(stream) >= isa.HEADER_BYTES and stream[:4] == isa.MAGIC:
             have = _stream_count(stream)
             if have != count:
@@ -910,8 +958,10 @@ def load_program(directory: str | os.PathLike) -> Program:
         tags.append(Tag(_field(t, "id", int, w), _field(t, "name", str, w),
                         _field(t, "op", str, w, default=""),
                         _field(t, "loc", str, w, default="")))
+    image = _read(image_path, image_rel, "dram.image")
+    digests.check(image_rel, image, "dram.image")
     program = Program(arch, dram_bytes, buffers, list(inputs), list(outputs),
-                      tiles, tags, _read(image_path, image_rel, "dram.image"))
+                      tiles, tags, image)
     try:
         program.validate()
     except ProgramError as e:
