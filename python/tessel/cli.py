@@ -122,27 +122,6 @@ def random_inputs(program, seed: int = 0) -> dict:
     return out
 
 
-def _read_npz(path: str) -> dict:
-    """The arrays of an .npz file; ValueError with the reason if it cannot be
-    read."""
-    import numpy as np
-
-    try:
-        data = np.load(path, allow_pickle=False)
-    except FileNotFoundError:
-        raise ValueError("no such file") from None
-    except Exception as e:     # OSError, a bad zip, a bad header ...
-        raise ValueError(f"cannot read it as .npz: {e}") from None
-    if not isinstance(data, np.lib.npyio.NpzFile):
-        raise ValueError("a single .npy array, not an .npz archive with one "
-                         "array per input")
-    try:
-        with data:
-            return {k: data[k] for k in data.files}
-    except Exception as e:
-        raise ValueError(f"cannot read it as .npz: {e}") from None
-
-
 # `tessel simulate --target`: the executor, and the emulator's device.
 TARGETS = {"simulator": None, "gpu": "cuda", "cpu-emulation": "cpu"}
 
@@ -157,12 +136,15 @@ def _simulate(args: argparse.Namespace) -> int:
     program = _load(args)
     if program is None:
         return 1
-    from .driver.commands import record_run, reference_of
+    from .driver.commands import SideFileError, read_npz, record_run, reference_of
 
-    ref_inputs, ref_outputs, info = reference_of(args.program)
+    try:
+        ref_inputs, ref_outputs, info = reference_of(args.program)
+    except SideFileError as e:
+        return _error(str(e))
     if args.inputs:
         try:
-            inputs = _read_npz(args.inputs)
+            inputs = read_npz(args.inputs)
         except ValueError as e:
             return _error(f"--inputs {args.inputs}: {e}")
         ref_outputs = None          # the reference answered other inputs

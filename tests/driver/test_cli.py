@@ -85,3 +85,23 @@ def test_a_missing_extra_is_named_not_a_traceback(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.startswith("tessel compile: needs the Python package 'torch', which the "
                           "'frontend' extra installs: pip install 'tessel[frontend]'")
+
+
+def test_broken_files_beside_the_program_are_named(tmp_path, capsys):
+    prog = tmp_path / "p"
+    assert cli.main(["compile", "mlp", "-o", str(prog), "-q", "--mapper", "default"]) == 0
+    capsys.readouterr()
+    good = (prog / "compile.json").read_text()
+    for text, said in (("{", "cannot read it as JSON"), ("[1]", "must be a JSON object"),
+                       (good.replace('"rtol": ', '"rtol": "x", "unused": '),
+                        "'rtol' is 'x', not a number")):
+        (prog / "compile.json").write_text(text)
+        assert cli.main(["simulate", str(prog), "-q"]) == 1
+        err = capsys.readouterr().err
+        assert "compile.json" in err and said in err and "compile the program again" in err
+        assert "Traceback" not in err
+    (prog / "compile.json").write_text(good)
+    (prog / "reference" / "outputs.npz").write_bytes(b"PK\x03\x04 not a zip")
+    assert cli.main(["simulate", str(prog), "-q"]) == 1
+    err = capsys.readouterr().err
+    assert "outputs.npz" in err and "cannot read it as .npz" in err

@@ -78,21 +78,74 @@ def compile_command(args) -> int:
     return 0
 
 
+class SideFileError(ValueError):
+    """A file ``tessel compile`` keeps beside the program (compile.json, the
+    reference's arrays) that cannot be read; the message names it and the
+    fix."""
+
+
+def read_npz(path) -> dict:
+    """The arrays of an .npz file; ValueError with the reason if it cannot be
+    read."""
+    try:
+        data = np.load(path, allow_pickle=False)
+    except FileNotFoundError:
+        raise ValueError("no such file") from None
+    except Exception as e:     # OSError, a bad zip, a bad header ...
+        raise ValueError(f"cannot read it as .npz: {e}") from None
+    if not isinstance(data, np.lib.npyio.NpzFile):
+        raise ValueError("a single .npy array, not an .npz archive with one "
+                         "array per input")
+    try:
+        with data:
+            return {k: data[k] for k in data.files}
+    except Exception as e:
+        raise ValueError(f"cannot read it as .npz: {e}") from None
+
+
+# compile.json's entries a run reads: their types, as a message says them.
+_NUMBER = ((int, float), "a number")
+_INFO_TYPES = {"name": (str, "a string"), "reference": (str, "a string"),
+               "rtol": _NUMBER, "atol": _NUMBER, "scale_rtol": _NUMBER,
+               "timings": (dict, "an object")}
+
+
+def _read_info(path: Path) -> dict:
+    """compile.json, its entries checked; null entries are left out (the
+    defaults apply)."""
+    fix = "compile the program again (or delete the file)"
+    try:
+        info = json.loads(path.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
+        raise SideFileError(f"{path}: cannot read it as JSON ({e}); {fix}") from None
+    if not isinstance(info, dict):
+        raise SideFileError(f"{path}: must be a JSON object; {fix}")
+    for key, (kind, said) in _INFO_TYPES.items():
+        value = info.get(key)
+        if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+            raise SideFileError(f"{path}: {key!r} is {value!r}, not {said}; {fix}")
+    return {k: v for k, v in info.items() if v is not None}
+
+
 def reference_of(directory) -> tuple[dict | None, dict | None, dict]:
     """The reference inputs and outputs kept by ``tessel compile`` (or
-    None) and its compile.json."""
+    None) and its compile.json; SideFileError naming a file that cannot be
+    read."""
     root = Path(directory)
     info = {}
-    if (root / COMPILE_FILE).is_file():
-        info = json.loads((root / COMPILE_FILE).read_text())
+    if (root / COMPILE_FILE).exists():
+        info = _read_info(root / COMPILE_FILE)
     ref = root / REFERENCE_DIR
-    if not (ref / "inputs.npz").is_file():
+    if not (ref / "inputs.npz").exists():
         return None, None, info
-    with np.load(ref / "inputs.npz") as z:
-        inputs = {k: z[k] for k in z.files}
-    with np.load(ref / "outputs.npz") as z:
-        outputs = {k: z[k] for k in z.files}
-    return inputs, outputs, info
+    arrays = []
+    for name in ("inputs.npz", "outputs.npz"):
+        try:
+            arrays.append(read_npz(ref / name))
+        except ValueError as e:
+            raise SideFileError(f"{ref / name}: {e}; compile the program again (or "
+                                f"delete {ref})") from None
+    return arrays[0], arrays[1], info
 
 
 def record_run(directory, program, raw, *, reference_outputs=None, info=None,
