@@ -14,7 +14,7 @@ STAMP  := $(VENV)/.requirements-installed
 # The build's own tools come from the venv (cmake, ninja, ccache, lit).
 export PATH := $(VBIN):$(PATH)
 
-.PHONY: setup build test lit pytest demo docs clean
+.PHONY: setup build test lit pytest demo docs fuzz clean
 
 setup: build
 	@$(VPY) utils/dev_install.py --build-dir $(BUILD)
@@ -53,6 +53,11 @@ pytest:
 demo: setup
 	@$(VPY) examples/foundation_demo.py
 	@$(VPY) examples/demo.py
+
+# The long fuzzing run (docs/fuzzing.md); `make test` runs a short one.
+fuzz: setup
+	$(VPY) tools/fuzz/fuzz.py opt --runs 10000 --seed 1
+	$(VPY) tools/fuzz/fuzz.py program --runs 1000 --seed 1
 
 # Regenerates the dialect and pass reference committed under docs/generated.
 docs: build
