@@ -12,7 +12,9 @@ Python and NumPy are installed.
 Re-exported here, loaded on first use: the driver (``compile``,
 ``compile_and_simulate``, ``load_program``, ``Options``, ``StageError``,
 ``SimulationResult``; docs/user-guide.md) and the frontend (``import_torch``,
-``import_onnx``, ``import_torch_training``, ``ImportedModel``, ...).
+``import_onnx``, ``import_torch_training``, ``ImportedModel``, ...) and
+the errors' root (``TesselError``: every error Tessel reports derives from
+it; ``tessel.errors``).
 ``torch.compile(model, backend="tessel")`` works once ``tessel`` is imported
 (``tessel.dynamo``).
 """
@@ -24,10 +26,15 @@ _DRIVER = ("compile", "compile_and_simulate", "load_program", "Options", "StageE
 _FRONTEND = ("import_torch", "import_onnx", "import_torch_training", "ImportedModel",
              "FrontendError", "run_reference")
 
-__all__ = ["__version__", *_DRIVER, *_FRONTEND]
+_ERRORS = ("TesselError", "InvalidArgumentError", "InvalidArgumentTypeError")
+
+__all__ = ["__version__", *_DRIVER, *_FRONTEND, *_ERRORS]
 
 
 def __getattr__(name):
+    if name in _ERRORS:
+        from . import errors
+        return getattr(errors, name)
     if name in _DRIVER:
         from . import driver
         return getattr(driver, name)

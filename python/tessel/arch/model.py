@@ -17,6 +17,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, Mapping
 
+from ..errors import TesselError
 from . import schema
 
 PRESETS_DIR = Path(__file__).with_name("presets")
@@ -25,7 +26,7 @@ DEFAULT_ARCH = "tessel-4x4"
 _NAME = re.compile(r"[A-Za-z0-9._-]+")
 
 
-class ArchError(ValueError):
+class ArchError(TesselError, ValueError):
     """An invalid architecture description; ``field`` is the dotted path."""
 
     def __init__(self, message: str, field: str | None = None):

@@ -22,6 +22,7 @@ from typing import Any, Iterator, Mapping, NamedTuple
 
 import numpy as np
 
+from ..errors import TesselError
 from .. import arch as arch_model
 from ..dialects import tessel
 from ..ir import (DenseElementsAttr, DenseI64ArrayAttr, FloatAttr, IntegerAttr,
@@ -44,7 +45,7 @@ PASSIVE_OPS = VIEW_OPS + ("arith.constant", "tessel.end", "tessel.fence")
 MAX_RANK = 4
 
 
-class EmitError(ValueError):
+class EmitError(TesselError, ValueError):
     """IR the emitter cannot turn into a program; the message names the op,
     buffer or operand and what to do."""
 

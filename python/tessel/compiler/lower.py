@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Callable
 
+from ..errors import TesselError
 from .. import arch as arch_model
 from ..runtime.program import Program
 from . import diagnostics
@@ -28,7 +29,7 @@ def pipeline(stream: int = 1) -> str:
             f"builtin.module(tessel-lowering-pipeline{{stream={stream}}})")
 
 
-class LoweringError(RuntimeError):
+class LoweringError(TesselError, RuntimeError):
     """A stage of the lowering failed; the message has MLIR's diagnostics.
     ``ir_path`` is the file holding the IR the pipeline failed on and
     ``repro`` the ``tessel-opt`` command that reproduces the failure."""

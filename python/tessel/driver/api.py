@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
 from .. import arch as arch_model
 from ..runtime.program import Program, stream_buffer_name
 from . import source as source_mod
@@ -91,7 +92,7 @@ def simulate_compiled(c: Compiled) -> SimulationResult:
         inputs = source_mod.random_inputs(c.imported)
     specs = c.imported.signature.inputs
     if len(inputs) != len(specs):
-        raise ValueError(f"{c.source.name}: {len(inputs)} example inputs, the model takes "
+        raise InvalidArgumentError(f"{c.source.name}: {len(inputs)} example inputs, the model takes "
                          f"{len(specs)} ({', '.join(s.name for s in specs)})")
     stream = c.options.stream
     sets = stream_inputs(c, inputs)

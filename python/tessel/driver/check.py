@@ -16,6 +16,8 @@ from typing import Mapping, Sequence
 
 import numpy as np
 
+from ..errors import InvalidArgumentError
+
 # The largest error allowed, relative to an output's largest magnitude.
 DEFAULT_SCALE_RTOL = 1e-3
 
@@ -94,7 +96,7 @@ def compare(outputs: Mapping[str, np.ndarray], reference: Sequence[np.ndarray],
             against: str, scale_rtol: float = DEFAULT_SCALE_RTOL) -> Check:
     """Compares ``outputs[names[i]]`` with ``reference[i]``."""
     if len(reference) != len(names):
-        raise ValueError(f"the reference has {len(reference)} outputs, the program "
+        raise InvalidArgumentError(f"the reference has {len(reference)} outputs, the program "
                          f"{len(names)} ({', '.join(names)})")
     return Check(against, float(rtol), float(atol), tuple(
         _one(name, outputs.get(name), np.asarray(want), rtol, atol, scale_rtol)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..errors import TesselError
 from .errors import StageError
 from .options import Options
 from .result import OUTPUTS_FILE, REPORT_FILE, RUN_DIR, TRACE_FILE
@@ -78,7 +79,7 @@ def compile_command(args) -> int:
     return 0
 
 
-class SideFileError(ValueError):
+class SideFileError(TesselError, ValueError):
     """A file ``tessel compile`` keeps beside the program (compile.json, the
     reference's arrays) that cannot be read; the message names it and the
     fix."""

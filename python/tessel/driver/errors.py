@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import TesselError
+
 STAGES = ("import", "map", "lower", "emit", "simulate")
 
 
-class StageError(RuntimeError):
+class StageError(TesselError, RuntimeError):
     """Stage ``stage`` (one of ``STAGES``) failed. ``ir_path`` holds the IR
     (or program) it failed on, ``repro`` the command that reproduces the
     failure; both are in the message too. ``__cause__`` is the original

@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from .. import arch as arch_model
 from .check import DEFAULT_SCALE_RTOL
 
@@ -64,30 +65,30 @@ class Options:
         try:
             target = arch_model.load(self.arch)
         except arch_model.ArchError as e:
-            raise ValueError(f"option 'arch': {e}") from None
+            raise InvalidArgumentError(f"option 'arch': {e}") from None
         object.__setattr__(self, "arch", target)
         _one_of("mapper", self.mapper, MAPPERS)
         _one_of("objective", self.objective, OBJECTIVES)
         for name in ("max_stages", "stream"):
             if not _is_int(getattr(self, name)) or getattr(self, name) < 1:
-                raise ValueError(f"option {name!r} must be an integer >= 1, got "
+                raise InvalidArgumentError(f"option {name!r} must be an integer >= 1, got "
                                  f"{getattr(self, name)!r}")
         for name in ("mapper_time_limit_s", "rtol", "atol", "scale_rtol"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) \
                     or value < 0 or value != value:
-                raise ValueError(f"option {name!r} must be a number >= 0, got {value!r}")
+                raise InvalidArgumentError(f"option {name!r} must be a number >= 0, got {value!r}")
         for name in ("resident_weights", "trace", "check", "progress"):
             if not isinstance(getattr(self, name), bool):
-                raise ValueError(f"option {name!r} must be True or False, got "
+                raise InvalidArgumentError(f"option {name!r} must be True or False, got "
                                  f"{getattr(self, name)!r}")
         if self.resident_weights and self.objective != "throughput":
-            raise ValueError("option 'resident_weights' pays off only over a "
+            raise InvalidArgumentError("option 'resident_weights' pays off only over a "
                              "stream of inputs: use objective='throughput'")
         if self.failure_dir is not None:
             object.__setattr__(self, "failure_dir", str(Path(self.failure_dir)))
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
-            raise ValueError(f"option 'name' must be a non-empty string, got {self.name!r}")
+            raise InvalidArgumentError(f"option 'name' must be a non-empty string, got {self.name!r}")
 
     @classmethod
     def make(cls, **options) -> "Options":
@@ -96,7 +97,7 @@ class Options:
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(options) - known)
         if unknown:
-            raise TypeError(f"unknown option {unknown[0]!r}; known options: "
+            raise InvalidArgumentTypeError(f"unknown option {unknown[0]!r}; known options: "
                             f"{', '.join(sorted(known))}")
         return cls(**options)
 
@@ -112,7 +113,7 @@ class Options:
 
 def _one_of(name: str, value: Any, allowed: tuple[str, ...]) -> None:
     if value not in allowed:
-        raise ValueError(f"option {name!r} is {value!r}; choose one of "
+        raise InvalidArgumentError(f"option {name!r} is {value!r}; choose one of "
                          f"{', '.join(allowed)}")
 
 

@@ -12,6 +12,7 @@ from typing import Any, Callable
 
 import numpy as np
 
+from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from ..frontend.model import ImportedModel
 
 
@@ -47,7 +48,7 @@ def from_model(model: Any, example_inputs: Any = None, name: str | None = None) 
             return _imported(ImportedModel.load(path), example_inputs, name or path.name)
         if path.suffix == ".onnx":
             return _onnx(path, example_inputs, name)
-        raise ValueError(f"model {str(model)!r}: not an .onnx file nor a saved imported "
+        raise InvalidArgumentError(f"model {str(model)!r}: not an .onnx file nor a saved imported "
                          f"model directory (one holding model.mlir); pass an nn.Module, "
                          f"an ONNX path or a tessel.frontend.ImportedModel")
     try:
@@ -56,7 +57,7 @@ def from_model(model: Any, example_inputs: Any = None, name: str | None = None) 
         torch = None
     if torch is not None and isinstance(model, torch.nn.Module):
         return _torch(model, example_inputs, name)
-    raise TypeError(f"model is a {type(model).__name__}; pass an nn.Module, an ONNX "
+    raise InvalidArgumentTypeError(f"model is a {type(model).__name__}; pass an nn.Module, an ONNX "
                     f"path or a tessel.frontend.ImportedModel")
 
 
@@ -66,7 +67,7 @@ def _torch(module, example_inputs, name) -> Source:
     from .. import frontend
 
     if example_inputs is None:
-        raise ValueError(f"module {type(module).__name__}: example_inputs are needed to "
+        raise InvalidArgumentError(f"module {type(module).__name__}: example_inputs are needed to "
                          f"import an nn.Module (a tensor or a tuple of tensors)")
     tensors = tuple(torch.as_tensor(x) for x in _as_list(example_inputs))
     name = name or _name(type(module).__name__.lower())
@@ -146,12 +147,12 @@ def from_spec(spec: str) -> tuple[Source, dict]:
     if spec in zoo.names():
         case = zoo.get(spec)
         if case.training:
-            raise ValueError(f"zoo case {spec!r} is a training step; the driver compiles "
+            raise InvalidArgumentError(f"zoo case {spec!r} is a training step; the driver compiles "
                              f"inference models")
         module, inputs = case.build()
         return from_model(module, inputs, spec), {"rtol": case.rtol, "atol": case.atol,
                                                   "scale_rtol": case.scale_rtol}
-    raise ValueError(f"model {spec!r}: no such file, and not a zoo case (known: "
+    raise InvalidArgumentError(f"model {spec!r}: no such file, and not a zoo case (known: "
                      f"{', '.join(zoo.names())}); pass a zoo name, FILE.py[:FUNC], an "
                      f".onnx file or a saved imported model directory")
 
@@ -161,7 +162,7 @@ def _from_python_file(path: Path, func: str) -> tuple[Source, dict]:
     import sys
 
     if not path.is_file():
-        raise ValueError(f"model {path}: no such file")
+        raise InvalidArgumentError(f"model {path}: no such file")
     # Imported as a module of its directory (not run as __main__), so the
     # frontend process can unpickle the classes it defines.
     directory = str(path.resolve().parent)
@@ -170,11 +171,11 @@ def _from_python_file(path: Path, func: str) -> tuple[Source, dict]:
     module = importlib.import_module(path.stem)
     builder = getattr(module, func, None)
     if not callable(builder):
-        raise ValueError(f"model {path}: defines no function {func}() returning "
+        raise InvalidArgumentError(f"model {path}: defines no function {func}() returning "
                          f"(module, example_inputs)")
     built = builder()
     if not (isinstance(built, tuple) and len(built) == 2):
-        raise ValueError(f"model {path}: {func}() returned {type(built).__name__}; it "
+        raise InvalidArgumentError(f"model {path}: {func}() returned {type(built).__name__}; it "
                          f"should return (module, example_inputs)")
     tolerance = {k.lower(): getattr(module, k) for k in ("RTOL", "ATOL", "SCALE_RTOL")
                  if hasattr(module, k)}

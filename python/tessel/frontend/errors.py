@@ -5,8 +5,10 @@ failures inside the torch-mlir process carry that process's traceback text in
 
 from __future__ import annotations
 
+from ..errors import TesselError
 
-class FrontendError(Exception):
+
+class FrontendError(TesselError):
     """Base class of every error the frontend raises."""
 
     def __init__(self, message: str, *, child_traceback: str | None = None):

@@ -11,12 +11,13 @@ would reject.
 
 from __future__ import annotations
 
+from ..errors import TesselError
 from .graph import Graph, _linalg_ops
 from .space import (MAX_REDUCE_RANK, Solution, partials_fit_the_isa,
                     uneven_reduction_split)
 
 
-class UnsupportedMapping(ValueError):
+class UnsupportedMapping(TesselError, ValueError):
     """The solution uses something the lowering cannot take yet."""
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+from ..errors import TesselError
+
 # What an op lowers to (docs/lowering.md, "Compute"): the cost model times
 # each kind the way tessel-lower-to-instructions emits it.
 KINDS = ("matmul", "batch_matmul", "conv", "window", "elementwise",
@@ -39,7 +41,7 @@ _VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape",
              "tensor.cast")
 
 
-class GraphError(ValueError):
+class GraphError(TesselError, ValueError):
     """The module holds something the mapper cannot describe."""
 
 

@@ -6,10 +6,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from ..errors import TesselError
 from .model import Report
 
 
-class PlotsUnavailable(ImportError):
+class PlotsUnavailable(TesselError, ImportError):
     """matplotlib is not installed."""
 
 

@@ -13,6 +13,8 @@ import struct
 from dataclasses import dataclass
 from typing import Any, Mapping, NamedTuple, Sequence
 
+from ..errors import TesselError
+
 FORMAT = "tessel-program"
 VERSION = 1
 SUPPORTED_VERSIONS = (1,)
@@ -188,7 +190,7 @@ class Instruction:
         return self.fields[name]
 
 
-class DecodeError(ValueError):
+class DecodeError(TesselError, ValueError):
     """A stream that does not decode; ``offset`` is the byte offset of the
     instruction (or of the header field) at fault."""
 

@@ -45,6 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
+from ..errors import TesselError
 from .. import arch as arch_model
 from . import isa
 from .isa import Endpoint, Instruction, View
@@ -55,7 +56,7 @@ BUFFER_KINDS = ("input", "output", "weight", "scratch", "constant")
 DRAM_ALIGNMENT = 64
 
 
-class ProgramError(ValueError):
+class ProgramError(TesselError, ValueError):
     """A malformed program, or one that breaks a rule of docs/isa.md.
 
     ``file`` is the program file at fault (``manifest.json``,

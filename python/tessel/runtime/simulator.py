@@ -26,6 +26,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
+from ..errors import TesselError
 from . import isa, numerics
 from .disasm import format_instruction
 from .program import Program
@@ -41,7 +42,7 @@ ISSUE_CYCLES = 1
 STALL_CAUSES = ("dram", "noc", "dma", "tile")
 
 
-class SimulationError(RuntimeError):
+class SimulationError(TesselError, RuntimeError):
     """The program did something docs/isa.md forbids while running (a ``dma``
     on a pending token slot, a missing input ...). ``result`` holds the
     statistics up to that point, when there are any."""
