@@ -140,3 +140,19 @@ def test_loss_function_defined_in_main_is_called_a_function():
     with pytest.raises(fe.ModelTransferError,
                        match=r"function .*loss is defined in __main__"):
         fe.import_torch_training(badmodels.Linear(), loss, torch.randn(2, 4), torch.randn(2, 3))
+
+
+class _TwoDimensionalFFT(torch.nn.Module):
+    def forward(self, x):
+        return torch.fft.fft(x).real   # the line the error names
+
+
+def test_an_op_torch_mlir_names_only_by_its_constant_is_named_by_its_line():
+    # torch-mlir reports the `torch.constant.int` the FFT reads, not the FFT.
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.import_torch(_TwoDimensionalFFT(), torch.randn(4, 8))
+    msg = str(info.value)
+    assert msg.startswith("module _TwoDimensionalFFT: an op at the source line below has "
+                          "no lowering to linalg-on-tensors in torch-mlir (which names "
+                          "only 'torch.constant.int'")
+    assert __file__ in msg

@@ -139,6 +139,15 @@ _OP_RE = re.compile(r"'((?:torch|tm_tensor|onnx)\.[\w.]+)'")
 def _lowering_failure(e: Exception, what: str, diagnostics=()) -> Failure:
     text = "\n".join(diagnostics) + "\n" + str(e) if diagnostics else str(e)
     m = _OP_RE.search(text)
+    if m and m.group(1).startswith(("torch.constant.", "torch.prim.")):
+        # A constant fails to convert only because its user did: torch-mlir
+        # names the constant, at the user's source line.
+        return Failure(
+            "UnsupportedOpError",
+            f"{what}: an op at the source line below has no lowering to "
+            f"linalg-on-tensors in torch-mlir (which names only '{m.group(1)}', a "
+            f"value that op reads); replace that line's op with supported ops (or "
+            f"decompose it), then import again\n{_first_lines(text)}", op=m.group(1))
     if m:
         op = m.group(1)
         return Failure(
