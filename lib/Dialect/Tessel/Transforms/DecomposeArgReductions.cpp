@@ -13,6 +13,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -183,11 +184,9 @@ struct DecomposeArgReductions
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     patterns.add<DecomposeArgReduction>(&getContext(), numDecomposed);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError("tessel-decompose-arg-reductions did not "
-                               "converge");
+    if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
+                                     getArgument())))
       signalPassFailure();
-    }
   }
 };
 

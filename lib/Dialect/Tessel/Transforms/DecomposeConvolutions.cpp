@@ -25,6 +25,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -394,11 +395,9 @@ struct DecomposeConvolutions
     RewritePatternSet patterns(&getContext());
     patterns.add<Conv1DAsConv2D, GroupedConvAsConvPerGroup, Conv3DAsConv2Ds,
                  Pool3DAsPool2Ds, NdhwcSumPoolAsPlanes>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError("tessel-decompose-convolutions did not "
-                               "converge");
+    if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
+                                     getArgument())))
       signalPassFailure();
-    }
   }
 };
 

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/FoldOnConstants.h"
+#include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -241,10 +242,9 @@ struct FoldConstantTensors
     // Reshapes of constants fold to constants in the greedy driver.
     tensor::ExpandShapeOp::getCanonicalizationPatterns(patterns, ctx);
     tensor::CollapseShapeOp::getCanonicalizationPatterns(patterns, ctx);
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError("tessel-fold-constant-tensors did not converge");
+    if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
+                                     getArgument())))
       return signalPassFailure();
-    }
   }
 };
 

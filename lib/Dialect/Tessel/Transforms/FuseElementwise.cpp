@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
@@ -39,21 +40,21 @@ bool looksUp(Operation *op) {
   return lookup;
 }
 
+/// Whether `type` holds integers that may be indices (not booleans).
+bool holdsIndices(Type type) {
+  Type element = getElementTypeOrSelf(type);
+  return element.isIntOrIndex() && !element.isInteger(1);
+}
+
 bool looksUpIndices(Operation *op) {
-  return looksUp(op) && llvm::any_of(op->getResultTypes(), [](Type type) {
-    Type element = getElementTypeOrSelf(type);
-    return element.isIntOrIndex() && !element.isInteger(1);
-  });
+  return looksUp(op) && llvm::any_of(op->getResultTypes(), holdsIndices);
 }
 
 /// Index arithmetic: an elementwise op computing integers (not booleans)
 /// without looking anything up.
 bool computesIndices(Operation *op) {
   return isElementwise(op) && !looksUpIndices(op) &&
-         llvm::all_of(op->getResultTypes(), [](Type type) {
-           Type element = getElementTypeOrSelf(type);
-           return element.isIntOrIndex() && !element.isInteger(1);
-         });
+         llvm::all_of(op->getResultTypes(), holdsIndices);
 }
 
 struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
@@ -75,10 +76,9 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
           return isElementwise(producer) && isElementwise(fused->getOwner()) &&
                  producer->hasOneUse() && !looksUpIndices(producer);
         });
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError("tessel-fuse-elementwise did not converge");
+    if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
+                                     getArgument())))
       return signalPassFailure();
-    }
   }
 };
 

@@ -883,57 +883,6 @@ struct Lowering {
         buffers.of[result] = *buffer;
         continue;
       }
-      // A conversion to an integer truncates toward zero; the cast rounds
-      // to nearest even, which is exact once the value is integral:
-      // |x| floored, with x's sign (`x.long()`).
-      if (auto convert = dyn_cast<arith::FPToSIOp>(bodyOp);
-          convert && !isIntegral(convert.getIn())) {
-        FailureOr<Value> in = bufferFor(convert.getIn());
-        if (failed(in))
-          return bodyOp.emitOpError("converts a value the vector unit cannot "
-                                    "read");
-        Type floatType = convert.getIn().getType();
-        Value magnitude = temporary(floatType), negated = temporary(floatType),
-              zero = temporary(floatType), negative = temporary(floatType);
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::abs, *in,
-                              magnitude);
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::floor, magnitude,
-                              magnitude);
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, magnitude,
-                              negated);
-        VectorFillOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f),
-                             zero);
-        VectorCompareOp::create(rewriter, loc, ComparePredicate::lt, *in, zero,
-                                negative);
-        VectorSelectOp::create(rewriter, loc, negative, negated, magnitude,
-                               magnitude);
-        Value target = result == direct ? directTarget
-                                        : temporary(result.getType());
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, magnitude,
-                              target);
-        buffers.of[result] = target;
-        continue;
-      }
-      // A remainder (sign of the dividend, as remsi) is x - (x / y) * y with
-      // the truncating division.
-      if (auto remainder = dyn_cast<arith::RemSIOp>(bodyOp)) {
-        FailureOr<Value> x = bufferFor(remainder.getLhs());
-        FailureOr<Value> y = bufferFor(remainder.getRhs());
-        if (failed(x) || failed(y))
-          return bodyOp.emitOpError("divides a value the vector unit cannot "
-                                    "read");
-        Value quotient = temporary(result.getType());
-        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::div, *x, *y,
-                               quotient);
-        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::mul, quotient,
-                               *y, quotient);
-        Value target = result == direct ? directTarget
-                                        : temporary(result.getType());
-        VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::sub, *x,
-                               quotient, target);
-        buffers.of[result] = target;
-        continue;
-      }
       if (auto load = dyn_cast<memref::LoadOp>(bodyOp)) {
         Value target = result == direct ? directTarget
                                         : temporary(result.getType());
@@ -975,7 +924,7 @@ struct Lowering {
       if (isa<arith::SelectOp>(bodyOp))
         operands[0] = castTo(operands[0], storage);
       Value target = result == direct ? directTarget : temporary(storage);
-      if (failed(emitVectorOp(bodyOp, operands, target)))
+      if (failed(emitVectorOp(bodyOp, operands, target, temporary)))
         return failure();
       buffers.of[result] = target;
     }
@@ -1141,7 +1090,11 @@ struct Lowering {
     return success();
   }
 
-  LogicalResult emitVectorOp(Operation &op, ArrayRef<Value> in, Value out) {
+  /// The vector instructions of body op `op` reading `in` and writing
+  /// `out`; `temporary` gives a scratch buffer of an element type over the
+  /// same space, for the ops that take several instructions.
+  LogicalResult emitVectorOp(Operation &op, ArrayRef<Value> in, Value out,
+                             function_ref<Value(Type)> temporary) {
     Location loc = op.getLoc();
     auto binary = [&](VectorBinaryKind kind) {
       VectorBinaryOp::create(rewriter, loc, kind, in[0], in[1], out);
@@ -1169,9 +1122,12 @@ struct Lowering {
         .Case([&](math::FloorOp) { return unary(VectorUnaryKind::floor); })
         .Case([&](math::SqrtOp) { return unary(VectorUnaryKind::sqrt); })
         .Case([&](math::RsqrtOp) { return unary(VectorUnaryKind::rsqrt); })
-        // Of an integral value (evaluateBody truncates the others first),
-        // the cast's rounding is exact.
-        .Case([&](arith::FPToSIOp) { return unary(VectorUnaryKind::cast); })
+        .Case([&](arith::FPToSIOp convert) {
+          return emitTruncation(convert, in[0], out, temporary);
+        })
+        .Case([&](arith::RemSIOp remainder) {
+          return emitRemainder(remainder, in[0], in[1], out, temporary);
+        })
         // Integers wrap (two's complement), as arith's do.
         .Case([&](arith::AddIOp) { return binary(VectorBinaryKind::add); })
         .Case([&](arith::SubIOp) { return binary(VectorBinaryKind::sub); })
@@ -1213,6 +1169,47 @@ struct Lowering {
         .Default([&](Operation *other) {
           return other->emitOpError("has no vector-unit lowering");
         });
+  }
+
+  /// A conversion to an integer truncates toward zero (`x.long()`); the
+  /// cast rounds to nearest even, which is exact on an integral value: a
+  /// value already rounded is cast as it is, any other is |x| floored with
+  /// x's sign restored first.
+  LogicalResult emitTruncation(arith::FPToSIOp convert, Value in, Value out,
+                               function_ref<Value(Type)> temporary) {
+    Location loc = convert.getLoc();
+    if (!isIntegral(convert.getIn())) {
+      Type floatType = convert.getIn().getType();
+      Value magnitude = temporary(floatType), negated = temporary(floatType),
+            zero = temporary(floatType), negative = temporary(floatType);
+      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::abs, in, magnitude);
+      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::floor, magnitude,
+                            magnitude);
+      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::neg, magnitude,
+                            negated);
+      VectorFillOp::create(rewriter, loc, rewriter.getF32FloatAttr(0.0f), zero);
+      VectorCompareOp::create(rewriter, loc, ComparePredicate::lt, in, zero,
+                              negative);
+      VectorSelectOp::create(rewriter, loc, negative, negated, magnitude,
+                             magnitude);
+      in = magnitude;
+    }
+    VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, in, out);
+    return success();
+  }
+
+  /// A remainder, with the dividend's sign as remsi's: x - (x / y) * y with
+  /// the truncating division.
+  LogicalResult emitRemainder(arith::RemSIOp remainder, Value x, Value y,
+                              Value out, function_ref<Value(Type)> temporary) {
+    Location loc = remainder.getLoc();
+    Value quotient = temporary(remainder.getType());
+    VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::div, x, y, quotient);
+    VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::mul, quotient, y,
+                           quotient);
+    VectorBinaryOp::create(rewriter, loc, VectorBinaryKind::sub, x, quotient,
+                           out);
+    return success();
   }
 
   /// Signed predicates map onto the ISA's integer comparisons.

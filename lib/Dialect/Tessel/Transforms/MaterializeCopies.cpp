@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
@@ -152,10 +153,9 @@ struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> 
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     linalg::populateDecomposePadPatterns(patterns);
     patterns.add<CopyIntoSlice>(&getContext());
-    if (failed(applyPatternsGreedily(getOperation(), std::move(patterns)))) {
-      getOperation().emitError("tessel-materialize-copies did not converge");
+    if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
+                                     getArgument())))
       return signalPassFailure();
-    }
     untieSharedInits(getOperation());
     copyReturnedViews(getOperation());
   }
