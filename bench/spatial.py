@@ -36,7 +36,9 @@ Workloads: ``gemm1024`` (``x @ w``, 1024 x 1024 x 1024: ``Linear(1024,
 1024, bias=False)`` on 1024 x 1024), ``resnet18_conv2`` (``Conv2d(64, 64, 3,
 padding=1, bias=False)`` on 1 x 64 x 56 x 56), ``bert_ffn1`` (``Linear(768,
 3072)`` on 512 x 768), ``conv1x1`` (``Conv2d(64, 256, 1, bias=False)`` on
-1 x 64 x 56 x 56), the chains whose intermediates could stay on chip:
+1 x 64 x 56 x 56), ``bert_ffn2`` (``Linear(3072, 768)`` on 512 x 3072),
+``gemm256`` (``Linear(256, 256, bias=False)`` on 256 x 256), the chains
+whose intermediates could stay on chip:
 ``bert_ffn`` (``Linear(768, 3072)``, GELU, ``Linear(3072, 768)`` on 512 x
 768) and ``resnet18_stage1`` (two 64-channel basic blocks on 1 x 64 x 56 x
 56), ``bert_ffn_stream8`` (8 inputs of ``bert_ffn`` compiled as a stream,
@@ -121,6 +123,8 @@ LAYERS = {
                              1, 64, 56, 56),
     "bert_ffn1": _layer(lambda: torch.nn.Linear(768, 3072), 512, 768),
     "conv1x1": _layer(lambda: torch.nn.Conv2d(64, 256, 1, bias=False), 1, 64, 56, 56),
+    "bert_ffn2": _layer(lambda: torch.nn.Linear(3072, 768), 512, 3072),
+    "gemm256": _layer(lambda: torch.nn.Linear(256, 256, bias=False), 256, 256),
     # Chains whose intermediates could stay on chip.
     "bert_ffn": _layer(_bert_ffn, 512, 768),
     "resnet18_stage1": _layer(lambda: torch.nn.Sequential(_BasicBlock(), _BasicBlock()),

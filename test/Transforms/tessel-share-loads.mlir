@@ -261,3 +261,251 @@ tessel.device @unplaced arch #tiny {
     tessel.wait %d
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#grid = #tessel.arch<{name = "grid", clock_mhz = 1000, grid = {rows = 4, cols = 4}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 4, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 3], [3, 0], [3, 3]]}}>
+
+// Each row of a 4x4 grid loads its row of @w (share group 0), one sharing
+// set per row, 1 KB each: more than a transfer moves in its fixed cost
+// ((10 + 50) x 8 = 480 bytes), so the DRAM channels' bandwidth counts.
+// Turns alone would put the leaders on the diagonal, (0, 0),
+// (1, 1), (2, 2) and (3, 3), whose nearest DRAM channels are the corners
+// (0, 0) and (3, 3) only. A leader whose channel already has this step's
+// bytes gives way to the next reader in turn whose channel has fewer: row
+// 1 is led by (1, 2), reading from the corner (0, 3), and row 3 by (3, 0),
+// so each corner's channel reads one row.
+// CHECK-LABEL: tessel.device @spread
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_0_2) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_0_3) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_1_0) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_1_1) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_1_2) {
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_1_3) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_2_0) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_2_1) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_2_2) {
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_2_3) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_3_0) {
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_3_1) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_3_2) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_3_3) {
+// CHECK:           tessel.signal
+// CHECK-NEXT:      tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+tessel.device @spread arch #grid {
+  %t00 = tessel.tile(0, 0)
+  %t01 = tessel.tile(0, 1)
+  %t02 = tessel.tile(0, 2)
+  %t03 = tessel.tile(0, 3)
+  %t10 = tessel.tile(1, 0)
+  %t11 = tessel.tile(1, 1)
+  %t12 = tessel.tile(1, 2)
+  %t13 = tessel.tile(1, 3)
+  %t20 = tessel.tile(2, 0)
+  %t21 = tessel.tile(2, 1)
+  %t22 = tessel.tile(2, 2)
+  %t23 = tessel.tile(2, 3)
+  %t30 = tessel.tile(3, 0)
+  %t31 = tessel.tile(3, 1)
+  %t32 = tessel.tile(3, 2)
+  %t33 = tessel.tile(3, 3)
+  %w = tessel.dram_buffer @w weight : memref<4x256xf32, #dram>
+  %a00 = tessel.buffer @sram_0_0 on %t00 at 0 : memref<1024xi8, #sram>
+  %a01 = tessel.buffer @sram_0_1 on %t01 at 0 : memref<1024xi8, #sram>
+  %a02 = tessel.buffer @sram_0_2 on %t02 at 0 : memref<1024xi8, #sram>
+  %a03 = tessel.buffer @sram_0_3 on %t03 at 0 : memref<1024xi8, #sram>
+  %a10 = tessel.buffer @sram_1_0 on %t10 at 0 : memref<1024xi8, #sram>
+  %a11 = tessel.buffer @sram_1_1 on %t11 at 0 : memref<1024xi8, #sram>
+  %a12 = tessel.buffer @sram_1_2 on %t12 at 0 : memref<1024xi8, #sram>
+  %a13 = tessel.buffer @sram_1_3 on %t13 at 0 : memref<1024xi8, #sram>
+  %a20 = tessel.buffer @sram_2_0 on %t20 at 0 : memref<1024xi8, #sram>
+  %a21 = tessel.buffer @sram_2_1 on %t21 at 0 : memref<1024xi8, #sram>
+  %a22 = tessel.buffer @sram_2_2 on %t22 at 0 : memref<1024xi8, #sram>
+  %a23 = tessel.buffer @sram_2_3 on %t23 at 0 : memref<1024xi8, #sram>
+  %a30 = tessel.buffer @sram_3_0 on %t30 at 0 : memref<1024xi8, #sram>
+  %a31 = tessel.buffer @sram_3_1 on %t31 at 0 : memref<1024xi8, #sram>
+  %a32 = tessel.buffer @sram_3_2 on %t32 at 0 : memref<1024xi8, #sram>
+  %a33 = tessel.buffer @sram_3_3 on %t33 at 0 : memref<1024xi8, #sram>
+  tessel.core(%t00) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a00[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t01) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a01[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t02) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a02[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t03) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a03[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t10) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a10[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t11) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a11[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t12) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a12[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t13) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a13[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t20) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a20[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 512>, #dram>
+    %d = tessel.dma %w2 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 512>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t21) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a21[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 512>, #dram>
+    %d = tessel.dma %w2 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 512>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t22) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a22[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 512>, #dram>
+    %d = tessel.dma %w2 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 512>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t23) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a23[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 512>, #dram>
+    %d = tessel.dma %w2 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 512>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t30) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a30[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w3 = memref.subview %w[3, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 768>, #dram>
+    %d = tessel.dma %w3 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 768>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t31) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a31[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w3 = memref.subview %w[3, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 768>, #dram>
+    %d = tessel.dma %w3 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 768>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t32) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a32[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w3 = memref.subview %w[3, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 768>, #dram>
+    %d = tessel.dma %w3 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 768>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t33) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a33[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w3 = memref.subview %w[3, 0] [1, 256] [1, 1] : memref<4x256xf32, #dram> to memref<256xf32, strided<[1], offset: 768>, #dram>
+    %d = tessel.dma %w3 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 768>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+}

@@ -95,4 +95,13 @@ CASES = [
     ("attach-edge", _set("dram.attach", [[0, 0], [0, 3], [1, 1], [3, 3]]),
      "arch field 'dram.attach' entry 2 = [1, 1] is not on the edge of the 4x4 "
      "grid: row must be 0 or 3, or col 0 or 3"),
+    ("weight-buffers-range", _set("tile.mac.weight_buffers", 3),
+     "arch field 'tile.mac.weight_buffers' = 3 is out of range: must be in "
+     "[1, 2]"),
+    ("weight-buffers-output-stationary",
+     lambda desc: desc["tile"]["mac"].update(dataflow="output_stationary",
+                                             weight_buffers=2),
+     "arch field 'tile.mac.weight_buffers' = 2 needs tile.mac.dataflow = "
+     "weight_stationary: an output_stationary array holds no weight block, "
+     "give 1"),
 ]

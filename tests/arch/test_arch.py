@@ -5,6 +5,7 @@ import copy
 import random
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -179,3 +180,32 @@ def test_schema_doc_table_is_current(repo):
     doc = (repo / "docs" / "arch.md").read_text()
     assert schema.emit_markdown() in doc, \
         "docs/arch.md's field table is stale: paste `python python/tessel/arch/schema.py --emit-markdown`"
+
+
+def test_a_field_added_later_takes_its_default_on_both_sides(ctx):
+    # tile.mac.weight_buffers may be left out (descriptions written before
+    # it existed): 1 in Python, in the attribute's accessor, and written
+    # out in full again.
+    from tessel.dialects import tessel
+
+    desc = arch.load().to_dict()
+    del desc["tile"]["mac"]["weight_buffers"]
+    described = arch.Arch.from_dict(desc)
+    assert described.tile.mac.weight_buffers == 1
+    assert described.to_dict()["tile"]["mac"]["weight_buffers"] == 1
+    attr = tessel.ArchAttr.from_dict(desc, context=ctx)
+    assert arch.Arch.from_attribute(attr) == described
+    # Required fields stay required.
+    del desc["tile"]["mac"]["rows"]
+    with pytest.raises(arch.ArchError, match="'tile.mac.rows' is missing"):
+        arch.Arch.from_dict(desc)
+
+
+def test_the_presets_double_buffer_their_weights():
+    assert {arch.load(n).tile.mac.weight_buffers for n in PRESETS} == {2}
+
+
+@pytest.mark.parametrize("path", sorted((Path(__file__).parents[2] / "bench" / "archs")
+                                        .glob("*.yaml")), ids=lambda p: p.stem)
+def test_the_bench_archs_are_valid(path):
+    assert arch.load(path).name == path.stem

@@ -92,13 +92,12 @@ def test_a_shared_placement_reads_each_slice_once():
     arch = small_arch(4, 4)
     plain = Placement(0, 0, 4, 4, (4, 4, 1))
     shared = Placement(0, 0, 4, 4, (4, 4, 1), shared=True)
-    steps = estimate(op, arch, plain).steps
     e_plain, e_shared = estimate(op, arch, plain), estimate(op, arch, shared)
     a, b, c = (o.nbytes for o in op.operands)
-    assert e_shared.steps == steps
     # Unshared, every grid row reads all of B and every column all of A;
-    # shared, each once. The output, an argument, is loaded and stored once
-    # either way.
+    # shared, each once, whatever steps each picks (the reduction is cut
+    # into steps that keep the output in SRAM). The output, an argument, is
+    # loaded and stored once either way.
     assert e_plain.dram_bytes == 4 * a + 4 * b + 2 * c
     assert e_shared.dram_bytes == a + b + 2 * c
     assert e_shared.cycles < e_plain.cycles

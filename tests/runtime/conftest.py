@@ -24,6 +24,20 @@ def arch_with(name: str = "tessel-4x4", **changes) -> arch_model.Arch:
     return arch_model.Arch.from_dict(desc)
 
 
+def with_weight_buffers(program, buffers: int):
+    """``program`` with its arch's MAC array holding ``buffers`` weight
+    blocks (1 is the timing model before ``tile.mac.weight_buffers``)."""
+    desc = program.arch.to_dict()
+    desc["tile"]["mac"]["weight_buffers"] = buffers
+    program.arch = arch_model.Arch.from_dict(desc)
+    return program
+
+
+@pytest.fixture
+def set_weight_buffers():
+    return with_weight_buffers
+
+
 @pytest.fixture
 def make_arch():
     return arch_with

@@ -42,11 +42,82 @@ def test_matmul_sram_bound_and_output_stationary():
     c, nbytes = matmul_cycles(a, "f32", 256, 32, 32)
     assert nbytes == (256 * 32 + 32 * 32 + 256 * 32) * 4
     assert c == 32 + 63 + nbytes // 256
-    os_arch = ARCH("tessel-4x4", **{"tile.mac.dataflow": "output_stationary"})
+    os_arch = ARCH("tessel-4x4", **{"tile.mac.dataflow": "output_stationary",
+                                    "tile.mac.weight_buffers": 1})
     # OS: skew M + N - 2, then max(K steps, port cycles), M rows drained.
     c, nbytes = matmul_cycles(os_arch, "bf16", 16, 64, 16)
     assert nbytes == (16 * 64 + 64 * 16) * 2 + 16 * 16 * 4
     assert c == 30 + max(64, nbytes // 64) + 16
+
+
+def _matmuls(b, t, blocks):
+    """Back-to-back matmul blocks (dtype, m, k, n) on tile t, operands at
+    disjoint SRAM addresses."""
+    for dtype, m, k, n in blocks:
+        t.matmul(dtype, m, k, n, (0, (k, 1)), (65536, (n, 1)), (131072, (n, 1)))
+
+
+def test_double_buffered_weights_hide_fill_and_drain_between_blocks():
+    # systolic-32x32 (2 weight buffers), bf16, compute bound: one block is
+    # K + (K + N - 1) + M; the next block's weights shift in during the
+    # current block's M streaming steps and its rows follow the current
+    # block's, so r blocks take K + r * M + (K + N - 1).
+    a = ARCH("systolic-32x32")
+    assert a.tile.mac.weight_buffers == 2
+    m, k, n, r = 256, 32, 32, 4
+    b = ProgramBuilder(a)
+    _matmuls(b, b.tile(0, 0), [("bf16", m, k, n)] * r)
+    res = run(b)
+    assert res.cycles == k + r * m + (k + n - 1) == 1119
+    assert res.tiles[(0, 0)].mac == res.cycles
+    # One buffer: every block pays its own fill and drain.
+    single = ARCH("systolic-32x32", **{"tile.mac.weight_buffers": 1})
+    b = ProgramBuilder(single)
+    _matmuls(b, b.tile(0, 0), [("bf16", m, k, n)] * r)
+    assert run(b).cycles == r * (k + (k + n - 1) + m) == 1404
+
+
+def test_double_buffered_fill_longer_than_the_stream_shows():
+    # M = 8 rows stream in 8 steps, shorter than the next block's fill of
+    # K = 32 rows: each later block pays K - M of its fill. SRAM port:
+    # (8*32 + 32*32)*2 + 8*32*4 = 3584 bytes / 256 = 14 cycles > 8 steps,
+    # so the stream is 14 cycles and 18 of each later fill show.
+    a = ARCH("systolic-32x32")
+    m, k, n, r = 8, 32, 32, 3
+    stream = ((m * k + k * n) * 2 + m * n * 4) // 256
+    assert stream == 14
+    b = ProgramBuilder(a)
+    _matmuls(b, b.tile(0, 0), [("bf16", m, k, n)] * r)
+    assert run(b).cycles == (k + stream) + (r - 1) * k + (k + n - 1) == 173
+
+
+def test_a_run_of_blocks_ends_with_its_longest_drain():
+    # A block with a long drain (N = 32: K + N - 1 = 63) followed by a
+    # short one whose stream and drain end first (K = 4, N = 1, M = 8:
+    # drain 4, stream 8): the run ends when the first block's results
+    # leave, 63 cycles after its stream, charged to the last block.
+    a = ARCH("systolic-32x32")
+    b = ProgramBuilder(a)
+    _matmuls(b, b.tile(0, 0), [("bf16", 256, 32, 32), ("bf16", 8, 4, 1)])
+    first_end = 32 + 256
+    second_end = first_end + 8
+    assert second_end + 4 < first_end + 63
+    assert run(b).cycles == first_end + 63 == 351
+
+
+def test_an_instruction_between_matmuls_ends_the_run():
+    # A vector instruction between two blocks: each block is a run of
+    # its own and pays its fill and drain.
+    a = ARCH("systolic-32x32")
+    m, k, n = 256, 32, 32
+    b = ProgramBuilder(a)
+    t = b.tile(0, 0)
+    _matmuls(b, t, [("bf16", m, k, n)])
+    t.vector_fill("f32", 1.0, (32,), (200000, (1,)))
+    _matmuls(b, t, [("bf16", m, k, n)])
+    one = k + (k + n - 1) + m
+    fill = a.tile.vector.latency["add"] + 1
+    assert run(b).cycles == 2 * one + fill
 
 
 def test_dram_bound_copy():

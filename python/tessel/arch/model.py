@@ -161,6 +161,24 @@ def _check_dram_attach(desc: Mapping[str, Any]) -> None:
                             f"{cols - 1}", "dram.attach")
 
 
+def _check_weight_buffers(desc: Mapping[str, Any]) -> None:
+    mac = desc["tile"]["mac"]
+    buffers = mac.get("weight_buffers", 1)
+    if buffers != 1 and mac["dataflow"] != "weight_stationary":
+        raise ArchError(f"arch field 'tile.mac.weight_buffers' = {buffers} needs "
+                        "tile.mac.dataflow = weight_stationary: an "
+                        f"{mac['dataflow']} array holds no weight block, give 1",
+                        "tile.mac.weight_buffers")
+
+
+def _value(desc: Mapping[str, Any], path: str) -> Any:
+    """A field of a validated description, its default where left out."""
+    try:
+        return _lookup(desc, path)
+    except KeyError:
+        return schema.BY_PATH[path].default
+
+
 def validate(desc: Any) -> None:
     """Raises :class:`ArchError` for the first rule ``desc`` breaks.
 
@@ -182,11 +200,14 @@ def validate(desc: Any) -> None:
         try:
             value = _lookup(desc, field.path)
         except KeyError:
+            if field.default is not None:
+                continue
             raise ArchError(f"arch field '{field.path}' is missing",
                             field.path) from None
         _check_field(field, value)
     _check_no_unknown_fields(desc)
     _check_dram_attach(desc)
+    _check_weight_buffers(desc)
 
 
 # --------------------------------------------------------------------------
@@ -205,6 +226,7 @@ class MacArray:
     cols: int
     dataflow: str
     macs_per_cycle: Mapping[str, int]
+    weight_buffers: int = 1
 
     @property
     def dtypes(self) -> tuple[str, ...]:
@@ -289,7 +311,8 @@ class Arch:
                     rows=t["mac"]["rows"], cols=t["mac"]["cols"],
                     dataflow=t["mac"]["dataflow"],
                     macs_per_cycle=_frozen_map(t["mac"]["macs_per_cycle"],
-                                               schema.DTYPES)),
+                                               schema.DTYPES),
+                    weight_buffers=_value(desc, "tile.mac.weight_buffers")),
                 vector=VectorUnit(
                     lanes=t["vector"]["lanes"],
                     dtypes=tuple(t["vector"]["dtypes"]),
@@ -316,6 +339,7 @@ class Arch:
             "tile.mac.cols": self.tile.mac.cols,
             "tile.mac.dataflow": self.tile.mac.dataflow,
             "tile.mac.macs_per_cycle": dict(self.tile.mac.macs_per_cycle),
+            "tile.mac.weight_buffers": self.tile.mac.weight_buffers,
             "tile.vector.lanes": self.tile.vector.lanes,
             "tile.vector.dtypes": list(self.tile.vector.dtypes),
             "tile.vector.latency": dict(self.tile.vector.latency),

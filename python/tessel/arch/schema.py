@@ -55,6 +55,10 @@ class Field:
     choices: tuple[str, ...] = ()
     # int_map: every key of `choices` must be present.
     all_keys: bool = False
+    # int: the value of a description that leaves the field out (None: the
+    # field is required). Only fields added after descriptions were written
+    # have one, and it is what those descriptions meant.
+    default: int | None = None
 
 
 FIELDS: tuple[Field, ...] = (
@@ -76,6 +80,12 @@ FIELDS: tuple[Field, ...] = (
           "cycle for each input dtype the array supports (absent = "
           "unsupported). Accumulation is in f32 for float inputs, i32 for i8.",
           "MACs/cycle", 1, 1 << 20, choices=DTYPES),
+    Field("tile.mac.weight_buffers", "int", "Weight blocks a weight-stationary "
+          "array holds: with 2 the next block's weights shift in while the "
+          "current block streams, so back-to-back matmul blocks pay one fill "
+          "and one drain; 1 idles the array while each block loads. Must be 1 "
+          "for an output-stationary array. Default 1.", "blocks", 1, 2,
+          default=1),
     Field("tile.vector.lanes", "int", "Elements the vector unit processes per "
           "cycle.", "lanes", 1, 4096),
     Field("tile.vector.dtypes", "enum_list", "Element types the vector unit "
@@ -158,10 +168,12 @@ def emit_cpp_schema() -> str:
         "static const ArchFieldSpec kArchFields[] = {",
     ]
     for f in FIELDS:
+        has_default = f.default is not None
         lines.append(
             f'    {{"{f.path}", ArchFieldKind::{kinds[f.kind]}, {f.min}LL, '
             f'{f.max}LL, {str(f.power_of_two).lower()}, '
-            f'"{",".join(f.choices)}", {str(f.all_keys).lower()}}},')
+            f'"{",".join(f.choices)}", {str(f.all_keys).lower()}, '
+            f'{str(has_default).lower()}, {f.default or 0}LL}},')
     lines.append("};")
     lines.append("static const char *const kArchSections[] = {")
     lines += [f'    "{s}",' for s in SECTIONS]
@@ -202,6 +214,8 @@ def emit_markdown() -> str:
             allowed = "`[row, col]` on the grid's edge, `dram.channels` entries"
         else:
             allowed = "`[A-Za-z0-9._-]+`"
+        if f.default is not None:
+            allowed += f"; optional, default {f.default}"
         rows.append(f"| `{f.path}` | {f.kind} | {allowed} | {f.unit} | {f.doc} |")
     return "\n".join(rows) + "\n"
 

@@ -2,7 +2,7 @@
 
 The model follows what the lowering emits today (docs/lowering.md) and times
 it with the simulator's own equations (docs/simulator.md): the compute
-instructions through ``tessel.runtime.simulator.matmul_cycles`` and
+instructions through ``tessel.runtime.simulator.matmul_phases`` and
 ``vector_cycles``, transfers as ``setup + bytes / rate + hops * hop_cycles
 (+ DRAM latency)`` where ``rate`` is the bottleneck share of the DMA channel,
 SRAM port, NoC links and DRAM channel on the transfer's XY route when every
@@ -48,7 +48,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ..runtime.isa import MAX_MULTICAST_DESTINATIONS
-from ..runtime.simulator import (dram_channel_for, matmul_cycles, vector_cycles,
+from ..runtime.simulator import (dram_channel_for, matmul_phases, vector_cycles,
                                  xy_route)
 from .graph import Op, Operand
 
@@ -229,16 +229,24 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
     mac = arch.tile.mac
     ws = mac.dataflow == "weight_stationary"
 
-    def blocks(m: int, k: int, n: int) -> int:
-        # tessel-lower-to-instructions' emitMatmulBlocks: WS keeps m whole,
-        # n in columns of the array, k in its rows.
+    def blocks(m: int, k: int, n: int, repeats: int = 1) -> int:
+        # tessel-lower-to-instructions' emitMatmulBlocks, `repeats` times
+        # back to back: WS keeps m whole, n in columns of the array, k in
+        # its rows.
         mb, kb = (m, mac.rows) if ws else (mac.rows, k)
-        total = 0
-        for ms, mc in _chunks(m, mb):
-            for ns, nc in _chunks(n, mac.cols):
-                for ks, kc in _chunks(k, kb):
-                    total += mc * nc * kc * matmul_cycles(arch, dtype, ms, ks, ns)[0]
-        return total
+        shapes = [(mc * nc * kc, matmul_phases(arch, dtype, ms, ks, ns)[:3])
+                  for ms, mc in _chunks(m, mb)
+                  for ns, nc in _chunks(n, mac.cols)
+                  for ks, kc in _chunks(k, kb)]
+        if mac.weight_buffers == 1:
+            return repeats * sum(c * (f + d + s) for c, (f, d, s) in shapes)
+        # Double-buffered weights (simulator.matmul_run_cycles): a block
+        # pays the part of its fill its predecessor's stream does not hide
+        # (taken as its own stream), the first block its whole fill, the
+        # run one drain.
+        steady = sum(c * max(f, s) for c, (f, _, s) in shapes)
+        f1, _, s1 = shapes[0][1]
+        return repeats * steady + min(f1, s1) + max(d for _, (_, d, _) in shapes)
 
     # tessel-lower-to-instructions' emitMatmul: the product as written or
     # transposed, whichever is faster.
@@ -284,11 +292,11 @@ def _conv_cycles(op: Op, arch, step: tuple[int, ...], blocks) -> int:
     n, f, oh, ow, c, kh, kw = step
     k = max(c, kh, kw)
     taps = c * kh * kw // k
-    per_row = taps * oh * min(blocks(f, k, ow), blocks(ow, k, f))
+    per_row = min(blocks(f, k, ow, taps * oh), blocks(ow, k, f, taps * oh))
     row_step = _conv_row_step(op, step)
     if oh > 1 and row_step >= ow:
         span = (oh - 1) * row_step + ow
-        streamed = taps * blocks(span, k, f)
+        streamed = blocks(span, k, f, taps)
         if row_step != ow:
             elems = f * oh * ow
             streamed += 2 * vector_cycles(arch, "cast", elems, elems * 8)
@@ -525,7 +533,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             gather_total += count * transfer_cycles(arch, b, rate, hops)
             bytes_per_tile += count * b
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
-    first_load = kept_fill = 0.0
+    # The first step's loads: the tile's own share one DRAM path and add up;
+    # each shared input arrives from its own leader alongside them.
+    own_first = shared_first = kept_fill = 0.0
     # Whether a split reduction's partials, which tessel-partition always
     # fills, are set in SRAM (see _partials_cycles).
     partials_in_sram = False
@@ -551,9 +561,15 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                   if placement.shared and loaded and not o.is_output else 1)
         o_rate, o_hops = (shared_link(arch, placement, link, shared)
                           if shared > 1 else link)
+        # A shared slice also waits for the credits of the tiles it goes to
+        # and tells them it has arrived: a signal each way along the
+        # rectangle's longer side (the tiles reading one slice are a row or
+        # a column of the parts).
+        handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
+                     if shared > 1 else 0)
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
-            one = transfer_cycles(arch, b, o_rate, o_hops)
+            one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
@@ -562,7 +578,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             if shared > 1:
                 compute += count * 4 * _ISSUE
         if loaded:
-            first_load += transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops)
+            first = transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops) + handshake
+            if shared > 1:
+                shared_first = max(shared_first, first)
+            else:
+                own_first += first
+    first_load = max(own_first, shared_first)
     transfer = load_total + store_total
 
     reduce = 0

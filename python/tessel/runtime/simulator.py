@@ -156,8 +156,11 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
-    """(cycles, SRAM bytes) of one matmul block."""
+def matmul_phases(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int, int, int]:
+    """(fill, drain, stream, SRAM bytes) of one matmul block: the array
+    loads its stationary block in ``fill`` cycles, streams for ``stream``
+    (its steps or its SRAM traffic, whichever is slower) and its last
+    results leave ``drain`` cycles after the stream ends."""
     mac = arch.tile.mac
     item, acc = isa.DTYPE_SIZE[dtype], isa.DTYPE_SIZE[isa.acc_dtype(dtype)]
     # The accumulator update is a read-modify-write inside the banks
@@ -169,7 +172,39 @@ def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
         fill, drain, steps = k, k + n - 1, _ceil_div(m * cells, rate)
     else:
         fill, drain, steps = m + n - 2, m, _ceil_div(k * cells, rate)
-    return fill + drain + max(steps, sram_cycles), sram_bytes
+    return fill, drain, max(steps, sram_cycles), sram_bytes
+
+
+def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
+    """(cycles, SRAM bytes) of one matmul block on its own."""
+    fill, drain, stream, sram_bytes = matmul_phases(arch, dtype, m, k, n)
+    return fill + drain + stream, sram_bytes
+
+
+def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
+    """The cycles charged to each block of a run of matmul instructions that
+    follow each other with nothing between them, given each block's
+    ``(fill, drain, stream)``.
+
+    With one weight buffer every block pays its own fill and drain. With two
+    (a weight-stationary array, ``tile.mac.weight_buffers``) the next
+    block's weights shift in while the current block streams and its rows
+    enter right behind the current block's: a block pays only the part of
+    its fill that outlasts the previous block's stream, and the run ends
+    when its last result leaves the array, the latest of every block's
+    stream end plus its drain, charged to the last block."""
+    if arch.tile.mac.weight_buffers == 1:
+        return [f + d + s for f, d, s in phases]
+    charged, streamed, end, prev_stream = [], 0, 0, None
+    for f, d, s in phases:
+        exposed = f if prev_stream is None else max(0, f - prev_stream)
+        charged.append(exposed + s)
+        streamed += exposed + s
+        end = max(end, streamed + d)
+        prev_stream = s
+    if charged:
+        charged[-1] += end - streamed
+    return charged
 
 
 def vector_cycles(arch, latency_key: str, elements: int, sram_bytes: int) -> int:
@@ -428,6 +463,7 @@ class _Static:
         st.tags = [ins.tag for ins in instrs]
         st.macs, st.mac_peak, st.sram_bytes = [0] * n, [0.0] * n, [0] * n
         mm_cache = self._mm_cache
+        run: list[tuple[int, int, int]] = []  # the matmuls since the last other instruction
         for j, ins in enumerate(instrs):
             op = ins.op
             c = mc = vc = 0
@@ -459,12 +495,23 @@ class _Static:
                     key = (f["dtype"], f["m"], f["k"], f["n"])
                     got = mm_cache.get(key)
                     if got is None:
-                        cycles, sram = matmul_cycles(a, *key)
+                        fill, drain, stream, sram = matmul_phases(a, *key)
                         macs = key[1] * key[2] * key[3]
                         got = mm_cache[key] = (
-                            cycles, sram, macs, macs / a.tile.mac.macs_per_cycle[key[0]])
-                    c, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
-                    mc = c
+                            (fill, drain, stream), sram, macs,
+                            macs / a.tile.mac.macs_per_cycle[key[0]])
+                    phases, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
+                    run.append(phases)
+                    if j + 1 < n and instrs[j + 1].op == "matmul":
+                        continue
+                    # The run of back-to-back matmuls ends here: charge it.
+                    first = j + 1 - len(run)
+                    for i, c in enumerate(matmul_run_cycles(a, run), first):
+                        cum[i + 1] = cum[i] + c
+                        cum_mac[i + 1] = cum_mac[i] + c
+                        cum_vec[i + 1] = cum_vec[i]
+                    run = []
+                    continue
                 else:
                     c, st.sram_bytes[j] = _vector_timing(a, ins)
                     vc = c

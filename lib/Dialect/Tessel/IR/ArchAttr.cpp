@@ -31,6 +31,9 @@ struct ArchFieldSpec {
   /// Comma-separated: enum values, map keys or list items.
   const char *choices;
   bool allKeys;
+  /// An int field a description may leave out, meaning `defaultValue`.
+  bool hasDefault;
+  int64_t defaultValue;
 
   SmallVector<StringRef> getChoices() const {
     SmallVector<StringRef> result;
@@ -256,6 +259,22 @@ LogicalResult checkDramAttach(EmitErrorFn emitError, DictionaryAttr desc) {
   return success();
 }
 
+/// Two weight buffers overlap the next weight block's load with the
+/// current block's stream: only a weight-stationary array holds weights.
+LogicalResult checkWeightBuffers(EmitErrorFn emitError, DictionaryAttr desc) {
+  Attribute buffers = lookupPath(desc, "tile.mac.weight_buffers");
+  if (!buffers || *getI64(buffers) == 1)
+    return success();
+  StringRef dataflow =
+      cast<StringAttr>(lookupPath(desc, "tile.mac.dataflow")).getValue();
+  if (dataflow == "weight_stationary")
+    return success();
+  return fieldError(emitError, "tile.mac.weight_buffers")
+         << "= " << *getI64(buffers)
+         << " needs tile.mac.dataflow = weight_stationary: an " << dataflow
+         << " array holds no weight block, give 1";
+}
+
 /// Prints integers without their (always i64) type, so the attribute reads
 /// like the YAML it came from; the parser reads bare integers back as i64.
 void printBare(AsmPrinter &printer, Attribute attr) {
@@ -291,6 +310,8 @@ LogicalResult ArchAttr::verify(EmitErrorFn emitError, DictionaryAttr desc) {
   }
   for (const ArchFieldSpec &spec : kArchFields) {
     Attribute value = lookupPath(desc, spec.path);
+    if (!value && spec.hasDefault)
+      continue;
     if (!value)
       return fieldError(emitError, spec.path) << "is missing";
     if (failed(checkField(emitError, spec, value)))
@@ -298,7 +319,9 @@ LogicalResult ArchAttr::verify(EmitErrorFn emitError, DictionaryAttr desc) {
   }
   if (failed(checkNoUnknownFields(emitError, desc, "")))
     return failure();
-  return checkDramAttach(emitError, desc);
+  if (failed(checkDramAttach(emitError, desc)))
+    return failure();
+  return checkWeightBuffers(emitError, desc);
 }
 
 Attribute ArchAttr::parse(AsmParser &parser, Type) {
@@ -316,7 +339,15 @@ void ArchAttr::print(AsmPrinter &printer) const {
 }
 
 int64_t ArchAttr::getIntField(StringRef path) const {
-  return *getI64(lookupPath(getDescription(), path));
+  if (Attribute value = lookupPath(getDescription(), path))
+    return *getI64(value);
+  const ArchFieldSpec *spec =
+      llvm::find_if(kArchFields, [&](const ArchFieldSpec &candidate) {
+        return path == candidate.path;
+      });
+  assert(spec != std::end(kArchFields) && spec->hasDefault &&
+         "a verified #tessel.arch holds every field without a default");
+  return spec->defaultValue;
 }
 
 StringRef ArchAttr::getStringField(StringRef path) const {

@@ -386,29 +386,46 @@ struct Lowering {
                std::min(cols, n - n0));
   }
 
-  /// The cycles of an (m x k) * (k x n) product of `elementType` operands
-  /// on the MAC array, by the timing equations of docs/simulator.md: per
-  /// block, fill and drain plus its streaming steps or its SRAM traffic,
-  /// whichever is slower. Arrangements of a convolution are compared by it;
-  /// they change the time, never the bits.
+  /// The cycles of `repeats` (m x k) * (k x n) products of `elementType`
+  /// operands issued back to back on the MAC array, by the timing equations
+  /// of docs/simulator.md: per block, its fill, then its streaming steps or
+  /// its SRAM traffic, whichever is slower, and its drain. With two weight
+  /// buffers a block's fill hides under the previous block's stream and the
+  /// run ends when its last result leaves the array. Arrangements of a
+  /// convolution are compared by it; they change the time, never the bits.
   int64_t estimateMatmulCycles(int64_t m, int64_t k, int64_t n,
-                               Type elementType) {
+                               Type elementType, int64_t repeats = 1) {
     bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
+    bool doubleBuffered = arch.getTileMacWeightBuffers() == 2;
     int64_t arrayMacs = arch.getTileMacRows() * arch.getTileMacCols();
     int64_t macsPerCycle = std::max<int64_t>(arch.getMacsPerCycle(elementType), 1);
     int64_t port = arch.getTileSramBytesPerCycle();
     int64_t size = llvm::divideCeilSigned(
         static_cast<int64_t>(elementType.getIntOrFloatBitWidth()), 8);
-    int64_t cycles = 0;
-    forEachMatmulBlock(m, k, n, [&](int64_t, int64_t ms, int64_t, int64_t ks,
-                                    int64_t, int64_t ns) {
-      int64_t fillAndDrain = weightStationary ? 2 * ks + ns - 1 : 2 * ms + ns - 2;
+    int64_t streamed = 0, end = 0;
+    std::optional<int64_t> previousStream;
+    auto addBlock = [&](int64_t, int64_t ms, int64_t, int64_t ks, int64_t,
+                        int64_t ns) {
+      int64_t fill = weightStationary ? ks : ms + ns - 2;
+      int64_t drain = weightStationary ? ks + ns - 1 : ms;
       int64_t steps = llvm::divideCeilSigned(
           (weightStationary ? ms : ks) * arrayMacs, macsPerCycle);
       int64_t bytes = (ms * ks + ks * ns) * size + ms * ns * 4;
-      cycles += fillAndDrain + std::max(steps, llvm::divideCeilSigned(bytes, port));
-    });
-    return cycles;
+      int64_t stream = std::max(steps, llvm::divideCeilSigned(bytes, port));
+      if (!doubleBuffered) {
+        streamed += fill + stream + drain;
+        end = streamed;
+        return;
+      }
+      streamed += (previousStream ? std::max<int64_t>(0, fill - *previousStream)
+                                  : fill) +
+                  stream;
+      end = std::max(end, streamed + drain);
+      previousStream = stream;
+    };
+    for (int64_t i = 0; i < repeats; ++i)
+      forEachMatmulBlock(m, k, n, addBlock);
+    return end;
   }
 
   /// The cycles of a vector copy of `elements` 32-bit elements: a lane per
@@ -589,12 +606,15 @@ struct Lowering {
     int64_t span = (oh - 1) * rowStep + ow;
     bool inPlace = rowStep == ow && ys[2] == ow * ys[3];
     bool oneStream = oh > 1 && rowStep >= ow;
-    int64_t rowByWeights = estimateMatmulCycles(f, k.extent, ow, elementType);
-    int64_t rowByPixels = estimateMatmulCycles(ow, k.extent, f, elementType);
-    int64_t perRow = taps * oh * std::min(rowByWeights, rowByPixels);
+    // Per row, every tap of every row back to back.
+    int64_t rowByWeights =
+        estimateMatmulCycles(f, k.extent, ow, elementType, taps * oh);
+    int64_t rowByPixels =
+        estimateMatmulCycles(ow, k.extent, f, elementType, taps * oh);
+    int64_t perRow = std::min(rowByWeights, rowByPixels);
     int64_t streamed = 0;
     if (oneStream) {
-      streamed = taps * estimateMatmulCycles(span, k.extent, f, elementType);
+      streamed = estimateMatmulCycles(span, k.extent, f, elementType, taps);
       if (!inPlace)
         streamed += 2 * estimateCopyCycles(f * oh * ow);
     }

@@ -36,6 +36,8 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include <cstdlib>
+#include <limits>
 #include <map>
 #include <optional>
 #include <set>
@@ -514,20 +516,32 @@ Value cloneView(Value value, Region &from, OpBuilder &builder,
 /// clones and leader turns the sets made so far have used.
 class Sharing {
 public:
-  explicit Sharing(MutableArrayRef<CoreLoads> cores)
-      : cores(cores), semaphores(cores.front().core) {}
+  Sharing(MutableArrayRef<CoreLoads> cores, ArchAttr arch,
+          int64_t bytesPerTransferCost)
+      : cores(cores), semaphores(cores.front().core),
+        bytesPerTransferCost(bytesPerTransferCost),
+        dramAttach(arch.getDramAttach()),
+        dmaChannels(arch.getTileDmaChannels()) {}
+
+  /// The loads rewritten from here on are the next step's: they run at
+  /// the same time, so their DRAM reads are spread over the channels anew.
+  void beginStep() {
+    stepBytes.assign(dramAttach.size(), 0);
+    leaderBytes.clear();
+  }
 
   /// Replaces the loads of `readers` with one transfer per cell, each from
   /// a leader among the cell's readers; returns the multicasts made.
   unsigned rewrite(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
     // Per reader, the cells it leads, the readers it delivers to and the
     // leaders it receives from (indices into `readers`, ordered).
-    SmallVector<SmallVector<const Cell *>> led(readers.size());
+    SmallVector<SmallVector<std::pair<const Cell *, std::optional<unsigned>>>>
+        led(readers.size());
     SmallVector<std::set<unsigned>> deliversTo(readers.size()),
         receivesFrom(readers.size());
     for (const Cell &cell : cells) {
-      unsigned leader = pickLeader(readers, cell);
-      led[leader].push_back(&cell);
+      auto [leader, channel] = pickLeader(readers, cell);
+      led[leader].push_back({&cell, channel});
       for (unsigned reader : cell.readers)
         if (reader != leader) {
           deliversTo[leader].insert(reader);
@@ -553,8 +567,9 @@ public:
                                 getSemaphore(credits, reader.core,
                                              readers[receiver].core, loc),
                                 1);
-      for (const Cell *cell : led[index]) {
-        tokens[index].push_back(transfer(builder, readers, index, *cell));
+      for (auto [cell, channel] : led[index]) {
+        tokens[index].push_back(
+            transfer(builder, readers, index, *cell, channel));
         multicasts += cell->readers.size() > 1;
       }
       for (unsigned receiver : deliversTo[index])
@@ -576,27 +591,113 @@ public:
 
 private:
   /// The reader (an index into `readers`) that reads `cell` for the
-  /// others. The leader rotates over a set of tiles from one step to the
-  /// next, spreading the reads over their DMA engines and DRAM channels;
-  /// sets of different tiles start at different places (the n-th set of
-  /// tiles met at its n-th tile), so that the leaders of a step lie on a
-  /// diagonal, as in Cannon's skew, rather than all in one column whose
-  /// links would carry every row's data from DRAM.
-  unsigned pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
-    if (cell.readers.size() == 1)
-      return cell.readers.front();
+  /// others, and the DMA channel it reads it on where that choice matters.
+  ///
+  /// The leader rotates over a set of tiles from one step to the next,
+  /// spreading the reads over their DMA engines; sets of different tiles
+  /// start at different places (the n-th set of tiles met at its n-th
+  /// tile), so that the leaders of a step lie on a diagonal, as in Cannon's
+  /// skew, rather than all in one column whose links would carry every
+  /// row's data from DRAM. Among the readers, the one whose DRAM channel
+  /// has the fewest bytes to read at this step leads, the rotation's turn
+  /// breaking ties: a leader reads from the channel attached nearest to
+  /// it, and the leaders that rotation alone picks can crowd a few
+  /// channels while others idle (on tessel-4x4 a step's leaders on the
+  /// diagonal read from two of its four corners). Where channels are
+  /// equally near, the DMA channel picks among them (docs/isa.md) and is
+  /// chosen too.
+  std::pair<unsigned, std::optional<unsigned>>
+  pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
+    if (cell.readers.size() == 1) {
+      // A plain load: its reader's DRAM channel (the first of the nearest
+      // where its DMA channel is not named yet) carries it.
+      const Reader &reader = readers[cell.readers.front()];
+      SmallVector<unsigned> nearest =
+          nearestDramChannels(cores[reader.core].core.getTileOp());
+      std::optional<uint32_t> named = reader.getLoad().getChannel();
+      int64_t bytes = getCellBytes(reader, cell);
+      stepBytes[nearest[named.value_or(0) % nearest.size()]] += bytes;
+      leaderBytes[reader.core] += bytes;
+      return {cell.readers.front(), std::nullopt};
+    }
     std::vector<unsigned> tiles;
     for (unsigned reader : cell.readers)
       tiles.push_back(readers[reader].core);
     auto [it, inserted] = rotation.try_emplace(
         std::move(tiles), static_cast<unsigned>(rotation.size()));
-    return cell.readers[it->second++ % cell.readers.size()];
+    unsigned turn = it->second++;
+    size_t count = cell.readers.size();
+
+    // The first reader in turn order whose DRAM channel, or whose own DMA
+    // engine, has the fewest bytes to move at this step (whichever has
+    // more), on a DMA channel of its own choosing where that picks the
+    // DRAM channel (the load's, where it names one). A cell smaller than
+    // what a transfer moves in its fixed cost keeps its turn's leader: its
+    // time is latency, which the turns spread already.
+    int64_t bytes = getCellBytes(readers[cell.readers.front()], cell);
+    bool balance = bytes >= bytesPerTransferCost;
+    unsigned leader = cell.readers[turn % count], dram = 0;
+    std::optional<unsigned> channel;
+    int64_t fewest = std::numeric_limits<int64_t>::max();
+    for (size_t i = 0; i < (balance ? count : 1); ++i) {
+      unsigned reader = cell.readers[(turn + i) % count];
+      unsigned core = readers[reader].core;
+      SmallVector<unsigned> nearest =
+          nearestDramChannels(cores[core].core.getTileOp());
+      std::optional<uint32_t> named = readers[reader].getLoad().getChannel();
+      bool choose = balance && !named && nearest.size() > 1;
+      for (unsigned dma = 0; dma < (choose ? dmaChannels : 1); ++dma) {
+        unsigned candidate = nearest[(named ? *named : dma) % nearest.size()];
+        int64_t busiest = std::max(stepBytes[candidate], leaderBytes[core]);
+        // Another than the turn's leader only where it spares a whole
+        // cell's worth: the turns also spread the routes over the links.
+        int64_t margin = i == 0 && dma == 0 ? 0 : bytes;
+        if (busiest + margin > fewest || busiest >= fewest)
+          continue;
+        fewest = busiest;
+        leader = reader;
+        dram = candidate;
+        channel = choose ? std::optional<unsigned>(dma) : std::nullopt;
+      }
+    }
+    stepBytes[dram] += bytes;
+    leaderBytes[readers[leader].core] += bytes;
+    return {leader, channel};
+  }
+
+  /// The DRAM channels attached nearest to `tile` (Manhattan hops), in
+  /// index order: a transfer on DMA channel `c` reads from the
+  /// `c mod size`-th (docs/isa.md).
+  SmallVector<unsigned> nearestDramChannels(TileOp tile) const {
+    SmallVector<unsigned> nearest;
+    int64_t best = std::numeric_limits<int64_t>::max();
+    for (auto [index, at] : llvm::enumerate(dramAttach)) {
+      int64_t hops = std::abs(at.first - tile.getRow()) +
+                     std::abs(at.second - tile.getCol());
+      if (hops < best)
+        nearest.clear();
+      if (hops <= best) {
+        best = hops;
+        nearest.push_back(index);
+      }
+    }
+    return nearest;
+  }
+
+  /// The bytes `cell` holds, in the element type of `reader`'s load.
+  static int64_t getCellBytes(const Reader &reader, const Cell &cell) {
+    int64_t elements = 1;
+    for (auto [lo, hi] : llvm::zip_equal(cell.lo, cell.hi))
+      elements *= hi - lo;
+    Type element =
+        cast<MemRefType>(reader.getLoad().getSource().getType()).getElementType();
+    return elements * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   }
 
   /// The load of `cell` by `readers[leader]` into the buffers of all its
   /// readers: a multicast, or a load of part of its own window.
   Value transfer(OpBuilder &builder, ArrayRef<Reader> readers, unsigned leader,
-                 const Cell &cell) {
+                 const Cell &cell, std::optional<unsigned> channel) {
     const Reader &lead = readers[leader];
     Location loc = lead.getLoad().getLoc();
     Value source =
@@ -613,12 +714,13 @@ private:
       targets.push_back(
           cellView(builder, loc, target, receiver.window, cell));
     }
+    IntegerAttr channelAttr = lead.getLoad().getChannelAttr();
+    if (channel)
+      channelAttr = builder.getI32IntegerAttr(*channel);
     if (targets.size() == 1)
-      return DmaOp::create(builder, loc, source, targets.front(),
-                           lead.getLoad().getChannelAttr())
+      return DmaOp::create(builder, loc, source, targets.front(), channelAttr)
           .getToken();
-    return DmaMulticastOp::create(builder, loc, source, targets,
-                                  lead.getLoad().getChannelAttr())
+    return DmaMulticastOp::create(builder, loc, source, targets, channelAttr)
         .getToken();
   }
 
@@ -670,6 +772,15 @@ private:
   std::map<std::pair<unsigned, unsigned>, IRMapping> viewClones;
   /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
+  /// What one transfer moves in the time of its fixed cost.
+  int64_t bytesPerTransferCost;
+  /// Where each DRAM channel attaches, and the DMA channels of a tile.
+  SmallVector<std::pair<int64_t, int64_t>> dramAttach;
+  unsigned dmaChannels;
+  /// Per DRAM channel, the bytes this step's leaders read from it so far;
+  /// per core, the bytes it leads at this step.
+  SmallVector<int64_t> stepBytes;
+  std::map<unsigned, int64_t> leaderBytes;
 };
 
 struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
@@ -700,14 +811,16 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
         (arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles()) *
         std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
 
-    Sharing sharing(*cores);
+    Sharing sharing(*cores, arch, bytesPerTransferCost);
     for (auto [group, count] : positions)
-      for (size_t position = 0; position < count; ++position)
+      for (size_t position = 0; position < count; ++position) {
+        sharing.beginStep();
         for (SmallVector<Reader> &readers :
              findSharingSets(*cores, group, position)) {
           SmallVector<Cell> cells = cutIntoCells(readers, bytesPerTransferCost);
           numSharedLoads += sharing.rewrite(readers, cells);
         }
+      }
 
     for (CoreLoads &entry : *cores)
       entry.core.walk([&](DmaOp dma) {
