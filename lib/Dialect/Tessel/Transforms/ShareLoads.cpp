@@ -598,14 +598,14 @@ private:
   /// start at different places (the n-th set of tiles met at its n-th
   /// tile), so that the leaders of a step lie on a diagonal, as in Cannon's
   /// skew, rather than all in one column whose links would carry every
-  /// row's data from DRAM. Among the readers, the one whose DRAM channel
-  /// has the fewest bytes to read at this step leads, the rotation's turn
-  /// breaking ties: a leader reads from the channel attached nearest to
-  /// it, and the leaders that rotation alone picks can crowd a few
-  /// channels while others idle (on tessel-4x4 a step's leaders on the
-  /// diagonal read from two of its four corners). Where channels are
-  /// equally near, the DMA channel picks among them (docs/isa.md) and is
-  /// chosen too.
+  /// row's data from DRAM. But a leader reads from the DRAM channel
+  /// attached nearest to it, and the leaders that the turns alone pick can
+  /// crowd a few channels while others idle (on tessel-4x4 a step's leaders
+  /// on the diagonal read from two of its four corners): the turn's leader
+  /// gives way to the next reader in turn whose DRAM channel and DMA engine
+  /// carry at least a cell less at this step. Where channels are equally
+  /// near, the DMA channel picks among them (docs/isa.md) and is chosen
+  /// too.
   std::pair<unsigned, std::optional<unsigned>>
   pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
     if (cell.readers.size() == 1) {
@@ -628,17 +628,18 @@ private:
     unsigned turn = it->second++;
     size_t count = cell.readers.size();
 
-    // The first reader in turn order whose DRAM channel, or whose own DMA
-    // engine, has the fewest bytes to move at this step (whichever has
-    // more), on a DMA channel of its own choosing where that picks the
-    // DRAM channel (the load's, where it names one). A cell smaller than
-    // what a transfer moves in its fixed cost keeps its turn's leader: its
-    // time is latency, which the turns spread already.
+    // Each reader in turn order, on each DMA channel it may choose (the
+    // load's, where it names one), is weighed by the bytes its DRAM channel
+    // or its own DMA engine, whichever has more, already moves at this
+    // step. Another than the turn's leader leads only where that is a
+    // whole cell less: the turns also spread the routes over the links. A
+    // cell smaller than what a transfer moves in its fixed cost keeps its
+    // turn's leader: its time is latency, which the turns spread already.
     int64_t bytes = getCellBytes(readers[cell.readers.front()], cell);
     bool balance = bytes >= bytesPerTransferCost;
     unsigned leader = cell.readers[turn % count], dram = 0;
     std::optional<unsigned> channel;
-    int64_t fewest = std::numeric_limits<int64_t>::max();
+    std::optional<int64_t> fewest;
     for (size_t i = 0; i < (balance ? count : 1); ++i) {
       unsigned reader = cell.readers[(turn + i) % count];
       unsigned core = readers[reader].core;
@@ -649,10 +650,7 @@ private:
       for (unsigned dma = 0; dma < (choose ? dmaChannels : 1); ++dma) {
         unsigned candidate = nearest[(named ? *named : dma) % nearest.size()];
         int64_t busiest = std::max(stepBytes[candidate], leaderBytes[core]);
-        // Another than the turn's leader only where it spares a whole
-        // cell's worth: the turns also spread the routes over the links.
-        int64_t margin = i == 0 && dma == 0 ? 0 : bytes;
-        if (busiest + margin > fewest || busiest >= fewest)
+        if (fewest && busiest + bytes > *fewest)
           continue;
         fewest = busiest;
         leader = reader;
