@@ -6,7 +6,9 @@
 
 // Three steps of an elementwise op: each step's load is issued before the
 // previous step computes (one step ahead, not two), and waited for just
-// before its first use.
+// before its first use; each step's store is waited for (and its buffer
+// released) just before the next step's store, so it drains while the next
+// step computes. The last store is waited for at the end.
 // CHECK-LABEL: tessel.device @steps
 // CHECK:         %[[A0:.+]] = memref.alloc()
 // CHECK:         %[[T0:.+]] = tessel.dma %{{.+}} to %[[A0]]
@@ -15,14 +17,20 @@
 // CHECK:         %[[T1:.+]] = tessel.dma %{{.+}} to %[[A1]]
 // CHECK:         tessel.vector_unary exp %[[A0]], %[[A0]]
 // CHECK:         %[[S0:.+]] = tessel.dma %[[A0]] to
-// CHECK:         tessel.wait %[[S0]]
-// CHECK:         memref.dealloc %[[A0]]
 // CHECK:         tessel.wait %[[T1]]
 // CHECK:         %[[A2:.+]] = memref.alloc()
 // CHECK:         %[[T2:.+]] = tessel.dma %{{.+}} to %[[A2]]
 // CHECK:         tessel.vector_unary exp %[[A1]], %[[A1]]
+// CHECK:         tessel.wait %[[S0]]
+// CHECK-NEXT:    memref.dealloc %[[A0]]
+// CHECK:         %[[S1:.+]] = tessel.dma %[[A1]] to
 // CHECK:         tessel.wait %[[T2]]
-// CHECK:         tessel.vector_unary exp %[[A2]], %[[A2]]
+// CHECK-NEXT:    tessel.vector_unary exp %[[A2]], %[[A2]]
+// CHECK-NEXT:    tessel.wait %[[S1]]
+// CHECK-NEXT:    memref.dealloc %[[A1]]
+// CHECK:         %[[S2:.+]] = tessel.dma %[[A2]] to
+// CHECK-NEXT:    tessel.wait %[[S2]]
+// CHECK-NEXT:    memref.dealloc %[[A2]]
 tessel.device @steps arch #tiny {
   %t = tessel.tile(0, 0)
   %x = tessel.dram_buffer @x input : memref<3x16xf32, #dram>
@@ -127,5 +135,96 @@ tessel.device @fenced arch #tiny {
     %s2 = tessel.dma %b to %z : memref<16xf32, #sram> to memref<16xf32, #dram>
     tessel.wait %s2
     memref.dealloc %b : memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Steps of 6 KB in 16 KB of SRAM: the second step's load already lives
+// beside the first step's buffer; keeping a stored buffer until the next
+// store as well would need three (18 KB). The core keeps each store waited
+// for where it is issued.
+// CHECK-LABEL: tessel.device @no_room
+// CHECK:         %[[S0:.+]] = tessel.dma %{{.+}} to %{{.+}} : memref<1536xf32, #sram>
+// CHECK-NEXT:    tessel.wait %[[S0]]
+// CHECK-NEXT:    memref.dealloc
+// CHECK:         %[[S1:.+]] = tessel.dma %{{.+}} to %{{.+}} : memref<1536xf32, #sram>
+// CHECK-NEXT:    tessel.wait %[[S1]]
+tessel.device @no_room arch #tiny {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<3x1536xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<3x1536xf32, #dram>
+  tessel.core(%t) {
+    %x0 = memref.subview %x[0, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1]>, #dram>
+    %y0 = memref.subview %y[0, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1]>, #dram>
+    %a0 = memref.alloc() : memref<1536xf32, #sram>
+    %t0 = tessel.dma %x0 to %a0 : memref<1536xf32, strided<[1]>, #dram> to memref<1536xf32, #sram>
+    tessel.wait %t0
+    tessel.vector_unary exp %a0, %a0 : memref<1536xf32, #sram>, memref<1536xf32, #sram>
+    %s0 = tessel.dma %a0 to %y0 : memref<1536xf32, #sram> to memref<1536xf32, strided<[1]>, #dram>
+    tessel.wait %s0
+    memref.dealloc %a0 : memref<1536xf32, #sram>
+    %x1 = memref.subview %x[1, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1], offset: 1536>, #dram>
+    %y1 = memref.subview %y[1, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1], offset: 1536>, #dram>
+    %a1 = memref.alloc() : memref<1536xf32, #sram>
+    %t1 = tessel.dma %x1 to %a1 : memref<1536xf32, strided<[1], offset: 1536>, #dram> to memref<1536xf32, #sram>
+    tessel.wait %t1
+    tessel.vector_unary exp %a1, %a1 : memref<1536xf32, #sram>, memref<1536xf32, #sram>
+    %s1 = tessel.dma %a1 to %y1 : memref<1536xf32, #sram> to memref<1536xf32, strided<[1], offset: 1536>, #dram>
+    tessel.wait %s1
+    memref.dealloc %a1 : memref<1536xf32, #sram>
+    %x2 = memref.subview %x[2, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1], offset: 3072>, #dram>
+    %y2 = memref.subview %y[2, 0] [1, 1536] [1, 1] : memref<3x1536xf32, #dram> to memref<1536xf32, strided<[1], offset: 3072>, #dram>
+    %a2 = memref.alloc() : memref<1536xf32, #sram>
+    %t2 = tessel.dma %x2 to %a2 : memref<1536xf32, strided<[1], offset: 3072>, #dram> to memref<1536xf32, #sram>
+    tessel.wait %t2
+    tessel.vector_unary exp %a2, %a2 : memref<1536xf32, #sram>, memref<1536xf32, #sram>
+    %s2 = tessel.dma %a2 to %y2 : memref<1536xf32, #sram> to memref<1536xf32, strided<[1], offset: 3072>, #dram>
+    tessel.wait %s2
+    memref.dealloc %a2 : memref<1536xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A store's wait stays before a load of the DRAM buffer it writes (the
+// load must see its data) and before a signal (another tile may read it).
+// CHECK-LABEL: tessel.device @store_then_read
+// CHECK:         %[[S:.+]] = tessel.dma %{{[a-z0-9_]+}} to %y :
+// CHECK:         tessel.wait %[[S]]
+// CHECK-NEXT:    tessel.dma %y to
+// CHECK:         %[[S2:.+]] = tessel.dma %{{[a-z0-9_]+}} to %y :
+// CHECK-NEXT:    tessel.wait %[[S2]]
+// CHECK-NEXT:    memref.dealloc
+// CHECK-NEXT:    tessel.signal
+tessel.device @store_then_read arch #tiny {
+  %t = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %sem = tessel.semaphore on %t1
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %t0 = tessel.dma %x to %a : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %t0
+    %s = tessel.dma %a to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %r = tessel.dma %y to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %r
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s2 = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s2
+    memref.dealloc %b : memref<16xf32, #sram>
+    tessel.signal %sem
   }
 }

@@ -1,12 +1,7 @@
 //===- AllocateSram.cpp - SRAM addresses for each core's buffers ----------===//
 //
-// A core's body is straight-line code, so every SRAM allocation's lifetime
-// is known before any is placed: from its memref.alloc to its
-// memref.dealloc (or the end of the core). Placement is offline, largest
-// first, each at the lowest aligned offset that no allocation live at the
-// same time occupies ("greedy by size"). Placing in program order instead
-// (first fit) fragments: small temporaries land between large step buffers
-// and the next large buffer no longer fits below them. One arena per tile
+// Each core's buffers are placed by lifetime, largest first
+// (SramPlacement.h, which tessel-schedule consults too). One arena per tile
 // keeps the device-wide rule "buffers fit SRAM" exact: a tile has exactly
 // one buffer, the arena.
 //
@@ -16,6 +11,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -26,92 +22,6 @@ namespace mlir::tessel {
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 
 namespace {
-
-/// An SRAM allocation of a core and the ops it is live across.
-struct Lifetime {
-  memref::AllocOp alloc;
-  int64_t bytes;
-  /// Positions in the core's body of the alloc and of its dealloc (the end
-  /// of the body when it has none).
-  size_t begin, end;
-  /// The lifetimes live at the same time as this one (indices).
-  SmallVector<size_t> overlapping;
-  int64_t offset = -1;
-};
-
-/// The SRAM allocations of `core`'s body, each with the others it overlaps.
-FailureOr<SmallVector<Lifetime>> collectLifetimes(CoreOp core,
-                                                  int64_t alignment) {
-  SmallVector<Lifetime> lifetimes;
-  DenseMap<Value, size_t> indexOf;
-  Block &body = core.getBody().front();
-  size_t position = 0;
-  for (Operation &op : body) {
-    if (auto alloc = dyn_cast<memref::AllocOp>(op)) {
-      MemRefType type = alloc.getType();
-      if (getMemorySpace(type) == MemorySpace::sram) {
-        if (!type.hasStaticShape() || !type.getLayout().isIdentity())
-          return alloc.emitOpError("must be statically shaped with an "
-                                   "identity layout to be placed in SRAM");
-        int64_t bytes =
-            std::max<int64_t>(llvm::alignTo(getSizeInBytes(type), alignment),
-                              alignment);
-        indexOf[alloc.getResult()] = lifetimes.size();
-        lifetimes.push_back({alloc, bytes, position, SIZE_MAX, {}});
-      }
-    } else if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-      auto it = indexOf.find(dealloc.getMemref());
-      if (it != indexOf.end())
-        lifetimes[it->second].end = position;
-    }
-    ++position;
-  }
-  // One sweep in program order: a lifetime overlaps every one still live
-  // when it begins.
-  SmallVector<size_t> live;
-  for (size_t i = 0; i < lifetimes.size(); ++i) {
-    llvm::erase_if(live, [&](size_t j) {
-      return lifetimes[j].end < lifetimes[i].begin;
-    });
-    for (size_t j : live) {
-      lifetimes[i].overlapping.push_back(j);
-      lifetimes[j].overlapping.push_back(i);
-    }
-    live.push_back(i);
-  }
-  return lifetimes;
-}
-
-/// Places every lifetime, largest first (ties in program order), at the
-/// lowest offset clear of the overlapping lifetimes already placed; returns
-/// the arena's size.
-int64_t placeBySize(MutableArrayRef<Lifetime> lifetimes) {
-  SmallVector<size_t> order =
-      llvm::to_vector(llvm::seq<size_t>(0, lifetimes.size()));
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
-    return lifetimes[a].bytes > lifetimes[b].bytes;
-  });
-  int64_t arenaBytes = 0;
-  SmallVector<std::pair<int64_t, int64_t>> taken;
-  for (size_t i : order) {
-    Lifetime &lifetime = lifetimes[i];
-    taken.clear();
-    for (size_t j : lifetime.overlapping)
-      if (lifetimes[j].offset >= 0)
-        taken.push_back({lifetimes[j].offset,
-                         lifetimes[j].offset + lifetimes[j].bytes});
-    llvm::sort(taken);
-    int64_t offset = 0;
-    for (auto [begin, end] : taken) {
-      if (offset + lifetime.bytes <= begin)
-        break;
-      offset = std::max(offset, end);
-    }
-    lifetime.offset = offset;
-    arenaBytes = std::max(arenaBytes, offset + lifetime.bytes);
-  }
-  return arenaBytes;
-}
 
 struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
   void runOnOperation() override {
@@ -127,16 +37,18 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
     ArchAttr arch = lookupArch(core);
     int64_t sramBytes = arch.getTileSramBytes();
     TileOp tile = core.getTileOp();
-    FailureOr<SmallVector<Lifetime>> lifetimes =
-        collectLifetimes(core, arch.getTileSramAlignment());
-    if (failed(lifetimes))
-      return failure();
-    if (lifetimes->empty())
+    memref::AllocOp unplaceable;
+    SmallVector<SramLifetime> lifetimes =
+        collectSramLifetimes(core, arch.getTileSramAlignment(), unplaceable);
+    if (unplaceable)
+      return unplaceable.emitOpError("must be statically shaped with an "
+                                     "identity layout to be placed in SRAM");
+    if (lifetimes.empty())
       return success();
-    int64_t arenaBytes = placeBySize(*lifetimes);
+    int64_t arenaBytes = placeSramLifetimes(lifetimes);
     if (arenaBytes > sramBytes) {
       // Name the first allocation, in program order, that ends past the SRAM.
-      Lifetime *over = llvm::find_if(*lifetimes, [&](const Lifetime &l) {
+      SramLifetime *over = llvm::find_if(lifetimes, [&](const SramLifetime &l) {
         return l.offset + l.bytes > sramBytes;
       });
       return over->alloc.emitOpError()
@@ -161,7 +73,7 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
     IRRewriter rewriter(builder);
     Block &body = core.getBody().front();
     DenseMap<int64_t, Value> shifts;
-    for (Lifetime &lifetime : *lifetimes) {
+    for (SramLifetime &lifetime : lifetimes) {
       memref::AllocOp alloc = lifetime.alloc;
       Value &shift = shifts[lifetime.offset];
       if (!shift) {

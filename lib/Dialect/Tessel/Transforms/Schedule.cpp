@@ -12,13 +12,24 @@
 // tiles' writes) or a fence (into another op, whose buffers the step sizes
 // did not count), nor above the completion of a store of this tile to the
 // same DRAM buffer (it could read stale data), nor by more than one step.
-// The fences are removed afterwards.
+//
+// Stores overlap too: the wait of a store to DRAM (and the release of the
+// buffer it stores) moves down to the next store, so one output slice
+// drains while the next is computed. It stops earlier at synchronization (a
+// signal must follow the data it announces), at a fence, at a load of the
+// DRAM buffer it writes, and at anything that touches the buffer it reads.
+// The buffer then lives on into the next slice's steps; the step sizes
+// count two steps of every operand, outputs included, but where the core's
+// buffers would no longer fit its SRAM as tessel-allocate-sram places them,
+// the core keeps its stores waited where they were issued. The fences are
+// removed afterwards.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 
@@ -58,6 +69,12 @@ bool isLoad(DmaOp dma) {
          isInSpace(dma.getTarget(), MemorySpace::sram);
 }
 
+/// A transfer from this tile's SRAM into DRAM.
+bool isStore(DmaOp dma) {
+  return isInSpace(dma.getSource(), MemorySpace::sram) &&
+         isInSpace(dma.getTarget(), MemorySpace::dram);
+}
+
 /// Whether `op` touches the memory of `buffer` (rather than only naming it).
 bool touches(Operation *op, Value buffer) {
   if (isAddressOp(op) || isa<memref::DeallocOp>(op))
@@ -72,6 +89,15 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
       hoistLoads(block);
+      SmallVector<Operation *> order =
+          llvm::map_to_vector(block, [](Operation &op) { return &op; });
+      unsigned sunk = sinkStoreWaits(block);
+      if (sunk && !sramBuffersFit(core)) {
+        for (Operation *op : order)
+          op->moveBefore(&block, block.end());
+        sunk = 0;
+      }
+      numStoreWaitsSunk += sunk;
       for (FenceOp fence : llvm::make_early_inc_range(block.getOps<FenceOp>()))
         fence.erase();
     });
@@ -110,6 +136,60 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         ++numWaitsSunk;
       }
     }
+  }
+
+  /// Moves the wait of each store to DRAM, and the deallocs of the buffers
+  /// it stores, down to the next store or the first op that must follow
+  /// the store's completion; returns how many waits moved.
+  unsigned sinkStoreWaits(Block &block) {
+    SmallVector<WaitOp> waits;
+    for (auto wait : block.getOps<WaitOp>())
+      waits.push_back(wait);
+    unsigned sunk = 0;
+    for (WaitOp wait : waits) {
+      SmallVector<Value> buffers, written;
+      for (Value token : wait.getTokens()) {
+        auto dma = token.getDefiningOp<DmaOp>();
+        if (!dma || !isStore(dma))
+          break;
+        buffers.push_back(getRoot(dma.getSource()));
+        written.push_back(getRoot(dma.getTarget()));
+      }
+      if (buffers.size() != wait.getTokens().size())
+        continue;
+      auto isBuffer = [&](Value v) { return llvm::is_contained(buffers, v); };
+      SmallVector<Operation *> released;
+      Operation *stop = nullptr;
+      for (Operation *op = wait->getNextNode(); op && !stop;
+           op = op->getNextNode()) {
+        if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
+          if (isBuffer(dealloc.getMemref()))
+            released.push_back(op);
+          continue;
+        }
+        auto dma = dyn_cast<DmaOp>(op);
+        bool readsWritten =
+            dma && isLoad(dma) &&
+            llvm::is_contained(written, getRoot(dma.getSource()));
+        auto gather = dyn_cast<DmaGatherOp>(op);
+        bool gathersWritten =
+            gather && llvm::is_contained(written, getRoot(gather.getTable()));
+        if ((dma && isStore(dma)) || readsWritten || gathersWritten ||
+            llvm::any_of(buffers, [&](Value b) { return touches(op, b); }) ||
+            isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp>(op) ||
+            op->hasTrait<OpTrait::IsTerminator>())
+          stop = op;
+      }
+      if (stop == wait->getNextNode() ||
+          (!stop && wait == &block.back()))
+        continue;
+      Block::iterator at = stop ? stop->getIterator() : block.end();
+      wait->moveBefore(&block, at);
+      for (Operation *dealloc : released)
+        dealloc->moveBefore(&block, at);
+      ++sunk;
+    }
+    return sunk;
   }
 
   /// Where a load may be issued earliest: just after the last op it must

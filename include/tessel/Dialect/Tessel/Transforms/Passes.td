@@ -875,8 +875,8 @@ def TesselLowerToInstructions
 }
 
 def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
-  let summary = "Overlap each core's loads with its computation (double "
-                "buffering)";
+  let summary = "Overlap each core's loads and stores with its computation "
+                "(double buffering)";
   let description = [{
     As lowered, a core loads a step's operands, waits, computes, stores and
     waits again: its DMA engine and its compute units take turns. This pass
@@ -892,8 +892,16 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     another op's part, whose buffers its step sizes did not count), above
     the completion of a store of the same tile to the same DRAM buffer,
     above an instruction that uses its target buffer, or by more than one
-    step (past the wait for the previous step's loads). The fences are
-    removed.
+    step (past the wait for the previous step's loads).
+
+    The wait of a store to DRAM, and the `memref.dealloc` of the buffer it
+    stores, move down to the next store, so one output slice drains while
+    the next is computed; they stop earlier at `tessel.signal`,
+    `tessel.wait_semaphore` and `tessel.fence`, at a load of the DRAM buffer
+    the store writes, and at an instruction that uses the stored buffer.
+    Where the core's SRAM buffers would then no longer fit its tile as
+    `tessel-allocate-sram` places them, the core's store waits stay where
+    they were. The fences are removed.
 
     ```mlir
     %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
@@ -911,7 +919,9 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     Statistic<"numLoadsHoisted", "num-loads-hoisted",
               "Number of loads issued before the previous step's compute">,
     Statistic<"numWaitsSunk", "num-waits-sunk",
-              "Number of load waits moved to the loaded buffer's first use">
+              "Number of load waits moved to the loaded buffer's first use">,
+    Statistic<"numStoreWaitsSunk", "num-store-waits-sunk",
+              "Number of store waits moved down to the next store">
   ];
 }
 
