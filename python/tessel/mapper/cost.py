@@ -517,7 +517,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                                                      placement.cols)))
     moved = [o for o in op.operands
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
-    compute = load_total = store_total = gather_total = 0.0
+    compute = load_total = store_total = gather_total = last_store = 0.0
     bytes_per_tile = 0
     num_steps = 0
     # Steps of equal shape cost the same: at most two sizes per loop.
@@ -572,6 +572,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
+            if o.is_output:
+                last_store = max(last_store, one)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
@@ -593,10 +595,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
 
     if overlap_dma:
         # tessel-schedule issues each step's loads while the previous step
-        # computes; a step's stores are waited for where they are issued
-        # (the next step's buffers take their SRAM), so they add up.
-        alone = first_load + store_total + gather_total
-        body = alone + max(compute, load_total - first_load)
+        # computes, and waits for a store at the next: only the first loads
+        # and the last store are not under compute.
+        alone = first_load + last_store + gather_total
+        body = alone + max(compute, load_total - first_load + store_total - last_store)
     else:
         body = compute + transfer + gather_total
     cycles = int(math.ceil(body + reduce + barrier + kept_fill))
