@@ -161,22 +161,22 @@ def _check_dram_attach(desc: Mapping[str, Any]) -> None:
                             f"{cols - 1}", "dram.attach")
 
 
-def _check_weight_buffers(desc: Mapping[str, Any]) -> None:
-    mac = desc["tile"]["mac"]
-    buffers = mac.get("weight_buffers", 1)
-    if buffers != 1 and mac["dataflow"] != "weight_stationary":
-        raise ArchError(f"arch field 'tile.mac.weight_buffers' = {buffers} needs "
-                        "tile.mac.dataflow = weight_stationary: an "
-                        f"{mac['dataflow']} array holds no weight block, give 1",
-                        "tile.mac.weight_buffers")
-
-
 def _value(desc: Mapping[str, Any], path: str) -> Any:
-    """A field of a validated description, its default where left out."""
+    """A field of a checked description, its default where left out."""
     try:
         return _lookup(desc, path)
     except KeyError:
         return schema.BY_PATH[path].default
+
+
+def _check_weight_buffers(desc: Mapping[str, Any]) -> None:
+    buffers = _value(desc, "tile.mac.weight_buffers")
+    dataflow = desc["tile"]["mac"]["dataflow"]
+    if buffers != 1 and dataflow != "weight_stationary":
+        raise ArchError(f"arch field 'tile.mac.weight_buffers' = {buffers} needs "
+                        "tile.mac.dataflow = weight_stationary: an "
+                        f"{dataflow} array holds no weight block, give 1",
+                        "tile.mac.weight_buffers")
 
 
 def validate(desc: Any) -> None:

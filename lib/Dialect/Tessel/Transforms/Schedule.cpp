@@ -160,12 +160,14 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       auto isBuffer = [&](Value v) { return llvm::is_contained(buffers, v); };
       SmallVector<Operation *> released;
       Operation *stop = nullptr;
+      bool passes = false; // an op other than the releases goes before it
       for (Operation *op = wait->getNextNode(); op && !stop;
            op = op->getNextNode()) {
         if (auto dealloc = dyn_cast<memref::DeallocOp>(op)) {
-          if (isBuffer(dealloc.getMemref()))
+          if (isBuffer(dealloc.getMemref())) {
             released.push_back(op);
-          continue;
+            continue;
+          }
         }
         auto dma = dyn_cast<DmaOp>(op);
         bool readsWritten =
@@ -179,9 +181,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
             isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp>(op) ||
             op->hasTrait<OpTrait::IsTerminator>())
           stop = op;
+        else
+          passes = true;
       }
-      if (stop == wait->getNextNode() ||
-          (!stop && wait == &block.back()))
+      if (!passes)
         continue;
       Block::iterator at = stop ? stop->getIterator() : block.end();
       wait->moveBefore(&block, at);

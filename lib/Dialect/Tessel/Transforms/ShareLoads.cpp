@@ -608,17 +608,13 @@ private:
   /// too.
   std::pair<unsigned, std::optional<unsigned>>
   pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
+    int64_t bytes = countElements(cell.lo, cell.hi) * getElementBytes(readers);
     if (cell.readers.size() == 1) {
-      // A plain load: its reader's DRAM channel (the first of the nearest
-      // where its DMA channel is not named yet) carries it.
-      const Reader &reader = readers[cell.readers.front()];
-      SmallVector<unsigned> nearest =
-          nearestDramChannels(cores[reader.core].core.getTileOp());
-      std::optional<uint32_t> named = reader.getLoad().getChannel();
-      int64_t bytes = getCellBytes(reader, cell);
-      stepBytes[nearest[named.value_or(0) % nearest.size()]] += bytes;
-      leaderBytes[reader.core] += bytes;
-      return {cell.readers.front(), std::nullopt};
+      // A plain load; where its DMA channel is not named yet, the first of
+      // its nearest DRAM channels stands for the one it will use.
+      unsigned reader = cell.readers.front();
+      charge(readers[reader], getDramChannels(readers[reader]).front(), bytes);
+      return {reader, std::nullopt};
     }
     std::vector<unsigned> tiles;
     for (unsigned reader : cell.readers)
@@ -628,39 +624,54 @@ private:
     unsigned turn = it->second++;
     size_t count = cell.readers.size();
 
-    // Each reader in turn order, on each DMA channel it may choose (the
-    // load's, where it names one), is weighed by the bytes its DRAM channel
-    // or its own DMA engine, whichever has more, already moves at this
-    // step. Another than the turn's leader leads only where that is a
-    // whole cell less: the turns also spread the routes over the links. A
-    // cell smaller than what a transfer moves in its fixed cost keeps its
-    // turn's leader: its time is latency, which the turns spread already.
-    int64_t bytes = getCellBytes(readers[cell.readers.front()], cell);
+    // Each reader in turn order, on each DRAM channel it may read from, is
+    // weighed by the bytes that channel or its own DMA engine, whichever
+    // has more, already moves at this step. Another than the turn's leader
+    // leads only where that is a whole cell less: the turns also spread the
+    // routes over the links. A cell smaller than what a transfer moves in
+    // its fixed cost keeps its turn's leader: its time is latency, which
+    // the turns spread already.
     bool balance = bytes >= bytesPerTransferCost;
     unsigned leader = cell.readers[turn % count], dram = 0;
     std::optional<unsigned> channel;
     std::optional<int64_t> fewest;
     for (size_t i = 0; i < (balance ? count : 1); ++i) {
       unsigned reader = cell.readers[(turn + i) % count];
-      unsigned core = readers[reader].core;
-      SmallVector<unsigned> nearest =
-          nearestDramChannels(cores[core].core.getTileOp());
-      std::optional<uint32_t> named = readers[reader].getLoad().getChannel();
-      bool choose = balance && !named && nearest.size() > 1;
-      for (unsigned dma = 0; dma < (choose ? dmaChannels : 1); ++dma) {
-        unsigned candidate = nearest[(named ? *named : dma) % nearest.size()];
-        int64_t busiest = std::max(stepBytes[candidate], leaderBytes[core]);
+      SmallVector<unsigned> drams = getDramChannels(readers[reader]);
+      bool choose = balance && drams.size() > 1;
+      for (unsigned c = 0; c < (choose ? drams.size() : 1); ++c) {
+        int64_t busiest =
+            std::max(stepBytes[drams[c]], leaderBytes[readers[reader].core]);
         if (fewest && busiest + bytes > *fewest)
           continue;
         fewest = busiest;
         leader = reader;
-        dram = candidate;
-        channel = choose ? std::optional<unsigned>(dma) : std::nullopt;
+        dram = drams[c];
+        channel = choose ? std::optional<unsigned>(c) : std::nullopt;
       }
     }
-    stepBytes[dram] += bytes;
-    leaderBytes[readers[leader].core] += bytes;
+    charge(readers[leader], dram, bytes);
     return {leader, channel};
+  }
+
+  /// The DRAM channels `reader`'s load may read from, the n-th on DMA
+  /// channel n (docs/isa.md: of the channels attached nearest to the tile,
+  /// the `dma mod count`-th); the one its DMA channel picks where the load
+  /// names it.
+  SmallVector<unsigned> getDramChannels(const Reader &reader) const {
+    SmallVector<unsigned> nearest =
+        nearestDramChannels(cores[reader.core].core.getTileOp());
+    if (std::optional<uint32_t> named = reader.getLoad().getChannel())
+      return {nearest[*named % nearest.size()]};
+    nearest.truncate(std::min<size_t>(nearest.size(), dmaChannels));
+    return nearest;
+  }
+
+  /// Counts `bytes` that `reader` reads from DRAM channel `dram` at this
+  /// step.
+  void charge(const Reader &reader, unsigned dram, int64_t bytes) {
+    stepBytes[dram] += bytes;
+    leaderBytes[reader.core] += bytes;
   }
 
   /// The DRAM channels attached nearest to `tile` (Manhattan hops), in
@@ -680,16 +691,6 @@ private:
       }
     }
     return nearest;
-  }
-
-  /// The bytes `cell` holds, in the element type of `reader`'s load.
-  static int64_t getCellBytes(const Reader &reader, const Cell &cell) {
-    int64_t elements = 1;
-    for (auto [lo, hi] : llvm::zip_equal(cell.lo, cell.hi))
-      elements *= hi - lo;
-    Type element =
-        cast<MemRefType>(reader.getLoad().getSource().getType()).getElementType();
-    return elements * llvm::divideCeil(element.getIntOrFloatBitWidth(), 8);
   }
 
   /// The load of `cell` by `readers[leader]` into the buffers of all its
