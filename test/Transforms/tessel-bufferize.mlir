@@ -25,4 +25,26 @@ func.func @rows(%a: tensor<64x32xf32>, %b: tensor<32x8xf32>) -> tensor<64x8xf32>
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
   return %0 : tensor<64x8xf32>
 }
+// A padded view bufferizes to a view of its source's buffer: no buffer of
+// the padded shape is allocated, and the part's window is a subview of it.
+// CHECK-LABEL: func.func @padded
+// CHECK-SAME:    (%[[X:.+]]: memref<1x2x6x6xf32, #dram>
+// CHECK-NOT:     memref.alloc() {{.*}} : memref<1x2x8x8xf32
+// CHECK:         %[[P:.+]] = tessel.pad_view %[[X]] low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.000000e+00 : memref<1x2x6x6xf32, #dram> to memref<1x2x8x8xf32, #dram>
+// CHECK:         scf.forall
+// CHECK:           memref.subview %[[P]][0, 0, %{{.+}}, 0] [1, 2, 5, 8] [1, 1, 1, 1]
+func.func @padded(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x4x6x6xf32> {
+  %p = tessel.pad_view %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32>
+  %e = tensor.empty() : tensor<1x4x6x6xf32>
+  %0 = scf.forall (%i) = (0) to (6) step (3) shared_outs(%o = %e) -> (tensor<1x4x6x6xf32>) {
+    %pi = tensor.extract_slice %p[0, 0, %i, 0] [1, 2, 5, 8] [1, 1, 1, 1] : tensor<1x2x8x8xf32> to tensor<1x2x5x8xf32>
+    %oi = tensor.extract_slice %o[0, 0, %i, 0] [1, 4, 3, 6] [1, 1, 1, 1] : tensor<1x4x6x6xf32> to tensor<1x4x3x6xf32>
+    %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+        ins(%pi, %w : tensor<1x2x5x8xf32>, tensor<4x2x3x3xf32>) outs(%oi : tensor<1x4x3x6xf32>) -> tensor<1x4x3x6xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, 0, %i, 0] [1, 4, 3, 6] [1, 1, 1, 1] : tensor<1x4x3x6xf32> into tensor<1x4x6x6xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 1, 2, 1, 1, 1, 1]>}
+  return %0 : tensor<1x4x6x6xf32>
+}
 }

@@ -628,3 +628,62 @@ tessel.device @python_modulo arch #ints {
     }
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Loads of windows of a padded view read the window's part inside the
+// unpadded buffer; where the window reaches into the border, the buffer is
+// filled with the padding value first.
+// CHECK-LABEL: tessel.device @padded_windows
+tessel.device @padded_windows arch #tiny {
+  %x = tessel.dram_buffer @x input : memref<1x2x6x6xf32, #dram>
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %p = tessel.pad_view %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : memref<1x2x6x6xf32, #dram> to memref<1x2x8x8xf32, #dram>
+    // The top-left window: its first row and column are border.
+    // CHECK:     %[[A:.+]] = memref.alloc() : memref<1x2x4x4xf32, #sram>
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[A]] : memref<1x2x4x4xf32, #sram>
+    // CHECK:     %[[AX:.+]] = memref.subview %x[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
+    // CHECK:     %[[AS:.+]] = memref.subview %[[A]][0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 1, 1]
+    // CHECK:     %[[D:.+]] = tessel.dma %[[AX]] to %[[AS]]
+    // CHECK:     tessel.wait %[[D]]
+    %a = memref.alloc() : memref<1x2x4x4xf32, #sram>
+    %wa = memref.subview %p[0, 0, 0, 0] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x8x8xf32, #dram> to memref<1x2x4x4xf32, strided<[128, 64, 8, 1]>, #dram>
+    memref.copy %wa, %a : memref<1x2x4x4xf32, strided<[128, 64, 8, 1]>, #dram> to memref<1x2x4x4xf32, #sram>
+    // An inner window: a plain load.
+    // CHECK:     %[[B:.+]] = memref.alloc() : memref<1x2x4x4xf32, #sram>
+    // CHECK-NOT: tessel.vector_fill
+    // CHECK:     %[[BX:.+]] = memref.subview %x[0, 0, 1, 1] [1, 2, 4, 4] [1, 1, 1, 1]
+    // CHECK:     tessel.dma %[[BX]] to %[[B]] :
+    %b = memref.alloc() : memref<1x2x4x4xf32, #sram>
+    %wb = memref.subview %p[0, 0, 2, 2] [1, 2, 4, 4] [1, 1, 1, 1] : memref<1x2x8x8xf32, #dram> to memref<1x2x4x4xf32, strided<[128, 64, 8, 1], offset: 18>, #dram>
+    memref.copy %wb, %b : memref<1x2x4x4xf32, strided<[128, 64, 8, 1], offset: 18>, #dram> to memref<1x2x4x4xf32, #sram>
+    // A strided window (a stride-2 convolution's): every other element,
+    // the last column in the border.
+    // CHECK:     %[[C:.+]] = memref.alloc() : memref<1x2x3x3xf32, #sram>
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[C]]
+    // CHECK:     %[[CX:.+]] = memref.subview %x[0, 0, 0, 2] [1, 2, 3, 2] [1, 1, 2, 2]
+    // CHECK:     %[[CS:.+]] = memref.subview %[[C]][0, 0, 0, 0] [1, 2, 3, 2] [1, 1, 1, 1]
+    // CHECK:     tessel.dma %[[CX]] to %[[CS]]
+    %c = memref.alloc() : memref<1x2x3x3xf32, #sram>
+    %wc = memref.subview %p[0, 0, 1, 3] [1, 2, 3, 3] [1, 1, 2, 2] : memref<1x2x8x8xf32, #dram> to memref<1x2x3x3xf32, strided<[128, 64, 16, 2], offset: 11>, #dram>
+    memref.copy %wc, %c : memref<1x2x3x3xf32, strided<[128, 64, 16, 2], offset: 11>, #dram> to memref<1x2x3x3xf32, #sram>
+    // A window of border alone: the fill is the whole load.
+    // CHECK:     %[[E:.+]] = memref.alloc() : memref<1x2x1x4xf32, #sram>
+    // CHECK-NEXT: tessel.vector_fill 0.000000e+00, %[[E]]
+    // CHECK-NOT: tessel.dma
+    // CHECK-NOT: tessel.pad_view
+    %e = memref.alloc() : memref<1x2x1x4xf32, #sram>
+    %we = memref.subview %p[0, 0, 7, 0] [1, 2, 1, 4] [1, 1, 1, 1] : memref<1x2x8x8xf32, #dram> to memref<1x2x1x4xf32, strided<[128, 64, 8, 1], offset: 56>, #dram>
+    memref.copy %we, %e : memref<1x2x1x4xf32, strided<[128, 64, 8, 1], offset: 56>, #dram> to memref<1x2x1x4xf32, #sram>
+    memref.dealloc %a : memref<1x2x4x4xf32, #sram>
+    memref.dealloc %b : memref<1x2x4x4xf32, #sram>
+    memref.dealloc %c : memref<1x2x3x3xf32, #sram>
+    memref.dealloc %e : memref<1x2x1x4xf32, #sram>
+    tessel.end
+  }
+}

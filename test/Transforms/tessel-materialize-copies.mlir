@@ -21,6 +21,46 @@ func.func @pad(%x: tensor<4x8xf32>) -> tensor<4x11xf32> {
 
 // -----
 
+// A constant pad that only linalg ops read as inputs is a view: the
+// readers' loads fill the border in SRAM, and no padded tensor is written.
+// CHECK-LABEL: func.func @pad_read_by_linalg
+// CHECK-SAME:    (%[[X:.+]]: tensor<1x2x6x6xf32>, %[[W:.+]]: tensor<4x2x3x3xf32>
+// CHECK:         %[[P:.+]] = tessel.pad_view %[[X]] low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.000000e+00 : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32>
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} ins(%[[P]], %[[W]] :
+// CHECK-NOT:     tensor.pad
+// CHECK-NOT:     linalg.copy
+func.func @pad_read_by_linalg(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>,
+                              %init: tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32> {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
+  ^bb0(%a: index, %b: index, %c: index, %d: index):
+    tensor.yield %zero : f32
+  } : tensor<1x2x6x6xf32> to tensor<1x2x8x8xf32>
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%p, %w : tensor<1x2x8x8xf32>, tensor<4x2x3x3xf32>) outs(%init : tensor<1x4x6x6xf32>) -> tensor<1x4x6x6xf32>
+  return %y : tensor<1x4x6x6xf32>
+}
+
+// -----
+
+// A pad something else also reads (here, the return) is a tensor.
+// CHECK-LABEL: func.func @pad_also_returned
+// CHECK-NOT:     tessel.pad_view
+// CHECK:         linalg.fill
+// CHECK:         linalg.copy
+func.func @pad_also_returned(%x: tensor<4x8xf32>) -> (tensor<4x10xf32>, tensor<4x10xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %p = tensor.pad %x low[0, 1] high[0, 1] {
+  ^bb0(%i: index, %j: index):
+    tensor.yield %zero : f32
+  } : tensor<4x8xf32> to tensor<4x10xf32>
+  %e = tensor.empty() : tensor<4x10xf32>
+  %n = linalg.negf ins(%p : tensor<4x10xf32>) outs(%e : tensor<4x10xf32>) -> tensor<4x10xf32>
+  return %p, %n : tensor<4x10xf32>, tensor<4x10xf32>
+}
+
+// -----
+
 // A concatenation: each part copied into its slice.
 // CHECK-LABEL: func.func @concat
 // CHECK:         tensor.empty() : tensor<6x4xf32>

@@ -35,10 +35,11 @@ _NAMED_KINDS = {
 }
 
 # Ops that only re-view a tensor: a consumer of their result reads the
-# tensor they view (the lowering keeps it in the same DRAM buffer).
+# tensor they view (the lowering keeps it in the same DRAM buffer; a
+# tessel.pad_view's border is filled in SRAM, not read).
 _VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape",
              "tensor.extract_slice", "tensor.insert_slice", "tensor.reshape",
-             "tensor.cast")
+             "tensor.cast", "tessel.pad_view")
 
 
 class GraphError(TesselError, ValueError):

@@ -1426,3 +1426,45 @@ tessel.device @main arch #tiny {
     %g = tessel.dma_gather %x[%i] rows 0 index_stride 4 to %a : memref<4x4xf32, #dram>, memref<4x4xi64, #sram> to memref<4x4xf32, #sram>
   }
 }
+
+// -----
+
+// A padded view's result is its source grown by the padding.
+func.func @pad_view_shape(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{result dimension 1 is 10, expected 11 (source 8 + low 1 + high 2)}}
+  %p = tessel.pad_view %x low [0, 1] high [0, 2] value 0.0 : tensor<4x8xf32> to tensor<4x10xf32>
+  return
+}
+
+// -----
+
+func.func @pad_view_negative(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{padding of dimension 0 is negative (low -1, high 1)}}
+  %p = tessel.pad_view %x low [-1, 0] high [1, 0] value 0.0 : tensor<4x8xf32> to tensor<4x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_view_rank(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{needs one low and one high padding per dimension of the rank-2 source, and a result of that rank}}
+  %p = tessel.pad_view %x low [1] high [1] value 0.0 : tensor<4x8xf32> to tensor<6x8xf32>
+  return
+}
+
+// -----
+
+func.func @pad_view_kinds(%x: tensor<4x8xf32>) {
+  // expected-error @+1 {{source and result must both be tensors or both memrefs}}
+  %p = tessel.pad_view %x low [0, 0] high [0, 0] value 0.0 : tensor<4x8xf32> to memref<4x8xf32, #tessel.memory_space<dram>>
+  return
+}
+
+// -----
+
+// Only DRAM is viewed padded: its loads into SRAM are what read it.
+func.func @pad_view_sram(%x: memref<4x8xf32, #tessel.memory_space<sram>>) {
+  // expected-error @+1 {{views DRAM only: its loads are what read it}}
+  %p = tessel.pad_view %x low [0, 1] high [0, 1] value 0.0 : memref<4x8xf32, #tessel.memory_space<sram>> to memref<4x10xf32, #tessel.memory_space<sram>>
+  return
+}

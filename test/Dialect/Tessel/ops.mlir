@@ -167,6 +167,16 @@ func.func @mapping_attrs() attributes {
   return
 }
 
+// A padded view, on tensors and on DRAM memrefs.
+// CHECK-LABEL: func.func @pad_view
+// CHECK:         tessel.pad_view %{{.+}} low [0, 1] high [0, 2] value 0.000000e+00 : tensor<4x8xf32> to tensor<4x11xf32>
+// CHECK:         tessel.pad_view %{{.+}} low [1, 1] high [1, 1] value 0xFF800000 : memref<4x8xf32, #dram> to memref<6x10xf32, #dram>
+func.func @pad_view(%x: tensor<4x8xf32>, %m: memref<4x8xf32, #dram>) -> tensor<4x11xf32> {
+  %p = tessel.pad_view %x low [0, 1] high [0, 2] value 0.0 : tensor<4x8xf32> to tensor<4x11xf32>
+  %v = tessel.pad_view %m low [1, 1] high [1, 1] value 0xFF800000 : memref<4x8xf32, #dram> to memref<6x10xf32, #dram>
+  return %p : tensor<4x11xf32>
+}
+
 // CHECK-LABEL: func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 }

@@ -46,6 +46,9 @@ Operation *getBufferDef(Value value) {
   while (Operation *def = value.getDefiningOp()) {
     if (isa<BufferOp, DramBufferOp>(def))
       return def;
+    // Its elements outside the source are held nowhere.
+    if (isa<PadViewOp>(def))
+      return nullptr;
     if (auto alloc = dyn_cast<memref::AllocOp>(def))
       return getMemorySpace(alloc.getType()) == MemorySpace::sram &&
                      alloc->getParentOfType<CoreOp>()
@@ -439,6 +442,106 @@ TileOp SemaphoreOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
 
 void SemaphoreOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
   setNameFn(getResult(), "sem");
+}
+
+//===----------------------------------------------------------------------===//
+// PadViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult PadViewOp::verify() {
+  auto source = cast<ShapedType>(getSource().getType());
+  auto result = cast<ShapedType>(getResult().getType());
+  if (isa<TensorType>(source) != isa<TensorType>(result))
+    return emitOpError() << "source and result must both be tensors or both "
+                            "memrefs, got "
+                         << source << " and " << result;
+  if (source.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the source's "
+                         << source.getElementType();
+  int64_t rank = source.getRank();
+  if (result.getRank() != rank || static_cast<int64_t>(getLow().size()) != rank ||
+      static_cast<int64_t>(getHigh().size()) != rank)
+    return emitOpError() << "needs one low and one high padding per dimension "
+                            "of the rank-"
+                         << rank << " source, and a result of that rank";
+  for (int64_t d = 0; d < rank; ++d) {
+    int64_t low = getLow()[d], high = getHigh()[d];
+    if (low < 0 || high < 0)
+      return emitOpError() << "padding of dimension " << d
+                           << " is negative (low " << low << ", high " << high
+                           << ")";
+    if (result.getDimSize(d) != source.getDimSize(d) + low + high)
+      return emitOpError() << "result dimension " << d << " is "
+                           << result.getDimSize(d) << ", expected "
+                           << source.getDimSize(d) + low + high
+                           << " (source " << source.getDimSize(d) << " + low "
+                           << low << " + high " << high << ")";
+  }
+  if (auto memref = dyn_cast<MemRefType>(result)) {
+    if (getMemorySpace(memref) != MemorySpace::dram ||
+        getMemorySpace(cast<MemRefType>(source)) != MemorySpace::dram)
+      return emitOpError("views DRAM only: its loads are what read it");
+    if (!memref.getLayout().isIdentity())
+      return emitOpError() << "result must have the identity layout, got "
+                           << memref;
+  }
+  return success();
+}
+
+Value PadViewOp::getViewSource() { return getSource(); }
+
+// Bufferized, the view views its source's buffer: it reads and writes
+// nothing itself (its loads read the source), and the source's buffer is
+// what its result aliases.
+bool PadViewOp::bufferizesToMemoryRead(OpOperand &,
+                                       const bufferization::AnalysisState &) {
+  return false;
+}
+
+bool PadViewOp::bufferizesToMemoryWrite(OpOperand &,
+                                        const bufferization::AnalysisState &) {
+  return false;
+}
+
+bufferization::AliasingValueList
+PadViewOp::getAliasingValues(OpOperand &, const bufferization::AnalysisState &) {
+  return {{getResult(), bufferization::BufferRelation::Unknown}};
+}
+
+FailureOr<bufferization::BufferLikeType>
+PadViewOp::getBufferType(Value value,
+                         const bufferization::BufferizationOptions &options,
+                         const bufferization::BufferizationState &state,
+                         SmallVector<Value> &invocationStack) {
+  FailureOr<bufferization::BufferLikeType> source =
+      bufferization::getBufferType(getSource(), options, state,
+                                   invocationStack);
+  if (failed(source))
+    return failure();
+  auto tensor = cast<RankedTensorType>(value.getType());
+  return cast<bufferization::BufferLikeType>(
+      MemRefType::get(tensor.getShape(), tensor.getElementType(),
+                      MemRefLayoutAttrInterface(),
+                      cast<MemRefType>(*source).getMemorySpace()));
+}
+
+LogicalResult
+PadViewOp::bufferize(RewriterBase &rewriter,
+                     const bufferization::BufferizationOptions &options,
+                     bufferization::BufferizationState &state) {
+  FailureOr<Value> source =
+      bufferization::getBuffer(rewriter, getSource(), options, state);
+  if (failed(source))
+    return failure();
+  auto tensor = cast<RankedTensorType>(getResult().getType());
+  auto type = MemRefType::get(
+      tensor.getShape(), tensor.getElementType(), MemRefLayoutAttrInterface(),
+      cast<MemRefType>(source->getType()).getMemorySpace());
+  bufferization::replaceOpWithNewBufferizedOp<PadViewOp>(
+      rewriter, *this, type, *source, getLowAttr(), getHighAttr(),
+      getValueAttr());
+  return success();
 }
 
 //===----------------------------------------------------------------------===//

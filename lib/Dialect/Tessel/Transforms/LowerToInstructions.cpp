@@ -21,6 +21,7 @@
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
+#include <functional>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELLOWERTOINSTRUCTIONS
@@ -299,16 +300,97 @@ struct Lowering {
   ArchAttr arch;
 
   /// memref.copy between DRAM and SRAM: a DMA transfer, waited for at once
-  /// (the schedule later moves the wait to the first use).
+  /// (the schedule later moves the wait to the first use). A load of a
+  /// window of a tessel.pad_view loads the window's part inside the view's
+  /// source.
   LogicalResult lowerCopy(memref::CopyOp copy) {
     rewriter.setInsertionPoint(copy);
-    auto dma = DmaOp::create(rewriter, copy.getLoc(), copy.getSource(),
-                             copy.getTarget(), /*channel=*/nullptr);
+    Value source = copy.getSource(), target = copy.getTarget();
+    if (source.getDefiningOp<memref::SubViewOp>() ||
+        source.getDefiningOp<PadViewOp>()) {
+      FailureOr<std::optional<std::pair<Value, Value>>> inside =
+          getPaddedWindow(copy);
+      if (failed(inside))
+        return failure();
+      if (*inside) {
+        std::tie(source, target) = **inside;
+      } else {
+        rewriter.eraseOp(copy); // all padding: the fill was the load
+        return success();
+      }
+    }
+    auto dma = DmaOp::create(rewriter, copy.getLoc(), source, target,
+                             /*channel=*/nullptr);
     if (Attribute group = copy->getAttr(TesselDialect::getShareAttrName()))
       dma->setAttr(TesselDialect::getShareAttrName(), group);
     WaitOp::create(rewriter, copy.getLoc(), ValueRange{dma.getToken()});
     rewriter.eraseOp(copy);
     return success();
+  }
+
+  /// For a load whose source is a window of a tessel.pad_view (the view,
+  /// or static subviews of it): the views of the window's elements inside
+  /// the pad's source and of where they go in the target, the rest of the
+  /// target filled with the padding value first, where the window reaches
+  /// into the border; none when the window is all border. The source and
+  /// target unchanged for a load of anything else.
+  FailureOr<std::optional<std::pair<Value, Value>>>
+  getPaddedWindow(memref::CopyOp copy) {
+    Value source = copy.getSource(), target = copy.getTarget();
+    auto sourceType = cast<MemRefType>(source.getType());
+    int64_t rank = sourceType.getRank();
+    // Per dimension of the padded tensor: the window's first element and
+    // its step, composed over the subviews (outermost last).
+    SmallVector<int64_t> start(rank, 0), step(rank, 1);
+    Value view = source;
+    while (auto subview = view.getDefiningOp<memref::SubViewOp>()) {
+      if (subview.getSourceType().getRank() != rank ||
+          ShapedType::isDynamicShape(subview.getStaticOffsets()) ||
+          ShapedType::isDynamicShape(subview.getStaticStrides()))
+        break;
+      for (int64_t d = 0; d < rank; ++d) {
+        start[d] = subview.getStaticOffsets()[d] + subview.getStaticStrides()[d] * start[d];
+        step[d] *= subview.getStaticStrides()[d];
+      }
+      view = subview.getSource();
+    }
+    auto pad = view.getDefiningOp<PadViewOp>();
+    if (!pad)
+      return std::optional(std::make_pair(source, target));
+    auto inner = cast<MemRefType>(pad.getSource().getType());
+    SmallVector<int64_t> innerOffsets, sizes, targetOffsets;
+    bool clipped = false;
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t size = sourceType.getDimSize(d), low = pad.getLow()[d];
+      // Elements i of the window with low <= start + i * step < low + dim.
+      int64_t first = std::max<int64_t>(
+          0, llvm::divideCeilSigned(low - start[d], step[d]));
+      int64_t last = std::min<int64_t>(
+          size - 1, llvm::divideFloorSigned(low + inner.getDimSize(d) - 1 -
+                                                start[d],
+                                            step[d]));
+      if (last < first) {
+        clipped = true;
+        sizes.clear();
+        break;
+      }
+      clipped |= first > 0 || last < size - 1;
+      innerOffsets.push_back(start[d] + first * step[d] - low);
+      sizes.push_back(last - first + 1);
+      targetOffsets.push_back(first);
+    }
+    Location loc = copy.getLoc();
+    if (clipped)
+      VectorFillOp::create(rewriter, loc, pad.getValueAttr(), target);
+    if (sizes.empty())
+      return std::optional<std::pair<Value, Value>>();
+    SmallVector<int64_t> ones(rank, 1);
+    Value inside = memref::SubViewOp::create(rewriter, loc, pad.getSource(),
+                                             innerOffsets, sizes, step);
+    if (clipped)
+      target = memref::SubViewOp::create(rewriter, loc, target, targetOffsets,
+                                         sizes, ones);
+    return std::optional(std::make_pair(inside, target));
   }
 
   LogicalResult lowerFill(linalg::FillOp fill) {
@@ -1303,6 +1385,30 @@ void foldCastsIntoLinalg(CoreOp core) {
   });
 }
 
+/// The core's tessel.pad_views and their views, which its loads no longer
+/// read (each now reads the pad's source); one still read is an error.
+LogicalResult erasePadViews(CoreOp core) {
+  SmallVector<PadViewOp> pads;
+  core.walk([&](PadViewOp pad) { pads.push_back(pad); });
+  for (PadViewOp pad : pads) {
+    SmallVector<Operation *> views;
+    std::function<void(Operation *)> collect = [&](Operation *op) {
+      for (Operation *user : op->getUsers())
+        collect(user);
+      views.push_back(op);
+    };
+    collect(pad);
+    for (Operation *op : views)
+      if (!isa<PadViewOp, memref::SubViewOp>(op))
+        return op->emitOpError()
+               << "reads a tessel.pad_view, which holds no data: only loads "
+                  "of its windows into SRAM can read it";
+    for (Operation *op : views)
+      op->erase();
+  }
+  return success();
+}
+
 struct LowerToInstructions
     : impl::TesselLowerToInstructionsBase<LowerToInstructions> {
   void runOnOperation() override {
@@ -1379,6 +1485,8 @@ struct LowerToInstructions
         if (failed(lowered))
           return WalkResult::interrupt();
       }
+      if (failed(erasePadViews(core)))
+        return WalkResult::interrupt();
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -4,6 +4,9 @@
 // ops: the mapping would not place them and bufferization would turn them
 // into DRAM-to-DRAM copies, which the chip cannot execute. Rewritten into a
 // fill and copies into slices, they are split over tiles like any op.
+// A constant pad that only linalg ops read (a convolution's, a pooling's)
+// needs no tensor at all: it becomes a tessel.pad_view, whose windows the
+// loads fill in SRAM and read from the unpadded tensor.
 //
 // The same holds for an op that accumulates into a tensor something else
 // also uses (a zero fill shared by several matmuls after CSE, say): one of
@@ -14,12 +17,14 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/IRMapping.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -147,8 +152,54 @@ void copyReturnedViews(func::FuncOp func) {
   });
 }
 
+/// The value a pad fills with, as the f32 immediate a vector fill takes;
+/// none when it is not a float constant or does not convert exactly.
+std::optional<float> getPadImmediate(tensor::PadOp pad) {
+  Value value = pad.getConstantPaddingValue();
+  FloatAttr attr;
+  if (!value || !matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  APFloat f32 = attr.getValue();
+  bool lost = false;
+  f32.convert(APFloat::IEEEsingle(), APFloat::rmNearestTiesToEven, &lost);
+  if (lost)
+    return std::nullopt;
+  return f32.convertToFloat();
+}
+
+/// Replaces each constant, statically shaped pad whose every user reads it
+/// as an input of a linalg op by a tessel.pad_view: the readers' loads
+/// fill their windows and read the unpadded tensor, so the padded tensor
+/// is never written (a convolution's padding cost a fill of the whole
+/// padded tensor and a copy of the unpadded one into it).
+void padsAsViews(func::FuncOp func) {
+  SmallVector<tensor::PadOp> pads;
+  func.walk([&](tensor::PadOp pad) { pads.push_back(pad); });
+  for (tensor::PadOp pad : pads) {
+    std::optional<float> value = getPadImmediate(pad);
+    bool readOnly = llvm::all_of(pad->getUses(), [](OpOperand &use) {
+      auto reader = dyn_cast<linalg::LinalgOp>(use.getOwner());
+      return reader && reader.isDpsInput(&use);
+    });
+    if (!value || !readOnly || pad->use_empty() ||
+        !pad.getSourceType().hasStaticShape() ||
+        !pad.getResultType().hasStaticShape() || !pad.getLow().empty() ||
+        !pad.getHigh().empty())
+      continue;
+    OpBuilder builder(pad);
+    auto view = PadViewOp::create(
+        builder, pad.getLoc(), pad.getResultType(), pad.getSource(),
+        builder.getDenseI64ArrayAttr(pad.getStaticLow()),
+        builder.getDenseI64ArrayAttr(pad.getStaticHigh()),
+        builder.getF32FloatAttr(*value));
+    pad.replaceAllUsesWith(view.getResult());
+    pad.erase();
+  }
+}
+
 struct MaterializeCopies : impl::TesselMaterializeCopiesBase<MaterializeCopies> {
   void runOnOperation() override {
+    padsAsViews(getOperation());
     RewritePatternSet patterns(&getContext());
     tensor::populateDecomposeTensorConcatPatterns(patterns);
     linalg::populateDecomposePadPatterns(patterns);

@@ -204,6 +204,17 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     Value target = getRoot(load.getTarget());
     llvm::SmallPtrSet<Operation *, 8> operandDefs;
     SmallVector<Value> worklist(load->getOperands());
+    // The fill of a padded window's border (tessel-lower-to-instructions)
+    // goes with the load into the rest of the buffer.
+    for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+      if (op == target.getDefiningOp())
+        break;
+      auto fill = dyn_cast<VectorFillOp>(op);
+      if (fill && getRoot(fill.getResult()) == target) {
+        operandDefs.insert(fill);
+        worklist.push_back(fill.getResult());
+      }
+    }
     while (!worklist.empty()) {
       Operation *def = worklist.pop_back_val().getDefiningOp();
       if (def && def->getBlock() == load->getBlock() && isAddressOp(def) &&

@@ -10,6 +10,8 @@ include "mlir/IR/OpAsmInterface.td"
 include "mlir/IR/SymbolInterfaces.td"
 include "mlir/Interfaces/InferTypeOpInterface.td"
 include "mlir/Interfaces/SideEffectInterfaces.td"
+include "mlir/Interfaces/ViewLikeInterface.td"
+include "mlir/Dialect/Bufferization/IR/BufferizableOpInterface.td"
 
 // A memref that lives in one of the two tessel memory spaces and has a static
 // shape (the hardware has no dynamic allocation).
@@ -223,6 +225,47 @@ def Tessel_SemaphoreOp : Tessel_Op<"semaphore", [
   let extraClassDeclaration = [{
     TileOp getTileOp();
   }];
+}
+
+//===----------------------------------------------------------------------===//
+// Views
+//===----------------------------------------------------------------------===//
+
+def Tessel_PadViewOp : Tessel_Op<"pad_view", [
+    Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface, [
+        "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+        "getAliasingValues", "getBufferType", "bufferize"]>]> {
+  let summary = "A tensor seen with a constant border that is never stored";
+  let description = [{
+    `source` padded by `low` and `high` elements per dimension with `value`
+    (converted to the element type), as `tensor.pad` with a constant would
+    give, but held nowhere: an op that reads a window of the result reads
+    the part of the window inside `source` from where `source` is and fills
+    the rest of its SRAM buffer with `value`. The padded tensor of a
+    convolution or a pooling then costs no DRAM buffer, no fill and no copy
+    (docs/lowering.md, "Padding read in place").
+
+    `tessel-materialize-copies` makes one of a `tensor.pad` whose every
+    user reads it as a linalg input; bufferized, it views the DRAM buffer
+    of `source`, and `tessel-lower-to-instructions` turns each load of a
+    window of it into a fill and a load of the window's part inside
+    `source`. Nothing else may read or write it.
+
+    ```mlir
+    %p = tessel.pad_view %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0
+        : tensor<1x64x56x56xf32> to tensor<1x64x58x58xf32>
+    ```
+  }];
+  let arguments = (ins AnyTypeOf<[AnyStaticShapeTensor, AnyStaticShapeMemRef]>:$source,
+                       DenseI64ArrayAttr:$low, DenseI64ArrayAttr:$high,
+                       F32Attr:$value);
+  let results = (outs AnyTypeOf<[AnyStaticShapeTensor, AnyStaticShapeMemRef]>:$result);
+  let assemblyFormat = [{
+    $source `low` $low `high` $high `value` $value attr-dict `:`
+    type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
 }
 
 //===----------------------------------------------------------------------===//

@@ -15,7 +15,9 @@ def TesselCheckInputContract
     the module and reports every op of any other dialect, with its name and
     source location, so an unsupported model fails before compilation
     starts instead of being miscompiled. `cf.assert`, which torch-mlir emits
-    for shape checks, is accepted.
+    for shape checks, is accepted, and so is `tessel.pad_view` on tensors,
+    which the legalize passes make of a pad: a module they legalized and the
+    mapper mapped is lowered again from the start.
 
     Input that satisfies the contract is left unchanged:
 
@@ -31,7 +33,7 @@ def TesselCheckInputContract
 
     ```
     error: 'scf.for' is outside Tessel's input contract (builtin.module, func,
-    linalg, tensor, arith, math, cf.assert); lower the model to
+    linalg, tensor, arith, math, cf.assert, tessel.pad_view); lower the model to
     linalg-on-tensors before compiling it
     ```
   }];
@@ -348,6 +350,21 @@ def TesselMaterializeCopies
     %p = tensor.insert_slice %c into %f[0, 1] [4, 8] [1, 1]
     ```
 
+    A pad with a constant that only linalg ops read, as inputs (the padding
+    of a convolution or a pooling), becomes a `tessel.pad_view` instead: no
+    padded tensor is written, and each load of a window of it fills the
+    window's border in SRAM and reads the rest from the unpadded tensor
+    (`tessel-lower-to-instructions`).
+
+    ```mlir
+    %p = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] { ... tensor.yield %zero }
+    %y = linalg.conv_2d_nchw_fchw ... ins(%p, %w : ...)
+    // becomes
+    %p = tessel.pad_view %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0
+        : tensor<1x64x56x56xf32> to tensor<1x64x58x58xf32>
+    %y = linalg.conv_2d_nchw_fchw ... ins(%p, %w : ...)
+    ```
+
     An insertion of an op's result computed in the very slice it is
     inserted into is left as it is (it bufferizes in place). A result the
     function returns as a view of one of its arguments, or as a slice of
@@ -355,7 +372,8 @@ def TesselMaterializeCopies
     is a DRAM buffer of its own.
   }];
   let dependentDialects = [
-    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect"
+    "::mlir::linalg::LinalgDialect", "::mlir::tensor::TensorDialect",
+    "::mlir::tessel::TesselDialect"
   ];
 }
 
