@@ -172,6 +172,50 @@ tessel.device @halos arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
+// Windows of different sizes share too: tile (0, 0) loads rows 0-2 into
+// the last three rows of its buffer (a padded window, its first row the
+// border it filled), tile (0, 1) rows 1-4. Rows 1-2 are read once and
+// multicast into rows 2-3 of the first buffer and rows 0-1 of the second:
+// the targets differ in offset but not in strides.
+// CHECK-LABEL: tessel.device @padded_halos
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.dma %{{.+}} to %{{.+}} : memref<1x128xf32, strided<[128, 1]>, #dram> to memref<1x128xf32, strided<[128, 1], offset: 128>, #sram>
+// CHECK:           tessel.dma_multicast %{{.+}} to %{{.+}}, %{{.+}} : memref<2x128xf32, strided<[128, 1], offset: 128>, #dram> to memref<2x128xf32, strided<[128, 1], offset: 256>, #sram>, memref<2x128xf32, strided<[128, 1]>, #sram>
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK-NOT:       tessel.dma_multicast
+// CHECK:           tessel.dma %{{.+}} to %{{.+}} : memref<2x128xf32, strided<[128, 1], offset: 384>, #dram> to memref<2x128xf32, strided<[128, 1], offset: 256>, #sram>
+tessel.device @padded_halos arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<6x128xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<2048xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<2048xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a0[%c0][] : memref<2048xi8, #sram> to memref<4x128xf32, #sram>
+    tessel.vector_fill 0.0, %b : memref<4x128xf32, #sram>
+    %in = memref.subview %b[1, 0] [3, 128] [1, 1] : memref<4x128xf32, #sram> to memref<3x128xf32, strided<[128, 1], offset: 128>, #sram>
+    %x0 = memref.subview %x[0, 0] [3, 128] [1, 1] : memref<6x128xf32, #dram> to memref<3x128xf32, strided<[128, 1]>, #dram>
+    %d = tessel.dma %x0 to %in {tessel.share = 0 : i64} : memref<3x128xf32, strided<[128, 1]>, #dram> to memref<3x128xf32, strided<[128, 1], offset: 128>, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<4x128xf32, #sram>, memref<4x128xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a1[%c0][] : memref<2048xi8, #sram> to memref<4x128xf32, #sram>
+    %x1 = memref.subview %x[1, 0] [4, 128] [1, 1] : memref<6x128xf32, #dram> to memref<4x128xf32, strided<[128, 1], offset: 128>, #dram>
+    %d = tessel.dma %x1 to %b {tessel.share = 0 : i64} : memref<4x128xf32, strided<[128, 1], offset: 128>, #dram> to memref<4x128xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<4x128xf32, #sram>, memref<4x128xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
 // The same three windows of 8 columns: cutting them would save 43 bytes
 // per window, less than one transfer's fixed cost buys (480). Each tile
 // loads its own rows.

@@ -48,12 +48,14 @@ namespace mlir::tessel {
 
 namespace {
 
-/// Loads that may share: the DRAM buffer, the view's shape and strides (its
-/// type with the offset taken out when the window is a box of the buffer,
-/// else its exact type), the type of the SRAM buffer loaded into, since one
-/// multicast writes every target with the same strides, and whether the
-/// window is a box (1) or an exact view (0), so windows of one key compare.
-using ShareKey = std::tuple<Operation *, Type, Type, unsigned>;
+/// Loads that may share: the DRAM buffer; the view, as its element type and
+/// strides when the window is a box of the buffer (windows of any size
+/// compare as boxes), else as its exact type and no strides; and the
+/// strides of the SRAM view loaded into, since one multicast writes every
+/// target with the same strides (a padded window's part inside the tensor
+/// goes to a view of its buffer, at an offset and of a size of its own).
+/// Strides are DenseI64ArrayAttrs, uniqued.
+using ShareKey = std::tuple<Operation *, Type, Attribute, Attribute>;
 
 /// The elements of its DRAM buffer a load reads: per dimension of the
 /// buffer, `[lo, hi)`. A view that is not a box of the buffer (its strides
@@ -152,22 +154,27 @@ std::optional<Reader> getReader(unsigned core, DmaOp load) {
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
-  Type target = load.getTarget().getType();
+  auto targetType = cast<MemRefType>(load.getTarget().getType());
+  int64_t targetOffset;
+  SmallVector<int64_t> targetStrides;
+  if (failed(targetType.getStridesAndOffset(targetStrides, targetOffset)))
+    return std::nullopt;
   while (Operation *def = value.getDefiningOp()) {
     if (isa<DramBufferOp>(def)) {
       auto bufferType = cast<MemRefType>(def->getResult(0).getType());
+      MLIRContext *ctx = def->getContext();
+      Attribute targetKey = DenseI64ArrayAttr::get(ctx, targetStrides);
       if (std::optional<Window> box =
-              getBox(bufferType, type.getShape(), strides, offset)) {
-        auto anywhere = MemRefType::get(
-            type.getShape(), type.getElementType(),
-            StridedLayoutAttr::get(type.getContext(), 0, strides),
-            type.getMemorySpace());
-        return Reader{core, load, {def, anywhere, target, 1},
+              getBox(bufferType, type.getShape(), strides, offset))
+        return Reader{core,
+                      load,
+                      {def, type.getElementType(),
+                       DenseI64ArrayAttr::get(ctx, strides), targetKey},
                       std::move(*box)};
-      }
       Window exact{{offset}, {offset + 1}, {}};
       exact.bufferDimOf.assign(type.getRank(), -1);
-      return Reader{core, load, {def, type, target, 0}, std::move(exact)};
+      return Reader{core, load, {def, type, Attribute(), targetKey},
+                    std::move(exact)};
     }
     if (isa<memref::ViewOp>(def))
       return std::nullopt;
@@ -242,11 +249,13 @@ SmallVector<SmallVector<Reader>> findSharingSets(ArrayRef<CoreLoads> cores,
   SmallVector<SmallVector<Reader>> sets;
   for (SmallVector<Reader> &readers : byKey) {
     // Equal windows are one; overlapping ones join their sets.
-    std::map<SmallVector<int64_t>, unsigned> windowIndex;
+    std::map<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>, unsigned>
+        windowIndex;
     SmallVector<unsigned> windowOf, firstReader;
     for (auto [index, reader] : llvm::enumerate(readers)) {
-      auto [it, inserted] =
-          windowIndex.try_emplace(reader.window.lo, firstReader.size());
+      auto [it, inserted] = windowIndex.try_emplace(
+          std::make_pair(reader.window.lo, reader.window.hi),
+          firstReader.size());
       if (inserted)
         firstReader.push_back(index);
       windowOf.push_back(it->second);
@@ -434,14 +443,14 @@ constexpr int64_t kMinSavedFraction = 5;
 /// transfer is mostly latency: sharing its halo would only add transfers.
 bool cuttingPays(ArrayRef<Reader> readers, ArrayRef<Cell> cells,
                  int64_t bytesPerTransferCost) {
-  std::set<SmallVector<int64_t>> windows;
+  std::set<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>> windows;
   for (const Reader &reader : readers)
-    windows.insert(reader.window.lo);
+    windows.insert({reader.window.lo, reader.window.hi});
   if (windows.size() < 2)
     return true;
-  const Window &window = readers.front().window;
-  int64_t read = countElements(window.lo, window.hi) *
-                 static_cast<int64_t>(windows.size());
+  int64_t read = 0;
+  for (const auto &[lo, hi] : windows)
+    read += countElements(lo, hi);
   int64_t saved = read - countElements(cells);
   return saved * getElementBytes(readers) >=
              bytesPerTransferCost * static_cast<int64_t>(windows.size()) &&
@@ -458,9 +467,11 @@ SmallVector<Cell> cutIntoCells(ArrayRef<Reader> readers,
   if (found && cuttingPays(readers, *found, bytesPerTransferCost)) {
     cells = std::move(*found);
   } else {
-    std::map<SmallVector<int64_t>, size_t> cellOf;
+    std::map<std::pair<SmallVector<int64_t>, SmallVector<int64_t>>, size_t>
+        cellOf;
     for (auto [index, reader] : llvm::enumerate(readers)) {
-      auto [it, inserted] = cellOf.try_emplace(reader.window.lo, cells.size());
+      auto [it, inserted] = cellOf.try_emplace(
+          std::make_pair(reader.window.lo, reader.window.hi), cells.size());
       if (inserted)
         cells.push_back({reader.window.lo, reader.window.hi, {}});
       cells[it->second].readers.push_back(index);
