@@ -95,6 +95,24 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     assert chosen.cycles == min(costs.values()) < costs[own]
 
 
+def test_convolution_is_offered_channel_steps():
+    # A convolution whose part fits SRAM whole waits for its whole window
+    # and weights before its first product; channel steps of the array's
+    # rows (16) load the next channels under the current ones' products.
+    # Both are costed, and on one tile of tessel-4x4 the stepped one is
+    # cheaper (the output stays in SRAM across the steps).
+    text = CONV.replace("1x2x10x10", "1x64x10x10").replace("16x2x3x3", "16x64x3x3")
+    op = _only_op(text)
+    arch = small_arch(1, 1)
+    candidates = step_candidates(op, op.loops, arch.tile.sram.bytes,
+                                 array_rows=arch.tile.mac.rows)
+    assert op.loops in candidates
+    stepped = (1, 16, 8, 8, 16, 3, 3)
+    assert stepped in candidates
+    assert (_whole_part(op, arch, stepped).cycles
+            < _whole_part(op, arch, op.loops).cycles)
+
+
 def test_accumulator_moves_once_per_output_step():
     # tessel-promote-to-sram keeps a matmul's accumulator in SRAM across the
     # reduction's steps: over 4 steps along k the inputs move once each

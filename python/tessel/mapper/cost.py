@@ -188,16 +188,16 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
                     array_rows: int = 0) -> list[tuple[int, ...]]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
-    possible; for a matmul each also with reduction steps of ``array_rows``
-    and of four times that (the MAC array's rows: shorter steps leave rows
-    idle) (distinct, in that order). Convolutions do not get the reduction
-    variants, to keep the solve time within its goal (docs/mapper.md)."""
+    possible; for a matmul or a convolution each also with reduction steps
+    of ``array_rows`` and of four times that (the MAC array's rows: shorter
+    steps leave rows idle; a convolution's kernel loops are shorter still,
+    so the cap cuts its channels) (distinct, in that order)."""
     out = []
     variants = [(None, 0)]
     if op.macs:
         keeps = [None] + [l for l in op.parallel_loops if part[l] > 1]
         reductions = (0,)
-        if op.kind in ("matmul", "batch_matmul"):
+        if op.kind in ("matmul", "batch_matmul", "conv"):
             reductions = tuple(dict.fromkeys((0, array_rows, 4 * array_rows)))
         variants = [(keep, r) for keep in keeps for r in reductions]
     for keep, reduction_step in variants:
