@@ -185,6 +185,21 @@ tessel.device @windows arch #tiny {
     %pw = memref.alloc() : memref<6x2x1x1xf32, #sram>
     %py = memref.alloc() : memref<1x6x4x4xf32, #sram>
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%px, %pw : memref<1x2x4x4xf32, #sram>, memref<6x2x1x1xf32, #sram>) outs(%py : memref<1x6x4x4xf32, #sram>)
+    // The same 3x3 convolution from a zero fill of its output: the first
+    // tap's blocks start the accumulator's sums at zero (`init`), and it
+    // takes no copy of the output. The later taps accumulate.
+    // CHECK:     %[[ZACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
+    // CHECK-NOT: tessel.vector_fill
+    // CHECK-NOT: tessel.vector_unary
+    // CHECK:     tessel.matmul init
+    // CHECK-COUNT-5: tessel.matmul %
+    // CHECK-NOT: tessel.matmul
+    // CHECK:     tessel.vector_unary copy
+    // CHECK:     memref.dealloc %[[ZACC]]
+    %zero = arith.constant 0.0 : f32
+    %z = memref.alloc() : memref<1x3x4x4xf32, #sram>
+    linalg.fill ins(%zero : f32) outs(%z : memref<1x3x4x4xf32, #sram>)
+    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%z : memref<1x3x4x4xf32, #sram>)
     // A 2x2 max pooling with stride 2: one max per tap over C x OH x OW.
     // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 3, 3], strides: [36, 12, 2]
     // CHECK:     tessel.vector_binary max

@@ -303,6 +303,10 @@ def matmuls(k: Kit, dtype: str, X: int, Y: int, rng) -> None:
     t.matmul(dtype, 16, 9, 16, (X + 7 * isa.DTYPE_SIZE[dtype], (16, 1)),
              (Y + 7 * 16 * isa.DTYPE_SIZE[dtype], (16, 1)), (A, (16, 1)))
     k.store(A, acc_dt)
+    # matmul_init: the sums start at +0 whatever A holds (NaNs included).
+    t.matmul(dtype, 16, 16, 16, (X, (16, 1)), (Y, (1, 16)), (A, (16, 1)),
+             init=True)
+    k.store(A, acc_dt)
     if dtype == "f32":
         # Finite operands, so the alias is visible in the values: A @ Y with
         # A read entirely before it is written.

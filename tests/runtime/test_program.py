@@ -455,6 +455,10 @@ def build_one(fn, arch="tessel-4x4"):
     (lambda t: t.vector_fill("f32", 0, (4,), (2, (1,))), ("not a multiple",)),
     (lambda t: t.matmul("f32", 8, 32, 8, (0, (32, 1)), (4096, (8, 1)), (8192, (8, 1))),
      ("k <= 16",)),
+    # Exact aliases are allowed of matmul, not of matmul_init (acc starts at 0).
+    (lambda t: t.matmul("f32", 8, 8, 8, (0, (8, 1)), (4096, (8, 1)), (0, (8, 1)),
+                        init=True),
+     ("lhs and acc overlap: matmul_init starts acc at zero",)),
     (lambda t: t.vector_unary("exp", "f32", "f16", (4,), (0, (1,)), (64, (1,))),
      ("in_dtype = out_dtype",)),
     (lambda t: t.wait_semaphore(3), ("semaphore 3",)),

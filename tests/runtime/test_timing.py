@@ -120,6 +120,23 @@ def test_an_instruction_between_matmuls_ends_the_run():
     assert run(b).cycles == 2 * one + fill
 
 
+def test_matmul_init_times_as_matmul_and_continues_the_run():
+    # Starting the sums at zero changes no timing: a matmul_init among
+    # matmuls is one more block of the run.
+    a = ARCH("systolic-32x32")
+    m, k, n = 256, 32, 32
+    times = []
+    for init in (False, True):
+        b = ProgramBuilder(a)
+        t = b.tile(0, 0)
+        _matmuls(b, t, [("bf16", m, k, n)])
+        t.matmul("bf16", m, k, n, (0, (k, 1)), (65536, (n, 1)), (131072, (n, 1)),
+                 init=init)
+        _matmuls(b, t, [("bf16", m, k, n)])
+        times.append(run(b).cycles)
+    assert times[0] == times[1] == k + 3 * m + (k + n - 1)
+
+
 def test_dram_bound_copy():
     # DRAM channel 8 B/cycle, DMA 32 B/cycle: T = setup + B / 8 + latency.
     a = ARCH("tessel-4x4", **{"dram.bytes_per_cycle": 8})

@@ -57,8 +57,8 @@ def format_instruction(ins: Instruction) -> str:
                 f"+{f['count']}")
     if op == "wait_semaphore":
         return f"wait_semaphore sem{f['semaphore']} {f['count']}"
-    if op == "matmul":
-        return (f"matmul {f['dtype']} m{f['m']} k{f['k']} n{f['n']} "
+    if op in isa.MATMUL_OPS:
+        return (f"{op} {f['dtype']} m{f['m']} k{f['k']} n{f['n']} "
                 f"lhs{format_view(f['lhs'])} rhs{format_view(f['rhs'])} "
                 f"acc{format_view(f['acc'])}")
     parts = [op]

@@ -72,6 +72,7 @@ OPCODES = {
     "dma_multicast": 0x05,
     "dma_gather": 0x06,
     "matmul": 0x10,
+    "matmul_init": 0x11,
     "vector_unary": 0x20,
     "vector_binary": 0x21,
     "vector_binary_imm": 0x22,
@@ -84,6 +85,9 @@ OPCODE_NAMES = {code: name for name, code in OPCODES.items()}
 CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast",
                "dma_gather")
 TRANSFER_OPS = ("dma", "dma_multicast", "dma_gather")
+# The MAC array's instructions: `matmul_init` is `matmul` with the
+# accumulator starting at zero instead of its contents.
+MATMUL_OPS = ("matmul", "matmul_init")
 
 # Operand kinds:
 #   u32 i32 f32 u64   scalars
@@ -113,6 +117,9 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
                    ("dst", "view:rank")),
     "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),
                ("lhs", "view:2"), ("rhs", "view:2"), ("acc", "view:2")),
+    "matmul_init": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"),
+                    ("n", "u32"), ("lhs", "view:2"), ("rhs", "view:2"),
+                    ("acc", "view:2")),
     "vector_unary": (("op", "enum:unary"), ("in_dtype", "dtype"),
                      ("out_dtype", "dtype"), ("sizes", "sizes"),
                      ("in", "view:rank"), ("out", "view:rank")),
@@ -142,13 +149,13 @@ ENUMS = {"unary": UNARY_OPS, "binary": BINARY_OPS, "reduce": REDUCE_OPS,
 # The views each opcode reads and writes (field names), for bounds, alias and
 # traffic accounting. DMA endpoints are handled apart.
 READS = {
-    "matmul": ("lhs", "rhs", "acc"),
+    "matmul": ("lhs", "rhs", "acc"), "matmul_init": ("lhs", "rhs"),
     "vector_unary": ("in",), "vector_binary": ("lhs", "rhs"),
     "vector_binary_imm": ("in",), "vector_reduce": ("in",),
     "vector_fill": (), "vector_compare": ("lhs", "rhs"),
     "vector_select": ("cond", "lhs", "rhs"),
 }
-WRITES = {"matmul": "acc", "vector_unary": "out", "vector_binary": "out",
+WRITES = {"matmul": "acc", "matmul_init": "acc", "vector_unary": "out", "vector_binary": "out",
           "vector_binary_imm": "out", "vector_reduce": "out",
           "vector_fill": "out", "vector_compare": "out",
           "vector_select": "out"}

@@ -577,7 +577,7 @@ class _Validator:
             key = (op, tuple(f.items()))
             if key in self.checked:
                 return
-            if op == "matmul":
+            if op in isa.MATMUL_OPS:
                 self.check_matmul(ins, fail)
             else:
                 self.check_vector(ins, fail)
@@ -726,9 +726,14 @@ class _Validator:
                             written=name == "acc")
         for name in ("lhs", "rhs"):
             (s1, d1), (s2, d2) = shapes[name], shapes["acc"]
-            if views_conflict(f[name], s1, isa.DTYPE_SIZE[d1], f["acc"], s2,
-                              isa.DTYPE_SIZE[d2]):
+            args = (f[name], s1, isa.DTYPE_SIZE[d1], f["acc"], s2,
+                    isa.DTYPE_SIZE[d2])
+            if views_conflict(*args):
                 fail(f"{name} and acc overlap partially")
+            # The accumulator starts at zero: an input it aliases would be
+            # read as zeros or not, depending on the implementation.
+            if ins.op == "matmul_init" and views_overlap(*args):
+                fail(f"{name} and acc overlap: matmul_init starts acc at zero")
 
     def check_vector(self, ins: Instruction, fail) -> None:
         a, f, op = self.arch, ins.fields, ins.op
@@ -1107,10 +1112,12 @@ class StreamBuilder:
     # ---- compute ------------------------------------------------------------
 
     def matmul(self, dtype: str, m: int, k: int, n: int, lhs, rhs, acc, *,
-               tag: int | None = None) -> int:
-        """``acc[m, n] += lhs[m, k] @ rhs[k, n]`` (acc is f32, or i32 for i8)."""
-        return self._emit("matmul", tag, dtype=dtype, m=m, k=k, n=n,
-                          lhs=_view(lhs), rhs=_view(rhs), acc=_view(acc))
+               init: bool = False, tag: int | None = None) -> int:
+        """``acc[m, n] += lhs[m, k] @ rhs[k, n]`` (acc is f32, or i32 for i8);
+        with ``init`` (``matmul_init``), acc starts at zero instead."""
+        return self._emit("matmul_init" if init else "matmul", tag, dtype=dtype,
+                          m=m, k=k, n=n, lhs=_view(lhs), rhs=_view(rhs),
+                          acc=_view(acc))
 
     def vector_unary(self, op: str, in_dtype: str, out_dtype: str,
                      sizes: Sequence[int], in_, out, *, tag: int | None = None) -> int:

@@ -254,11 +254,15 @@ def _array(mem: np.ndarray, view: isa.View, sizes, dtype: str) -> np.ndarray:
 def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
     """A closure executing one compute instruction on the tile's SRAM."""
     f, op = ins.fields, ins.op
-    if op == "matmul":
+    if op in isa.MATMUL_OPS:
         dt, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
         lhs = _array(mem, f["lhs"], (m, k), dt)
         rhs = _array(mem, f["rhs"], (k, n), dt)
         acc = _array(mem, f["acc"], (m, n), isa.acc_dtype(dt))
+        if op == "matmul_init":
+            # The sums start at +0, as after a vector_fill of 0.
+            zero = np.zeros((m, n), acc.dtype)
+            return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, zero, dt))
         return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, acc, dt))
     sizes = f["sizes"]
     if op == "vector_unary":
@@ -491,7 +495,7 @@ class _Static:
             else:
                 kinds[j] = _COMPUTE
                 f = ins.fields
-                if op == "matmul":
+                if op in isa.MATMUL_OPS:
                     key = (f["dtype"], f["m"], f["k"], f["n"])
                     got = mm_cache.get(key)
                     if got is None:
@@ -502,7 +506,7 @@ class _Static:
                             macs / a.tile.mac.macs_per_cycle[key[0]])
                     phases, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
                     run.append(phases)
-                    if j + 1 < n and instrs[j + 1].op == "matmul":
+                    if j + 1 < n and instrs[j + 1].op in isa.MATMUL_OPS:
                         continue
                     # The run of back-to-back matmuls ends here: charge it.
                     first = j + 1 - len(run)
@@ -1205,7 +1209,7 @@ class _Simulator:
         us = 1.0 / a.clock_mhz            # one cycle in microseconds
         ev: list[dict] = []
         tag_names = {t.id: t.name for t in self.p.tags}
-        engines = {"matmul": (1, "MAC array")}
+        engines = {"matmul": (1, "MAC array"), "matmul_init": (1, "MAC array")}
         pid_of = {}
         for i, tl in enumerate(self.tiles):
             pid = i + 1

@@ -18,6 +18,7 @@
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/SmallBitVector.h"
 #include "llvm/ADT/TypeSwitch.h"
 #include <cmath>
@@ -59,6 +60,22 @@ Value stridedView(OpBuilder &b, Location loc, Value buffer, int64_t offset,
   return memref::ReinterpretCastOp::create(b, loc, viewType, buffer,
                                            b.getIndexAttr(offset), sizeAttrs,
                                            strideAttrs);
+}
+
+/// The allocation or buffer a memref is a view of.
+Value getBufferRoot(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def)) {
+      view = viewLike.getViewSource();
+      continue;
+    }
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      view = transpose.getIn();
+      continue;
+    }
+    break;
+  }
+  return view;
 }
 
 /// A view of `buffer` indexed by the op's loops through `map`: each result is
@@ -526,8 +543,11 @@ struct Lowering {
   }
 
   /// One MAC-array instruction per block of lhs * rhs accumulated into acc.
+  /// The blocks of acc += lhs * rhs; with `init`, each output block's
+  /// first (k0 = 0) starts its sums at zero.
   void emitMatmulBlocks(Location loc, const Strided2D &lhs,
-                        const Strided2D &rhs, const Strided2D &acc) {
+                        const Strided2D &rhs, const Strided2D &acc,
+                        bool init) {
     forEachMatmulBlock(
         lhs.sizes[0], lhs.sizes[1], rhs.sizes[1],
         [&](int64_t m0, int64_t ms, int64_t k0, int64_t ks, int64_t n0,
@@ -537,7 +557,8 @@ struct Lowering {
           Value lhsBlock = block(loc, lhs, m0, ms, k0, ks);
           Value rhsBlock = block(loc, rhs, k0, ks, n0, ns);
           Value accBlock = block(loc, acc, m0, ms, n0, ns);
-          MatmulOp::create(rewriter, loc, lhsBlock, rhsBlock, accBlock);
+          MatmulOp::create(rewriter, loc, lhsBlock, rhsBlock, accBlock,
+                           /*init=*/init && k0 == 0);
         });
   }
 
@@ -553,9 +574,47 @@ struct Lowering {
     int64_t m = lhs.sizes[0], k = lhs.sizes[1], n = rhs.sizes[1];
     if (estimateMatmulCycles(n, k, m, elementType) <
         estimateMatmulCycles(m, k, n, elementType))
-      emitMatmulBlocks(loc, transposed(rhs), transposed(lhs), transposed(acc));
+      emitMatmulBlocks(loc, transposed(rhs), transposed(lhs), transposed(acc),
+                       /*init=*/false);
     else
-      emitMatmulBlocks(loc, lhs, rhs, acc);
+      emitMatmulBlocks(loc, lhs, rhs, acc, /*init=*/false);
+  }
+
+  /// Whether `op`'s output starts from a zero fill that nothing else sees:
+  /// the last instruction before `op` that touches the output's buffer is a
+  /// `vector_fill` of +0 of that very output, and `op`'s inputs are other
+  /// buffers. The fill is then erased, and `op`'s blocks start their sums at
+  /// zero themselves (`matmul init`): its MAC-array blocks cover the output,
+  /// each output block's first one writing it before anything reads it.
+  /// Convolutions only: a matmul's fill runs while its tile waits for the
+  /// step's loads, and folding it measured no faster (docs/spatial.md),
+  /// where a convolution streaming through an accumulator also saves the
+  /// copy of the output into it.
+  bool takeZeroFill(linalg::LinalgOp op) {
+    Value output = op.getDpsInits()[0];
+    Value buffer = getBufferRoot(output);
+    if (llvm::any_of(op.getDpsInputs(), [&](Value input) {
+          return getBufferRoot(input) == buffer;
+        }))
+      return false;
+    for (Operation *prev = op->getPrevNode(); prev;
+         prev = prev->getPrevNode()) {
+      if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(prev))
+        continue;
+      bool touches = llvm::any_of(prev->getOperands(), [&](Value v) {
+        return isa<MemRefType>(v.getType()) && getBufferRoot(v) == buffer;
+      });
+      if (!touches)
+        continue;
+      auto fill = dyn_cast<VectorFillOp>(prev);
+      // +0 only: the sums of a -0 fill start at -0.
+      if (!fill || fill.getResult() != output ||
+          !fill.getValue().isPosZero())
+        return false;
+      rewriter.eraseOp(fill);
+      return true;
+    }
+    return false;
   }
 
   LogicalResult lowerMatmul(linalg::MatmulOp matmul) {
@@ -708,6 +767,9 @@ struct Lowering {
     }
     bool allRows = oneStream && streamed < perRow;
     bool pixelsStream = allRows || rowByPixels < rowByWeights;
+    // From a zero fill, the first tap's blocks start the sums (and the
+    // accumulator, which they then write whole, needs no copy of it).
+    bool init = takeZeroFill(conv);
     Value accumulator;
     if (allRows && !inPlace)
       accumulator = allocateTemporary(
@@ -722,8 +784,9 @@ struct Lowering {
       if (accumulator) {
         accumulatorRows =
             window(loc, accumulator, 0, {f, oh, ow}, {span, rowStep, 1});
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy, outputRows,
-                              accumulatorRows);
+        if (!init)
+          VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy,
+                                outputRows, accumulatorRows);
       }
       int64_t rowsPerStream = allRows ? oh : 1;
       for (int64_t r0 = 0; r0 < oh; r0 += rowsPerStream) {
@@ -743,11 +806,12 @@ struct Lowering {
                               a * outer.wStride + b * inner.wStride,
                               {k.extent, f},
                               {k.wStride, ws[0]}};
+            bool first = init && a == 0 && b == 0;
             if (pixelsStream)
-              emitMatmulBlocks(loc, pixels, weights, out);
+              emitMatmulBlocks(loc, pixels, weights, out, first);
             else
               emitMatmulBlocks(loc, transposed(weights), transposed(pixels),
-                               transposed(out));
+                               transposed(out), first);
           }
       }
       if (accumulator)

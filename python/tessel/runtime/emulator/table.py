@@ -6,7 +6,8 @@ column, so the CPU interpreter and the CUDA kernel read the same numbers. A
 ``dma_multicast`` is the exception: it becomes one ``dma`` row per
 destination (the emulators copy at issue, and its destinations never overlap
 its source, so the copies are the multicast), and the executors know only
-``dma``.
+``dma``. So is a ``matmul_init``: a ``vector_fill`` of its accumulator with
+0 and a ``matmul`` row (the sums then start at +0, as the ISA defines).
 
 - ``OP`` is the ISA opcode (``0x01`` dma .. ``0x26`` vector_select); ``SUB``
   the operation code (unary / binary / reduce op, predicate); ``DT_IN`` and
@@ -155,6 +156,10 @@ class _Builder:
                         where.append(ins)
                         index.append(k)
                 else:
+                    if ins.op == "matmul_init":
+                        rows.append(self.zero_acc_row(rc, ins))
+                        where.append(ins)
+                        index.append(k)
                     rows.append(self.row(rc, ins))
                     where.append(ins)
                     index.append(k)
@@ -187,12 +192,26 @@ class _Builder:
             self.view(row, slot, base, padded, _pad(sizes, ep.view.strides)[1])
         return row
 
+    def zero_acc_row(self, rc, ins: Instruction) -> np.ndarray:
+        """The ``vector_fill`` of 0 a ``matmul_init`` starts with."""
+        f = ins.fields
+        sizes = (f["m"], f["n"])
+        row = np.zeros(WIDTH, np.int64)
+        row[OP] = OPCODES["vector_fill"]
+        row[DT_IN] = row[DT_OUT] = DTYPE_CODE[isa.acc_dtype(f["dtype"])]
+        row[IMM] = f32_bits(0.0)
+        row[SIZE0:SIZE0 + RANK] = _pad(sizes, ())[0]
+        self.sram_view(row, 3, rc, f["acc"], sizes)
+        return row
+
     def row(self, rc, ins: Instruction) -> np.ndarray:
         f, op = ins.fields, ins.op
         if op == "dma":
             return self.dma_row(f["dtype"], f["sizes"], f["src"], f["dst"])
         row = np.zeros(WIDTH, np.int64)
-        row[OP] = OPCODES[op]
+        # Executors know one matmul: a matmul_init's zeroing is a row of
+        # its own (zero_acc_row).
+        row[OP] = OPCODES["matmul" if op in isa.MATMUL_OPS else op]
         if op == "wait":
             pass                    # transfers complete at issue (docs/gpu-emulation.md)
         elif op == "signal":
@@ -215,7 +234,7 @@ class _Builder:
             self.view(row, 0, table.base, padded, _pad(sizes, table.strides)[1])
             self.sram_view(row, 1, rc, f["index"], sizes)
             self.sram_view(row, 3, rc, f["dst"], sizes)
-        elif op == "matmul":
+        elif op in isa.MATMUL_OPS:
             m, k, n = f["m"], f["k"], f["n"]
             row[DT_IN] = DTYPE_CODE[f["dtype"]]
             row[DT_OUT] = DTYPE_CODE[isa.acc_dtype(f["dtype"])]

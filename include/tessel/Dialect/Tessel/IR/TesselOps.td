@@ -468,15 +468,23 @@ def Tessel_MatmulOp : Tessel_ComputeOp<"matmul"> {
     M x N block of `acc` is resident); the other dimension streams.
     Accumulation order is part of the ISA (docs/isa.md).
 
+    With `init` (the ISA's `matmul_init`) the sums start at zero instead of
+    `acc`'s contents, as after a `tessel.vector_fill` of 0: the first block
+    of a zero-initialized product. `acc` then must not overlap `lhs` or
+    `rhs` (the program's validation checks the addresses).
+
     ```mlir
     tessel.matmul %a, %w, %c
+        : memref<64x16xf32, #sram>, memref<16x16xf32, #sram>, memref<64x16xf32, #sram>
+    tessel.matmul init %a, %w, %c
         : memref<64x16xf32, #sram>, memref<16x16xf32, #sram>, memref<64x16xf32, #sram>
     ```
   }];
   let arguments = (ins Tessel_StaticMemRef:$lhs, Tessel_StaticMemRef:$rhs,
-                       Tessel_StaticMemRef:$acc);
+                       Tessel_StaticMemRef:$acc, UnitAttr:$init);
   let assemblyFormat = [{
-    $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,` type($rhs) `,` type($acc)
+    (`init` $init^)? $lhs `,` $rhs `,` $acc attr-dict `:` type($lhs) `,`
+    type($rhs) `,` type($acc)
   }];
   let hasVerifier = 1;
 }
