@@ -702,3 +702,34 @@ tessel.device @padded_windows arch #tiny {
     tessel.end
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Two channel steps of one convolution into one output: the first step's
+// accumulator carries on into the second, which copies nothing in, and
+// only the second copies it out.
+// CHECK-LABEL: tessel.device @channel_steps
+// CHECK:         %[[ACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
+// CHECK:         tessel.vector_unary copy %{{.+}}, %{{.+}} : memref<3x4x4xf32, strided<[16, 4, 1]>, #sram>, memref<3x4x4xf32, strided<[22, 6, 1]>, #sram>
+// CHECK-COUNT-6: tessel.matmul
+// CHECK-NOT:     tessel.vector_unary
+// CHECK-NOT:     memref.alloc() : memref<3x22xf32, #sram>
+// CHECK-COUNT-6: tessel.matmul
+// CHECK:         tessel.vector_unary copy %{{.+}}, %{{.+}} : memref<3x4x4xf32, strided<[22, 6, 1]>, #sram>, memref<3x4x4xf32, strided<[16, 4, 1]>, #sram>
+// CHECK-NEXT:    memref.dealloc %[[ACC]]
+// CHECK-NOT:     tessel.vector_unary
+tessel.device @channel_steps arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
+    %x0 = memref.alloc() : memref<1x2x6x6xf32, #sram>
+    %w0 = memref.alloc() : memref<3x2x3x3xf32, #sram>
+    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
+    %x1 = memref.alloc() : memref<1x2x6x6xf32, #sram>
+    %w1 = memref.alloc() : memref<3x2x3x3xf32, #sram>
+    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x1, %w1 : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
+  }
+}

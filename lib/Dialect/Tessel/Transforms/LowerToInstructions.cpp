@@ -1449,6 +1449,89 @@ void foldCastsIntoLinalg(CoreOp core) {
   });
 }
 
+/// Whether `a` and `b` are the same static view of the same buffer (two
+/// reinterpret casts the lowering built alike, or one value).
+bool isSameView(Value a, Value b) {
+  if (a == b)
+    return true;
+  auto castA = a.getDefiningOp<memref::ReinterpretCastOp>();
+  auto castB = b.getDefiningOp<memref::ReinterpretCastOp>();
+  return castA && castB && castA.getSource() == castB.getSource() &&
+         a.getType() == b.getType();
+}
+
+/// A convolution in channel steps streams each step through an accumulator
+/// copy (lowerConv): the step copies the accumulator out to the output,
+/// and the next step copies the output into an accumulator of its own.
+/// Where nothing between the two copies touches the output or either
+/// accumulator, the next step keeps the first accumulator instead: both
+/// copies go, and the first accumulator lives until the second's release.
+/// The output's elements see the same additions in the same order.
+void keepAccumulatorsAcrossSteps(CoreOp core) {
+  auto isTemporary = [](Value view) {
+    Value root = getBufferRoot(view);
+    return root.getDefiningOp<memref::AllocOp>() ? root : Value();
+  };
+  SmallVector<VectorUnaryOp> copies;
+  core.walk([&](VectorUnaryOp op) {
+    if (op.getKind() == VectorUnaryKind::copy)
+      copies.push_back(op);
+  });
+  for (VectorUnaryOp copyOut : copies) {
+    if (!copyOut->getBlock())
+      continue; // erased as an earlier pair's copy in
+    Value first = isTemporary(copyOut.getInput());
+    Value output = getBufferRoot(copyOut.getResult());
+    if (!first || output == first)
+      continue;
+    Operation *release = nullptr;
+    for (Operation *op = copyOut->getNextNode(); op; op = op->getNextNode()) {
+      if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(op))
+        continue;
+      auto dealloc = dyn_cast<memref::DeallocOp>(op);
+      if (dealloc && dealloc.getMemref() == first && !release) {
+        release = op;
+        continue;
+      }
+      bool touches = llvm::any_of(op->getOperands(), [&](Value v) {
+        if (!isa<MemRefType>(v.getType()))
+          return false;
+        Value root = getBufferRoot(v);
+        return root == output || root == first;
+      });
+      auto copyIn = dyn_cast<VectorUnaryOp>(op);
+      Value second = copyIn ? isTemporary(copyIn.getResult()) : Value();
+      // The second accumulator is copied out to the same view later: the
+      // output still gets the sums.
+      auto copiedOutAgain = [&] {
+        return llvm::any_of(second.getUsers(), [&](Operation *user) {
+          return user->getNumResults() == 1 &&
+                 llvm::any_of(user->getUsers(), [&](Operation *use) {
+            auto out = dyn_cast<VectorUnaryOp>(use);
+            return out && out.getKind() == VectorUnaryKind::copy &&
+                   out.getInput() == user->getResult(0) &&
+                   isSameView(out.getResult(), copyOut.getResult());
+          });
+        });
+      };
+      if (copyIn && copyIn.getKind() == VectorUnaryKind::copy && release &&
+          second && second != first && second.getType() == first.getType() &&
+          isSameView(copyIn.getInput(), copyOut.getResult()) &&
+          copyIn.getResult().getType() == copyOut.getInput().getType() &&
+          copiedOutAgain()) {
+        second.replaceAllUsesWith(first);
+        copyIn->erase();
+        copyOut->erase();
+        release->erase();
+        second.getDefiningOp()->erase();
+        break;
+      }
+      if (touches)
+        break;
+    }
+  }
+}
+
 /// The core's tessel.pad_views and their views, which its loads no longer
 /// read (each now reads the pad's source); one still read is an error.
 LogicalResult erasePadViews(CoreOp core) {
@@ -1551,6 +1634,7 @@ struct LowerToInstructions
       }
       if (failed(erasePadViews(core)))
         return WalkResult::interrupt();
+      keepAccumulatorsAcrossSteps(core);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())
