@@ -1477,9 +1477,10 @@ void keepAccumulatorsAcrossSteps(CoreOp core) {
     if (op.getKind() == VectorUnaryKind::copy)
       copies.push_back(op);
   });
+  llvm::SmallPtrSet<Operation *, 8> erased;
   for (VectorUnaryOp copyOut : copies) {
-    if (!copyOut->getBlock())
-      continue; // erased as an earlier pair's copy in
+    if (erased.contains(copyOut))
+      continue; // an earlier pair's copy in
     Value first = isTemporary(copyOut.getInput());
     Value output = getBufferRoot(copyOut.getResult());
     if (!first || output == first)
@@ -1520,6 +1521,7 @@ void keepAccumulatorsAcrossSteps(CoreOp core) {
           copyIn.getResult().getType() == copyOut.getInput().getType() &&
           copiedOutAgain()) {
         second.replaceAllUsesWith(first);
+        erased.insert(copyIn);
         copyIn->erase();
         copyOut->erase();
         release->erase();
