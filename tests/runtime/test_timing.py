@@ -79,7 +79,8 @@ def test_double_buffered_weights_hide_fill_and_drain_between_blocks():
 
 def test_double_buffered_fill_longer_than_the_stream_shows():
     # M = 8 rows stream in 8 steps, shorter than the next block's fill of
-    # K = 32 rows: each later block pays K - M of its fill. SRAM port:
+    # K = 32 rows: each later block pays the part of its fill its
+    # predecessor's stream does not hide. SRAM port:
     # (8*32 + 32*32)*2 + 8*32*4 = 3584 bytes / 256 = 14 cycles > 8 steps,
     # so the stream is 14 cycles and 18 of each later fill show.
     a = ARCH("systolic-32x32")

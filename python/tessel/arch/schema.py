@@ -84,7 +84,7 @@ FIELDS: tuple[Field, ...] = (
           "array holds: with 2 the next block's weights shift in while the "
           "current block streams, so back-to-back matmul blocks pay one fill "
           "and one drain; 1 idles the array while each block loads. Must be 1 "
-          "for an output-stationary array. Default 1.", "blocks", 1, 2,
+          "for an output-stationary array.", "blocks", 1, 2,
           default=1),
     Field("tile.vector.lanes", "int", "Elements the vector unit processes per "
           "cycle.", "lanes", 1, 4096),

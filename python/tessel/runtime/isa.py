@@ -117,9 +117,6 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
                    ("dst", "view:rank")),
     "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),
                ("lhs", "view:2"), ("rhs", "view:2"), ("acc", "view:2")),
-    "matmul_init": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"),
-                    ("n", "u32"), ("lhs", "view:2"), ("rhs", "view:2"),
-                    ("acc", "view:2")),
     "vector_unary": (("op", "enum:unary"), ("in_dtype", "dtype"),
                      ("out_dtype", "dtype"), ("sizes", "sizes"),
                      ("in", "view:rank"), ("out", "view:rank")),
@@ -142,6 +139,9 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
                       ("cond", "view:rank"), ("lhs", "view:rank"),
                       ("rhs", "view:rank"), ("out", "view:rank")),
 }
+
+# The same operands: only the accumulator's start differs.
+LAYOUTS["matmul_init"] = LAYOUTS["matmul"]
 
 ENUMS = {"unary": UNARY_OPS, "binary": BINARY_OPS, "reduce": REDUCE_OPS,
          "predicate": PREDICATES}

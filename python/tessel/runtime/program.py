@@ -728,12 +728,14 @@ class _Validator:
             (s1, d1), (s2, d2) = shapes[name], shapes["acc"]
             args = (f[name], s1, isa.DTYPE_SIZE[d1], f["acc"], s2,
                     isa.DTYPE_SIZE[d2])
-            if views_conflict(*args):
+            # The accumulator of a matmul_init starts at zero: an input it
+            # aliases would be read as zeros or not, depending on the
+            # implementation.
+            if ins.op == "matmul_init":
+                if views_overlap(*args):
+                    fail(f"{name} and acc overlap: matmul_init starts acc at zero")
+            elif views_conflict(*args):
                 fail(f"{name} and acc overlap partially")
-            # The accumulator starts at zero: an input it aliases would be
-            # read as zeros or not, depending on the implementation.
-            if ins.op == "matmul_init" and views_overlap(*args):
-                fail(f"{name} and acc overlap: matmul_init starts acc at zero")
 
     def check_vector(self, ins: Instruction, fail) -> None:
         a, f, op = self.arch, ins.fields, ins.op

@@ -260,8 +260,9 @@ def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
         rhs = _array(mem, f["rhs"], (k, n), dt)
         acc = _array(mem, f["acc"], (m, n), isa.acc_dtype(dt))
         if op == "matmul_init":
-            # The sums start at +0, as after a vector_fill of 0.
-            zero = np.zeros((m, n), acc.dtype)
+            # The sums start at +0, as after a vector_fill of 0 (a read-only
+            # broadcast: numerics.matmul copies its start).
+            zero = np.broadcast_to(np.zeros((), acc.dtype), (m, n))
             return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, zero, dt))
         return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, acc, dt))
     sizes = f["sizes"]
@@ -1209,7 +1210,7 @@ class _Simulator:
         us = 1.0 / a.clock_mhz            # one cycle in microseconds
         ev: list[dict] = []
         tag_names = {t.id: t.name for t in self.p.tags}
-        engines = {"matmul": (1, "MAC array"), "matmul_init": (1, "MAC array")}
+        engines = dict.fromkeys(isa.MATMUL_OPS, (1, "MAC array"))
         pid_of = {}
         for i, tl in enumerate(self.tiles):
             pid = i + 1

@@ -160,6 +160,18 @@ LogicalResult verifySameShape(Operation *op, MemRefType a, MemRefType b) {
 
 } // namespace
 
+Value mlir::tessel::getViewRoot(Value view) {
+  while (Operation *def = view.getDefiningOp()) {
+    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def))
+      view = viewLike.getViewSource();
+    else if (auto transpose = dyn_cast<memref::TransposeOp>(def))
+      view = transpose.getIn();
+    else
+      break;
+  }
+  return view;
+}
+
 BufferOp mlir::tessel::getSramBuffer(Value view) {
   return dyn_cast_if_present<BufferOp>(getBufferDef(view));
 }

@@ -62,22 +62,6 @@ Value stridedView(OpBuilder &b, Location loc, Value buffer, int64_t offset,
                                            strideAttrs);
 }
 
-/// The allocation or buffer a memref is a view of.
-Value getBufferRoot(Value view) {
-  while (Operation *def = view.getDefiningOp()) {
-    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def)) {
-      view = viewLike.getViewSource();
-      continue;
-    }
-    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
-      view = transpose.getIn();
-      continue;
-    }
-    break;
-  }
-  return view;
-}
-
 /// A view of `buffer` indexed by the op's loops through `map`: each result is
 /// a loop (a projected permutation, possibly dropping loops) or the constant
 /// 0 of a unit dimension (a kept-dims reduction's output). Dropped loops get
@@ -592,17 +576,17 @@ struct Lowering {
   /// copy of the output into it.
   bool takeZeroFill(linalg::LinalgOp op) {
     Value output = op.getDpsInits()[0];
-    Value buffer = getBufferRoot(output);
+    Value buffer = getViewRoot(output);
     if (llvm::any_of(op.getDpsInputs(), [&](Value input) {
-          return getBufferRoot(input) == buffer;
+          return getViewRoot(input) == buffer;
         }))
       return false;
-    for (Operation *prev = op->getPrevNode(); prev;
-         prev = prev->getPrevNode()) {
+    for (Operation *prev = op->getPrevNode();
+         prev && prev != buffer.getDefiningOp(); prev = prev->getPrevNode()) {
       if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(prev))
         continue;
       bool touches = llvm::any_of(prev->getOperands(), [&](Value v) {
-        return isa<MemRefType>(v.getType()) && getBufferRoot(v) == buffer;
+        return isa<MemRefType>(v.getType()) && getViewRoot(v) == buffer;
       });
       if (!touches)
         continue;
@@ -1460,16 +1444,43 @@ bool isSameView(Value a, Value b) {
          a.getType() == b.getType();
 }
 
+/// Whether `op` names memory whose root is `root`.
+bool touchesRoot(Operation *op, Value root) {
+  return llvm::any_of(op->getOperands(), [&](Value v) {
+    return isa<MemRefType>(v.getType()) && getViewRoot(v) == root;
+  });
+}
+
+/// The copy of the accumulator `accumulator` back into `outputView` that
+/// ends a convolution step begun after `from`, if nothing between them
+/// touches the output (which then holds the earlier step's sums).
+VectorUnaryOp findCopyBack(Operation *from, Value accumulator,
+                           Value outputView) {
+  Value output = getViewRoot(outputView);
+  for (Operation *op = from->getNextNode(); op; op = op->getNextNode()) {
+    auto copy = dyn_cast<VectorUnaryOp>(op);
+    if (copy && copy.getKind() == VectorUnaryKind::copy &&
+        getViewRoot(copy.getInput()) == accumulator &&
+        isSameView(copy.getResult(), outputView))
+      return copy;
+    if (touchesRoot(op, output))
+      return {};
+  }
+  return {};
+}
+
 /// A convolution in channel steps streams each step through an accumulator
 /// copy (lowerConv): the step copies the accumulator out to the output,
 /// and the next step copies the output into an accumulator of its own.
 /// Where nothing between the two copies touches the output or either
-/// accumulator, the next step keeps the first accumulator instead: both
-/// copies go, and the first accumulator lives until the second's release.
-/// The output's elements see the same additions in the same order.
+/// accumulator, and nothing reads the output before the next step copies
+/// its accumulator back, the next step keeps the first accumulator instead:
+/// both copies go, and the first accumulator lives until the second's
+/// release. The output's elements see the same additions in the same order.
 void keepAccumulatorsAcrossSteps(CoreOp core) {
-  auto isTemporary = [](Value view) {
-    Value root = getBufferRoot(view);
+  // The SRAM allocation `view` is a view of, or null.
+  auto allocationOf = [](Value view) {
+    Value root = getViewRoot(view);
     return root.getDefiningOp<memref::AllocOp>() ? root : Value();
   };
   SmallVector<VectorUnaryOp> copies;
@@ -1481,11 +1492,13 @@ void keepAccumulatorsAcrossSteps(CoreOp core) {
   for (VectorUnaryOp copyOut : copies) {
     if (erased.contains(copyOut))
       continue; // an earlier pair's copy in
-    Value first = isTemporary(copyOut.getInput());
-    Value output = getBufferRoot(copyOut.getResult());
+    Value first = allocationOf(copyOut.getInput());
+    Value output = getViewRoot(copyOut.getResult());
     if (!first || output == first)
       continue;
+    // The first accumulator's release, then the next step's copy in.
     Operation *release = nullptr;
+    VectorUnaryOp copyIn;
     for (Operation *op = copyOut->getNextNode(); op; op = op->getNextNode()) {
       if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(op))
         continue;
@@ -1494,43 +1507,24 @@ void keepAccumulatorsAcrossSteps(CoreOp core) {
         release = op;
         continue;
       }
-      bool touches = llvm::any_of(op->getOperands(), [&](Value v) {
-        if (!isa<MemRefType>(v.getType()))
-          return false;
-        Value root = getBufferRoot(v);
-        return root == output || root == first;
-      });
-      auto copyIn = dyn_cast<VectorUnaryOp>(op);
-      Value second = copyIn ? isTemporary(copyIn.getResult()) : Value();
-      // The second accumulator is copied out to the same view later: the
-      // output still gets the sums.
-      auto copiedOutAgain = [&] {
-        return llvm::any_of(second.getUsers(), [&](Operation *user) {
-          return user->getNumResults() == 1 &&
-                 llvm::any_of(user->getUsers(), [&](Operation *use) {
-            auto out = dyn_cast<VectorUnaryOp>(use);
-            return out && out.getKind() == VectorUnaryKind::copy &&
-                   out.getInput() == user->getResult(0) &&
-                   isSameView(out.getResult(), copyOut.getResult());
-          });
-        });
-      };
-      if (copyIn && copyIn.getKind() == VectorUnaryKind::copy && release &&
-          second && second != first && second.getType() == first.getType() &&
-          isSameView(copyIn.getInput(), copyOut.getResult()) &&
-          copyIn.getResult().getType() == copyOut.getInput().getType() &&
-          copiedOutAgain()) {
-        second.replaceAllUsesWith(first);
-        erased.insert(copyIn);
-        copyIn->erase();
-        copyOut->erase();
-        release->erase();
-        second.getDefiningOp()->erase();
-        break;
-      }
-      if (touches)
+      copyIn = dyn_cast<VectorUnaryOp>(op);
+      if (copyIn || touchesRoot(op, output) || touchesRoot(op, first))
         break;
     }
+    if (!release || !copyIn || copyIn.getKind() != VectorUnaryKind::copy ||
+        !isSameView(copyIn.getInput(), copyOut.getResult()) ||
+        copyIn.getResult().getType() != copyOut.getInput().getType())
+      continue;
+    Value second = allocationOf(copyIn.getResult());
+    if (!second || second == first || second.getType() != first.getType() ||
+        !findCopyBack(copyIn, second, copyOut.getResult()))
+      continue;
+    second.replaceAllUsesWith(first);
+    erased.insert(copyIn);
+    copyIn->erase();
+    copyOut->erase();
+    release->erase();
+    second.getDefiningOp()->erase();
   }
 }
 

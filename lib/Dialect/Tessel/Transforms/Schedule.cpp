@@ -48,17 +48,6 @@ bool isAddressOp(Operation *op) {
       op);
 }
 
-/// The buffer a view is a view of.
-Value getRoot(Value view) {
-  while (Operation *def = view.getDefiningOp()) {
-    if (!isAddressOp(def) || isa<memref::AllocOp>(def) ||
-        def->getNumOperands() == 0)
-      break;
-    view = def->getOperand(0);
-  }
-  return view;
-}
-
 bool isInSpace(Value view, MemorySpace space) {
   return getMemorySpace(cast<MemRefType>(view.getType())) == space;
 }
@@ -80,7 +69,7 @@ bool touches(Operation *op, Value buffer) {
   if (isAddressOp(op) || isa<memref::DeallocOp>(op))
     return false;
   return llvm::any_of(op->getOperands(),
-                      [&](Value v) { return getRoot(v) == buffer; });
+                      [&](Value v) { return getViewRoot(v) == buffer; });
 }
 
 struct Schedule : impl::TesselScheduleBase<Schedule> {
@@ -114,7 +103,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       for (Value token : wait.getTokens()) {
         auto dma = token.getDefiningOp<DmaOp>();
         if (dma && isLoad(dma))
-          buffers.push_back(getRoot(dma.getTarget()));
+          buffers.push_back(getViewRoot(dma.getTarget()));
       }
       // A store's wait stays where the lowering put it.
       if (buffers.size() != wait.getTokens().size())
@@ -152,8 +141,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         auto dma = token.getDefiningOp<DmaOp>();
         if (!dma || !isStore(dma))
           break;
-        buffers.push_back(getRoot(dma.getSource()));
-        written.push_back(getRoot(dma.getTarget()));
+        buffers.push_back(getViewRoot(dma.getSource()));
+        written.push_back(getViewRoot(dma.getTarget()));
       }
       if (buffers.size() != wait.getTokens().size())
         continue;
@@ -172,10 +161,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         auto dma = dyn_cast<DmaOp>(op);
         bool readsWritten =
             dma && isLoad(dma) &&
-            llvm::is_contained(written, getRoot(dma.getSource()));
+            llvm::is_contained(written, getViewRoot(dma.getSource()));
         auto gather = dyn_cast<DmaGatherOp>(op);
         bool gathersWritten =
-            gather && llvm::is_contained(written, getRoot(gather.getTable()));
+            gather && llvm::is_contained(written, getViewRoot(gather.getTable()));
         if ((dma && isStore(dma)) || readsWritten || gathersWritten ||
             llvm::any_of(buffers, [&](Value b) { return touches(op, b); }) ||
             isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp>(op) ||
@@ -200,20 +189,21 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// `moved` gets the address ops the load needs that lie in between,
   /// in block order: they move with it.
   Operation *getEarliestPoint(DmaOp load, SmallVectorImpl<Operation *> &moved) {
-    Value source = getRoot(load.getSource());
-    Value target = getRoot(load.getTarget());
+    Value source = getViewRoot(load.getSource());
+    Value target = getViewRoot(load.getTarget());
     llvm::SmallPtrSet<Operation *, 8> operandDefs;
     SmallVector<Value> worklist(load->getOperands());
-    // The fill of a padded window's border (tessel-lower-to-instructions)
-    // goes with the load into the rest of the buffer.
+    // The fill of a padded window's border goes with the load into the
+    // rest of the buffer: tessel-lower-to-instructions puts it just before
+    // the load, with only the load's views between them.
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
-      if (op == target.getDefiningOp())
-        break;
+      if (isAddressOp(op))
+        continue;
       auto fill = dyn_cast<VectorFillOp>(op);
-      if (fill && getRoot(fill.getResult()) == target) {
-        operandDefs.insert(fill);
-        worklist.push_back(fill.getResult());
-      }
+      if (!fill || getViewRoot(fill.getResult()) != target)
+        break;
+      operandDefs.insert(fill);
+      worklist.push_back(fill.getResult());
     }
     while (!worklist.empty()) {
       Operation *def = worklist.pop_back_val().getDefiningOp();
@@ -251,13 +241,13 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           if (dma && isLoad(dma) && crossedCompute)
             return op;
           // A store to the buffer read: the load must see its data.
-          if (dma && !isLoad(dma) && getRoot(dma.getTarget()) == source)
+          if (dma && !isLoad(dma) && getViewRoot(dma.getTarget()) == source)
             return op;
         }
         continue;
       }
       if (auto dma = dyn_cast<DmaOp>(op)) {
-        if (!isLoad(dma) && getRoot(dma.getTarget()) == source)
+        if (!isLoad(dma) && getViewRoot(dma.getTarget()) == source)
           return op;
         continue;
       }

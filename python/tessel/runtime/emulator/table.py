@@ -195,14 +195,9 @@ class _Builder:
     def zero_acc_row(self, rc, ins: Instruction) -> np.ndarray:
         """The ``vector_fill`` of 0 a ``matmul_init`` starts with."""
         f = ins.fields
-        sizes = (f["m"], f["n"])
-        row = np.zeros(WIDTH, np.int64)
-        row[OP] = OPCODES["vector_fill"]
-        row[DT_IN] = row[DT_OUT] = DTYPE_CODE[isa.acc_dtype(f["dtype"])]
-        row[IMM] = f32_bits(0.0)
-        row[SIZE0:SIZE0 + RANK] = _pad(sizes, ())[0]
-        self.sram_view(row, 3, rc, f["acc"], sizes)
-        return row
+        return self.row(rc, Instruction("vector_fill", {
+            "dtype": isa.acc_dtype(f["dtype"]), "value": 0.0,
+            "sizes": (f["m"], f["n"]), "out": f["acc"]}))
 
     def row(self, rc, ins: Instruction) -> np.ndarray:
         f, op = ins.fields, ins.op

@@ -28,6 +28,11 @@ namespace mlir::tessel {
 /// placed, and for anything else.
 BufferOp getSramBuffer(Value view);
 
+/// The value `view` is a view of: through view-like ops (subviews, reshapes,
+/// casts, memref.view, tessel.pad_view) and memref.transpose, the first
+/// value that is none of them (an allocation, a buffer, an argument).
+Value getViewRoot(Value view);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
