@@ -145,27 +145,24 @@ tessel.device @windows arch #tiny {
     %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
     // A 3x3 convolution over 2 channels contracts over the longest of the
     // channels (2), kernel rows (3) and kernel columns (3): the rows. Its 4
-    // output rows stream as one of 22 pixels (3 input rows of 6, then 4),
-    // against the stationary weights, into an accumulator that starts as a
-    // copy of the output; the 2 pixels past each output row's end compute
-    // sums no one reads. Per channel and kernel column:
-    // acc^T (22 x 3) += X^T (22 x 3) * W^T (3 x 3), 6 MAC blocks and two
-    // copies instead of 4 rows x 6 = 24 blocks.
-    // CHECK:     %[[ACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
-    // CHECK:     %[[OUT:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 4, 4], strides: [16, 4, 1]
-    // CHECK:     %[[ACCROWS:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [3, 4, 4], strides: [22, 6, 1]
-    // CHECK:     tessel.vector_unary copy %[[OUT]], %[[ACCROWS]]
-    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [22, 3], strides: [1, 6]
+    // output rows stream as one, against the stationary weights, in 4
+    // groups of 4 pixels: an input row (6 pixels) apart in the input, an
+    // output row (4) apart in the output, so the input's 2 columns past
+    // each output row are not streamed. Per channel and kernel column:
+    // out^T (4 x 4 x 3) += X^T (4 x 4 x 3) * W^T (3 x 3), 6 MAC blocks
+    // instead of 4 rows x 6 = 24, in place.
+    // CHECK:     memref.alloc() : memref<1x3x4x4xf32, #sram>
+    // CHECK-NOT: memref.alloc
+    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4, 3], strides: [6, 1, 6]
     // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 3], strides: [3, 18]
-    // CHECK:     %[[A00:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [22, 3], strides: [1, 22]
-    // CHECK:     tessel.matmul %[[X00]], %[[W00]], %[[A00]]
+    // CHECK:     %[[Y00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4, 3], strides: [4, 1, 16]
+    // CHECK:     tessel.matmul %[[X00]], %[[W00]], %[[Y00]]
     // Channel 0, kernel column 1: one input column and one weight further.
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [22, 3], strides: [1, 6]
+    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [4, 4, 3], strides: [6, 1, 6]
     // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 3], strides: [3, 18]
     // CHECK-COUNT-5: tessel.matmul
     // CHECK-NOT: tessel.matmul
-    // CHECK:     tessel.vector_unary copy %[[ACCROWS]], %[[OUT]]
-    // CHECK:     memref.dealloc %[[ACC]]
+    // CHECK-NOT: tessel.vector_unary
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
     // A 1x1 convolution (6 filters over 2 channels) on 4x4 pixels: the
     // output's rows are as far apart as the input's, so all 16 pixels
@@ -186,16 +183,14 @@ tessel.device @windows arch #tiny {
     %py = memref.alloc() : memref<1x6x4x4xf32, #sram>
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%px, %pw : memref<1x2x4x4xf32, #sram>, memref<6x2x1x1xf32, #sram>) outs(%py : memref<1x6x4x4xf32, #sram>)
     // The same 3x3 convolution from a zero fill of its output: the first
-    // tap's blocks start the accumulator's sums at zero (`init`), and it
-    // takes no copy of the output. The later taps accumulate.
-    // CHECK:     %[[ZACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
+    // tap's blocks start the sums at zero (`init`) instead. The later taps
+    // accumulate.
+    // CHECK:     %[[Z:.+]] = memref.alloc() : memref<1x3x4x4xf32, #sram>
     // CHECK-NOT: tessel.vector_fill
-    // CHECK-NOT: tessel.vector_unary
     // CHECK:     tessel.matmul init
     // CHECK-COUNT-5: tessel.matmul %
     // CHECK-NOT: tessel.matmul
-    // CHECK:     tessel.vector_unary copy
-    // CHECK:     memref.dealloc %[[ZACC]]
+    // CHECK-NOT: tessel.vector_unary
     %zero = arith.constant 0.0 : f32
     %z = memref.alloc() : memref<1x3x4x4xf32, #sram>
     linalg.fill ins(%zero : f32) outs(%z : memref<1x3x4x4xf32, #sram>)
@@ -651,8 +646,9 @@ tessel.device @python_modulo arch #ints {
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
 // Loads of windows of a padded view read the window's part inside the
-// unpadded buffer; where the window reaches into the border, the buffer is
-// filled with the padding value first.
+// unpadded buffer; where the window reaches into the border, the border's
+// slabs of the buffer are filled with the padding value first, each
+// element once.
 // CHECK-LABEL: tessel.device @padded_windows
 tessel.device @padded_windows arch #tiny {
   %x = tessel.dram_buffer @x input : memref<1x2x6x6xf32, #dram>
@@ -661,7 +657,10 @@ tessel.device @padded_windows arch #tiny {
     %p = tessel.pad_view %x low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : memref<1x2x6x6xf32, #dram> to memref<1x2x8x8xf32, #dram>
     // The top-left window: its first row and column are border.
     // CHECK:     %[[A:.+]] = memref.alloc() : memref<1x2x4x4xf32, #sram>
-    // CHECK:     tessel.vector_fill 0.000000e+00, %[[A]] : memref<1x2x4x4xf32, #sram>
+    // CHECK:     %[[TOP:.+]] = memref.subview %[[A]][0, 0, 0, 0] [1, 2, 1, 4] [1, 1, 1, 1]
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[TOP]]
+    // CHECK:     %[[LEFT:.+]] = memref.subview %[[A]][0, 0, 1, 0] [1, 2, 3, 1] [1, 1, 1, 1]
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[LEFT]]
     // CHECK:     %[[AX:.+]] = memref.subview %x[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
     // CHECK:     %[[AS:.+]] = memref.subview %[[A]][0, 0, 1, 1] [1, 2, 3, 3] [1, 1, 1, 1]
     // CHECK:     %[[D:.+]] = tessel.dma %[[AX]] to %[[AS]]
@@ -680,7 +679,9 @@ tessel.device @padded_windows arch #tiny {
     // A strided window (a stride-2 convolution's): every other element,
     // the last column in the border.
     // CHECK:     %[[C:.+]] = memref.alloc() : memref<1x2x3x3xf32, #sram>
-    // CHECK:     tessel.vector_fill 0.000000e+00, %[[C]]
+    // CHECK:     %[[RIGHT:.+]] = memref.subview %[[C]][0, 0, 0, 2] [1, 2, 3, 1] [1, 1, 1, 1]
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[RIGHT]]
+    // CHECK-NOT: tessel.vector_fill
     // CHECK:     %[[CX:.+]] = memref.subview %x[0, 0, 0, 2] [1, 2, 3, 2] [1, 1, 2, 2]
     // CHECK:     %[[CS:.+]] = memref.subview %[[C]][0, 0, 0, 0] [1, 2, 3, 2] [1, 1, 1, 1]
     // CHECK:     tessel.dma %[[CX]] to %[[CS]]
@@ -700,36 +701,5 @@ tessel.device @padded_windows arch #tiny {
     memref.dealloc %c : memref<1x2x3x3xf32, #sram>
     memref.dealloc %e : memref<1x2x1x4xf32, #sram>
     tessel.end
-  }
-}
-
-// -----
-
-#sram = #tessel.memory_space<sram>
-#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
-
-// Two channel steps of one convolution into one output: the first step's
-// accumulator carries on into the second, which copies nothing in, and
-// only the second copies it out.
-// CHECK-LABEL: tessel.device @channel_steps
-// CHECK:         %[[ACC:.+]] = memref.alloc() : memref<3x22xf32, #sram>
-// CHECK:         tessel.vector_unary copy %{{.+}}, %{{.+}} : memref<3x4x4xf32, strided<[16, 4, 1]>, #sram>, memref<3x4x4xf32, strided<[22, 6, 1]>, #sram>
-// CHECK-COUNT-6: tessel.matmul
-// CHECK-NOT:     tessel.vector_unary
-// CHECK-NOT:     memref.alloc() : memref<3x22xf32, #sram>
-// CHECK-COUNT-6: tessel.matmul
-// CHECK:         tessel.vector_unary copy %{{.+}}, %{{.+}} : memref<3x4x4xf32, strided<[22, 6, 1]>, #sram>, memref<3x4x4xf32, strided<[16, 4, 1]>, #sram>
-// CHECK-NEXT:    memref.dealloc %[[ACC]]
-// CHECK-NOT:     tessel.vector_unary
-tessel.device @channel_steps arch #tiny {
-  %t = tessel.tile(0, 0)
-  tessel.core(%t) {
-    %y = memref.alloc() : memref<1x3x4x4xf32, #sram>
-    %x0 = memref.alloc() : memref<1x2x6x6xf32, #sram>
-    %w0 = memref.alloc() : memref<3x2x3x3xf32, #sram>
-    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x0, %w0 : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
-    %x1 = memref.alloc() : memref<1x2x6x6xf32, #sram>
-    %w1 = memref.alloc() : memref<3x2x3x3xf32, #sram>
-    linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x1, %w1 : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>)
   }
 }

@@ -235,13 +235,17 @@ tessel.device @store_then_read arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
-// The fill of a padded window's border goes up with its load: the second
-// step's buffer is filled and loaded while the first step computes.
+// The fills of a padded window's border go up with its load: the second
+// step's buffer is filled at both ends and loaded while the first step
+// computes.
 // CHECK-LABEL: tessel.device @padded_load
 // CHECK:         %[[T0:.+]] = tessel.dma
 // CHECK:         tessel.wait %[[T0]]
 // CHECK:         %[[A1:.+]] = memref.alloc()
-// CHECK-NEXT:    tessel.vector_fill 0.000000e+00, %[[A1]]
+// CHECK:         %[[LOW:.+]] = memref.subview %[[A1]][0] [1] [1]
+// CHECK-NEXT:    tessel.vector_fill 0.000000e+00, %[[LOW]]
+// CHECK:         %[[HIGH:.+]] = memref.subview %[[A1]][17] [1] [1]
+// CHECK-NEXT:    tessel.vector_fill 0.000000e+00, %[[HIGH]]
 // CHECK:         %[[T1:.+]] = tessel.dma %{{.+}} to %{{.+}}
 // CHECK:         tessel.vector_unary exp
 // CHECK:         tessel.wait %[[T1]]
@@ -249,10 +253,10 @@ tessel.device @store_then_read arch #tiny {
 tessel.device @padded_load arch #tiny {
   %t = tessel.tile(0, 0)
   %x = tessel.dram_buffer @x input : memref<2x16xf32, #dram>
-  %y = tessel.dram_buffer @y output : memref<2x17xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<2x18xf32, #dram>
   tessel.core(%t) {
     %x0 = memref.subview %x[0, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
-    %y0 = memref.subview %y[0, 0] [1, 16] [1, 1] : memref<2x17xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %y0 = memref.subview %y[0, 0] [1, 16] [1, 1] : memref<2x18xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
     %a0 = memref.alloc() : memref<16xf32, #sram>
     %t0 = tessel.dma %x0 to %a0 : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
     tessel.wait %t0
@@ -261,15 +265,18 @@ tessel.device @padded_load arch #tiny {
     tessel.wait %s0
     memref.dealloc %a0 : memref<16xf32, #sram>
     %x1 = memref.subview %x[1, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
-    %y1 = memref.subview %y[1, 0] [1, 17] [1, 1] : memref<2x17xf32, #dram> to memref<17xf32, strided<[1], offset: 17>, #dram>
-    %a1 = memref.alloc() : memref<17xf32, #sram>
-    tessel.vector_fill 0.0, %a1 : memref<17xf32, #sram>
-    %a1in = memref.subview %a1[1] [16] [1] : memref<17xf32, #sram> to memref<16xf32, strided<[1], offset: 1>, #sram>
+    %y1 = memref.subview %y[1, 0] [1, 18] [1, 1] : memref<2x18xf32, #dram> to memref<18xf32, strided<[1], offset: 18>, #dram>
+    %a1 = memref.alloc() : memref<18xf32, #sram>
+    %a1low = memref.subview %a1[0] [1] [1] : memref<18xf32, #sram> to memref<1xf32, strided<[1]>, #sram>
+    tessel.vector_fill 0.0, %a1low : memref<1xf32, strided<[1]>, #sram>
+    %a1high = memref.subview %a1[17] [1] [1] : memref<18xf32, #sram> to memref<1xf32, strided<[1], offset: 17>, #sram>
+    tessel.vector_fill 0.0, %a1high : memref<1xf32, strided<[1], offset: 17>, #sram>
+    %a1in = memref.subview %a1[1] [16] [1] : memref<18xf32, #sram> to memref<16xf32, strided<[1], offset: 1>, #sram>
     %t1 = tessel.dma %x1 to %a1in : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, strided<[1], offset: 1>, #sram>
     tessel.wait %t1
-    tessel.vector_unary exp %a1, %a1 : memref<17xf32, #sram>, memref<17xf32, #sram>
-    %s1 = tessel.dma %a1 to %y1 : memref<17xf32, #sram> to memref<17xf32, strided<[1], offset: 17>, #dram>
+    tessel.vector_unary exp %a1, %a1 : memref<18xf32, #sram>, memref<18xf32, #sram>
+    %s1 = tessel.dma %a1 to %y1 : memref<18xf32, #sram> to memref<18xf32, strided<[1], offset: 18>, #dram>
     tessel.wait %s1
-    memref.dealloc %a1 : memref<17xf32, #sram>
+    memref.dealloc %a1 : memref<18xf32, #sram>
   }
 }

@@ -75,16 +75,14 @@ func.func @temporaries(%a: tensor<32x32xf32>) -> tensor<32x32xf32> {
   return %0 : tensor<32x32xf32>
 }
 
-// A 3x3 convolution may stream each image's rows into an accumulator of
-// F x ((OH - 1) * IW + OW) elements, the stream running on over the input's
-// two extra columns per row: 16 x 78 here, 4992 bytes. With two steps'
-// operands (2 * 6048 bytes) that exceeds 16 KiB; eight filters a step fit:
-// 2 * 3424 + 2496 bytes.
-// CHECK-LABEL: func.func @conv_accumulator
+// A 3x3 convolution streams its output rows in place (groups of rows of
+// tessel.matmul) and needs no SRAM of its own: two steps' operands, 2 *
+// 6048 bytes, fit 16 KiB, so the part is one step.
+// CHECK-LABEL: func.func @conv_in_place
 // CHECK:         scf.forall
-// CHECK:           scf.for
-// CHECK:             linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.+}} : tensor<1x8x8x8xf32>)
-func.func @conv_accumulator(%x: tensor<1x2x10x10xf32>, %w: tensor<16x2x3x3xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
+// CHECK-NOT:       scf.for
+// CHECK:           linalg.conv_2d_nchw_fchw {{.*}} outs(%{{.+}} : tensor<1x16x8x8xf32>)
+func.func @conv_in_place(%x: tensor<1x2x10x10xf32>, %w: tensor<16x2x3x3xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %0 = scf.forall (%i) in (1) shared_outs(%o = %y) -> (tensor<1x16x8x8xf32>) {
     %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x10xf32>, tensor<16x2x3x3xf32>) outs(%o : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
     scf.forall.in_parallel {

@@ -307,6 +307,12 @@ def matmuls(k: Kit, dtype: str, X: int, Y: int, rng) -> None:
     t.matmul(dtype, 16, 16, 16, (X, (16, 1)), (Y, (1, 16)), (A, (16, 1)),
              init=True)
     k.store(A, acc_dt)
+    # Groups of rows (a convolution's output rows in its window): 3 groups
+    # of 4 rows, 5 rows apart in X and 4 in A, with init and without.
+    for init in (True, False):
+        t.matmul(dtype, 4, 16, 16, (X, (5 * 16, 16, 1)), (Y, (1, 16)),
+                 (A, (4 * 16, 16, 1)), g=3, init=init)
+        k.store(A, acc_dt)
     if dtype == "f32":
         # Finite operands, so the alias is visible in the values: A @ Y with
         # A read entirely before it is written.

@@ -46,7 +46,7 @@ def test_round_trip_is_byte_identical(tmp_path):
     assert [i.op for i in q.instructions(0, 0)] == [
         "dma", "dma", "wait", "vector_fill", "matmul", "vector_unary", "dma", "wait"]
     m = json.loads((tmp_path / "prog" / "manifest.json").read_text())
-    assert m["format"] == "tessel-program" and m["version"] == 1
+    assert m["format"] == "tessel-program" and m["version"] == 2
     assert m["tiles"][0]["instructions"] == 8
     # Weights are in the image at their offset.
     w = p.buffer("w")
@@ -262,9 +262,9 @@ def test_rejects_a_length_that_disagrees(saved):
 
 
 def test_rejects_a_wrong_version(saved):
-    edit_manifest(saved, lambda m: m.update(version=2))
-    rejects(saved, "manifest.json", "version", "version 2 is not supported",
-            "supported: 1")
+    edit_manifest(saved, lambda m: m.update(version=1))
+    rejects(saved, "manifest.json", "version", "version 1 is not supported",
+            "supported: 2")
     small_program().save(saved)
     strip_digests(saved)
     s = saved / "tiles/r0c0.bin"
@@ -455,6 +455,10 @@ def build_one(fn, arch="tessel-4x4"):
     (lambda t: t.vector_fill("f32", 0, (4,), (2, (1,))), ("not a multiple",)),
     (lambda t: t.matmul("f32", 8, 32, 8, (0, (32, 1)), (4096, (8, 1)), (8192, (8, 1))),
      ("k <= 16",)),
+    # Groups of rows: acc's groups may not overlap, and an output-stationary
+    # block holds all of them.
+    (lambda t: t.matmul("f32", 4, 8, 8, (0, (32, 8, 1)), (4096, (8, 1)),
+                        (8192, (16, 8, 1)), g=3), ("acc", "addresses an element twice")),
     # Exact aliases are allowed of matmul, not of matmul_init (acc starts at 0).
     (lambda t: t.matmul("f32", 8, 8, 8, (0, (8, 1)), (4096, (8, 1)), (0, (8, 1)),
                         init=True),
@@ -648,6 +652,14 @@ def test_disassembly_lists_every_instruction():
         in text
     assert "vector_unary exp f32->f32 [16x16] in@0x800(16,1) out@0x800(16,1)" in text
     assert "; dram 0x400 weight w f32[16x16]" in text
+
+
+def test_disassembly_of_groups_of_rows():
+    b = ProgramBuilder("tessel-4x4")
+    b.tile(0, 0).matmul("f32", 7, 16, 16, (0, (9, 1, 81)), (4096, (16, 1)),
+                        (8192, (7, 1, 49)), g=7, init=True)
+    assert ("r0c0 +0x0010 matmul_init f32 m7x7 k16 n16 lhs@0x0(9,1,81) "
+            "rhs@0x1000(16,1) acc@0x2000(7,1,49)") in disassemble(b.build())
 
 
 def test_disassembly_of_a_multicast():

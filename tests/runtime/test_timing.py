@@ -138,6 +138,20 @@ def test_matmul_init_times_as_matmul_and_continues_the_run():
     assert times[0] == times[1] == k + 3 * m + (k + n - 1)
 
 
+def test_groups_of_rows_time_as_their_rows():
+    # A matmul of g groups of m rows streams g * m rows: the cycles of one
+    # group of g * m rows, wherever the groups lie.
+    a = ARCH("systolic-32x32")
+    g, m, k, n = 7, 37, 32, 32
+    times = []
+    for lhs, acc, groups, rows in (((0, (k, 1)), (131072, (n, 1)), 1, g * m),
+                                   ((0, (64 * k, k, 1)), (131072, (40 * n, n, 1)), g, m)):
+        b = ProgramBuilder(a)
+        b.tile(0, 0).matmul("bf16", rows, k, n, lhs, (65536, (n, 1)), acc, g=groups)
+        times.append(run(b).cycles)
+    assert times[0] == times[1] == k + g * m + (k + n - 1)
+
+
 def test_dram_bound_copy():
     # DRAM channel 8 B/cycle, DMA 32 B/cycle: T = setup + B / 8 + latency.
     a = ARCH("tessel-4x4", **{"dram.bytes_per_cycle": 8})

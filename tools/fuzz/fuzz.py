@@ -20,7 +20,9 @@ report):
   Every other run corrupts the program with its digests removed first (as
   a program written before them), which the digests then do not stop: the
   validator and the simulator meet the corruption, and only a traceback
-  is a finding there.
+  is a finding there (a corrupted count or semaphore that deadlocks the
+  program is a ``DeadlockError`` naming who waits on whom, as for any
+  program that deadlocks).
 
     python tools/fuzz/fuzz.py opt --runs 10000 --seed 1
     python tools/fuzz/fuzz.py program --runs 1000 --seed 1
@@ -245,7 +247,7 @@ def run_program(runs: int, seed: int, keep: Path) -> Report:
     import numpy as np
 
     from tessel.runtime.program import ProgramError, load_program
-    from tessel.runtime.simulator import simulate
+    from tessel.runtime.simulator import DeadlockError, simulate
 
     rng = random.Random(seed)
     report = Report()
@@ -266,6 +268,15 @@ def run_program(runs: int, seed: int, keep: Path) -> Report:
             except ProgramError:
                 report.outcomes["rejected"] += 1
                 shutil.rmtree(target)
+                continue
+            except DeadlockError:
+                if sealed:   # the digests should have stopped it
+                    kept = _keep_dir(keep, target, f"deadlock{n}")
+                    report.finding("deadlock", f"{what} -> {kept}",
+                                   "a sealed program's corruption was not rejected")
+                else:
+                    report.outcomes["deadlock reported, no digests"] += 1
+                    shutil.rmtree(target)
                 continue
             except Exception as e:   # a traceback the user would see
                 kept = _keep_dir(keep, target, f"traceback{n}")

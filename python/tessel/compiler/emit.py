@@ -598,9 +598,11 @@ class _Emitter:
 
     def emit_matmul(self, tile: _Tile, s, op: Operation, tag) -> None:
         lhs, rhs, acc = self.local(tile, op, ("lhs", "rhs", "acc"))
-        (m, k), (_, n) = lhs.shape, rhs.shape
-        s.matmul(lhs.dtype, m, k, n, lhs.view, rhs.view, acc.view,
-                 init="init" in op.attributes, tag=tag)
+        # A 3-D lhs and acc: groups of rows.
+        *groups, m, k = lhs.shape
+        s.matmul(lhs.dtype, m, k, rhs.shape[1], lhs.view, rhs.view, acc.view,
+                 g=groups[0] if groups else 1, init="init" in op.attributes,
+                 tag=tag)
 
     def emit_vector_unary(self, tile: _Tile, s, op: Operation, tag) -> None:
         a, out = self.local(tile, op, ("input", "result"))

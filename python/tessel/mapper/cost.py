@@ -113,32 +113,14 @@ def scratch_bytes(op: Op, steps: tuple[int, ...]) -> int:
     """Bytes of the SRAM temporaries tessel-lower-to-instructions allocates
     for one step (tessel-tile-for-sram's ``getScratchBytes``): an elementwise
     body's values (one per body op, captured value and reduced loop), a
-    depthwise convolution's products, a convolution's row accumulator."""
+    depthwise convolution's products."""
     if op.kind in ("elementwise", "reduction"):
         count = op.vector_ops + op.captured + len(op.reduction_loops)
         return 4 * count * math.prod(steps)
     if op.kind == "window" and op.weighted:
         return 4 * math.prod(s for s, t in zip(steps, op.iterators)
                              if t == "parallel")
-    if op.kind == "conv":
-        _, f, oh, ow = steps[:4]
-        row_step = _conv_row_step(op, steps)
-        if oh > 1 and row_step != ow:
-            return 4 * f * ((oh - 1) * row_step + ow)
     return 0
-
-
-def _conv_row_step(op: Op, steps: tuple[int, ...]) -> int:
-    """Pixels from one output row of a convolution step to the next in its
-    input slice, counted in column strides (rounded up)."""
-    x = op.operands[0]
-    in_cols = x.access[3].extent(steps, x.shape[3])
-    sh, sw = _coefficient(x.access[2], 2), _coefficient(x.access[3], 3)
-    return _ceil_div(sh * in_cols, sw)
-
-
-def _coefficient(access, loop: int) -> int:
-    return dict(access.terms or ()).get(loop, 1)
 
 
 def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
@@ -257,7 +239,7 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
         b, m, n, k = step
         return b * min(blocks(m, k, n), blocks(n, k, m))
     if op.kind == "conv":
-        return _conv_cycles(op, arch, step, blocks)
+        return _conv_cycles(step, blocks)
     if op.kind == "window":
         taps = math.prod(step[4:])
         out = math.prod(step[:4]) // max(1, step[0])
@@ -283,24 +265,20 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
     return total + vector_cycles(arch, "add", out, out * item * 3)
 
 
-def _conv_cycles(op: Op, arch, step: tuple[int, ...], blocks) -> int:
+def _conv_cycles(step: tuple[int, ...], blocks) -> int:
     """tessel-lower-to-instructions' ``lowerConv``: contract over the
     longest of channels, kernel rows and kernel columns (ties: channels),
     the other two as taps; per image the faster of one product per output
-    row and one stream of all rows (in place when the input's rows are as
-    long as the output's, else through an accumulator copied in and out)."""
+    row and one stream of all rows per tap (``oh`` groups of ``ow`` pixels,
+    timed as ``oh * ow`` rows: exact for a weight-stationary array, which
+    streams them all in one block; an output-stationary one splits them at
+    group boundaries)."""
     n, f, oh, ow, c, kh, kw = step
     k = max(c, kh, kw)
     taps = c * kh * kw // k
     per_row = min(blocks(f, k, ow, taps * oh), blocks(ow, k, f, taps * oh))
-    row_step = _conv_row_step(op, step)
-    if oh > 1 and row_step >= ow:
-        span = (oh - 1) * row_step + ow
-        streamed = blocks(span, k, f, taps)
-        if row_step != ow:
-            elems = f * oh * ow
-            streamed += 2 * vector_cycles(arch, "cast", elems, elems * 8)
-        per_row = min(per_row, streamed)
+    if oh > 1:
+        per_row = min(per_row, blocks(oh * ow, k, f, taps))
     return n * per_row
 
 
@@ -564,9 +542,14 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # A shared slice also waits for the credits of the tiles it goes to
         # and tells them it has arrived: a signal each way along the
         # rectangle's longer side (the tiles reading one slice are a row or
-        # a column of the parts).
+        # a column of the parts). The leader takes the credits and signals
+        # the deliveries one instruction per receiver: before the first
+        # step the receivers wait for all of them (later steps' handshakes
+        # run under compute).
         handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
                      if shared > 1 else 0)
+        first_handshake = (handshake + 2 * (sharers(o, parts, op.loops) - 1) * _ISSUE
+                           if shared > 1 else 0)
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
@@ -580,7 +563,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             if shared > 1:
                 compute += count * 4 * _ISSUE
         if loaded:
-            first = transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops) + handshake
+            first = (transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops)
+                     + first_handshake)
             if shared > 1:
                 shared_first = max(shared_first, first)
             else:

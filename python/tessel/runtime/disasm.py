@@ -58,9 +58,12 @@ def format_instruction(ins: Instruction) -> str:
     if op == "wait_semaphore":
         return f"wait_semaphore sem{f['semaphore']} {f['count']}"
     if op in isa.MATMUL_OPS:
-        return (f"{op} {f['dtype']} m{f['m']} k{f['k']} n{f['n']} "
-                f"lhs{format_view(f['lhs'])} rhs{format_view(f['rhs'])} "
-                f"acc{format_view(f['acc'])}")
+        # One group: its rows' views, as 2-D.
+        _, lhs, _, acc = isa.matmul_rows(f)
+        rows = f"m{f['g']}x{f['m']}" if f["g"] > 1 else f"m{f['m']}"
+        return (f"{op} {f['dtype']} {rows} k{f['k']} n{f['n']} "
+                f"lhs{format_view(lhs)} rhs{format_view(f['rhs'])} "
+                f"acc{format_view(acc)}")
     parts = [op]
     if op == "vector_unary":
         parts += [f["op"], f"{f['in_dtype']}->{f['out_dtype']}"]

@@ -1,4 +1,4 @@
-"""The tables of the Tessel ISA (docs/isa.md, version 1): opcodes, operand
+"""The tables of the Tessel ISA (docs/isa.md, version 2): opcodes, operand
 layouts, element types and operation codes, and the encoder and decoder of
 one instruction stream.
 
@@ -16,8 +16,8 @@ from typing import Any, Mapping, NamedTuple, Sequence
 from ..errors import TesselError
 
 FORMAT = "tessel-program"
-VERSION = 1
-SUPPORTED_VERSIONS = (1,)
+VERSION = 2
+SUPPORTED_VERSIONS = (2,)
 MAGIC = b"TSL1"
 HEADER_BYTES = 16
 NO_TAG = 0xFFFF
@@ -95,7 +95,8 @@ MATMUL_OPS = ("matmul", "matmul_init")
 #   enum:<table>      u32, an index into UNARY_OPS / BINARY_OPS / ...
 #   sizes             rank: u32, then sizes: u32[rank]  (the field is `sizes`)
 #   tokens            n: u32, then tokens: u32[n]
-#   view:R            base: u64, strides: i32[R]; R is `rank`, `rank-1` or 2
+#   view:R            base: u64, strides: i32[R]; R is `rank`, `rank-1`, 2
+#                     or 3
 #   endpoint          kind: u32, row: u32, col: u32, then a view of `rank`
 #   multicast         dst_strides: i32[rank], n: u32, then n times row: u32,
 #                     col: u32, base: u64; decoded as n SRAM endpoints that
@@ -115,8 +116,9 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
                    ("index_stride", "i32"), ("rows", "u32"), ("wrap", "u32"),
                    ("table", "view:rank"), ("index", "view:rank"),
                    ("dst", "view:rank")),
-    "matmul": (("dtype", "dtype"), ("m", "u32"), ("k", "u32"), ("n", "u32"),
-               ("lhs", "view:2"), ("rhs", "view:2"), ("acc", "view:2")),
+    "matmul": (("dtype", "dtype"), ("g", "u32"), ("m", "u32"), ("k", "u32"),
+               ("n", "u32"), ("lhs", "view:3"), ("rhs", "view:2"),
+               ("acc", "view:3")),
     "vector_unary": (("op", "enum:unary"), ("in_dtype", "dtype"),
                      ("out_dtype", "dtype"), ("sizes", "sizes"),
                      ("in", "view:rank"), ("out", "view:rank")),
@@ -232,8 +234,8 @@ def _parse_operand(op: str, name: str, kind: str) -> _Operand:
         kind, table = "enum", ENUMS[kind[5:]]
     elif kind.startswith("view:"):
         kind, spec = kind.split(":", 1)
-        if spec == "2":
-            view_rank = 2
+        if spec.isdigit():
+            view_rank = int(spec)
         elif spec == "rank-1":
             rank_delta = -1
     return _Operand(name, kind, table, view_rank, rank_delta, f"{op}.{name}")
@@ -634,3 +636,17 @@ def sizeof(dtype: str) -> int:
 def acc_dtype(dtype: str) -> str:
     """Element type of a matmul's accumulator for input ``dtype``."""
     return "i32" if dtype == "i8" else "f32"
+
+
+def matmul_rows(fields: Mapping[str, Any]
+                ) -> tuple[tuple[int, ...], View, tuple[int, ...], View]:
+    """A matmul's ``lhs`` and ``acc`` as ``(sizes, view)`` pairs: ``(m, k)``
+    and ``(m, n)`` with their row and column strides for one group, else
+    ``(g, m, k)`` and ``(g, m, n)`` with all three (a group's stride means
+    nothing when there is one)."""
+    g, m, k, n = fields["g"], fields["m"], fields["k"], fields["n"]
+    lhs, acc = fields["lhs"], fields["acc"]
+    if g == 1:
+        return ((m, k), View(lhs.base, lhs.strides[1:]),
+                (m, n), View(acc.base, acc.strides[1:]))
+    return (g, m, k), lhs, (g, m, n), acc

@@ -705,29 +705,30 @@ class _Validator:
 
     def check_matmul(self, ins: Instruction, fail) -> None:
         a, f = self.arch, ins.fields
-        dtype, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
+        dtype, g, m, k, n = f["dtype"], f["g"], f["m"], f["k"], f["n"]
         mac = a.tile.mac
         if dtype not in mac.macs_per_cycle:
             fail(f"the MAC array does not support {dtype} (it has "
                  f"{', '.join(mac.macs_per_cycle)})", "dtype")
-        self.check_sizes((m, k, n), fail)
+        self.check_sizes((g, m, k, n), fail)
         if mac.dataflow == "weight_stationary":
             if k > mac.rows or n > mac.cols:
                 fail(f"a weight-stationary block needs k <= {mac.rows} and "
                      f"n <= {mac.cols}, got k = {k}, n = {n}")
-        elif m > mac.rows or n > mac.cols:
-            fail(f"an output-stationary block needs m <= {mac.rows} and "
-                 f"n <= {mac.cols}, got m = {m}, n = {n}")
+        elif g * m > mac.rows or n > mac.cols:
+            fail(f"an output-stationary block needs g * m <= {mac.rows} and "
+                 f"n <= {mac.cols}, got g * m = {g * m}, n = {n}")
         acc = isa.acc_dtype(dtype)
         limit = a.tile.sram.bytes
-        shapes = {"lhs": ((m, k), dtype), "rhs": ((k, n), dtype), "acc": ((m, n), acc)}
-        for name, (sizes, dt) in shapes.items():
-            self.check_view(f[name], sizes, dt, limit, name, fail,
+        lhs_sizes, lhs, acc_sizes, acc_view = isa.matmul_rows(f)
+        shapes = {"lhs": (lhs_sizes, lhs, dtype), "rhs": ((k, n), f["rhs"], dtype),
+                  "acc": (acc_sizes, acc_view, acc)}
+        for name, (sizes, view, dt) in shapes.items():
+            self.check_view(view, sizes, dt, limit, name, fail,
                             written=name == "acc")
         for name in ("lhs", "rhs"):
-            (s1, d1), (s2, d2) = shapes[name], shapes["acc"]
-            args = (f[name], s1, isa.DTYPE_SIZE[d1], f["acc"], s2,
-                    isa.DTYPE_SIZE[d2])
+            (s1, v1, d1), (s2, v2, d2) = shapes[name], shapes["acc"]
+            args = (v1, s1, isa.DTYPE_SIZE[d1], v2, s2, isa.DTYPE_SIZE[d2])
             # The accumulator of a matmul_init starts at zero: an input it
             # aliases would be read as zeros or not, depending on the
             # implementation.
@@ -1008,6 +1009,15 @@ def _view(v: Any) -> View:
     return View(int(base), tuple(map(int, strides)))
 
 
+def _rows_view(v: Any) -> View:
+    """A matmul's ``lhs`` or ``acc``: (group, row, column) strides, the group
+    stride 0 where only (row, column) are given."""
+    view = _view(v)
+    if len(view.strides) == 2:
+        return View(view.base, (0,) + view.strides)
+    return view
+
+
 class StreamBuilder:
     """Appends instructions to one tile's stream. Get one from
     :meth:`ProgramBuilder.tile`.
@@ -1114,12 +1124,14 @@ class StreamBuilder:
     # ---- compute ------------------------------------------------------------
 
     def matmul(self, dtype: str, m: int, k: int, n: int, lhs, rhs, acc, *,
-               init: bool = False, tag: int | None = None) -> int:
-        """``acc[m, n] += lhs[m, k] @ rhs[k, n]`` (acc is f32, or i32 for i8);
-        with ``init`` (``matmul_init``), acc starts at zero instead."""
+               g: int = 1, init: bool = False, tag: int | None = None) -> int:
+        """``acc[g, m, n] += lhs[g, m, k] @ rhs[k, n]`` (acc is f32, or i32
+        for i8): ``g`` groups of ``m`` rows streamed as one; with ``init``
+        (``matmul_init``), acc starts at zero instead. ``lhs`` and ``acc``
+        have three strides (group, row, column), or two for one group."""
         return self._emit("matmul_init" if init else "matmul", tag, dtype=dtype,
-                          m=m, k=k, n=n, lhs=_view(lhs), rhs=_view(rhs),
-                          acc=_view(acc))
+                          g=g, m=m, k=k, n=n, lhs=_rows_view(lhs), rhs=_view(rhs),
+                          acc=_rows_view(acc))
 
     def vector_unary(self, op: str, in_dtype: str, out_dtype: str,
                      sizes: Sequence[int], in_, out, *, tag: int | None = None) -> int:

@@ -255,16 +255,22 @@ def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
     """A closure executing one compute instruction on the tile's SRAM."""
     f, op = ins.fields, ins.op
     if op in isa.MATMUL_OPS:
-        dt, m, k, n = f["dtype"], f["m"], f["k"], f["n"]
-        lhs = _array(mem, f["lhs"], (m, k), dt)
+        dt, rows, k, n = f["dtype"], f["g"] * f["m"], f["k"], f["n"]
+        lhs_sizes, lhs_view, acc_sizes, acc_view = isa.matmul_rows(f)
+        lhs = _array(mem, lhs_view, lhs_sizes, dt)
         rhs = _array(mem, f["rhs"], (k, n), dt)
-        acc = _array(mem, f["acc"], (m, n), isa.acc_dtype(dt))
+        acc = _array(mem, acc_view, acc_sizes, isa.acc_dtype(dt))
+        # Groups of rows are rows of one product (each sum is its own row's:
+        # the bits do not depend on the grouping). The reshapes copy where
+        # the groups are apart; every read precedes the write.
         if op == "matmul_init":
             # The sums start at +0, as after a vector_fill of 0 (a read-only
             # broadcast: numerics.matmul copies its start).
-            zero = np.broadcast_to(np.zeros((), acc.dtype), (m, n))
-            return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, zero, dt))
-        return lambda: np.copyto(acc, numerics.matmul(lhs, rhs, acc, dt))
+            zero = np.broadcast_to(np.zeros((), acc.dtype), (rows, n))
+            return lambda: np.copyto(acc, numerics.matmul(
+                lhs.reshape(rows, k), rhs, zero, dt).reshape(acc_sizes))
+        return lambda: np.copyto(acc, numerics.matmul(
+            lhs.reshape(rows, k), rhs, acc.reshape(rows, n), dt).reshape(acc_sizes))
     sizes = f["sizes"]
     if op == "vector_unary":
         src = _array(mem, f["in"], sizes, f["in_dtype"])
@@ -497,7 +503,7 @@ class _Static:
                 kinds[j] = _COMPUTE
                 f = ins.fields
                 if op in isa.MATMUL_OPS:
-                    key = (f["dtype"], f["m"], f["k"], f["n"])
+                    key = (f["dtype"], f["g"] * f["m"], f["k"], f["n"])
                     got = mm_cache.get(key)
                     if got is None:
                         fill, drain, stream, sram = matmul_phases(a, *key)

@@ -509,7 +509,7 @@ tessel.device @main arch #tiny {
   %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.matmul' op shapes do not compose: lhs 4x8, rhs 4x4, acc 4x4 (expected lhs M x K, rhs K x N, acc M x N)}}
+    // expected-error @+1 {{'tessel.matmul' op shapes do not compose: lhs 4x8, rhs 4x4, acc 4x4 (expected lhs [G x] M x K, rhs K x N, acc [G x] M x N)}}
     tessel.matmul %v, %a, %c : memref<4x8xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
   }
 }
@@ -536,7 +536,64 @@ tessel.device @main arch #tiny {
   %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.matmul' op operands must be 2-D}}
+    %rows = memref.reinterpret_cast %big to offset: [0], sizes: [2, 2, 4], strides: [16, 8, 1] : memref<8x8xf32, #sram> to memref<2x2x4xf32, strided<[16, 8, 1]>, #sram>
+    %out = memref.reinterpret_cast %k to offset: [0], sizes: [4, 1, 4], strides: [4, 4, 1] : memref<8x4xf32, #sram> to memref<4x1x4xf32, strided<[4, 4, 1]>, #sram>
+    // expected-error @+1 {{'tessel.matmul' op shapes do not compose: lhs 2x2x4, rhs 4x4, acc 4x1x4 (expected lhs [G x] M x K, rhs K x N, acc [G x] M x N)}}
+    tessel.matmul %rows, %a, %out : memref<2x2x4xf32, strided<[16, 8, 1]>, #sram>, memref<4x4xf32, #sram>, memref<4x1x4xf32, strided<[4, 4, 1]>, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    %rows = memref.reinterpret_cast %big to offset: [0], sizes: [2, 2, 4], strides: [16, 8, 1] : memref<8x8xf32, #sram> to memref<2x2x4xf32, strided<[16, 8, 1]>, #sram>
+    // expected-error @+1 {{'tessel.matmul' op needs a 2-D rhs and a 2-D lhs and acc (rows) or a 3-D lhs and acc (groups of rows)}}
+    tessel.matmul %rows, %a, %c : memref<2x2x4xf32, strided<[16, 8, 1]>, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}
+
+// -----
+
+// 
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %v = tessel.buffer @v on %t : memref<4x8xf32, #sram>
+  %c = tessel.buffer @c on %t : memref<4x4xf32, #sram>
+  %k = tessel.buffer @k on %t : memref<8x4xf32, #sram>
+  %h = tessel.buffer @h on %t : memref<4x4xbf16, #sram>
+  %p = tessel.buffer @p on %t : memref<4x4xf16, #sram>
+  %q = tessel.buffer @q on %t : memref<4x4xi8, #sram>
+  %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
+  %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.matmul' op needs a 2-D rhs and a 2-D lhs and acc (rows) or a 3-D lhs and acc (groups of rows)}}
     tessel.matmul %vec, %a, %c : memref<4xf32, #sram>, memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
   }
 }

@@ -733,15 +733,21 @@ LogicalResult WaitSemaphoreOp::verify() {
 LogicalResult MatmulOp::verify() {
   MemRefType lhs = getLhs().getType(), rhs = getRhs().getType(),
              acc = getAcc().getType();
-  if (lhs.getRank() != 2 || rhs.getRank() != 2 || acc.getRank() != 2)
-    return emitOpError("operands must be 2-D");
-  int64_t m = lhs.getDimSize(0), k = lhs.getDimSize(1), n = rhs.getDimSize(1);
-  if (rhs.getDimSize(0) != k || acc.getDimSize(0) != m ||
-      acc.getDimSize(1) != n)
+  if (rhs.getRank() != 2 || (lhs.getRank() != 2 && lhs.getRank() != 3) ||
+      acc.getRank() != lhs.getRank())
+    return emitOpError("needs a 2-D rhs and a 2-D lhs and acc (rows) or a "
+                       "3-D lhs and acc (groups of rows)");
+  // Groups of rows stream as one: M is their total.
+  ArrayRef<int64_t> lhsShape = lhs.getShape(), accShape = acc.getShape();
+  int64_t m = lhs.getNumElements() / lhsShape.back(), k = lhsShape.back(),
+          n = rhs.getDimSize(1);
+  if (rhs.getDimSize(0) != k || accShape.drop_back() != lhsShape.drop_back() ||
+      accShape.back() != n)
     return emitOpError() << "shapes do not compose: lhs " << describeShape(lhs)
                          << ", rhs " << describeShape(rhs) << ", acc "
                          << describeShape(acc)
-                         << " (expected lhs M x K, rhs K x N, acc M x N)";
+                         << " (expected lhs [G x] M x K, rhs K x N, acc [G x] "
+                            "M x N)";
   if (failed(verifyLocalSram(*this)))
     return failure();
 

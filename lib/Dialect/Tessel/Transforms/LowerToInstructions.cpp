@@ -381,17 +381,51 @@ struct Lowering {
       targetOffsets.push_back(first);
     }
     Location loc = copy.getLoc();
-    if (clipped)
+    if (sizes.empty()) {
       VectorFillOp::create(rewriter, loc, pad.getValueAttr(), target);
-    if (sizes.empty())
       return std::optional<std::pair<Value, Value>>();
+    }
     SmallVector<int64_t> ones(rank, 1);
+    if (clipped)
+      fillBorder(loc, pad.getValueAttr(), target, targetOffsets, sizes);
     Value inside = memref::SubViewOp::create(rewriter, loc, pad.getSource(),
                                              innerOffsets, sizes, step);
     if (clipped)
       target = memref::SubViewOp::create(rewriter, loc, target, targetOffsets,
                                          sizes, ones);
     return std::optional(std::make_pair(inside, target));
+  }
+
+  /// Fills the elements of `target` outside its box `offsets` + `sizes`
+  /// with `value`, each once: per dimension `d` the slabs before and after
+  /// the box along `d`, inside the box along the dimensions before `d` and
+  /// whole along those after it. A convolution's window touches the border
+  /// in a row or a column or two: filling the whole window first cost the
+  /// vector unit as much as the window's size.
+  void fillBorder(Location loc, FloatAttr value, Value target,
+                  ArrayRef<int64_t> offsets, ArrayRef<int64_t> sizes) {
+    ArrayRef<int64_t> shape = cast<MemRefType>(target.getType()).getShape();
+    int64_t rank = shape.size();
+    SmallVector<int64_t> ones(rank, 1);
+    for (int64_t d = 0; d < rank; ++d) {
+      int64_t end = offsets[d] + sizes[d];
+      for (auto [from, to] : {std::pair(int64_t(0), offsets[d]),
+                              std::pair(end, shape[d])}) {
+        if (from >= to)
+          continue;
+        SmallVector<int64_t> slabOffsets(offsets.take_front(d));
+        SmallVector<int64_t> slabSizes(sizes.take_front(d));
+        slabOffsets.push_back(from);
+        slabSizes.push_back(to - from);
+        for (int64_t e = d + 1; e < rank; ++e) {
+          slabOffsets.push_back(0);
+          slabSizes.push_back(shape[e]);
+        }
+        Value slab = memref::SubViewOp::create(rewriter, loc, target,
+                                               slabOffsets, slabSizes, ones);
+        VectorFillOp::create(rewriter, loc, value, slab);
+      }
+    }
   }
 
   LogicalResult lowerFill(linalg::FillOp fill) {
@@ -414,11 +448,21 @@ struct Lowering {
   /// A 2-D strided view of `buffer` not yet built: element (i, j) is element
   /// `offset + i * strides[0] + j * strides[1]` of the buffer (counted from
   /// the buffer's own first element). Blocks of it become one view op each,
-  /// not a view of a view: a ResNet has a million of them.
+  /// not a view of a view: a ResNet has a million of them. Its rows may come
+  /// in `groups` runs of `sizes[0]`, `groupStride` apart: row `i` of group
+  /// `g` is at `offset + g * groupStride + i * strides[0]` (a convolution's
+  /// output rows, an input row apart in its window).
   struct Strided2D {
     Value buffer;
     int64_t offset;
     std::array<int64_t, 2> sizes, strides;
+    int64_t groups = 1, groupStride = 0;
+  };
+
+  /// Rows `[row, row + rows)` of groups `[group, group + groups)` of a
+  /// Strided2D: the rows of one MAC-array block.
+  struct RowBlock {
+    int64_t group, groups, row, rows;
   };
 
   static Strided2D whole(Value buffer) {
@@ -428,56 +472,70 @@ struct Lowering {
             {strides[0], strides[1]}};
   }
 
+  /// `view` with rows and columns swapped; its rows in one group.
   static Strided2D transposed(Strided2D view) {
+    assert(view.groups == 1 && "only a view of one group transposes");
     std::swap(view.sizes[0], view.sizes[1]);
     std::swap(view.strides[0], view.strides[1]);
     return view;
   }
 
-  Value block(Location loc, const Strided2D &view, int64_t r0, int64_t rows,
-              int64_t c0, int64_t cols) {
-    return window(loc, view.buffer,
-                  view.offset + r0 * view.strides[0] + c0 * view.strides[1],
-                  {rows, cols}, {view.strides[0], view.strides[1]});
+  /// Columns `[c0, c0 + cols)` of the rows `rows` of `view`: 2-D within
+  /// one group, else (groups, rows, columns).
+  Value block(Location loc, const Strided2D &view, RowBlock rows, int64_t c0,
+              int64_t cols) {
+    int64_t base = view.offset + rows.group * view.groupStride +
+                   rows.row * view.strides[0] + c0 * view.strides[1];
+    if (rows.groups == 1)
+      return window(loc, view.buffer, base, {rows.rows, cols},
+                    {view.strides[0], view.strides[1]});
+    return window(loc, view.buffer, base, {rows.groups, rows.rows, cols},
+                  {view.groupStride, view.strides[0], view.strides[1]});
   }
 
-  /// The (m, k) extent of one MAC-array instruction of an (m x k) * (k x n)
-  /// product (its n extent is the array's columns): the array holds a
-  /// block of the stationary operand, rhs when weight stationary, the
-  /// accumulator otherwise, and streams the rest.
-  std::pair<int64_t, int64_t> getMatmulBlock(int64_t m, int64_t k) {
-    int64_t rows = arch.getTileMacRows();
-    if (arch.getTileMacDataflow() == "weight_stationary")
-      return {m, rows};
-    return {rows, k};
-  }
-
-  /// Calls `body(m0, ms, k0, ks, n0, ns)` for each MAC-array block of an
-  /// (m x k) * (k x n) product, k ascending within each (m, n) block: the
-  /// accumulation order of the ISA.
+  /// Calls `body(rows, k0, ks, n0, ns)` for each MAC-array block of a
+  /// (groups x m x k) * (k x n) product, k ascending within each block of
+  /// rows and columns: the accumulation order of the ISA. The array holds a
+  /// block of the stationary operand and streams the rest: rhs's k x n
+  /// blocks (k up to the array's rows) against every row when weight
+  /// stationary; when output stationary, blocks of up to the array's rows
+  /// of the accumulator (whole groups, or parts of one) against all of k.
   void forEachMatmulBlock(
-      int64_t m, int64_t k, int64_t n,
-      llvm::function_ref<void(int64_t, int64_t, int64_t, int64_t, int64_t,
-                              int64_t)>
+      int64_t groups, int64_t m, int64_t k, int64_t n,
+      llvm::function_ref<void(RowBlock, int64_t, int64_t, int64_t, int64_t)>
           body) {
-    int64_t cols = arch.getTileMacCols();
-    auto [mBlock, kBlock] = getMatmulBlock(m, k);
-    for (int64_t m0 = 0; m0 < m; m0 += mBlock)
+    int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
+    bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
+    SmallVector<RowBlock> rowBlocks;
+    if (weightStationary) {
+      rowBlocks.push_back({0, groups, 0, m});
+    } else if (groups > 1 && m <= rows) {
+      for (int64_t g = 0, per = rows / m; g < groups; g += per)
+        rowBlocks.push_back({g, std::min(per, groups - g), 0, m});
+    } else {
+      for (int64_t g = 0; g < groups; ++g)
+        for (int64_t r = 0; r < m; r += rows)
+          rowBlocks.push_back({g, 1, r, std::min(rows, m - r)});
+    }
+    int64_t kBlock = weightStationary ? rows : k;
+    for (RowBlock rowBlock : rowBlocks)
       for (int64_t n0 = 0; n0 < n; n0 += cols)
         for (int64_t k0 = 0; k0 < k; k0 += kBlock)
-          body(m0, std::min(mBlock, m - m0), k0, std::min(kBlock, k - k0), n0,
+          body(rowBlock, k0, std::min(kBlock, k - k0), n0,
                std::min(cols, n - n0));
   }
 
-  /// The cycles of `repeats` (m x k) * (k x n) products of `elementType`
-  /// operands issued back to back on the MAC array, by the timing equations
-  /// of docs/simulator.md: per block, its fill, then its streaming steps or
-  /// its SRAM traffic, whichever is slower, and its drain. With two weight
+  /// The cycles of `repeats` (groups x m x k) * (k x n) products of
+  /// `elementType` operands issued back to back on the MAC array, by the
+  /// timing equations of docs/simulator.md: per block, its fill, then its
+  /// streaming steps or its SRAM traffic, whichever is slower, and its
+  /// drain. With two weight
   /// buffers a block's fill hides under the previous block's stream and the
   /// run ends when its last result leaves the array. Arrangements of a
   /// convolution are compared by it; they change the time, never the bits.
   int64_t estimateMatmulCycles(int64_t m, int64_t k, int64_t n,
-                               Type elementType, int64_t repeats = 1) {
+                               Type elementType, int64_t repeats = 1,
+                               int64_t groups = 1) {
     bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
     bool doubleBuffered = arch.getTileMacWeightBuffers() == 2;
     int64_t arrayMacs = arch.getTileMacRows() * arch.getTileMacCols();
@@ -487,8 +545,9 @@ struct Lowering {
         static_cast<int64_t>(elementType.getIntOrFloatBitWidth()), 8);
     int64_t streamed = 0, end = 0;
     std::optional<int64_t> previousStream;
-    auto addBlock = [&](int64_t, int64_t ms, int64_t, int64_t ks, int64_t,
+    auto addBlock = [&](RowBlock rows, int64_t, int64_t ks, int64_t,
                         int64_t ns) {
+      int64_t ms = rows.groups * rows.rows;
       int64_t fill = weightStationary ? ks : ms + ns - 2;
       int64_t drain = weightStationary ? ks + ns - 1 : ms;
       int64_t steps = llvm::divideCeilSigned(
@@ -512,18 +571,9 @@ struct Lowering {
     int64_t timed = std::min<int64_t>(repeats, 3), before = 0;
     for (int64_t i = 0; i < timed; ++i) {
       before = streamed;
-      forEachMatmulBlock(m, k, n, addBlock);
+      forEachMatmulBlock(groups, m, k, n, addBlock);
     }
     return end + (repeats - timed) * (streamed - before);
-  }
-
-  /// The cycles of a vector copy of `elements` 32-bit elements: a lane per
-  /// element or the SRAM port's pace for reading and writing them.
-  int64_t estimateCopyCycles(int64_t elements) {
-    int64_t lanes = arch.getTileVectorLanes(),
-            port = arch.getTileSramBytesPerCycle();
-    return std::max(llvm::divideCeilSigned(elements, lanes),
-                    llvm::divideCeilSigned(8 * elements, port));
   }
 
   /// One MAC-array instruction per block of lhs * rhs accumulated into acc.
@@ -533,14 +583,13 @@ struct Lowering {
                         const Strided2D &rhs, const Strided2D &acc,
                         bool init) {
     forEachMatmulBlock(
-        lhs.sizes[0], lhs.sizes[1], rhs.sizes[1],
-        [&](int64_t m0, int64_t ms, int64_t k0, int64_t ks, int64_t n0,
-            int64_t ns) {
+        lhs.groups, lhs.sizes[0], lhs.sizes[1], rhs.sizes[1],
+        [&](RowBlock rows, int64_t k0, int64_t ks, int64_t n0, int64_t ns) {
           // One statement per view: argument evaluation order is
           // unspecified, and the IR must not depend on the compiler.
-          Value lhsBlock = block(loc, lhs, m0, ms, k0, ks);
-          Value rhsBlock = block(loc, rhs, k0, ks, n0, ns);
-          Value accBlock = block(loc, acc, m0, ms, n0, ns);
+          Value lhsBlock = block(loc, lhs, rows, k0, ks);
+          Value rhsBlock = block(loc, rhs, {0, 1, k0, ks}, n0, ns);
+          Value accBlock = block(loc, acc, rows, n0, ns);
           MatmulOp::create(rewriter, loc, lhsBlock, rhsBlock, accBlock,
                            /*init=*/init && k0 == 0);
         });
@@ -571,9 +620,7 @@ struct Lowering {
   /// zero themselves (`matmul init`): its MAC-array blocks cover the output,
   /// each output block's first one writing it before anything reads it.
   /// Convolutions only: a matmul's fill runs while its tile waits for the
-  /// step's loads, and folding it measured no faster (docs/spatial.md),
-  /// where a convolution streaming through an accumulator also saves the
-  /// copy of the output into it.
+  /// step's loads, and folding it measured no faster (docs/spatial.md).
   bool takeZeroFill(linalg::LinalgOp op) {
     Value output = op.getDpsInits()[0];
     Value buffer = getViewRoot(output);
@@ -686,12 +733,13 @@ struct Lowering {
   ///   - per output row: out[n, :, r, :] (F x OW) += W (F x K) * X (K x OW),
   ///     or the same product transposed (the row's pixels streaming);
   ///   - all output rows as one stream of pixels against stationary weights:
-  ///     out^T (OH*OW x F) += X^T (OH*OW x K) * W^T (K x F), in place where
-  ///     the output's rows are as far apart as the input's (a 1x1
-  ///     convolution); otherwise the stream runs on over the input's
-  ///     extra columns between rows (a padded or strided convolution) into
-  ///     an SRAM accumulator, which starts as a copy of the output and is
-  ///     copied back after the taps (the extra columns' sums are dropped).
+  ///     out^T (OH*OW x F) += X^T (OH*OW x K) * W^T (K x F), the pixels in
+  ///     OH groups of OW (tessel.matmul's 3-D operands): a group's pixels
+  ///     are an output row in the output and an input row's worth of
+  ///     column steps in the input, so the input's columns between rows
+  ///     (padding, a stride's skipped columns) are neither read nor
+  ///     computed. Where the rows follow on from each other in both (a 1x1
+  ///     convolution) the stream is one group.
   /// Every output element adds the same products in the same order in each
   /// arrangement, so the choice changes the time, never the bits.
   LogicalResult lowerConv(linalg::Conv2DNchwFchwOp conv) {
@@ -728,64 +776,50 @@ struct Lowering {
     Reduction outer = reductions[0], inner = reductions[1];
     int64_t taps = outer.extent * inner.extent;
 
-    // The cycles of each arrangement, per image. One stream covers all
-    // rows when an input row is a whole number of column steps (rowStep)
-    // and at least an output row long; the stream is `span` pixels.
-    int64_t rowStep = (sh * xs[2]) % (sw * xs[3]) == 0
-                          ? sh * xs[2] / (sw * xs[3])
-                          : 0;
-    int64_t span = (oh - 1) * rowStep + ow;
-    bool inPlace = rowStep == ow && ys[2] == ow * ys[3];
-    bool oneStream = oh > 1 && rowStep >= ow;
+    // The cycles of each arrangement, per image.
     // Per row, every tap of every row back to back.
     int64_t rowByWeights =
         estimateMatmulCycles(f, k.extent, ow, elementType, taps * oh);
     int64_t rowByPixels =
         estimateMatmulCycles(ow, k.extent, f, elementType, taps * oh);
     int64_t perRow = std::min(rowByWeights, rowByPixels);
-    int64_t streamed = 0;
-    if (oneStream) {
-      streamed = estimateMatmulCycles(span, k.extent, f, elementType, taps);
-      if (!inPlace)
-        streamed += 2 * estimateCopyCycles(f * oh * ow);
-    }
-    bool allRows = oneStream && streamed < perRow;
+    // All rows as one stream per tap: oh groups of ow pixels.
+    bool allRows =
+        oh > 1 && estimateMatmulCycles(ow, k.extent, f, elementType, taps,
+                                       /*groups=*/oh) < perRow;
     bool pixelsStream = allRows || rowByPixels < rowByWeights;
-    // From a zero fill, the first tap's blocks start the sums (and the
-    // accumulator, which they then write whole, needs no copy of it).
+    // The stream's rows are one group where both the input's and the
+    // output's rows follow on from each other (a 1x1 convolution).
+    int64_t xRowStep = sh * xs[2];
+    bool oneGroup = xRowStep == ow * sw * xs[3] && ys[2] == ow * ys[3];
+    // From a zero fill, the first tap's blocks start the sums.
     bool init = takeZeroFill(conv);
-    Value accumulator;
-    if (allRows && !inPlace)
-      accumulator = allocateTemporary(
-          rewriter, loc, {f, span},
-          cast<MemRefType>(y.getType()).getElementType());
 
-    for (int64_t n = 0; n < images; ++n) {
-      // The output of the whole image, and the accumulator's copy of it.
-      Value outputRows =
-          window(loc, y, n * ys[0], {f, oh, ow}, {ys[1], ys[2], ys[3]});
-      Value accumulatorRows;
-      if (accumulator) {
-        accumulatorRows =
-            window(loc, accumulator, 0, {f, oh, ow}, {span, rowStep, 1});
-        if (!init)
-          VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy,
-                                outputRows, accumulatorRows);
-      }
-      int64_t rowsPerStream = allRows ? oh : 1;
+    // `count` rows of `ow` pixels from `offset` of `buffer` (pixels
+    // `pixelStride` apart, rows `rowStride`, a pixel's `columns` values
+    // `columnStride`) as the stream's rows: in groups, one per row, or one
+    // run where the rows follow on.
+    auto rowsOf = [&](Value buffer, int64_t offset, int64_t count,
+                      int64_t pixelStride, int64_t rowStride,
+                      int64_t columns, int64_t columnStride) -> Strided2D {
+      if (count == 1 || oneGroup)
+        return {buffer, offset, {count * ow, columns},
+                {pixelStride, columnStride}};
+      return {buffer, offset, {ow, columns}, {pixelStride, columnStride},
+              count, rowStride};
+    };
+    int64_t rowsPerStream = allRows ? oh : 1;
+    for (int64_t n = 0; n < images; ++n)
       for (int64_t r0 = 0; r0 < oh; r0 += rowsPerStream) {
-        int64_t pixelCount = allRows ? span : ow;
-        Strided2D out = accumulator
-                            ? Strided2D{accumulator, 0, {span, f}, {1, span}}
-                            : Strided2D{y, n * ys[0] + r0 * ys[2],
-                                        {pixelCount, f}, {ys[3], ys[1]}};
+        Strided2D out = rowsOf(y, n * ys[0] + r0 * ys[2], rowsPerStream, ys[3],
+                               ys[2], f, ys[1]);
         for (int64_t a = 0; a < outer.extent; ++a)
           for (int64_t b = 0; b < inner.extent; ++b) {
-            Strided2D pixels{x,
-                             n * xs[0] + r0 * sh * xs[2] + a * outer.xStride +
-                                 b * inner.xStride,
-                             {pixelCount, k.extent},
-                             {sw * xs[3], k.xStride}};
+            Strided2D pixels = rowsOf(
+                x,
+                n * xs[0] + r0 * xRowStep + a * outer.xStride +
+                    b * inner.xStride,
+                rowsPerStream, sw * xs[3], xRowStep, k.extent, k.xStride);
             Strided2D weights{w,
                               a * outer.wStride + b * inner.wStride,
                               {k.extent, f},
@@ -798,14 +832,6 @@ struct Lowering {
                                transposed(out), first);
           }
       }
-      if (accumulator)
-        VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::copy,
-                              accumulatorRows, outputRows);
-    }
-    if (accumulator) {
-      rewriter.setInsertionPointAfter(conv);
-      memref::DeallocOp::create(rewriter, loc, accumulator);
-    }
     rewriter.eraseOp(conv);
     return success();
   }
@@ -1433,101 +1459,6 @@ void foldCastsIntoLinalg(CoreOp core) {
   });
 }
 
-/// Whether `a` and `b` are the same static view of the same buffer (two
-/// reinterpret casts the lowering built alike, or one value).
-bool isSameView(Value a, Value b) {
-  if (a == b)
-    return true;
-  auto castA = a.getDefiningOp<memref::ReinterpretCastOp>();
-  auto castB = b.getDefiningOp<memref::ReinterpretCastOp>();
-  return castA && castB && castA.getSource() == castB.getSource() &&
-         a.getType() == b.getType();
-}
-
-/// Whether `op` names memory whose root is `root`.
-bool touchesRoot(Operation *op, Value root) {
-  return llvm::any_of(op->getOperands(), [&](Value v) {
-    return isa<MemRefType>(v.getType()) && getViewRoot(v) == root;
-  });
-}
-
-/// The copy of the accumulator `accumulator` back into `outputView` that
-/// ends a convolution step begun after `from`, if nothing between them
-/// touches the output (which then holds the earlier step's sums).
-VectorUnaryOp findCopyBack(Operation *from, Value accumulator,
-                           Value outputView) {
-  Value output = getViewRoot(outputView);
-  for (Operation *op = from->getNextNode(); op; op = op->getNextNode()) {
-    auto copy = dyn_cast<VectorUnaryOp>(op);
-    if (copy && copy.getKind() == VectorUnaryKind::copy &&
-        getViewRoot(copy.getInput()) == accumulator &&
-        isSameView(copy.getResult(), outputView))
-      return copy;
-    if (touchesRoot(op, output))
-      return {};
-  }
-  return {};
-}
-
-/// A convolution in channel steps streams each step through an accumulator
-/// copy (lowerConv): the step copies the accumulator out to the output,
-/// and the next step copies the output into an accumulator of its own.
-/// Where nothing between the two copies touches the output or either
-/// accumulator, and nothing reads the output before the next step copies
-/// its accumulator back, the next step keeps the first accumulator instead:
-/// both copies go, and the first accumulator lives until the second's
-/// release. The output's elements see the same additions in the same order.
-void keepAccumulatorsAcrossSteps(CoreOp core) {
-  // The SRAM allocation `view` is a view of, or null.
-  auto allocationOf = [](Value view) {
-    Value root = getViewRoot(view);
-    return root.getDefiningOp<memref::AllocOp>() ? root : Value();
-  };
-  SmallVector<VectorUnaryOp> copies;
-  core.walk([&](VectorUnaryOp op) {
-    if (op.getKind() == VectorUnaryKind::copy)
-      copies.push_back(op);
-  });
-  llvm::SmallPtrSet<Operation *, 8> erased;
-  for (VectorUnaryOp copyOut : copies) {
-    if (erased.contains(copyOut))
-      continue; // an earlier pair's copy in
-    Value first = allocationOf(copyOut.getInput());
-    Value output = getViewRoot(copyOut.getResult());
-    if (!first || output == first)
-      continue;
-    // The first accumulator's release, then the next step's copy in.
-    Operation *release = nullptr;
-    VectorUnaryOp copyIn;
-    for (Operation *op = copyOut->getNextNode(); op; op = op->getNextNode()) {
-      if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(op))
-        continue;
-      auto dealloc = dyn_cast<memref::DeallocOp>(op);
-      if (dealloc && dealloc.getMemref() == first && !release) {
-        release = op;
-        continue;
-      }
-      copyIn = dyn_cast<VectorUnaryOp>(op);
-      if (copyIn || touchesRoot(op, output) || touchesRoot(op, first))
-        break;
-    }
-    if (!release || !copyIn || copyIn.getKind() != VectorUnaryKind::copy ||
-        !isSameView(copyIn.getInput(), copyOut.getResult()) ||
-        copyIn.getResult().getType() != copyOut.getInput().getType())
-      continue;
-    Value second = allocationOf(copyIn.getResult());
-    if (!second || second == first || second.getType() != first.getType() ||
-        !findCopyBack(copyIn, second, copyOut.getResult()))
-      continue;
-    second.replaceAllUsesWith(first);
-    erased.insert(copyIn);
-    copyIn->erase();
-    copyOut->erase();
-    release->erase();
-    second.getDefiningOp()->erase();
-  }
-}
-
 /// The core's tessel.pad_views and their views, which its loads no longer
 /// read (each now reads the pad's source); one still read is an error.
 LogicalResult erasePadViews(CoreOp core) {
@@ -1630,7 +1561,6 @@ struct LowerToInstructions
       }
       if (failed(erasePadViews(core)))
         return WalkResult::interrupt();
-      keepAccumulatorsAcrossSteps(core);
       return WalkResult::advance();
     });
     if (result.wasInterrupted())

@@ -117,10 +117,7 @@ int64_t getSliceBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
 ///   step's iteration space, each result (and each float constant the body
 ///   uses) in a temporary, plus one temporary per reduced loop;
 /// - a depthwise convolution multiplies each tap into a temporary of the
-///   output step's size;
-/// - a convolution whose input rows are longer than its output rows may
-///   stream all of an image's rows into an accumulator: F x the stream's
-///   pixels, which run on over the input's extra columns between rows.
+///   output step's size.
 int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   int64_t count = 0;
   int64_t elements = 1;
@@ -137,24 +134,6 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     for (int64_t step : steps)
       if (llvm::MulOverflow(elements, step, elements))
         return kUnboundedBytes;
-  } else if (auto conv = dyn_cast<linalg::Conv2DNchwFchwOp>(op.getOperation())) {
-    // Loops (n, f, oh, ow, c, kh, kw); the input's width is dimension 3.
-    int64_t filters = steps[1], rows = steps[2], cols = steps[3];
-    auto strides = llvm::to_vector(conv.getStrides().getValues<int64_t>());
-    auto inputType = cast<ShapedType>(conv.getInputs()[0].getType());
-    int64_t inputCols = getSliceExtent(
-        conv.getMatchingIndexingMap(conv.getDpsInputOperand(0)).getResult(3),
-        steps,
-        inputType.isDynamicDim(3) ? kUnboundedBytes : inputType.getDimSize(3));
-    if (inputCols == kUnboundedBytes)
-      return kUnboundedBytes;
-    int64_t rowStep = llvm::divideCeil(strides[0] * inputCols, strides[1]);
-    if (rows > 1 && rowStep != cols) {
-      count = 1;
-      int64_t span = (rows - 1) * rowStep + cols;
-      if (llvm::MulOverflow(filters, span, elements))
-        return kUnboundedBytes;
-    }
   } else if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation())) {
     count = 1;
     for (auto [step, iterator] : llvm::zip(steps, op.getIteratorTypesArray()))

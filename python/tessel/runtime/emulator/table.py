@@ -6,8 +6,10 @@ column, so the CPU interpreter and the CUDA kernel read the same numbers. A
 ``dma_multicast`` is the exception: it becomes one ``dma`` row per
 destination (the emulators copy at issue, and its destinations never overlap
 its source, so the copies are the multicast), and the executors know only
-``dma``. So is a ``matmul_init``: a ``vector_fill`` of its accumulator with
-0 and a ``matmul`` row (the sums then start at +0, as the ISA defines).
+``dma``. So are the MAC array's: a matmul becomes one ``matmul`` row of
+``m`` rows per group of its ``g`` (each group's sums are its own rows'), and
+a ``matmul_init`` a ``vector_fill`` of its accumulator with 0 before them
+(the sums then start at +0, as the ISA defines).
 
 - ``OP`` is the ISA opcode (``0x01`` dma .. ``0x26`` vector_select); ``SUB``
   the operation code (unary / binary / reduce op, predicate); ``DT_IN`` and
@@ -156,13 +158,11 @@ class _Builder:
                         where.append(ins)
                         index.append(k)
                 else:
-                    if ins.op == "matmul_init":
-                        rows.append(self.zero_acc_row(rc, ins))
-                        where.append(ins)
-                        index.append(k)
-                    rows.append(self.row(rc, ins))
-                    where.append(ins)
-                    index.append(k)
+                    expanded = (self.matmul_rows(rc, ins) if ins.op in isa.MATMUL_OPS
+                                else [self.row(rc, ins)])
+                    rows.extend(expanded)
+                    where.extend([ins] * len(expanded))
+                    index.extend([k] * len(expanded))
             first.append(len(rows))
         self.rows = np.array(rows, np.int64).reshape(len(rows), WIDTH)
         self.first = np.array(first, np.int64)
@@ -192,21 +192,46 @@ class _Builder:
             self.view(row, slot, base, padded, _pad(sizes, ep.view.strides)[1])
         return row
 
-    def zero_acc_row(self, rc, ins: Instruction) -> np.ndarray:
-        """The ``vector_fill`` of 0 a ``matmul_init`` starts with."""
+    def matmul_rows(self, rc, ins: Instruction) -> list[np.ndarray]:
+        """A matmul's rows: a ``matmul_init``'s ``vector_fill`` of 0 first,
+        then a ``matmul`` row per group of rows (a group's sums are its own
+        rows', so the groups may run one after another)."""
         f = ins.fields
-        return self.row(rc, Instruction("vector_fill", {
-            "dtype": isa.acc_dtype(f["dtype"]), "value": 0.0,
-            "sizes": (f["m"], f["n"]), "out": f["acc"]}))
+        g, m, k, n = f["g"], f["m"], f["k"], f["n"]
+        dtype, acc_dtype = f["dtype"], isa.acc_dtype(f["dtype"])
+        rows = []
+        if ins.op == "matmul_init":
+            _, _, acc_sizes, acc_view = isa.matmul_rows(f)
+            rows.append(self.row(rc, Instruction("vector_fill", {
+                "dtype": acc_dtype, "value": 0.0, "sizes": acc_sizes,
+                "out": acc_view})))
+        rhs = f["rhs"]
+        for group in range(g):
+            lhs, acc = (View(v.base + group * v.strides[0] * isa.DTYPE_SIZE[dt],
+                             v.strides[1:])
+                        for v, dt in ((f["lhs"], dtype), (f["acc"], acc_dtype)))
+            row = np.zeros(WIDTH, np.int64)
+            row[OP] = OPCODES["matmul"]
+            row[DT_IN] = DTYPE_CODE[dtype]
+            row[DT_OUT] = DTYPE_CODE[acc_dtype]
+            row[SIZE0:SIZE0 + RANK] = (m, k, n, 1)
+            for slot, v in enumerate((lhs, rhs, acc)):
+                self.view(row, slot, self.sram_base[rc] + v.base, (),
+                          list(v.strides) + [0, 0])
+            # An exact alias of an input and acc (the only overlap the ISA
+            # allows) needs every read done before the first write.
+            if (lhs == acc and k == n) or (rhs == acc and k == m):
+                row[FLAG] = 1
+                self.max_buffered_acc = max(self.max_buffered_acc, m * n)
+            rows.append(row)
+        return rows
 
     def row(self, rc, ins: Instruction) -> np.ndarray:
         f, op = ins.fields, ins.op
         if op == "dma":
             return self.dma_row(f["dtype"], f["sizes"], f["src"], f["dst"])
         row = np.zeros(WIDTH, np.int64)
-        # Executors know one matmul: a matmul_init's zeroing is a row of
-        # its own (zero_acc_row).
-        row[OP] = OPCODES["matmul" if op in isa.MATMUL_OPS else op]
+        row[OP] = OPCODES[op]
         if op == "wait":
             pass                    # transfers complete at issue (docs/gpu-emulation.md)
         elif op == "signal":
@@ -229,22 +254,6 @@ class _Builder:
             self.view(row, 0, table.base, padded, _pad(sizes, table.strides)[1])
             self.sram_view(row, 1, rc, f["index"], sizes)
             self.sram_view(row, 3, rc, f["dst"], sizes)
-        elif op in isa.MATMUL_OPS:
-            m, k, n = f["m"], f["k"], f["n"]
-            row[DT_IN] = DTYPE_CODE[f["dtype"]]
-            row[DT_OUT] = DTYPE_CODE[isa.acc_dtype(f["dtype"])]
-            row[SIZE0:SIZE0 + RANK] = (m, k, n, 1)
-            for slot, name in enumerate(("lhs", "rhs", "acc")):
-                v = f[name]
-                self.view(row, slot, self.sram_base[rc] + v.base, (),
-                          list(v.strides) + [0, 0])
-            # An exact alias of an input and acc (the only overlap the ISA
-            # allows) needs every read done before the first write.
-            acc = f["acc"]
-            if any(f[name] == acc and shape == (m, n) for name, shape in
-                   (("lhs", (m, k)), ("rhs", (k, n)))):
-                row[FLAG] = 1
-                self.max_buffered_acc = max(self.max_buffered_acc, m * n)
         else:
             self.vector_row(row, rc, ins)
         return row

@@ -468,6 +468,11 @@ def Tessel_MatmulOp : Tessel_ComputeOp<"matmul"> {
     M x N block of `acc` is resident); the other dimension streams.
     Accumulation order is part of the ISA (docs/isa.md).
 
+    `lhs` and `acc` may also be G x M x K and G x M x N: G groups of M rows
+    that stream as one M' = G * M rows, each group at its own offset (a
+    convolution's output rows, which lie an input row apart in its window:
+    the columns between them are neither read nor written).
+
     With `init` (the ISA's `matmul_init`) the sums start at zero instead of
     `acc`'s contents, as after a `tessel.vector_fill` of 0: the first block
     of a zero-initialized product. `acc` then must not overlap `lhs` or
@@ -478,6 +483,10 @@ def Tessel_MatmulOp : Tessel_ComputeOp<"matmul"> {
         : memref<64x16xf32, #sram>, memref<16x16xf32, #sram>, memref<64x16xf32, #sram>
     tessel.matmul init %a, %w, %c
         : memref<64x16xf32, #sram>, memref<16x16xf32, #sram>, memref<64x16xf32, #sram>
+    // 7 rows of 7 pixels, rows 9 pixels apart in the window.
+    tessel.matmul %x, %w, %y
+        : memref<7x7x16xf32, strided<[9, 1, 81]>, #sram>, memref<16x16xf32, #sram>,
+          memref<7x7x16xf32, strided<[7, 1, 49]>, #sram>
     ```
   }];
   let arguments = (ins Tessel_StaticMemRef:$lhs, Tessel_StaticMemRef:$rhs,
