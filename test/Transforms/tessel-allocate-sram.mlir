@@ -52,3 +52,31 @@ tessel.device @overflow arch #tiny {
     tessel.vector_fill 0.0, %b : memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Largest first would put %d (256 bytes) at 0, %a above it, %b at 0 and %c
+// above %a: 576 bytes. In program order %d, which outlives only %a, takes
+// the range %b and %c freed: 512 bytes, so that placement is kept.
+// CHECK-LABEL: tessel.device @program_order_packs_tighter
+// CHECK:         tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<512xi8, #sram>
+// CHECK:           memref.view %{{.+}}[%c0{{.*}}][] : memref<512xi8, #sram> to memref<48xf32, #sram>
+// CHECK:           memref.view %{{.+}}[%c192{{.*}}][] : memref<512xi8, #sram> to memref<48xf32, #sram>
+// CHECK:           memref.view %{{.+}}[%c384{{.*}}][] : memref<512xi8, #sram> to memref<32xf32, #sram>
+// CHECK:           memref.view %{{.+}}[%c192{{.*}}][] : memref<512xi8, #sram> to memref<64xf32, #sram>
+tessel.device @program_order_packs_tighter arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<48xf32, #sram>
+    %b = memref.alloc() : memref<48xf32, #sram>
+    %c = memref.alloc() : memref<32xf32, #sram>
+    memref.dealloc %b : memref<48xf32, #sram>
+    memref.dealloc %c : memref<32xf32, #sram>
+    %d = memref.alloc() : memref<64xf32, #sram>
+    memref.dealloc %a : memref<48xf32, #sram>
+    memref.dealloc %d : memref<64xf32, #sram>
+  }
+}

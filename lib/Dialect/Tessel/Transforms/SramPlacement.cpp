@@ -5,8 +5,9 @@
 // memref.dealloc (or the end of the core). Placement is offline, largest
 // first, each at the lowest aligned offset that no allocation live at the
 // same time occupies ("greedy by size"). Placing in program order instead
-// (first fit) fragments: small temporaries land between large step buffers
-// and the next large buffer no longer fits below them.
+// (first fit) fragments where small temporaries land between large step
+// buffers and the next large buffer no longer fits below them, but packs a
+// chain of equal buffers tighter: both are tried, the smaller arena kept.
 //
 //===----------------------------------------------------------------------===//
 
@@ -60,12 +61,13 @@ SmallVector<SramLifetime> collectSramLifetimes(CoreOp core, int64_t alignment,
   return lifetimes;
 }
 
-int64_t placeSramLifetimes(MutableArrayRef<SramLifetime> lifetimes) {
-  SmallVector<size_t> order =
-      llvm::to_vector(llvm::seq<size_t>(0, lifetimes.size()));
-  llvm::stable_sort(order, [&](size_t a, size_t b) {
-    return lifetimes[a].bytes > lifetimes[b].bytes;
-  });
+/// Places `lifetimes` in `order`, each at the lowest offset that no
+/// lifetime placed before it and live at the same time occupies; returns
+/// the arena's bytes.
+static int64_t placeInOrder(MutableArrayRef<SramLifetime> lifetimes,
+                            ArrayRef<size_t> order) {
+  for (SramLifetime &lifetime : lifetimes)
+    lifetime.offset = -1;
   int64_t arenaBytes = 0;
   SmallVector<std::pair<int64_t, int64_t>> taken;
   for (size_t i : order) {
@@ -86,6 +88,26 @@ int64_t placeSramLifetimes(MutableArrayRef<SramLifetime> lifetimes) {
     arenaBytes = std::max(arenaBytes, offset + lifetime.bytes);
   }
   return arenaBytes;
+}
+
+int64_t placeSramLifetimes(MutableArrayRef<SramLifetime> lifetimes) {
+  SmallVector<size_t> inProgramOrder =
+      llvm::to_vector(llvm::seq<size_t>(0, lifetimes.size()));
+  SmallVector<size_t> bySize = inProgramOrder;
+  llvm::stable_sort(bySize, [&](size_t a, size_t b) {
+    return lifetimes[a].bytes > lifetimes[b].bytes;
+  });
+  int64_t sizeArena = placeInOrder(lifetimes, bySize);
+  // A chain of equal step buffers (a convolution's outputs, each stored
+  // while the next accumulates) can pack tighter in program order.
+  SmallVector<int64_t> bySizeOffsets = llvm::map_to_vector(
+      lifetimes, [](const SramLifetime &l) { return l.offset; });
+  int64_t programArena = placeInOrder(lifetimes, inProgramOrder);
+  if (programArena < sizeArena)
+    return programArena;
+  for (auto [lifetime, offset] : llvm::zip(lifetimes, bySizeOffsets))
+    lifetime.offset = offset;
+  return sizeArena;
 }
 
 bool sramBuffersFit(CoreOp core) {

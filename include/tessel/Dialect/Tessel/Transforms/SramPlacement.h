@@ -33,8 +33,9 @@ struct SramLifetime {
 SmallVector<SramLifetime> collectSramLifetimes(CoreOp core, int64_t alignment,
                                                memref::AllocOp &unplaceable);
 
-/// Places every lifetime, largest first (ties in program order), at the
-/// lowest offset clear of the overlapping lifetimes already placed; returns
+/// Places every lifetime at the lowest offset clear of the overlapping
+/// lifetimes already placed, largest first (ties in program order) or in
+/// program order, whichever arena is smaller (ties: largest first); returns
 /// the arena's size.
 int64_t placeSramLifetimes(MutableArrayRef<SramLifetime> lifetimes);
 
