@@ -178,10 +178,11 @@ def test_cost_model_of_a_shared_matmul_within_ten_percent_of_the_simulator():
 
 def test_a_leader_signals_each_receiver_before_the_first_step():
     # The small CNN's first convolution (3 -> 16 channels, 32 x 32, padding
-    # 1) on tessel-16x16: over 64 tiles (8 x 8 pixel blocks) one weight
-    # slice goes to 63 others, whose first step waits for the leader's
-    # credits and deliveries, one instruction per receiver; over 256 tiles
-    # (16 filters x 4 x 4 blocks) each slice goes to 15. Simulated alone:
+    # 1) on tessel-16x16: over 64 tiles (8 x 8 pixel blocks) each weight
+    # slice goes from two leaders to 31 others each (a multicast carries
+    # 58 at most), whose first step waits for the leader's credits and
+    # deliveries, one instruction per receiver; over 256 tiles (16 filters
+    # x 4 x 4 blocks) each slice goes to 15. Simulated alone:
     # 1,111 and 803 cycles. The first step's handshake counts the receivers,
     # so the model ranks them so too.
     from tessel import arch as arch_model

@@ -534,9 +534,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # An input several tiles read, in a shared placement: one multicast
         # per slice, its DRAM bytes once for the tiles sharing it.
         # Overlapping windows (halos) read once divide it further.
-        shared = (sharers(o, parts, op.loops)
-                  / halo_fraction(arch, o, op.loops, parts, steps)
-                  if placement.shared and loaded and not o.is_output else 1)
+        sharing = placement.shared and loaded and not o.is_output
+        readers = sharers(o, parts, op.loops) if sharing else 1
+        shared = (readers / halo_fraction(arch, o, op.loops, parts, steps)
+                  if sharing else 1)
         o_rate, o_hops = (shared_link(arch, placement, link, shared)
                           if shared > 1 else link)
         # A shared slice also waits for the credits of the tiles it goes to
@@ -548,8 +549,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # run under compute).
         handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
                      if shared > 1 else 0)
-        first_handshake = (handshake + 2 * (sharers(o, parts, op.loops) - 1) * _ISSUE
-                           if shared > 1 else 0)
+        first_handshake = handshake + 2 * (readers - 1) * _ISSUE
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake

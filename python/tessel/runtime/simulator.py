@@ -262,15 +262,17 @@ def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
         acc = _array(mem, acc_view, acc_sizes, isa.acc_dtype(dt))
         # Groups of rows are rows of one product (each sum is its own row's:
         # the bits do not depend on the grouping). The reshapes copy where
-        # the groups are apart; every read precedes the write.
+        # the groups lie apart, so they run when the instruction does; every
+        # read precedes the write.
         if op == "matmul_init":
             # The sums start at +0, as after a vector_fill of 0 (a read-only
             # broadcast: numerics.matmul copies its start).
             zero = np.broadcast_to(np.zeros((), acc.dtype), (rows, n))
-            return lambda: np.copyto(acc, numerics.matmul(
-                lhs.reshape(rows, k), rhs, zero, dt).reshape(acc_sizes))
+            start = lambda: zero  # noqa: E731
+        else:
+            start = lambda: acc.reshape(rows, n)  # noqa: E731
         return lambda: np.copyto(acc, numerics.matmul(
-            lhs.reshape(rows, k), rhs, acc.reshape(rows, n), dt).reshape(acc_sizes))
+            lhs.reshape(rows, k), rhs, start(), dt).reshape(acc_sizes))
     sizes = f["sizes"]
     if op == "vector_unary":
         src = _array(mem, f["in"], sizes, f["in_dtype"])

@@ -158,7 +158,7 @@ class _Builder:
                         where.append(ins)
                         index.append(k)
                 else:
-                    expanded = (self.matmul_rows(rc, ins) if ins.op in isa.MATMUL_OPS
+                    expanded = (self.matmul_table_rows(rc, ins) if ins.op in isa.MATMUL_OPS
                                 else [self.row(rc, ins)])
                     rows.extend(expanded)
                     where.extend([ins] * len(expanded))
@@ -192,7 +192,7 @@ class _Builder:
             self.view(row, slot, base, padded, _pad(sizes, ep.view.strides)[1])
         return row
 
-    def matmul_rows(self, rc, ins: Instruction) -> list[np.ndarray]:
+    def matmul_table_rows(self, rc, ins: Instruction) -> list[np.ndarray]:
         """A matmul's rows: a ``matmul_init``'s ``vector_fill`` of 0 first,
         then a ``matmul`` row per group of rows (a group's sums are its own
         rows', so the groups may run one after another)."""

@@ -1053,9 +1053,9 @@ def TesselAllocateSram
     `tile.sram.alignment`, that no allocation live at the same time holds
     ("greedy by size", which fragments far less than placing in program
     order), or the same in program order where that gives the smaller arena
-    (a chain of equal step buffers). `N` is the arena's extent. When a tile's arena exceeds its SRAM,
-    the error names the first allocation placed past the end, the tile, the
-    bytes needed and the bytes available.
+    (a chain of equal step buffers). `N` is the arena's extent. When a
+    tile's arena exceeds its SRAM, the error names the first allocation
+    placed past the end, the tile, the bytes needed and the bytes available.
 
     ```mlir
     tessel.core(%tile_0_0) {
