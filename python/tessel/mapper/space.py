@@ -45,10 +45,10 @@ class MapperOptions:
       answers were seen to differ between runs.
     - ``max_candidates``: placements kept per op (the cheapest of the
       Pareto set over rectangle shape and cycles).
-    - ``even_splits``: cut a loop only into parts that divide it. On by
-      default: an uneven cut leaves dynamic slice shapes that
-      tessel-lower-to-instructions rejects on some ops (a transpose of 128
-      rows cut in 3).
+    - ``even_splits``: cut a loop only into parts that divide it. Off by
+      default: the passes lower a short last part like any other (a ViT's
+      197 tokens over 16 tiles), as tessel-default-mapping's splits always
+      did.
     - ``single_tile_ops``: allow an op that has a parallel loop to run on
       one tile (on by default; the lowering keeps its one-part partition).
     """
@@ -62,7 +62,7 @@ class MapperOptions:
     seed: int = 0
     workers: int = 1
     max_candidates: int = 16
-    even_splits: bool = True
+    even_splits: bool = False
     single_tile_ops: bool = True
 
     def __post_init__(self):
@@ -330,8 +330,13 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    for b in found)
 
     def order(a: Candidate):
+        # Among equal predictions, the one that moves fewer DRAM bytes
+        # first, and a shared load before its unshared twin (the mappers
+        # take the first of equals): the latency does not count the DRAM
+        # bandwidth a placement leaves to the ops around it.
         return (a.estimate.cycles, a.placement.tiles, a.placement.rows,
-                a.placement.resident)
+                a.placement.resident, a.estimate.dram_bytes,
+                not a.placement.shared)
 
     pareto = sorted((a for a in found if not dominated(a)), key=order)
     # Streamed and resident placements are capped apart: resident ones are
@@ -350,7 +355,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
     if not kept:
         raise ValueError(f"op {op.label()} has no placement whose steps fit "
                          f"{arch.tile.sram.bytes} bytes of SRAM")
-    return tuple(kept)
+    return tuple(sorted(kept, key=order))
 
 
 @dataclass
