@@ -209,3 +209,22 @@ def test_the_presets_double_buffer_their_weights():
                                         .glob("*.yaml")), ids=lambda p: p.stem)
 def test_the_bench_archs_are_valid(path):
     assert arch.load(path).name == path.stem
+
+
+def test_split_channels_counts_the_dram_channels_a_tile_has_to_itself():
+    # systolic-32x32: both channels at its one tile. The grids: every
+    # channel is nearest to several tiles, or a tile has one nearest.
+    one = arch.load("systolic-32x32")
+    assert one.nearest_dram_channels(0, 0) == (0, 1)
+    assert one.split_channels(0, 0) == 2
+    grid = arch.load("tessel-16x16")
+    assert grid.nearest_dram_channels(0, 1) == (0, 1)
+    assert {grid.split_channels(r, c) for r in range(16) for c in range(16)} == {1}
+    # Three channels of its own: three pieces, but no more than its DMA
+    # channels.
+    desc = one.to_dict()
+    desc["dram"]["channels"] = 3
+    desc["dram"]["attach"] = [[0, 0]] * 3
+    assert arch.Arch.from_dict(desc).split_channels(0, 0) == 3
+    desc["tile"]["dma"]["channels"] = 2
+    assert arch.Arch.from_dict(desc).split_channels(0, 0) == 2

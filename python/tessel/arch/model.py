@@ -420,6 +420,26 @@ class Arch:
     def dram_bytes_per_cycle(self) -> int:
         return self.dram.channels * self.dram.bytes_per_cycle
 
+    def nearest_dram_channels(self, row: int, col: int) -> tuple[int, ...]:
+        """The DRAM channels attached nearest to tile (row, col) (Manhattan
+        hops), in index order: a transfer on DMA channel ``c`` uses the
+        ``c mod count``-th (docs/isa.md)."""
+        hops = [abs(r - row) + abs(c - col) for r, c in self.dram.attach]
+        return tuple(i for i, h in enumerate(hops) if h == min(hops))
+
+    def split_channels(self, row: int, col: int) -> int:
+        """How many DMA channels tile (row, col) spreads a large DRAM
+        transfer over (tessel-split-transfers): one per DRAM channel it
+        has to itself, nearest to it and to no other tile, at most its DMA
+        channels; 1 (no split) where it has fewer than two."""
+        own = self.nearest_dram_channels(row, col)
+        for r in range(self.grid.rows):
+            for c in range(self.grid.cols):
+                if (r, c) != (row, col) and \
+                        set(own) & set(self.nearest_dram_channels(r, c)):
+                    return 1
+        return max(1, min(len(own), self.tile.dma.channels))
+
 
 def _frozen_map(values: Mapping[str, int], order: tuple[str, ...]) -> Mapping[str, int]:
     # Schema order, whatever order the YAML used: equal descriptions compare

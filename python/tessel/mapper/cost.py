@@ -312,8 +312,13 @@ def _compute_dram_paths(arch, row: int, col: int, rows: int, cols: int):
             users[res] = users.get(res, 0) + 1
     out = []
     for t in tiles:
-        rate = min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
-                   arch.dram.bytes_per_cycle / users[("dram", channel[t])])
+        # A tile with DRAM channels of its own moves a large slice over all
+        # of them at once (tessel-split-transfers); smaller transfers, which
+        # it keeps whole, are costed at that rate too.
+        split = arch.split_channels(*t)
+        rate = min(split * arch.tile.dma.bytes_per_cycle,
+                   arch.tile.sram.bytes_per_cycle,
+                   split * arch.dram.bytes_per_cycle / users[("dram", channel[t])])
         for link in routes[t]:
             rate = min(rate, arch.noc.link_bytes_per_cycle / users[link])
         out.append((rate, len(routes[t])))

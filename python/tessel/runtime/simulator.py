@@ -399,9 +399,7 @@ def dram_channel_for(arch, row: int, col: int, dma_channel: int) -> int:
     """The DRAM channel a transfer of tile (row, col) on ``dma_channel`` uses:
     the nearest attached (Manhattan hops); among equally near ones, the
     ``dma_channel mod count``-th in index order (docs/isa.md)."""
-    dists = [abs(r - row) + abs(c - col) for r, c in arch.dram.attach]
-    best = min(dists)
-    tied = [i for i, d in enumerate(dists) if d == best]
+    tied = arch.nearest_dram_channels(row, col)
     return tied[dma_channel % len(tied)]
 
 

@@ -15,6 +15,8 @@
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/StringExtras.h"
+#include <cstdlib>
+#include <limits>
 #include <set>
 
 using namespace mlir;
@@ -405,6 +407,36 @@ SmallVector<std::pair<int64_t, int64_t>> ArchAttr::getDramAttach() const {
     result.emplace_back(*getI64(pair[0]), *getI64(pair[1]));
   }
   return result;
+}
+
+SmallVector<unsigned> ArchAttr::getNearestDramChannels(int64_t row,
+                                                       int64_t col) const {
+  SmallVector<unsigned> nearest;
+  int64_t best = std::numeric_limits<int64_t>::max();
+  for (auto [index, at] : llvm::enumerate(getDramAttach())) {
+    int64_t hops = std::abs(at.first - row) + std::abs(at.second - col);
+    if (hops < best)
+      nearest.clear();
+    if (hops <= best) {
+      best = hops;
+      nearest.push_back(index);
+    }
+  }
+  return nearest;
+}
+
+unsigned ArchAttr::getSplitChannels(int64_t row, int64_t col) const {
+  SmallVector<unsigned> own = getNearestDramChannels(row, col);
+  for (int64_t r = 0; r < getGridRows(); ++r)
+    for (int64_t c = 0; c < getGridCols(); ++c) {
+      if (r == row && c == col)
+        continue;
+      for (unsigned channel : getNearestDramChannels(r, c))
+        if (llvm::is_contained(own, channel))
+          return 1;
+    }
+  return std::max<int64_t>(
+      1, std::min<int64_t>(own.size(), getTileDmaChannels()));
 }
 
 ArchAttr mlir::tessel::lookupArch(Operation *op) {

@@ -73,6 +73,8 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createTesselAllocateSram());
   // Tiles that load the same slice at the same step share one load.
   pm.addPass(createTesselShareLoads());
+  // A tile with DRAM channels of its own uses them all for a large slice.
+  pm.addPass(createTesselSplitTransfers());
   // Nothing that can deadlock is emitted.
   pm.addPass(createTesselCheckSynchronization());
 }

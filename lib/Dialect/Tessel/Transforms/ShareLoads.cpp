@@ -531,13 +531,12 @@ public:
           int64_t bytesPerTransferCost)
       : cores(cores), semaphores(cores.front().core),
         bytesPerTransferCost(bytesPerTransferCost),
-        dramAttach(arch.getDramAttach()),
-        dmaChannels(arch.getTileDmaChannels()) {}
+        arch(arch), dmaChannels(arch.getTileDmaChannels()) {}
 
   /// The loads rewritten from here on are the next step's: they run at
   /// the same time, so their DRAM reads are spread over the channels anew.
   void beginStep() {
-    stepBytes.assign(dramAttach.size(), 0);
+    stepBytes.assign(arch.getDramChannels(), 0);
     leaderBytes.clear();
   }
 
@@ -670,8 +669,9 @@ private:
   /// the `dma mod count`-th); the one its DMA channel picks where the load
   /// names it.
   SmallVector<unsigned> getDramChannels(const Reader &reader) const {
+    TileOp tile = cores[reader.core].core.getTileOp();
     SmallVector<unsigned> nearest =
-        nearestDramChannels(cores[reader.core].core.getTileOp());
+        arch.getNearestDramChannels(tile.getRow(), tile.getCol());
     if (std::optional<uint32_t> named = reader.getLoad().getChannel())
       return {nearest[*named % nearest.size()]};
     nearest.truncate(std::min<size_t>(nearest.size(), dmaChannels));
@@ -683,25 +683,6 @@ private:
   void charge(const Reader &reader, unsigned dram, int64_t bytes) {
     stepBytes[dram] += bytes;
     leaderBytes[reader.core] += bytes;
-  }
-
-  /// The DRAM channels attached nearest to `tile` (Manhattan hops), in
-  /// index order: a transfer on DMA channel `c` reads from the
-  /// `c mod size`-th (docs/isa.md).
-  SmallVector<unsigned> nearestDramChannels(TileOp tile) const {
-    SmallVector<unsigned> nearest;
-    int64_t best = std::numeric_limits<int64_t>::max();
-    for (auto [index, at] : llvm::enumerate(dramAttach)) {
-      int64_t hops = std::abs(at.first - tile.getRow()) +
-                     std::abs(at.second - tile.getCol());
-      if (hops < best)
-        nearest.clear();
-      if (hops <= best) {
-        best = hops;
-        nearest.push_back(index);
-      }
-    }
-    return nearest;
   }
 
   /// The load of `cell` by `readers[leader]` into the buffers of all its
@@ -784,8 +765,8 @@ private:
   std::map<std::vector<unsigned>, unsigned> rotation;
   /// What one transfer moves in the time of its fixed cost.
   int64_t bytesPerTransferCost;
-  /// Where each DRAM channel attaches, and the DMA channels of a tile.
-  SmallVector<std::pair<int64_t, int64_t>> dramAttach;
+  /// The target, and the DMA channels of a tile.
+  ArchAttr arch;
   unsigned dmaChannels;
   /// Per DRAM channel, the bytes this step's leaders read from it so far;
   /// per core, the bytes it leads at this step.

@@ -82,6 +82,16 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
     int64_t getVectorLatency(::llvm::StringRef op) const;
     /// The [row, col] each DRAM channel attaches to.
     ::llvm::SmallVector<std::pair<int64_t, int64_t>> getDramAttach() const;
+    /// The DRAM channels attached nearest to tile (row, col) (Manhattan
+    /// hops), in index order: a transfer on DMA channel `c` uses the
+    /// `c mod size`-th (docs/isa.md).
+    ::llvm::SmallVector<unsigned> getNearestDramChannels(int64_t row,
+                                                         int64_t col) const;
+    /// How many DMA channels tile (row, col) spreads a large DRAM transfer
+    /// over (tessel-split-transfers): one per DRAM channel it has to
+    /// itself, nearest to it and to no other tile, at most its DMA
+    /// channels; 1 where it has fewer than two.
+    unsigned getSplitChannels(int64_t row, int64_t col) const;
     /// The element-type spellings of the schema ("f32", "bf16", "i8", ...),
     /// or an empty string for a type no unit supports.
     static ::llvm::StringRef getDtypeName(::mlir::Type elementType);

@@ -1006,6 +1006,38 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselSplitTransfers : Pass<"tessel-split-transfers", "::mlir::ModuleOp"> {
+  let summary = "Spread a large DRAM transfer over the DRAM channels a tile "
+                "has to itself";
+  let description = [{
+    A transfer runs on one DMA channel at that channel's rate, from the
+    DRAM channel it picks (docs/isa.md). On a tile with DRAM channels of its
+    own (nearest to it and to no other tile, as both of `systolic-32x32`'s),
+    a `tessel.dma` between DRAM and the tile's SRAM that names no channel is
+    cut along its outermost dimension of more than one element into one
+    piece per such channel (at most the tile's DMA channels, each piece at
+    least what a channel moves in its setup time), piece `i` on DMA channel
+    `i`, which reads from the `i`-th of them; where the transfer was waited
+    for, all its pieces are. Tiles that share their DRAM channels keep
+    their transfers whole: their own transfers already fill the channels.
+
+    ```mlir
+    %t = tessel.dma %y to %out : memref<256x392xf32, #sram> to memref<...>
+    tessel.wait %t
+    // becomes, on systolic-32x32
+    %t0 = tessel.dma %y0 to %out0 channel 0 : memref<128x392xf32, ...> ...
+    %t1 = tessel.dma %y1 to %out1 channel 1 : memref<128x392xf32, ...> ...
+    tessel.wait %t0, %t1
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "Number of transfers split">
+  ];
+}
+
 def TesselCheckSynchronization
     : Pass<"tessel-check-synchronization", "::mlir::ModuleOp"> {
   let summary = "Reject a device whose cores could deadlock";

@@ -1,0 +1,121 @@
+//===- SplitTransfers.cpp - A large DRAM transfer over a tile's channels --===//
+//
+// A transfer runs on one DMA channel, at that channel's rate, from the one
+// DRAM channel the DMA channel picks (docs/isa.md). A tile with several
+// DRAM channels of its own (systolic-32x32: two, both at its corner) then
+// moves a large slice at one channel's rate while the other idles: the
+// first loads of an op and the store of its last step stand outside compute
+// for twice as long as they need to. This pass cuts such a transfer into
+// one piece per DRAM channel, each on the DMA channel that reads from it,
+// and waits for all of them where the transfer was waited for.
+//
+// Only DRAM channels nearest to this tile and to no other count: where
+// tiles share their channels, their own transfers already keep them busy,
+// and a split would only change which tile waits (the mapper's cost model
+// makes the same distinction, docs/mapper.md).
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSPLITTRANSFERS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+bool isInDram(Value view) {
+  return getMemorySpace(cast<MemRefType>(view.getType())) == MemorySpace::dram;
+}
+
+/// `view` cut to `[offset, offset + size)` along `dim`.
+Value slab(OpBuilder &builder, Location loc, Value view, unsigned dim,
+           int64_t offset, int64_t size) {
+  auto type = cast<MemRefType>(view.getType());
+  SmallVector<int64_t> offsets(type.getRank(), 0);
+  SmallVector<int64_t> sizes(type.getShape());
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return memref::SubViewOp::create(builder, loc, view, offsets, sizes,
+                                   strides);
+}
+
+struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
+  void runOnOperation() override {
+    getOperation().walk([&](CoreOp core) {
+      ArchAttr arch = lookupArch(core);
+      TileOp tile = core.getTileOp();
+      unsigned channels = arch.getSplitChannels(tile.getRow(), tile.getCol());
+      if (channels < 2)
+        return;
+      // Below this many bytes a piece moves in less time than its setup:
+      // the added transfers would cost what the split saves.
+      int64_t rate =
+          std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
+      int64_t minPieceBytes = arch.getTileDmaSetupCycles() * rate;
+      SmallVector<DmaOp> transfers;
+      core.walk([&](DmaOp dma) { transfers.push_back(dma); });
+      for (DmaOp dma : transfers)
+        split(dma, channels, minPieceBytes);
+    });
+  }
+
+  /// Cuts `dma`, a transfer between DRAM and the tile's SRAM on no named
+  /// channel, along its outermost dimension of more than one element into
+  /// up to `channels` pieces of at least `minPieceBytes`, piece `i` on DMA
+  /// channel `i`.
+  void split(DmaOp dma, unsigned channels, int64_t minPieceBytes) {
+    if (dma.getChannel() ||
+        isInDram(dma.getSource()) == isInDram(dma.getTarget()))
+      return;
+    auto type = cast<MemRefType>(dma.getSource().getType());
+    ArrayRef<int64_t> shape = type.getShape();
+    const auto *outer =
+        llvm::find_if(shape, [](int64_t size) { return size > 1; });
+    if (outer == shape.end())
+      return;
+    unsigned dim = outer - shape.begin();
+    int64_t bytes = type.getNumElements() *
+                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t pieces = std::min<int64_t>(
+        {static_cast<int64_t>(channels), shape[dim], bytes / minPieceBytes});
+    if (pieces < 2)
+      return;
+
+    OpBuilder builder(dma);
+    Location loc = dma.getLoc();
+    int64_t chunk = llvm::divideCeil(shape[dim], pieces);
+    SmallVector<Value> tokens;
+    for (int64_t begin = 0, i = 0; begin < shape[dim]; begin += chunk, ++i) {
+      int64_t size = std::min(chunk, shape[dim] - begin);
+      Value source = slab(builder, loc, dma.getSource(), dim, begin, size);
+      Value target = slab(builder, loc, dma.getTarget(), dim, begin, size);
+      auto piece = DmaOp::create(builder, loc, source, target,
+                                 builder.getI32IntegerAttr(i));
+      piece->setDiscardableAttrs(dma->getDiscardableAttrDictionary());
+      tokens.push_back(piece.getToken());
+    }
+    for (Operation *user : llvm::make_early_inc_range(dma->getUsers())) {
+      auto wait = cast<WaitOp>(user);
+      SmallVector<Value> waited;
+      for (Value token : wait.getTokens()) {
+        if (token == dma.getToken())
+          llvm::append_range(waited, tokens);
+        else
+          waited.push_back(token);
+      }
+      wait.getTokensMutable().assign(waited);
+    }
+    dma.erase();
+    ++numSplit;
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel
