@@ -330,3 +330,24 @@ def test_one_tile_stores_its_output_over_both_its_dram_channels():
     assert len(stores) % 2 == 0
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                conv(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_rows_cut_unevenly_still_share_the_weights():
+    """197 rows (a ViT's tokens, a prime) over 4 x 4 tiles, 4 parts of rows
+    (50, 50, 50 and 47) by 4 of columns, mapped shared: the short part takes
+    as many steps as the others, so each column of tiles still reads its
+    columns of the weight from DRAM once, and each row of tiles its rows of
+    x, and the result matches PyTorch, bit for bit on the CPU emulator."""
+    torch.manual_seed(0)
+    module = torch.nn.Linear(256, 256, bias=False).eval()
+    x = torch.randn(197, 256)
+    model = fe.import_torch(module, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 4, cols = 4, "
+               "parts = [4, 4, 1], shared>")
+    program = compile_imported(with_mappings(model, matmul=mapping), "tessel-4x4")
+    reads = sum(4 * np.prod(ins["sizes"]) for instrs in program.decoded().values()
+                for ins in instrs
+                if ins.op in ("dma", "dma_multicast") and ins["src"].kind == "dram")
+    assert reads == (197 * 256 + 256 * 256) * 4
+    np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
+                               module(x).detach().numpy(), rtol=1e-5, atol=1e-5)

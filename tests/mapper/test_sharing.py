@@ -37,9 +37,13 @@ def test_sharers_are_the_parts_of_the_loops_an_input_does_not_index():
     # Loops (m, n, k): A varies with m and k, B with k and n.
     assert (sharers(a, (4, 4, 1), op.loops), sharers(b, (4, 4, 1), op.loops)) == (4, 4)
     assert (sharers(a, (16, 1, 1), op.loops), sharers(b, (16, 1, 1), op.loops)) == (1, 16)
-    # Uneven parts of an unindexed loop give the sharing tiles different
-    # steps: tessel-share-loads would not pair their loads.
-    assert sharers(b, (3, 1, 1), op.loops) == 1
+    # 256 rows in 3 parts are 86, 86 and 84: B's loads pair up by position
+    # (as tessel-share-loads pairs them) while the short part takes as many
+    # steps as the others, here of 86 or 43 rows, not of 42 (3 against 2).
+    for step, count in ((86, 3), (43, 3), (42, 1)):
+        assert sharers(b, (3, 1, 1), op.loops, (step, 256, 128)) == count
+    # Without steps, whether the split could share at all: it could.
+    assert sharers(b, (3, 1, 1), op.loops) == 3
     # One multicast carries at most 58 tiles: 64 go as two groups of 32.
     assert sharers(b, (64, 1, 1), op.loops) == 32
 

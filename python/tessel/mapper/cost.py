@@ -366,17 +366,22 @@ def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> b
                for l, (p, s) in enumerate(zip(part[:last + 1], steps)) if s < p)
 
 
-def sharers(o: Operand, parts: tuple[int, ...], loops: tuple[int, ...]) -> int:
+def sharers(o: Operand, parts: tuple[int, ...], loops: tuple[int, ...],
+            steps: tuple[int, ...] | None = None) -> int:
     """How many tiles read each slice of input ``o`` from one multicast: the
     parts of the loops it does not index, in even chunks of what one
-    instruction carries. Counted only where those loops divide evenly:
-    tessel-share-loads pairs the loads at the same position of each tile's
-    steps, which the sharing tiles then have alike."""
+    instruction carries. tessel-share-loads pairs the loads at the same
+    position of each tile's steps, so a loop cut unevenly counts only where
+    its short last part takes as many ``steps`` as the others (without
+    ``steps``, whether a split could share at all, it counts)."""
     count = 1
     for loop, p in enumerate(parts):
         if p > 1 and loop not in o.indexed_loops:
-            if loops[loop] % p:
-                return 1
+            if loops[loop] % p and steps is not None:
+                size = _ceil_div(loops[loop], p)
+                last = loops[loop] - (p - 1) * size
+                if _ceil_div(last, steps[loop]) != _ceil_div(size, steps[loop]):
+                    return 1
             count *= p
     return _ceil_div(count, _ceil_div(count, MAX_MULTICAST_DESTINATIONS))
 
@@ -540,7 +545,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # per slice, its DRAM bytes once for the tiles sharing it.
         # Overlapping windows (halos) read once divide it further.
         sharing = placement.shared and loaded and not o.is_output
-        readers = sharers(o, parts, op.loops) if sharing else 1
+        readers = sharers(o, parts, op.loops, steps) if sharing else 1
         shared = (readers / halo_fraction(arch, o, op.loops, parts, steps)
                   if sharing else 1)
         o_rate, o_hops = (shared_link(arch, placement, link, shared)

@@ -177,6 +177,16 @@ def _side_values(n: int) -> list[int]:
     return sorted(values)
 
 
+# An uneven cut (its last part shorter) is a candidate only if predicted
+# faster than every even one by more than this: about the cost model's
+# median error per layer (docs/mapper.md). Where they come closer the model
+# cannot rank them (the MLP's last layer on tessel-4x4: 10 columns over 4 x
+# 4 tiles as 3, 3, 3 and 1 predicted 537 cycles against the even 8 x 2
+# cut's 569, simulated 570 against 530; 4, 4 and 2 over 3 x 4 tiles
+# predicted 557, simulated 611).
+UNEVEN_MARGIN = 0.1
+
+
 # The ISA's vector_reduce takes ranks 1 to 4 (docs/isa.md).
 MAX_REDUCE_RANK = 4
 
@@ -220,6 +230,11 @@ def _factorizations(n: int, extents: list[tuple[int, int]], even: bool,
     yield from rec(0, n, 0)
 
 
+def divides(op: Op, parts) -> bool:
+    """Whether ``parts`` cuts every loop of ``op`` into equal parts."""
+    return all(extent % p == 0 for extent, p in zip(op.loops, parts))
+
+
 def default_placement(op: Op, arch) -> Placement:
     """What tessel-default-mapping writes: the largest parallel loop (the
     outermost of equals) over the largest rectangle at (0, 0) whose tiles
@@ -251,7 +266,9 @@ def _op_key(op: Op):
 
 def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
     """The placements the mappers choose among for ``op``, cheapest first:
-    per rectangle shape the best way to cut the loops, then the Pareto set
+    per rectangle shape the best way to cut the loops into equal parts and
+    the best into unequal ones (kept where it beats every equal cut by
+    ``UNEVEN_MARGIN``), then the Pareto set
     over (shape, cycles), capped at ``options.max_candidates`` (as many
     again with resident weights, when allowed); the default mapping's
     placement is always among them."""
@@ -292,31 +309,38 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
             return shared
         return plain
 
-    # The best cut per tile count, judged on the squarest rectangle of it.
-    best_parts: dict[int, tuple[int, ...]] = {}
+    # The best cut per tile count, judged on the squarest rectangle of it:
+    # the best even one (every part the same) and the best uneven one.
+    best_parts: dict[int, list[tuple[int, ...]]] = {}
     for n in counts:
         r, c = min(((r, c) for r, c in shapes if r * c == n),
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
-        best = None
+        best = {}
         for cut in _factorizations(n, loops, even):
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             if uneven_reduction_split(op, parts):
                 continue
             cand = est_sharing(Placement(0, 0, r, c, parts))
-            if cand and (best is None or cand.estimate.cycles < best.estimate.cycles):
-                best = cand
-        if best:
-            best_parts[n] = best.placement.parts
+            kind = divides(op, parts)
+            if cand and (kind not in best
+                         or cand.estimate.cycles < best[kind].estimate.cycles):
+                best[kind] = cand
+        best_parts[n] = [b.placement.parts for b in best.values()]
 
     found: list[Candidate] = []
     for r, c in shapes:
-        parts = best_parts.get(r * c)
-        if parts is None:
-            continue
-        for res in ((False, True) if resident and op.weight_bytes else (False,)):
-            cand = est_sharing(Placement(0, 0, r, c, parts, resident=res))
-            if cand:
-                found.append(cand)
+        for parts in best_parts.get(r * c, ()):
+            for res in ((False, True) if resident and op.weight_bytes else (False,)):
+                cand = est_sharing(Placement(0, 0, r, c, parts, resident=res))
+                if cand:
+                    found.append(cand)
+    # An uneven cut only where it beats every even one by more than the
+    # model's error (UNEVEN_MARGIN).
+    even_best = min((a.estimate.cycles for a in found
+                     if divides(op, a.placement.parts)), default=None)
+    if even_best is not None:
+        found = [a for a in found if divides(op, a.placement.parts)
+                 or a.estimate.cycles < (1 - UNEVEN_MARGIN) * even_best]
     default = est(default_placement(op, arch))
 
     def dominated(a: Candidate) -> bool:

@@ -299,6 +299,13 @@ std::optional<LoopLinear> getLoopLinear(Value value, unsigned loops) {
 struct Lowering {
   IRRewriter &rewriter;
   ArchAttr arch;
+  /// Whether a matmul's zero fill becomes its first blocks' `init`: on a
+  /// tile with DRAM channels of its own (tessel-split-transfers), whose
+  /// fill delays its array. Where tiles share their channels, and the loads
+  /// of shared operands tie the tiles of a row or column together, the
+  /// fill runs while the tile waits for its loads or their leaders, and
+  /// folding it only moved the waits (docs/spatial.md).
+  bool foldMatmulFills = false;
 
   /// memref.copy between DRAM and SRAM: a DMA transfer, waited for at once
   /// (the schedule later moves the wait to the first use). A load of a
@@ -603,14 +610,14 @@ struct Lowering {
   /// over many more rows. Each output still adds its products in k order,
   /// so the bits are the same either way.
   void emitMatmul(Location loc, const Strided2D &lhs, const Strided2D &rhs,
-                  const Strided2D &acc, Type elementType) {
+                  const Strided2D &acc, Type elementType, bool init = false) {
     int64_t m = lhs.sizes[0], k = lhs.sizes[1], n = rhs.sizes[1];
     if (estimateMatmulCycles(n, k, m, elementType) <
         estimateMatmulCycles(m, k, n, elementType))
       emitMatmulBlocks(loc, transposed(rhs), transposed(lhs), transposed(acc),
-                       /*init=*/false);
+                       init);
     else
-      emitMatmulBlocks(loc, lhs, rhs, acc, /*init=*/false);
+      emitMatmulBlocks(loc, lhs, rhs, acc, init);
   }
 
   /// Whether `op`'s output starts from a zero fill that nothing else sees:
@@ -619,8 +626,6 @@ struct Lowering {
   /// buffers. The fill is then erased, and `op`'s blocks start their sums at
   /// zero themselves (`matmul init`): its MAC-array blocks cover the output,
   /// each output block's first one writing it before anything reads it.
-  /// Convolutions only: a matmul's fill runs while its tile waits for the
-  /// step's loads, and folding it measured no faster (docs/spatial.md).
   bool takeZeroFill(linalg::LinalgOp op) {
     Value output = op.getDpsInits()[0];
     Value buffer = getViewRoot(output);
@@ -653,8 +658,9 @@ struct Lowering {
     if (failed(checkStatic(matmul)))
       return failure();
     Value lhs = matmul.getInputs()[0];
+    bool init = foldMatmulFills && takeZeroFill(matmul);
     emitMatmul(matmul.getLoc(), whole(lhs), whole(matmul.getInputs()[1]),
-               whole(matmul.getOutputs()[0]), getElementTypeOrSelf(lhs));
+               whole(matmul.getOutputs()[0]), getElementTypeOrSelf(lhs), init);
     rewriter.eraseOp(matmul);
     return success();
   }
@@ -1488,7 +1494,10 @@ struct LowerToInstructions
   void runOnOperation() override {
     IRRewriter rewriter(&getContext());
     WalkResult result = getOperation().walk([&](CoreOp core) {
-      Lowering lowering{rewriter, lookupArch(core)};
+      ArchAttr arch = lookupArch(core);
+      TileOp tile = core.getTileOp();
+      Lowering lowering{rewriter, arch,
+                        arch.getSplitChannels(tile.getRow(), tile.getCol()) > 1};
       foldCastsIntoLinalg(core);
       // The core's own ops only: lowering an op erases its body.
       SmallVector<Operation *> ops = llvm::map_to_vector(
