@@ -75,6 +75,10 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
         isInDram(dma.getSource()) == isInDram(dma.getTarget()))
       return;
     auto type = cast<MemRefType>(dma.getSource().getType());
+    // A piece is a subview of both ends, which needs strided layouts.
+    if (!type.isStrided() ||
+        !cast<MemRefType>(dma.getTarget().getType()).isStrided())
+      return;
     ArrayRef<int64_t> shape = type.getShape();
     const auto *outer =
         llvm::find_if(shape, [](int64_t size) { return size > 1; });
