@@ -26,7 +26,8 @@ _DRIVER = ("compile", "compile_and_simulate", "load_program", "Options", "StageE
 _FRONTEND = ("import_torch", "import_onnx", "import_torch_training", "ImportedModel",
              "FrontendError", "run_reference")
 
-_ERRORS = ("TesselError", "InvalidArgumentError", "InvalidArgumentTypeError")
+_ERRORS = ("TesselError", "InvalidArgumentError", "InvalidArgumentTypeError",
+           "UnknownNameError", "MissingExtraError")
 
 __all__ = ["__version__", *_DRIVER, *_FRONTEND, *_ERRORS]
 

@@ -28,13 +28,8 @@ from __future__ import annotations
 import argparse
 import sys
 
-# The optional extras of pyproject.toml, by the top-level module each
-# installs: a subcommand that needs one names it instead of a traceback.
-EXTRA_OF_MODULE = {"torch": "frontend", "torch_mlir": "frontend", "onnx": "frontend",
-                   "onnxruntime": "frontend", "onnxscript": "frontend",
-                   "mlir": "frontend", "ortools": "mapper", "matplotlib": "report"}
-
 from . import arch as arch_model
+from .errors import MissingExtraError, missing_extra
 
 
 def _human_bytes(n: int) -> str:
@@ -136,10 +131,11 @@ def _simulate(args: argparse.Namespace) -> int:
     program = _load(args)
     if program is None:
         return 1
-    from .driver.commands import SideFileError, read_npz, record_run, reference_of
+    from .driver.commands import (SideFileError, arrays_mismatch, read_npz, record_run,
+                                  reference_of)
 
     try:
-        ref_inputs, ref_outputs, info = reference_of(args.program)
+        ref_inputs, ref_outputs, info = reference_of(args.program, program)
     except SideFileError as e:
         return _error(str(e))
     if args.inputs:
@@ -147,6 +143,10 @@ def _simulate(args: argparse.Namespace) -> int:
             inputs = read_npz(args.inputs)
         except ValueError as e:
             return _error(f"--inputs {args.inputs}: {e}")
+        problem = arrays_mismatch(program, inputs, "inputs")
+        if problem:
+            return _error(f"--inputs {args.inputs}: {problem}; pass an .npz with one "
+                          f"array per input of the program, by name")
         ref_outputs = None          # the reference answered other inputs
     elif ref_inputs is not None:
         inputs = ref_inputs
@@ -165,9 +165,12 @@ def _simulate(args: argparse.Namespace) -> int:
                       f"{args.program}")
     if device is None:
         print(result.summary())
-        run, check = record_run(args.program, program, result,
-                                reference_outputs=ref_outputs, info=info,
-                                trace=args.trace)
+        try:
+            run, check = record_run(args.program, program, result,
+                                    reference_outputs=ref_outputs, info=info,
+                                    trace=args.trace)
+        except SideFileError as e:
+            return _error(str(e))
         if check is not None:
             print(f"check against {check['reference']}: "
                   f"{'PASS' if check['passed'] else 'FAIL'} (max |error| "
@@ -282,13 +285,10 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.run(args)
     except ModuleNotFoundError as e:
-        top = (e.name or "").split(".")[0]
-        extra = EXTRA_OF_MODULE.get(top)
-        if extra is None:
+        named = missing_extra(e, f"tessel {args.command}")
+        if not isinstance(named, MissingExtraError):
             raise
-        print(f"tessel {args.command}: needs the Python package '{top}', which the "
-              f"'{extra}' extra installs: pip install 'tessel[{extra}]' (from a "
-              f"checkout: pip install '.[{extra}]')", file=sys.stderr)
+        print(named, file=sys.stderr)
         return 2
 
 

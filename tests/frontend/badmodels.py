@@ -22,6 +22,21 @@ class ComplexFFT(nn.Module):
         return torch.fft.rfft(x).abs()
 
 
+class CountsPositives(nn.Module):
+    def forward(self, x):
+        return torch.nonzero(x > 0).float().sum()   # the line the error names
+
+
+class SumsPositives(nn.Module):
+    def forward(self, x):
+        return torch.masked_select(x, x > 0).sum()
+
+
+class SumsDistinct(nn.Module):
+    def forward(self, x):
+        return torch.unique(x).sum()
+
+
 class Linear(nn.Module):
     def __init__(self):
         super().__init__()

@@ -1,10 +1,13 @@
 """Bad input ends in one clear message naming the problem and what to do,
 with the cause kept and no output left behind."""
 
+import sys
+
 import pytest
 import torch
 
 import badmodels
+from tessel import errors as tessel_errors
 from tessel import frontend as fe
 
 
@@ -147,12 +150,90 @@ class _TwoDimensionalFFT(torch.nn.Module):
         return torch.fft.fft(x).real   # the line the error names
 
 
-def test_an_op_torch_mlir_names_only_by_its_constant_is_named_by_its_line():
-    # torch-mlir reports the `torch.constant.int` the FFT reads, not the FFT.
+def test_an_op_torch_mlir_names_only_by_its_constant_is_named():
+    # torch-mlir reports the `torch.constant.int` the FFT reads, not the FFT;
+    # the op at that line that reads it is the one to name.
     with pytest.raises(fe.UnsupportedOpError) as info:
         fe.import_torch(_TwoDimensionalFFT(), torch.randn(4, 8))
-    msg = str(info.value)
-    assert msg.startswith("module _TwoDimensionalFFT: an op at the source line below has "
-                          "no lowering to linalg-on-tensors in torch-mlir (which names "
-                          "only 'torch.constant.int'")
-    assert __file__ in msg
+    err = info.value
+    assert err.op == "aten.fft_fft" and err.location.startswith(f"{__file__}:")
+    assert str(err).startswith(f"module _TwoDimensionalFFT: op 'aten.fft_fft' at "
+                               f"{err.location} has no lowering to linalg-on-tensors")
+    assert "torch.constant.int" in str(err)    # torch-mlir's own words follow
+
+
+@pytest.mark.parametrize("model, op, shape", [
+    (badmodels.CountsPositives, "aten.nonzero", (4, 8)),
+    (badmodels.SumsPositives, "aten.masked_select", (4, 8)),
+    (badmodels.SumsDistinct, "aten._unique2", (8,)),
+])
+def test_an_output_shape_that_depends_on_the_data_is_named(model, op, shape):
+    with pytest.raises(fe.UnsupportedOpError) as info:
+        fe.import_torch(model(), torch.randn(*shape))
+    err = info.value
+    assert err.op == op and err.location.startswith(f"{badmodels.__file__}:")
+    msg = str(err)
+    assert msg.startswith(f"module {model.__name__}: op '{op}' at {err.location} returns "
+                          f"a tensor whose shape depends on the input's values")
+    assert "static shapes" in msg and "torch.where" in msg
+    assert "tm_tensor" not in msg and "sorting" not in msg
+
+
+@pytest.mark.parametrize("inputs, said", [
+    ((), "forward() takes 1 input (x), 0 example inputs were given"),
+    ((torch.randn(2, 4), torch.randn(2, 4)),
+     "forward() takes 1 input (x), 2 example inputs were given"),
+])
+def test_the_wrong_number_of_example_inputs_is_counted(inputs, said):
+    with pytest.raises(fe.TraceError) as info:
+        fe.import_torch(badmodels.Linear(), inputs)
+    assert str(info.value) == (f"module Linear: {said}; pass one tensor per input of "
+                               f"forward(), as a tuple")
+
+
+def test_import_without_torch_names_the_extra(monkeypatch):
+    # As after `pip install tessel` without extras.
+    import tessel
+
+    monkeypatch.setitem(sys.modules, "torch", None)
+    with pytest.raises(tessel.MissingExtraError) as info:
+        tessel.import_torch(object(), ())
+    assert str(info.value) == (
+        "tessel.import_torch: needs the Python package 'torch', which the 'frontend' "
+        "extra installs: pip install 'tessel[frontend]' (from a checkout: pip install "
+        "'.[frontend]')")
+    assert isinstance(info.value, ModuleNotFoundError) and info.value.name == "torch"
+
+
+def test_a_frontend_process_without_torch_mlir_names_the_extra(tmp_path, monkeypatch):
+    # The frontend process imports what this one's sys.path finds first: a
+    # torch_mlir that is not there.
+    fake = tmp_path / "torch_mlir"
+    fake.mkdir()
+    (fake / "__init__.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'torch_mlir'\", name='torch_mlir')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    process = fe.worker.Worker()
+    try:
+        with pytest.raises(tessel_errors.MissingExtraError) as info:
+            process.request({"op": "warm"}, "module M")
+    finally:
+        process.shutdown()
+    assert str(info.value).startswith(
+        "module M: the frontend process: needs the Python package 'torch_mlir', which "
+        "the 'frontend' extra installs: pip install 'tessel[frontend]'")
+
+
+def test_the_command_line_names_the_extra_the_frontend_process_lacks(monkeypatch, capsys,
+                                                                     tmp_path):
+    from tessel import cli
+
+    def without_torch_mlir(req, what, timeout=-1):
+        raise tessel_errors.MissingExtraError(f"{what}: the frontend process", "torch_mlir")
+
+    monkeypatch.setattr(fe.worker, "request", without_torch_mlir)
+    assert cli.main(["compile", "mlp", "-q", "-o", str(tmp_path / "p")]) == 2
+    assert capsys.readouterr().err == (
+        "tessel compile: needs the Python package 'torch_mlir', which the 'frontend' "
+        "extra installs: pip install 'tessel[frontend]' (from a checkout: pip install "
+        "'.[frontend]')\n")

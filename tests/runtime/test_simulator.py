@@ -345,17 +345,20 @@ def error_line(err: str) -> str:
 def test_cli_simulate_checks_the_arrays_of_inputs(tmp_path, capsys):
     prog, _ = pipeline_program()
     prog.save(tmp_path / "p")
-    cases = [({"x": np.zeros((32, 16))}, "input 'x' has dtype float64, the program "
-              "expects f32"),
+    # The file is checked before the program runs: the message names it,
+    # what is wrong with it, and what to pass.
+    cases = [({"x": np.zeros((32, 16))}, "'x' has dtype float64, the program's "
+              "buffer f32"),
              ({"x": np.zeros((32, 16), np.float32), "w": np.zeros((16, 16), np.float32)},
-              "'w' is a weight buffer, not an input of the program (its inputs: x)"),
-             ({}, "input 'x' is missing")]
+              "it holds w, x, the program's inputs are x"),
+             ({}, "it holds no arrays, the program's inputs are x")]
     for arrays, message in cases:
         np.savez(tmp_path / "in.npz", **arrays)
         code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",
                                  tmp_path / "in.npz")
-        assert code == 1 and error_line(err).startswith(
-            f"error: stage 'simulate' failed: {message}"), err
+        assert code == 1 and error_line(err) == (
+            f"error: --inputs {tmp_path / 'in.npz'}: {message}; pass an .npz with "
+            f"one array per input of the program, by name"), err
     xv = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
     np.savez(tmp_path / "in.npz", x=xv)
     code, out, err = run_cli(capsys, "simulate", tmp_path / "p", "--inputs",

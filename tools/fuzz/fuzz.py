@@ -296,6 +296,219 @@ def run_program(runs: int, seed: int, keep: Path) -> Report:
     return report
 
 
+# ---------------------------------------------------------------------------
+# The files beside a compiled program, through the command line.
+# ---------------------------------------------------------------------------
+
+SIDE_FILES = ("compile.json", "reference/inputs.npz", "reference/outputs.npz",
+              "run/report.json", "run/outputs.npz")
+SIDE_DIRS = ("reference", "run")
+
+# What a JSON value is replaced with: the edges of what the readers must
+# reject or take.
+JSON_VALUES = ["x", "", -1, 0, 2 ** 31, 1e308, float("nan"), float("inf"), None, True,
+               [], {}, [1, 2], {"a": "x"}]
+
+
+def compiled_program(work: Path) -> Path:
+    """mlp compiled for tessel-4x4 and simulated once, through the command
+    line: the program with every file beside it."""
+    from tessel import cli
+
+    out = work / "compiled"
+    for args in (["compile", "mlp", "-a", "tessel-4x4", "-o", str(out), "--mapper",
+                  "default"], ["simulate", str(out)]):
+        rc, _, err = _cli(cli, [*args, "-q"])
+        if rc:
+            raise RuntimeError(f"tessel {' '.join(args)} failed: {err.strip()}")
+    return out
+
+
+def _cli(cli, argv: list[str]) -> tuple[int, str, str]:
+    import contextlib
+    import io
+
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        rc = cli.main(argv)
+    return rc, out.getvalue(), err.getvalue()
+
+
+def _mutate_json(data: bytes, rng: random.Random) -> bytes | None:
+    """One value of the JSON document replaced by an edge value, or one
+    member removed; None if ``data`` is not JSON."""
+    import json
+
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    spots = []
+
+    def walk(node):
+        items = (node.items() if isinstance(node, dict) else enumerate(node)
+                 if isinstance(node, list) else ())
+        for key, child in list(items):
+            spots.append((node, key))
+            walk(child)
+
+    walk(doc)
+    if not spots:
+        return json.dumps(rng.choice(JSON_VALUES)).encode()
+    node, key = rng.choice(spots)
+    if isinstance(node, dict) and rng.randrange(4) == 0:
+        del node[key]
+    else:
+        node[key] = rng.choice(JSON_VALUES)
+    return json.dumps(doc).encode()
+
+
+def _mutate_npz(path: Path, rng: random.Random) -> str | None:
+    """One array of the .npz renamed, dropped, cut, flattened or cast, or
+    an array added; None if ``path`` is not an .npz NumPy reads."""
+    import numpy as np
+
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            arrays = {k: data[k] for k in data.files}
+    except Exception:
+        return None
+    name = rng.choice(sorted(arrays)) if arrays else None
+    kind = rng.randrange(6) if name else 5
+    if kind == 0:
+        arrays["zzz"] = arrays.pop(name)
+        what = f"{name} renamed"
+    elif kind == 1:
+        del arrays[name]
+        what = f"{name} dropped"
+    elif kind == 2:
+        arrays[name] = arrays[name][:1]
+        what = f"{name} cut to one row"
+    elif kind == 3:
+        arrays[name] = arrays[name].reshape(-1)
+        what = f"{name} flattened"
+    elif kind == 4:
+        dtype = rng.choice(["float16", "float64", "int64", "int8", "bool", "complex64",
+                            "<U3"])
+        arrays[name] = arrays[name].astype(dtype)
+        what = f"{name} cast to {dtype}"
+    else:
+        arrays["zzz"] = np.zeros(3, np.float32)
+        what = "an array zzz added"
+    np.savez(path, **arrays)
+    return what
+
+
+def corrupt_side(directory: Path, rng: random.Random) -> tuple[str, str]:
+    """One corruption of one file (or folder) beside the program: (what it
+    did, the path it changed, relative to ``directory``)."""
+    import shutil
+
+    if rng.randrange(10) == 0:
+        rel = rng.choice(SIDE_DIRS)
+        path = directory / rel
+        shutil.rmtree(path, ignore_errors=True)
+        path.write_text("x\n")
+        return f"{rel}/ replaced by a file", rel
+    rel = rng.choice(SIDE_FILES)
+    path = directory / rel
+    kind = rng.choice(["byte", "cut", "empty", "directory", "removed", "value", "value",
+                       "value"])
+    data = path.read_bytes()
+    if kind == "value":
+        if path.suffix == ".json":
+            mutated = _mutate_json(data, rng)
+            if mutated is not None:
+                path.write_bytes(mutated)
+                return f"{rel}: a value changed", rel
+        else:
+            what = _mutate_npz(path, rng)
+            if what:
+                return f"{rel}: {what}", rel
+        kind = "byte"
+    if kind == "directory":
+        path.unlink()
+        path.mkdir()
+        return f"{rel} replaced by a directory", rel
+    if kind == "removed":
+        path.unlink()
+        return f"{rel} removed", rel
+    if kind == "empty" or not data:
+        path.write_bytes(b"")
+        return f"{rel} emptied", rel
+    if kind == "cut":
+        cut = rng.randrange(len(data))
+        path.write_bytes(data[:cut])
+        return f"{rel} cut at {cut}", rel
+    data = bytearray(data)
+    i = rng.randrange(len(data))
+    data[i] = data[i] ^ (1 << rng.randrange(8)) if rng.randrange(2) else rng.randrange(256)
+    path.write_bytes(bytes(data))
+    return f"{rel} byte {i} changed", rel
+
+
+def run_side_files(runs: int, seed: int, keep: Path) -> Report:
+    """``runs`` corruptions of the files beside one compiled program, each
+    followed by ``tessel report`` (when the corruption is in run/),
+    ``simulate``, ``report`` and ``disasm`` through the command line's
+    main, in this process."""
+    import shutil
+
+    rng = random.Random(seed)
+    report = Report()
+    with tempfile.TemporaryDirectory() as scratch:
+        work = Path(scratch)
+        base = compiled_program(work)
+        for n in range(runs):
+            target = work / f"s{n}"
+            shutil.copytree(base, target)
+            what, rel = corrupt_side(target, rng)
+            report.runs += 1
+            outcome, problem = _commands_on(target, rel)
+            if problem:
+                kept = _keep_dir(keep, target, f"side{n}")
+                report.finding(outcome, f"{what} -> {kept}", problem)
+                continue
+            report.outcomes[outcome] += 1
+            shutil.rmtree(target)
+    return report
+
+
+def _commands_on(target: Path, rel: str) -> tuple[str, str | None]:
+    """Runs the commands that read ``target``'s changed file ``rel``:
+    (the outcome, None), or (a finding's kind, what it was)."""
+    from tessel import cli
+
+    commands = (["report"] if rel.startswith("run") else []) + \
+        ["simulate", "report", "disasm"]
+    rejected = failed_check = simulated = False
+    for command in commands:
+        argv = [command, str(target)] + (["-q"] if command == "simulate" else [])
+        try:
+            rc, out, err = _cli(cli, argv)
+        except Exception as e:   # a traceback the user would see
+            return "traceback", f"tessel {command}: {type(e).__name__}: " \
+                f"{_first_line(str(e))}"
+        if rc and "error:" not in err:
+            return "silent failure", f"tessel {command} exited {rc}: " \
+                f"{_first_line(err) or 'no output'}"
+        if rc and command == "report" and simulated:
+            return "unreadable record", "tessel report cannot read what tessel " \
+                f"simulate recorded: {_first_line(err)}"
+        if rc and Path(rel).name not in err:
+            return "unnamed file", f"tessel {command} does not name {rel}: " \
+                f"{_first_line(err)}"
+        rejected |= bool(rc)
+        simulated = command == "simulate" and rc == 0
+        failed_check |= simulated and ": FAIL (" in out
+    return ("rejected" if rejected else "check fails" if failed_check
+            else "accepted"), None
+
+
+def _first_line(text: str) -> str:
+    return (text.strip().splitlines() or [""])[0][:160]
+
+
 def _strip_digests(directory: Path) -> None:
     import json
 
@@ -335,15 +548,18 @@ def main(argv=None) -> int:
     if args.target == "opt":
         from tessel._tools import tool_path
 
-        report = run_opt(tool_path("tessel-opt"), lit_inputs(), args.runs, args.seed,
-                         args.timeout, args.keep)
+        reports = {"": run_opt(tool_path("tessel-opt"), lit_inputs(), args.runs,
+                               args.seed, args.timeout, args.keep)}
     else:
-        report = run_program(args.runs, args.seed, args.keep)
-    for line in report.findings:
-        print(line)
-    print(report.summary())
-    return 1 if report.findings else 0
-
+        reports = {"the program: ": run_program(args.runs, args.seed, args.keep),
+                   "the files beside it: ": run_side_files(args.runs, args.seed,
+                                                           args.keep)}
+    for report in reports.values():
+        for line in report.findings:
+            print(line)
+    for label, report in reports.items():
+        print(label + report.summary())
+    return 1 if any(r.findings for r in reports.values()) else 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -24,6 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from ..errors import UnknownNameError
+
 ARCH = "tessel-4x4"
 
 
@@ -74,7 +76,8 @@ def get(name: str) -> Case:
     try:
         return CASES[name]
     except KeyError:
-        raise KeyError(f"no coverage case {name!r}; known: {', '.join(CASES)}") from None
+        raise UnknownNameError(f"no coverage case {name!r}; known: "
+                               f"{', '.join(CASES)}") from None
 
 
 @dataclass

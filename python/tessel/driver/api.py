@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import InvalidArgumentError
+from ..errors import InvalidArgumentError, MissingExtraError
 from .. import arch as arch_model
 from ..runtime.program import Program, stream_buffer_name
 from . import source as source_mod
@@ -173,7 +173,10 @@ class _stage_errors:
         return self
 
     def __exit__(self, kind, error, tb):
-        if error is None or isinstance(error, (StageError, KeyboardInterrupt)):
+        # A missing optional package is no stage's failure: its message
+        # says what to install, as the command line says it.
+        if error is None or isinstance(error, (StageError, MissingExtraError,
+                                               KeyboardInterrupt)):
             return False
         if not isinstance(error, Exception):
             return False

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import inspect
 import io
+import re
 
 
 class CaptureError(Exception):
-    """``kind`` names the FrontendError subclass to raise."""
+    """``kind`` names the FrontendError subclass to raise, ``extra`` its
+    keyword arguments (an UnsupportedOpError's op and location)."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, **extra):
         super().__init__(message)
         self.kind = kind
+        self.extra = extra
 
 
 def _first_lines(text: str, n: int) -> str:
@@ -38,6 +41,71 @@ def input_names(model, n: int) -> list[str]:
     return names
 
 
+def _check_input_count(model, count: int, what: str) -> None:
+    """torch.export reports a wrong number of example inputs as an
+    untraceable forward(); say what forward() takes instead."""
+    try:
+        params = list(inspect.signature(model.forward).parameters.values())
+    except (TypeError, ValueError):
+        return
+    if any(p.kind is p.VAR_POSITIONAL for p in params):
+        return
+    positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                  p.POSITIONAL_OR_KEYWORD)]
+    required = [p for p in positional if p.default is p.empty]
+    if len(required) <= count <= len(positional):
+        return
+    takes = (f"{len(required)}" if len(required) == len(positional)
+             else f"{len(required)} to {len(positional)}")
+    names = ", ".join(p.name for p in positional)
+    raise CaptureError(
+        "TraceError",
+        f"{what}: forward() takes {takes} input{'s' if len(positional) != 1 else ''} "
+        f"({names}), {count} example input{'s were' if count != 1 else ' was'} given; "
+        f"pass one tensor per input of forward(), as a tuple")
+
+
+def source_line(node) -> str | None:
+    """``file:line`` of the model's own code that made the FX ``node``:
+    the innermost frame of its stack outside torch and Tessel's frontend."""
+    from .contract import _library_frame
+
+    frames = re.findall(r'File "([^"]+)", line (\d+)', node.meta.get("stack_trace") or "")
+    user = [f for f in frames if not _library_frame(f[0])]
+    if user or frames:
+        return "{}:{}".format(*(user or frames)[-1])
+    return None
+
+
+def _check_static_shapes(program, what: str) -> None:
+    """An op whose output's shape depends on the input's values (nonzero,
+    masked_select, unique, indexing by a boolean mask) has no static
+    shape, and Tessel's programs have only static ones. torch.export marks
+    such sizes with unbacked symbols; the first op that makes one is the
+    model's to change."""
+    import torch
+    from torch.fx.experimental.symbolic_shapes import free_unbacked_symbols
+
+    for node in program.graph.nodes:
+        if node.op != "call_function" or not isinstance(node.target, torch._ops.OpOverload):
+            continue
+        val = node.meta.get("val")
+        tensors = [v for v in (val if isinstance(val, (tuple, list)) else [val])
+                   if isinstance(v, torch.Tensor)]
+        if not any(free_unbacked_symbols(list(t.shape)) for t in tensors):
+            continue
+        op = str(node.target._overloadpacket)
+        where = source_line(node)
+        raise CaptureError(
+            "UnsupportedOpError",
+            f"{what}: op '{op}'{f' at {where}' if where else ''} returns a tensor whose "
+            f"shape depends on the input's values (as nonzero, masked_select, unique and "
+            f"indexing by a boolean mask do), which a program for Tessel's static shapes "
+            f"cannot express; compute a result of fixed shape instead, e.g. multiply by "
+            f"the mask (x * (x > 0)) or use torch.where(mask, x, 0), and reduce over the "
+            f"whole tensor", op=op, location=where)
+
+
 def export(model, inputs: tuple, *, dynamic_batch: bool = False):
     """``(program bytes, weight names, weight tensors, input names)`` of
     ``model`` (in eval mode) on ``inputs``: parameters and buffers become the
@@ -45,6 +113,7 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False):
     import torch
 
     what = f"module {type(model).__name__}"
+    _check_input_count(model, len(inputs), what)
     model.eval()
     named = list(model.named_parameters()) + list(model.named_buffers())
     names = [n for n, _ in named]
@@ -85,6 +154,7 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False):
         raise CaptureError("TraceError",
                            f"{what}: torch.export cannot trace the model: {hint}\n"
                            f"{_first_lines(text, 4)}") from e
+    _check_static_shapes(program, what)
     buffer = io.BytesIO()
     try:
         torch.export.save(program, buffer)

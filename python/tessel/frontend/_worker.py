@@ -25,6 +25,7 @@ sys.stdout = sys.stderr
 
 import numpy as np  # noqa: E402
 
+from tessel.errors import MissingExtraError, missing_extra  # noqa: E402
 from tessel.frontend import _capture, _protocol  # noqa: E402
 
 
@@ -136,12 +137,23 @@ def _context():
 _OP_RE = re.compile(r"'((?:torch|tm_tensor|onnx)\.[\w.]+)'")
 
 
-def _lowering_failure(e: Exception, what: str, diagnostics=()) -> Failure:
+def _lowering_failure(e: Exception, what: str, diagnostics=(), graph=None) -> Failure:
     text = "\n".join(diagnostics) + "\n" + str(e) if diagnostics else str(e)
     m = _OP_RE.search(text)
     if m and m.group(1).startswith(("torch.constant.", "torch.prim.")):
         # A constant fails to convert only because its user did: torch-mlir
-        # names the constant, at the user's source line.
+        # names the constant, at the user's source line, where the FX graph
+        # still knows the op.
+        where, ops = _constant_user(text, m, graph)
+        if ops:
+            named = (f"op '{ops[0]}'" if len(ops) == 1 else
+                     f"one of the ops {', '.join(repr(o) for o in ops)}")
+            return Failure(
+                "UnsupportedOpError",
+                f"{what}: {named} at {where} has no lowering to linalg-on-tensors in "
+                f"torch-mlir; replace it in the model with supported ops (or decompose "
+                f"it), then import again\n{_first_lines(text)}",
+                op=ops[0] if len(ops) == 1 else None, location=where)
         return Failure(
             "UnsupportedOpError",
             f"{what}: an op at the source line below has no lowering to "
@@ -161,6 +173,79 @@ def _lowering_failure(e: Exception, what: str, diagnostics=()) -> Failure:
                    f"real-valued ops torch-mlir supports:\n{_first_lines(text)}")
 
 
+_NO_VALUE = object()
+_CONSTANT_VALUE = re.compile(r"<\{value = (.*?)(?: : [a-z]\w*)?\}>")
+
+
+def _constant_value(diagnostic: str):
+    """The value of the torch.constant a diagnostic prints, as Python
+    reads it (torch.constant.none: None), or _NO_VALUE."""
+    if '"torch.constant.none"' in diagnostic:
+        return None
+    m = _CONSTANT_VALUE.search(diagnostic)
+    if not m:
+        return _NO_VALUE
+    text = m.group(1).strip()
+    if text in ("true", "false"):
+        return text == "true"
+    if text.startswith('"') and text.endswith('"'):
+        return text[1:-1]
+    for kind in (int, float):
+        try:
+            return kind(text)
+        except ValueError:
+            pass
+    return _NO_VALUE
+
+
+def _literals(node):
+    """The values an FX node's op reads that are no graph values: its
+    literal arguments and the defaults of those it leaves out (torch-mlir
+    makes both constants)."""
+    from torch.fx import Node
+
+    schema = node.target._schema
+    for i, arg in enumerate(schema.arguments):
+        if i < len(node.args):
+            value = node.args[i]
+        elif arg.name in node.kwargs:
+            value = node.kwargs[arg.name]
+        elif arg.has_default_value():
+            value = arg.default_value
+        else:
+            continue
+        for v in (value if isinstance(value, (list, tuple)) else [value]):
+            if not isinstance(v, Node):
+                yield v
+
+
+def _constant_user(text: str, match, graph) -> tuple[str | None, list[str]]:
+    """(``file:line``, the ATen ops there that may read the constant
+    ``match`` names) from the FX ``graph`` torch-mlir imported: the ops at
+    the constant's source line, narrowed to those reading its value when
+    any does."""
+    import torch
+
+    from tessel.frontend.contract import _location_text
+
+    diagnostic = text[match.start():].splitlines()[0]
+    loc = diagnostic.split(" at loc(", 1)[1] if " at loc(" in diagnostic else ""
+    frame = _location_text(loc, _library_dirs()) if loc else ""
+    where = ":".join(frame.split(":")[:2]) if frame.count(":") >= 2 else None
+    if graph is None or where is None:
+        return where, []
+    nodes = [n for n in graph.nodes if n.op == "call_function"
+             and isinstance(n.target, torch._ops.OpOverload)
+             and not str(n.target).startswith(("aten._assert", "aten.sym_"))
+             and _capture.source_line(n) == where]
+    value = _constant_value(diagnostic)
+    if value is not _NO_VALUE:
+        reading = [n for n in nodes
+                   if any(type(v) is type(value) and v == value for v in _literals(n))]
+        nodes = reading or nodes
+    return where, list(dict.fromkeys(str(n.target._overloadpacket) for n in nodes))
+
+
 def _first_lines(text: str, n: int = 6) -> str:
     lines = [l for l in text.strip().splitlines() if l.strip()]
     return "\n".join(lines[:n])
@@ -178,7 +263,7 @@ def _lower_program(prog, func_name, what):
         return fx.export_and_import(prog, output_type="linalg-on-tensors", func_name=func_name,
                                     fx_importer=FxImporter(context=ctx))
     except Exception as e:
-        raise _lowering_failure(e, what, diagnostics) from e
+        raise _lowering_failure(e, what, diagnostics, prog.graph) from e
 
 
 def import_torch(req):
@@ -243,7 +328,7 @@ def import_training(req):
                                         fx_importer=FxImporter(context=ctx),
                                         model_name=req["name"])
     except Exception as e:
-        raise _lowering_failure(e, what, diagnostics) from e
+        raise _lowering_failure(e, what, diagnostics, gm.graph) from e
     params = dict(step.named_parameters())
     buffers = dict(step.named_buffers())
     weight_names = list(gsig.parameters) + list(gsig.buffers)
@@ -429,6 +514,21 @@ def _library_dirs() -> list[str]:
     return sorted(set(dirs))
 
 
+def _unexpected(e: Exception) -> dict:
+    """The answer for an exception no handler foresaw: a missing optional
+    package is named with the extra that installs it; anything else is a
+    bug, reported with its traceback."""
+    named = missing_extra(e, "the frontend process") \
+        if isinstance(e, ModuleNotFoundError) else e
+    if isinstance(named, MissingExtraError):
+        return {"ok": False, "error": "MissingExtraError", "message": str(named),
+                "module": named.name, "traceback": traceback.format_exc()}
+    return {"ok": False, "error": "LoweringError",
+            "message": f"the frontend failed unexpectedly ({type(e).__name__}: "
+                       f"{_first_lines(str(e), 4)})",
+            "traceback": traceback.format_exc()}
+
+
 HANDLERS = {"torch": import_torch, "training": import_training, "onnx": import_onnx,
             "export_onnx": export_onnx, "warm": warm, "ping": lambda req: {"pid": os.getpid()}}
 
@@ -458,10 +558,7 @@ def main() -> int:
             answer = {"ok": False, "error": f.kind, "message": str(f),
                       "traceback": traceback.format_exc(), **f.extra}
         except Exception as e:  # a bug or an unforeseen failure: keep the whole story
-            answer = {"ok": False, "error": "LoweringError",
-                      "message": f"the frontend failed unexpectedly ({type(e).__name__}: "
-                                 f"{_first_lines(str(e), 4)})",
-                      "traceback": traceback.format_exc()}
+            answer = _unexpected(e)
         if answer.get("ok") and "mlir" in answer:
             answer["library_dirs"] = _library_dirs()
         answer["id"] = rid  # the parent matches answers to requests by it

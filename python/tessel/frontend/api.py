@@ -16,10 +16,19 @@ import re
 import uuid
 from pathlib import Path
 
+from ..errors import missing_extra
 from . import _capture, errors, worker
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
 from .model import ImportedModel, Signature
+
+
+def _torch(who: str):
+    try:
+        import torch
+    except ModuleNotFoundError as e:
+        raise missing_extra(e, who) from None
+    return torch
 
 
 def _func_name(name: str | None, fallback: str) -> str:
@@ -81,7 +90,7 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
     the inputs follow. With ``dynamic_batch`` dimension 0 of every input is
     dynamic (the example batch must be at least 2: torch.export specialises
     sizes 0 and 1)."""
-    import torch
+    torch = _torch("tessel.import_torch")
     owner = f"module {type(module).__name__}"
     if not isinstance(module, torch.nn.Module):
         raise ModelTransferError(f"{owner}: import_torch takes a torch.nn.Module")
@@ -95,7 +104,7 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
         program, weight_names, weights, input_names = _capture.export(
             module, inputs, dynamic_batch=bool(dynamic_batch))
     except _capture.CaptureError as e:
-        raise getattr(errors, e.kind)(str(e)) from e
+        raise getattr(errors, e.kind)(str(e), **e.extra) from e
     answer = worker.request({"op": "torch", "name": func, "what": owner,
                              "program": program, "weight_names": weight_names,
                              "input_names": input_names}, owner)
@@ -114,7 +123,7 @@ def import_torch_training(module, loss_fn, example_inputs, targets, *,
     ``loss_fn`` must be importable (a module-level function or an
     ``nn.Module``) and lower to pure linalg (``F.cross_entropy``'s backward
     does not: use a one-hot formulation)."""
-    import torch
+    torch = _torch("tessel.import_torch_training")
     owner = f"training step of {type(module).__name__}"
     if not isinstance(module, torch.nn.Module):
         raise ModelTransferError(f"{owner}: import_torch_training takes a torch.nn.Module")
@@ -145,7 +154,7 @@ def import_onnx(path, *, name: str | None = None) -> ImportedModel:
 def export_onnx(module, example_inputs, path) -> Path:
     """Export ``module`` to ONNX with ``torch.onnx.export(..., dynamo=True)``
     in the frontend process. The file is written atomically."""
-    import torch
+    torch = _torch("tessel.frontend.export_onnx")
     owner = f"module {type(module).__name__}"
     if not isinstance(module, torch.nn.Module):
         raise ModelTransferError(f"{owner}: export_onnx takes a torch.nn.Module")

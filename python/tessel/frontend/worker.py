@@ -25,6 +25,7 @@ import tempfile
 import threading
 import time
 
+from ..errors import MissingExtraError
 from . import _protocol
 from . import errors
 
@@ -160,7 +161,8 @@ class Worker:
 
     def request(self, req: dict, what: str, timeout: float | None = -1) -> dict:
         """Send one request and return the answer, raising the FrontendError
-        the child reported. ``timeout`` is in seconds (None: no limit; the
+        the child reported (or MissingExtraError, when the child lacks an
+        optional package). ``timeout`` is in seconds (None: no limit; the
         default reads ``$TESSEL_FRONTEND_TIMEOUT``, else DEFAULT_TIMEOUT)."""
         if timeout == -1:
             timeout = request_timeout()
@@ -168,6 +170,8 @@ class Worker:
             answer = self._exchange(req, what, timeout)
         if answer.get("ok"):
             return answer
+        if answer.get("error") == "MissingExtraError":
+            raise MissingExtraError(f"{what}: the frontend process", answer["module"])
         cls = _ERRORS.get(answer.get("error"), errors.LoweringError)
         kwargs = {"child_traceback": answer.get("traceback")}
         if cls is errors.UnsupportedOpError:

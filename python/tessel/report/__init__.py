@@ -9,7 +9,7 @@ with all of them. Tables need only Python; plots need matplotlib (the
     html.write(report, "out/report")         # report.html + the PNGs
 """
 
-from .model import Layer, Report, Tile
+from .model import Layer, Report, ReportError, Tile
 from .plots import PlotsUnavailable
 
-__all__ = ["Layer", "PlotsUnavailable", "Report", "Tile"]
+__all__ = ["Layer", "PlotsUnavailable", "Report", "ReportError", "Tile"]

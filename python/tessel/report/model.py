@@ -5,11 +5,19 @@ stored as JSON beside a saved program so ``tessel report`` needs no rerun."""
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any
+
+from ..arch.schema import FIELDS as ARCH_FIELDS
+from ..errors import TesselError
 
 FORMAT = "tessel-report"
 VERSION = 1
+
+
+class ReportError(TesselError, ValueError):
+    """A report's data (``run/report.json``) that this Tessel did not write:
+    the message names the file, the field and the fix."""
 
 
 @dataclass
@@ -150,23 +158,31 @@ class Report:
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any], where: str = "report") -> "Report":
+    def from_dict(cls, d: dict[str, Any], where: str = "report",
+                  fix: str = "rerun `tessel simulate` to write it again") -> "Report":
+        """The report ``d`` holds (``to_dict``'s form), every field checked
+        for what the tables and plots read; ReportError names the first
+        one that is wrong, with ``where`` (the file) and ``fix``."""
+        def fail(problem: str) -> ReportError:
+            return ReportError(f"{where}: {problem}; {fix}")
+
         if not isinstance(d, dict) or d.get("format") != FORMAT:
-            raise ValueError(f"{where}: not a Tessel report (field 'format' should be "
-                             f"{FORMAT!r}); rerun `tessel simulate` to write it")
+            raise fail(f"not a Tessel report (field 'format' should be {FORMAT!r})")
         if d.get("version") != VERSION:
-            raise ValueError(f"{where}: report version {d.get('version')}, this Tessel "
-                             f"reads {VERSION}; rerun `tessel simulate`")
-        try:
-            layers = [Layer(**{**l, "tiles": [tuple(t) for t in l["tiles"]]})
-                      for l in d["layers"]]
-            tiles = [Tile(**t) for t in d["tiles"]]
-            fields = {k: d[k] for k in ("name", "arch", "cycles", "seconds",
-                                        "instructions", "mac_utilization", "bytes")}
-        except (KeyError, TypeError) as e:
-            raise ValueError(f"{where}: malformed report ({type(e).__name__}: {e}); "
-                             f"rerun `tessel simulate`") from None
-        return cls(**fields, layers=layers, tiles=tiles, check=d.get("check"),
+            raise fail(f"report version {d.get('version')!r}, this Tessel reads {VERSION}")
+        _Fields(d, "", fail).check(_REPORT)
+        arch = d["arch"]
+        rows, cols = arch["rows"], arch["cols"]
+        for i, t in enumerate(d["tiles"]):
+            if not (0 <= t["row"] < rows and 0 <= t["col"] < cols):
+                raise fail(f"field 'tiles[{i}]' is tile ({t['row']}, {t['col']}), "
+                           f"outside the {rows}x{cols} grid of field 'arch'")
+        layers = [Layer(**{**_known(Layer, l), "tiles": [tuple(t) for t in l["tiles"]]})
+                  for l in d["layers"]]
+        tiles = [Tile(**_known(Tile, t)) for t in d["tiles"]]
+        return cls(**{k: d[k] for k in ("name", "arch", "cycles", "seconds",
+                                        "instructions", "mac_utilization", "bytes")},
+                   layers=layers, tiles=tiles, check=d.get("check"),
                    timings=d.get("timings") or {}, trace=d.get("trace"))
 
     # ---- text --------------------------------------------------------------
@@ -182,3 +198,109 @@ class Report:
     def tile_table(self) -> str:
         from .tables import tile_table
         return tile_table(self)
+
+
+# ---- what from_dict checks -----------------------------------------------
+#
+# A field's kind, as the message says it; "?" after it: may be null or left
+# out. Nested objects are dicts of the same form, lists of them one-item
+# lists.
+
+def _number(v) -> bool:
+    return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+
+def _integer(v) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def _positive(v) -> bool:
+    return _number(v) and math.isfinite(v) and v > 0
+
+
+# The arch schema's bound on a grid's rows and columns.
+_GRID_MAX = next(f.max for f in ARCH_FIELDS if f.path == "grid.rows")
+_GRID = f"an integer from 1 to {_GRID_MAX}"
+
+
+def _coordinates(v) -> bool:
+    return isinstance(v, list) and len(v) == 2 and all(_integer(x) for x in v)
+
+
+# An object whose entries are numbers, each checked (and named) as one.
+_NUMBERS = "an object of numbers"
+
+_KINDS = {"a string": lambda v: isinstance(v, str), "a number": _number,
+          "an integer": _integer, "a boolean": lambda v: isinstance(v, bool),
+          "a number above 0": _positive,
+          _GRID: lambda v: _integer(v) and 1 <= v <= _GRID_MAX,
+          "a [row, col] pair": _coordinates, _NUMBERS: lambda v: isinstance(v, dict)}
+
+_REPORT = {
+    "name": "a string",
+    "arch": {"name": "a string", "rows": _GRID, "cols": _GRID,
+             "clock_mhz": "a number above 0", "macs_per_tile_cycle": "a number",
+             "dram_bytes_per_cycle": "a number above 0"},
+    "cycles": "a number", "seconds": "a number", "instructions": "a number",
+    "mac_utilization": "a number", "bytes": "an object of numbers",
+    "layers": [{"name": "a string", "op": "a string", "tiles": ["a [row, col] pair"],
+                "instructions": "a number", "busy": "a number", "stall": "a number",
+                "span": "a number?", "macs": "a number", "dram_bytes": "a number",
+                "noc_bytes": "a number"}],
+    "tiles": [{"row": "an integer", "col": "an integer", "busy": "a number",
+               "mac": "a number", "vector": "a number", "control": "a number",
+               "stalls": "an object of numbers", "idle": "a number",
+               "instructions": "a number", "macs": "a number",
+               "mac_utilization": "a number"}],
+    "check?": {"reference": "a string", "rtol": "a number", "atol": "a number",
+               "scale_rtol": "a number?", "passed": "a boolean",
+               "max_abs_error": "a number", "max_rel_error": "a number",
+               "max_scaled_error": "a number?"},
+    "timings": "an object of numbers?",
+    "trace": "a string?",
+}
+
+
+class _Fields:
+    """Checks one object of the report against its part of ``_REPORT``."""
+
+    def __init__(self, obj, path: str, fail):
+        self.obj, self.path, self.fail = obj, path, fail
+
+    def check(self, spec: dict) -> None:
+        for key, kind in spec.items():
+            optional = key.endswith("?") or (isinstance(kind, str) and kind.endswith("?"))
+            key = key.rstrip("?")
+            self.value(self.obj.get(key), f"{self.path}{key}", kind, optional,
+                       key in self.obj)
+
+    def value(self, v, path: str, kind, optional: bool, present: bool = True) -> None:
+        if v is None and optional:
+            return
+        if not present:
+            raise self.fail(f"field '{path}' is missing")
+        if isinstance(kind, dict):
+            if not isinstance(v, dict):
+                raise self.fail(f"field '{path}' is {_shown(v)}, not an object")
+            _Fields(v, f"{path}.", self.fail).check(kind)
+        elif isinstance(kind, list):
+            if not isinstance(v, list):
+                raise self.fail(f"field '{path}' is {_shown(v)}, not a list")
+            for i, item in enumerate(v):
+                self.value(item, f"{path}[{i}]", kind[0], False)
+        elif kind.rstrip("?") == _NUMBERS and isinstance(v, dict):
+            for key, item in v.items():
+                self.value(item, f"{path}.{key}", "a number", False)
+        elif not _KINDS[kind.rstrip("?")](v):
+            raise self.fail(f"field '{path}' is {_shown(v)}, not {kind.rstrip('?')}")
+
+
+def _shown(v) -> str:
+    text = repr(v)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _known(kind, d: dict) -> dict:
+    """The entries of ``d`` that are fields of the dataclass ``kind``."""
+    names = {f.name for f in fields(kind)}
+    return {k: v for k, v in d.items() if k in names}

@@ -45,7 +45,7 @@ from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 
-from ..errors import TesselError
+from ..errors import InvalidArgumentError, TesselError, UnknownNameError
 from .. import arch as arch_model
 from . import isa
 from .isa import Endpoint, Instruction, View
@@ -182,13 +182,16 @@ class Program:
         for b in self.buffers:
             if b.name == name:
                 return b
-        raise KeyError(f"program has no DRAM buffer {name!r}")
+        raise UnknownNameError(f"program has no DRAM buffer {name!r} (its buffers: "
+                               f"{', '.join(b.name for b in self.buffers) or 'none'})")
 
     def tile(self, row: int, col: int) -> TileProgram:
         for t in self.tiles:
             if (t.row, t.col) == (row, col):
                 return t
-        raise KeyError(f"tile ({row}, {col}) runs no code in this program")
+        raise UnknownNameError(f"tile ({row}, {col}) runs no code in this program (the "
+                               f"tiles that do: "
+                               f"{', '.join(f'({t.row}, {t.col})' for t in self.tiles) or 'none'})")
 
     def tag(self, tag: int | None) -> Tag | None:
         """The tag of id ``tag`` (None for None or an id not listed)."""
@@ -246,8 +249,10 @@ class Program:
         if inputs is not None and not isinstance(inputs, Mapping):
             inputs = list(inputs)
             if len(inputs) != len(self.inputs):
-                raise ValueError(f"{len(inputs)} inputs given, the program takes "
-                                 f"{len(self.inputs)}: {', '.join(self.inputs)}")
+                raise InvalidArgumentError(
+                    f"{len(inputs)} inputs given, the program takes {len(self.inputs)}: "
+                    f"{', '.join(self.inputs) or 'none'}; pass one array per input, in "
+                    f"that order, or a dict by name")
             inputs = dict(zip(self.inputs, inputs))
         return simulate(self, inputs, numerics=numerics, trace=trace)
 
@@ -1216,11 +1221,12 @@ class ProgramBuilder:
         initial content in the DRAM image — weights have it; inputs are
         written by whoever runs the program."""
         if kind not in BUFFER_KINDS:
-            raise ValueError(f"buffer kind {kind!r} is not one of {', '.join(BUFFER_KINDS)}")
+            raise InvalidArgumentError(f"buffer kind {kind!r} is not one of {', '.join(BUFFER_KINDS)}")
         if dtype not in isa.DTYPES:
-            raise ValueError(f"dtype {dtype!r} is not one of {', '.join(isa.DTYPES)}")
+            raise InvalidArgumentError(
+                f"dtype {dtype!r} is not one of {', '.join(isa.DTYPES)}")
         if any(b.name == name for b in self._buffers):
-            raise ValueError(f"buffer {name!r} exists already")
+            raise InvalidArgumentError(f"buffer {name!r} exists already")
         if offset is None:
             offset = -(-self._end // DRAM_ALIGNMENT) * DRAM_ALIGNMENT
         buf = Buffer(name, kind, int(offset), tuple(int(s) for s in shape), dtype)
@@ -1230,8 +1236,9 @@ class ProgramBuilder:
             from .numerics import to_storage
             raw = to_storage(np.asarray(data), dtype)
             if raw.size != buf.size:
-                raise ValueError(f"buffer {name!r}: data has {raw.size} elements, "
-                                 f"the shape {list(buf.shape)} has {buf.size}")
+                raise InvalidArgumentError(f"buffer {name!r}: data has {raw.size} "
+                                           f"elements, the shape {list(buf.shape)} has "
+                                           f"{buf.size}")
             self._data[name] = raw.tobytes()
         return buf
 

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from ..errors import UnknownNameError
+
 VARIANTS = ("torch", "onnx")
 
 
@@ -60,7 +62,8 @@ def get(name: str) -> Case:
     try:
         return CASES[name]
     except KeyError:
-        raise KeyError(f"no zoo case {name!r}; known: {', '.join(CASES)}") from None
+        raise UnknownNameError(f"no zoo case {name!r}; known: "
+                               f"{', '.join(CASES)}") from None
 
 
 def names() -> list[str]:
