@@ -178,12 +178,12 @@ def _side_values(n: int) -> list[int]:
 
 
 # An uneven cut (its last part shorter) is a candidate only if predicted
-# faster than every even one by more than this: about the cost model's
-# median error per layer (docs/mapper.md). Where they come closer the model
-# cannot rank them (the MLP's last layer on tessel-4x4: 10 columns over 4 x
-# 4 tiles as 3, 3, 3 and 1 predicted 537 cycles against the even 8 x 2
-# cut's 569, simulated 570 against 530; 4, 4 and 2 over 3 x 4 tiles
-# predicted 557, simulated 611).
+# faster than every even one by more than this: above the cost model's
+# median error per layer (6.7 %, docs/mapper.md). Where they come closer
+# the model cannot rank them. The MLP's last layer on tessel-4x4: 10
+# columns over 4 x 4 tiles as 3, 3, 3 and 1 were predicted 537 cycles
+# against the even 8 x 2 cut's 569, and simulated 570 against 530; as 4, 4
+# and 2 over 3 x 4 tiles, predicted 557, simulated 611.
 UNEVEN_MARGIN = 0.1
 
 
