@@ -425,7 +425,8 @@ class Arch:
         hops), in index order: a transfer on DMA channel ``c`` uses the
         ``c mod count``-th (docs/isa.md)."""
         hops = [abs(r - row) + abs(c - col) for r, c in self.dram.attach]
-        return tuple(i for i, h in enumerate(hops) if h == min(hops))
+        nearest = min(hops)
+        return tuple(i for i, h in enumerate(hops) if h == nearest)
 
     def split_channels(self, row: int, col: int) -> int:
         """How many DMA channels tile (row, col) spreads a large DRAM

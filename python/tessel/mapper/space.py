@@ -48,7 +48,8 @@ class MapperOptions:
     - ``even_splits``: cut a loop only into parts that divide it. Off by
       default: the passes lower a short last part like any other (a ViT's
       197 tokens over 16 tiles), as tessel-default-mapping's splits always
-      did.
+      did; such a cut is a candidate where it beats every even one by
+      ``UNEVEN_MARGIN``.
     - ``single_tile_ops``: allow an op that has a parallel loop to run on
       one tile (on by default; the lowering keeps its one-part partition).
     """
