@@ -351,3 +351,24 @@ def test_rows_cut_unevenly_still_share_the_weights():
     assert reads == (197 * 256 + 256 * 256) * 4
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_matmul_starts_from_zero_in_its_first_blocks_on_a_tile_of_its_own():
+    """On systolic-32x32, whose tile has its DRAM channels to itself, a
+    matmul's zero fill becomes its first blocks' matmul_init (the fill
+    delayed the array there); on tessel-4x4, whose tiles share theirs, it
+    stays a vector_fill. The bits are the same and match PyTorch."""
+    torch.manual_seed(0)
+    module = torch.nn.Linear(256, 128, bias=False).eval()
+    x = torch.randn(64, 256)
+    model = fe.import_torch(module, (x,))
+    golden = module(x).detach().numpy()
+    ops = {}
+    for arch in ("systolic-32x32", "tessel-4x4"):
+        program = compile_imported(model, arch)
+        ops[arch] = {ins.op for instrs in program.decoded().values() for ins in instrs}
+        np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)), golden,
+                                   rtol=1e-5, atol=1e-5)
+    assert "matmul_init" in ops["systolic-32x32"]
+    assert "vector_fill" not in ops["systolic-32x32"]
+    assert "vector_fill" in ops["tessel-4x4"] and "matmul_init" not in ops["tessel-4x4"]
