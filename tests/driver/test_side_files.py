@@ -44,12 +44,14 @@ def _fails(capsys, *argv) -> str:
 
 # ---- where the program and its run are written ------------------------------
 
+
 def test_an_output_path_that_is_not_a_program_directory_is_named(tmp_path, capsys):
     (tmp_path / "taken").write_text("x\n")
     err = _fails(capsys, "compile", "mlp", "-a", "tessel-4x4", "-q", "--mapper", "default",
                  "-o", str(tmp_path / "taken"))
     assert f"-o {tmp_path / 'taken'}: cannot write the program there" in err
     assert "exists and is not a program directory" in err and "pass a new directory" in err
+
 
 def test_a_directory_where_the_report_goes_is_named(prog, capsys):
     shutil.rmtree(prog / "run")
@@ -134,6 +136,7 @@ def test_a_bad_compile_json_entry_is_named(prog, capsys, key, value, said):
 
 
 # ---- reference/ ------------------------------------------------------------
+
 
 def _rewrite(path, change):
     with np.load(path) as data:
