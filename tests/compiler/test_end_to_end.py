@@ -173,6 +173,12 @@ def test_attention_as_users_write_it(layer, shapes):
                                rtol=1e-5, atol=1e-5 * np.abs(golden).max())
 
 
+def dram_reads(program):
+    """The transfers of ``program`` that read DRAM (loads and multicasts)."""
+    return [ins for instrs in program.decoded().values() for ins in instrs
+            if ins.op in ("dma", "dma_multicast") and ins["src"].kind == "dram"]
+
+
 def with_mappings(model, **mappings):
     """``model`` with ``tessel.mapping`` written on its one op of each kind
     given (``matmul="#tessel.mapping<...>"``), as a mapper would, first in
@@ -299,10 +305,8 @@ def test_spatially_split_convolution_reads_each_input_row_once():
         with_mappings(model, conv_2d_nchw_fchw=mapping), "tessel-4x4")
     assert not any(b.kind == "scratch" for b in program.buffers)
     inp = next(b for b in program.buffers if b.kind == "input")
-    reads = [ins for instrs in program.decoded().values() for ins in instrs
-             if ins.op in ("dma", "dma_multicast")
-             and ins["src"].kind == "dram"
-             and inp.offset <= ins["src"].view.base < inp.offset + inp.nbytes]
+    reads = [ins for ins in dram_reads(program)
+             if inp.offset <= ins["src"].view.base < inp.offset + inp.nbytes]
     assert sum(4 * np.prod(ins["sizes"]) for ins in reads) == inp.nbytes
     # The middle rows and columns: to two tiles, and the four corners' to all.
     assert sorted(len(ins["dsts"]) for ins in reads
@@ -345,9 +349,7 @@ def test_rows_cut_unevenly_still_share_the_weights():
     mapping = ("#tessel.mapping<row = 0, col = 0, rows = 4, cols = 4, "
                "parts = [4, 4, 1], shared>")
     program = compile_imported(with_mappings(model, matmul=mapping), "tessel-4x4")
-    reads = sum(4 * np.prod(ins["sizes"]) for instrs in program.decoded().values()
-                for ins in instrs
-                if ins.op in ("dma", "dma_multicast") and ins["src"].kind == "dram")
+    reads = sum(4 * np.prod(ins["sizes"]) for ins in dram_reads(program))
     assert reads == (197 * 256 + 256 * 256) * 4
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                module(x).detach().numpy(), rtol=1e-5, atol=1e-5)

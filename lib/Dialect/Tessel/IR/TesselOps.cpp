@@ -160,6 +160,24 @@ LogicalResult verifySameShape(Operation *op, MemRefType a, MemRefType b) {
 
 } // namespace
 
+void mlir::tessel::replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens) {
+  for (Operation *user : llvm::make_early_inc_range(transfer->getUsers())) {
+    auto wait = cast<WaitOp>(user);
+    SmallVector<Value> waited;
+    for (Value token : wait.getTokens()) {
+      if (token == transfer.getToken())
+        llvm::append_range(waited, tokens);
+      else
+        waited.push_back(token);
+    }
+    if (waited.empty())
+      wait.erase();
+    else
+      wait.getTokensMutable().assign(waited);
+  }
+  transfer.erase();
+}
+
 Value mlir::tessel::getViewRoot(Value view) {
   while (Operation *def = view.getDefiningOp()) {
     if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def))

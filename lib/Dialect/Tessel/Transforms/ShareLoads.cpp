@@ -720,24 +720,12 @@ private:
   /// instead; then erases it.
   static void awaitInstead(DmaOp load, ArrayRef<Value> tokens,
                            ArrayRef<Value> delivered) {
-    for (Operation *user : llvm::make_early_inc_range(load->getUsers())) {
-      auto wait = cast<WaitOp>(user);
-      OpBuilder at(wait);
+    for (Operation *user : load->getUsers()) {
+      OpBuilder at(user);
       for (Value semaphore : delivered)
-        WaitSemaphoreOp::create(at, wait.getLoc(), semaphore, 1);
-      SmallVector<Value> waited;
-      for (Value token : wait.getTokens()) {
-        if (token == load.getToken())
-          llvm::append_range(waited, tokens);
-        else
-          waited.push_back(token);
-      }
-      if (waited.empty())
-        wait.erase();
-      else
-        wait.getTokensMutable().assign(waited);
+        WaitSemaphoreOp::create(at, user->getLoc(), semaphore, 1);
     }
-    load.erase();
+    replaceTransfer(load, tokens);
   }
 
   /// The semaphore on `owner`'s tile that `peer` signals, one per ordered

@@ -105,18 +105,7 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
       piece->setDiscardableAttrs(dma->getDiscardableAttrDictionary());
       tokens.push_back(piece.getToken());
     }
-    for (Operation *user : llvm::make_early_inc_range(dma->getUsers())) {
-      auto wait = cast<WaitOp>(user);
-      SmallVector<Value> waited;
-      for (Value token : wait.getTokens()) {
-        if (token == dma.getToken())
-          llvm::append_range(waited, tokens);
-        else
-          waited.push_back(token);
-      }
-      wait.getTokensMutable().assign(waited);
-    }
-    dma.erase();
+    replaceTransfer(dma, tokens);
     ++numSplit;
   }
 };

@@ -33,6 +33,11 @@ BufferOp getSramBuffer(Value view);
 /// value that is none of them (an allocation, a buffer, an argument).
 Value getViewRoot(Value view);
 
+/// Where `transfer` is waited for, waits for `tokens` instead (a wait left
+/// with none is erased); then erases `transfer`. What replaces a transfer
+/// by others (pieces of it, or a multicast that delivers it) calls this.
+void replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
