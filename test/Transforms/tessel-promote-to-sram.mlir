@@ -222,6 +222,155 @@ func.func @zero_fill_into_accumulator(%a: memref<32x64xf32, #dram>, %b: memref<6
   return %c : memref<32x16xf32, #dram>
 }
 
+// A bias broadcast into a matmul's output (tessel-fold-bias-adds) is folded
+// like a fill: each accumulator loads the bias slice its columns cover, the
+// accumulator's views taken again on the bias, and broadcasts it in SRAM.
+// CHECK-LABEL: func.func @bias_into_accumulator
+// CHECK-SAME:    %[[BIAS:[^:]+]]: memref<16xf32, #dram>
+// CHECK-NOT:     linalg.broadcast
+// CHECK:         scf.forall (%[[P:.+]]) =
+// CHECK:           %[[BP:.+]] = memref.subview %[[BIAS]][%[[P]]] [8] [1]
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK:             %[[BI:.+]] = memref.subview %[[BP]][0] [8] [1]
+// CHECK:             %[[CS:.+]] = memref.alloc() : memref<16x8xf32, #sram>
+// CHECK:             %[[BS:.+]] = memref.alloc() : memref<8xf32, #sram>
+// CHECK:             memref.copy %[[BI]], %[[BS]]
+// CHECK:             linalg.broadcast ins(%[[BS]] : memref<8xf32, #sram>) outs(%[[CS]] : memref<16x8xf32, #sram>) dimensions = [0]
+// CHECK:             memref.dealloc %[[BS]]
+// CHECK:             scf.for
+// CHECK:               linalg.matmul ins({{.*}}) outs(%[[CS]] : memref<16x8xf32, #sram>)
+func.func @bias_into_accumulator(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>, %bias: memref<16xf32, #dram>) -> memref<32x16xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (16) step (8) {
+    %cp = memref.subview %c[0, %p] [32, 8] [1, 1] : memref<32x16xf32, #dram> to memref<32x8xf32, strided<[16, 1], offset: ?>, #dram>
+    %bp = memref.subview %bias[%p] [8] [1] : memref<16xf32, #dram> to memref<8xf32, strided<[1], offset: ?>, #dram>
+    linalg.broadcast ins(%bp : memref<8xf32, strided<[1], offset: ?>, #dram>) outs(%cp : memref<32x8xf32, strided<[16, 1], offset: ?>, #dram>) dimensions = [0]
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2]>}
+  scf.forall (%p) = (0) to (16) step (8) {
+    %cp = memref.subview %c[0, %p] [32, 8] [1, 1] : memref<32x16xf32, #dram> to memref<32x8xf32, strided<[16, 1], offset: ?>, #dram>
+    %bp = memref.subview %b[0, %p] [64, 8] [1, 1] : memref<64x16xf32, #dram> to memref<64x8xf32, strided<[16, 1], offset: ?>, #dram>
+    scf.for %i = %c0 to %c32 step %c16 {
+      %ci = memref.subview %cp[%i, 0] [16, 8] [1, 1] : memref<32x8xf32, strided<[16, 1], offset: ?>, #dram> to memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>
+      scf.for %k = %c0 to %c64 step %c16 {
+        %aik = memref.subview %a[%i, %k] [16, 16] [1, 1] : memref<32x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+        %bk = memref.subview %bp[%k, 0] [16, 8] [1, 1] : memref<64x8xf32, strided<[16, 1], offset: ?>, #dram> to memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%aik, %bk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>) outs(%ci : memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1]>}
+  return %c : memref<32x16xf32, #dram>
+}
+
+// An epilogue (tessel-fuse-epilogues) runs on each accumulator after its
+// last reduction step: the slice of its other input is loaded, the op runs
+// on the accumulator in place, and the result goes to the epilogue's
+// output, allocated before the producer now. The epilogue's partition is
+// gone (the producer's result buffer, no longer read, is left to the
+// canonicalizer).
+// CHECK-LABEL: func.func @epilogue_on_accumulator
+// CHECK-SAME:    %[[R:[^:]+]]: memref<32x16xf32, #dram>
+// CHECK:         %[[Y:.+]] = memref.alloc() {{.*}} : memref<32x16xf32, #dram>
+// CHECK:         scf.forall
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK-DAG:         %[[RI:.+]] = memref.subview %[[R]][%[[I]], 0] [16, 16]
+// CHECK-DAG:         %[[YI:.+]] = memref.subview %[[Y]][%[[I]], 0] [16, 16]
+// CHECK:             %[[CS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             linalg.fill
+// CHECK:             scf.for
+// CHECK:               linalg.matmul ins({{.*}}) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK:             %[[RS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             memref.copy %[[RI]], %[[RS]]
+// CHECK:             linalg.generic {{.*}} ins(%[[CS]], %[[RS]] : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK:               arith.addf
+// CHECK:               arith.maximumf
+// CHECK:             memref.copy %[[CS]], %[[YI]]
+// CHECK:             memref.dealloc %[[RS]]
+// CHECK-NOT:     scf.forall
+// CHECK:         return %[[Y]]
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+func.func @epilogue_on_accumulator(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>, %r: memref<32x16xf32, #dram>) -> memref<32x16xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %k = %c0 to %c64 step %c16 {
+        %aik = memref.subview %a[%i, %k] [16, 16] [1, 1] : memref<32x64xf32, #dram> to memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>
+        %bk = memref.subview %b[%k, 0] [16, 16] [1, 1] : memref<64x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%aik, %bk : memref<16x16xf32, strided<[64, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  %y = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (32) step (16) {
+    %cp = memref.subview %c[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    %rp = memref.subview %r[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    %yp = memref.subview %y[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [#id2, #id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%cp, %rp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>, memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%yp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %in_1: f32, %out: f32):
+      %s = arith.addf %in, %in_1 : f32
+      %m = arith.maximumf %s, %zero : f32
+      linalg.yield %m : f32
+    }
+  } {tessel.epilogue, tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1]>}
+  return %y : memref<32x16xf32, #dram>
+}
+
+// An epilogue whose output buffer the producer reads (bufferization let the
+// ReLU overwrite the matmul's dead input): run inside the producer it would
+// overwrite rows a later step still reads, so it writes a fresh buffer,
+// which what follows reads instead.
+// CHECK-LABEL: func.func @epilogue_output_read_by_producer
+// CHECK:         %[[H:.+]] = memref.alloc() {{.*}} : memref<32x16xf32, #dram>
+// CHECK:         memref.alloc() {{.*}} : memref<32x16xf32, #dram>
+// CHECK:         %[[FRESH:.+]] = memref.alloc() {{.*}} : memref<32x16xf32, #dram>
+// CHECK:         scf.forall
+// CHECK:           memref.subview %[[H]]
+// CHECK:           linalg.matmul
+// CHECK:           linalg.generic
+// CHECK:           memref.copy %{{.+}}, %{{.+}} : memref<16x16xf32, #sram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+// CHECK-NOT:     scf.forall
+// CHECK:         return %[[FRESH]]
+func.func @epilogue_output_read_by_producer(%b: memref<16x16xf32, #dram>) -> memref<32x16xf32, #dram> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %zero = arith.constant 0.0 : f32
+  %h = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      %hi = memref.subview %h[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+      %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+      linalg.matmul ins(%hi, %b : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>, memref<16x16xf32, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  scf.forall (%p) = (0) to (32) step (16) {
+    %cp = memref.subview %c[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    %hp = memref.subview %h[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%cp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%hp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %out: f32):
+      %m = arith.maximumf %in, %zero : f32
+      linalg.yield %m : f32
+    }
+  } {tessel.epilogue, tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1]>}
+  return %h : memref<32x16xf32, #dram>
+}
+
 // A reduction over the middle loop, cut into steps outside the innermost
 // output loop, loads its accumulator once per reduction step: only the first
 // load would see the fill, so the fill stays and every step loads.

@@ -205,6 +205,46 @@ def test_accumulator_reloaded_per_reduction_step_is_loaded():
         > _whole_part(unfilled, arch, (4, 8, 4)).cycles
 
 
+BIAS_RELU_MATMUL = """
+func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %bias: tensor<32xf32>) -> tensor<64x32xf32> {
+  %e = tensor.empty() : tensor<64x32xf32>
+  %s = linalg.broadcast ins(%bias : tensor<32xf32>) outs(%e : tensor<64x32xf32>) dimensions = [0]
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%s : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %zero = arith.constant 0.0 : f32
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  return %y : tensor<64x32xf32>
+}
+"""
+
+
+def test_bias_seeds_the_accumulator_and_relu_runs_as_its_epilogue():
+    # A bias broadcast into the matmul's output folds like a fill, each
+    # accumulator loading its columns of the bias (tessel-fold-bias-adds,
+    # tessel-promote-to-sram); the ReLU after it runs on each slice of the
+    # result before it is stored (tessel-fuse-epilogues).
+    broadcast, matmul, relu = _ops(BIAS_RELU_MATMUL)
+    out = matmul.operands[2]
+    assert broadcast.folded and out.filled and out.seed_dims == (1,)
+    assert relu.folded and matmul.epilogue is not None
+    arch = small_arch(1, 1)
+    assert estimate(relu, arch, Placement(0, 0, 1, 1, (1, 1))).cycles == 0
+    # In steps of 16 rows (each loading the whole right operand): four
+    # accumulators, each loading the 32 columns of the bias; the result goes
+    # to DRAM once, the ReLU's.
+    a, b, c, bias = 64 * 128 * 4, 128 * 32 * 4, 64 * 32 * 4, 32 * 4
+    assert _whole_part(matmul, arch, (16, 32, 128)).dram_bytes \
+        == a + 4 * b + c + 4 * bias
+    # The ReLU's temporaries (its maximum and its zero) and its input's
+    # slice (counted as tessel-tile-for-sram does) share the step's SRAM.
+    plain = dataclasses.replace(matmul, epilogue=None)
+    assert scratch_bytes(matmul, (16, 32, 128)) \
+        == scratch_bytes(plain, (16, 32, 128)) + 3 * 16 * 32 * 4
+
+
 def test_explain_marks_the_folded_fill():
     from tessel.mapper import explain, solve
 
@@ -226,7 +266,7 @@ def test_explain_marks_the_folded_fill():
     assert cycles(matmul) == solution.latency > 0
     assert lines[-3] == f"predicted latency {solution.latency} cycles"
     assert lines[-2].startswith("cpsat: OPTIMAL") and "gap 0.00%" in lines[-2]
-    assert "F: a fill folded into the accumulator" in lines[-1]
+    assert "a fill into the accumulator it initializes" in lines[-1]
 
 
 EMBEDDING = """
@@ -256,3 +296,34 @@ def test_a_lookup_costs_the_gather_of_its_rows():
     gather = transfer_cycles(arch, 2 * 8 * 16 * 4, rate, hops)
     assert with_gather.transfer - without.transfer in (int(gather), int(gather) + 1)
     assert with_gather.dram_bytes - without.dram_bytes == 2 * 8 * 16 * 4
+
+
+def test_epilogue_kept_only_where_predicted_faster():
+    # choose_epilogues keeps the ReLU on the matmul's slices where the
+    # matmul's cheapest placement running it beats the two apart, and
+    # otherwise gives the ReLU back its own placement; map_module writes
+    # the choice as tessel.epilogue on the ReLU.
+    from tessel.mapper import MapperOptions, choose_epilogues, map_module
+    from tessel.mapper.space import candidates
+
+    arch = small_arch(2, 2)
+    options = MapperOptions()
+    with Context():
+        g = graph.from_module(Module.parse(BIAS_RELU_MATMUL))
+    _, matmul, relu = g.ops
+    plain = dataclasses.replace(matmul, epilogue=None)
+    alone = dataclasses.replace(relu, folded=False)
+    fused = candidates(matmul, arch, options)[0].estimate.cycles
+    apart = (candidates(plain, arch, options)[0].estimate.cycles
+             + candidates(alone, arch, options)[0].estimate.cycles)
+    chosen = choose_epilogues(g, arch, options)
+    assert (chosen.ops[1].epilogue is not None) == (fused < apart)
+    assert chosen.ops[2].folded == (fused < apart)
+    with Context():
+        module = Module.parse(BIAS_RELU_MATMUL)
+        module.operation.attributes["tessel.arch"] = arch.to_attribute()
+        map_module(module, arch, "cpsat", options)
+        relu_op = [op for op in module.body.operations[0].regions[0].blocks[0]
+                   .operations if op.operation.name == "linalg.generic"][0]
+        assert ("tessel.epilogue" in relu_op.operation.attributes) \
+            == (fused < apart)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .apply import UnsupportedMapping, apply, unsupported
 from .graph import Graph, GraphError, Op, Operand
-from .space import MapperOptions, Problem, Solution
+from .space import MapperOptions, Problem, Solution, choose_epilogues
 
 # The start of tessel-lowering-pipeline: the mapper sees the ops
 # partitioning will see. Running the whole pipeline afterwards repeats these
@@ -60,7 +60,9 @@ def map_module(module, arch, method: str = "cpsat",
     from . import graph as graph_mod
 
     legalize(module)
-    g = graph_mod.from_module(module, name=name, roles=roles)
+    options = options or MapperOptions()
+    g = choose_epilogues(graph_mod.from_module(module, name=name, roles=roles),
+                         arch, options)
     solution = solve(g, arch, method, options)
     apply(module, g, solution)
     return g, solution
@@ -68,4 +70,5 @@ def map_module(module, arch, method: str = "cpsat",
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",
            "Op", "Operand", "Problem", "Solution", "UnsupportedMapping",
-           "apply", "legalize", "map_module", "solve", "unsupported"]
+           "apply", "choose_epilogues", "legalize", "map_module", "solve",
+           "unsupported"]

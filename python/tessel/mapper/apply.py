@@ -61,7 +61,7 @@ def mapping_text(choice) -> str:
 def apply(module, graph: Graph, solution: Solution) -> None:
     """Sets ``tessel.mapping`` on every linalg op of ``module`` (the module
     ``graph`` was read from, after the legalize passes)."""
-    from ..ir import Attribute
+    from ..ir import Attribute, UnitAttr
 
     problems = unsupported(graph, solution)
     if problems:
@@ -75,6 +75,11 @@ def apply(module, graph: Graph, solution: Solution) -> None:
         raise UnsupportedMapping(f"the module has {len(ops)} linalg ops, the "
                                  f"mapping {len(graph.ops)}: map the module it "
                                  "was solved for")
+    # Elementwise ops that run on their producers' results, in SRAM
+    # (tessel-fuse-epilogues).
+    epilogues = {op.epilogue.index for op in graph.ops if op.epilogue}
     for op, choice in zip(ops, sorted(solution.choices, key=lambda c: c.op)):
         op.operation.attributes["tessel.mapping"] = Attribute.parse(
             mapping_text(choice))
+        if choice.op in epilogues:
+            op.operation.attributes["tessel.epilogue"] = UnitAttr.get()

@@ -11,7 +11,7 @@ def run(args) -> int:
     from .. import zoo
     from ..compiler.lower import parse_imported
     from ..ir import Context
-    from . import MapperOptions, explain, graph, legalize, solve
+    from . import MapperOptions, choose_epilogues, explain, graph, legalize, solve
 
     try:
         case = zoo.get(args.model)
@@ -28,8 +28,10 @@ def run(args) -> int:
     with Context():
         m = parse_imported(model.mlir, target, model.signature)
         legalize(m)
-        g = graph.from_module(m, name=args.model,
-                              roles=[a.kind for a in model.signature.args])
+        g = choose_epilogues(
+            graph.from_module(m, name=args.model,
+                              roles=[a.kind for a in model.signature.args]),
+            target, options)
     solution = solve(g, target, args.mapper, options)
     if args.explain:
         print(explain.table(g, solution, target))

@@ -109,24 +109,54 @@ def working_set(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> i
                if not (skip_weights and o.role == "weight"))
 
 
-def scratch_bytes(op: Op, steps: tuple[int, ...]) -> int:
+def _result_slice(op: Op, steps: tuple[int, ...]) -> tuple[int, ...]:
+    """The extents of the slice of ``op``'s result that ``steps`` of its
+    loops compute: the loops of its epilogue."""
+    out = next(o for o in op.operands if o.is_output)
+    return tuple(a.extent(steps, full) for a, full in zip(out.access, out.shape))
+
+
+def _epilogue_weight_bytes(op: Op, steps: tuple[int, ...]) -> int:
+    """Bytes of the slices of its epilogue's weights that ``steps`` of
+    ``op`` read (a resident op keeps them with its own)."""
+    if op.epilogue is None:
+        return 0
+    shape = _result_slice(op, steps)
+    return sum(o.slice_bytes(shape) for o in op.epilogue.operands
+               if not o.is_output and o.role == "weight")
+
+
+def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
     """Bytes of the SRAM temporaries tessel-lower-to-instructions allocates
     for one step (tessel-tile-for-sram's ``getScratchBytes``): an elementwise
     body's values (one per body op, captured value and reduced loop), a
-    depthwise convolution's products."""
+    depthwise convolution's products, the slice of a seed that sets an
+    accumulator."""
+    # An accumulator set from a seed loads the seed's slice beside it (a
+    # resident weight's lies with the weights); an epilogue its inputs'
+    # slices (the result's counted again, as tessel-tile-for-sram does) and
+    # its temporaries.
+    seeds = sum(o.seed_bytes(steps) for o in op.operands
+                if not (skip_weights and o.seed_is_weight))
+    if op.epilogue is not None:
+        shape = _result_slice(op, steps)
+        seeds += scratch_bytes(op.epilogue, shape) + sum(
+            o.slice_bytes(shape) for o in op.epilogue.operands
+            if not o.is_output and not (skip_weights and o.role == "weight"))
     if op.kind in ("elementwise", "reduction"):
         count = op.vector_ops + op.captured + len(op.reduction_loops)
-        return 4 * count * math.prod(steps)
+        return 4 * count * math.prod(steps) + seeds
     if op.kind == "window" and op.weighted:
         return 4 * math.prod(s for s, t in zip(steps, op.iterators)
-                             if t == "parallel")
-    return 0
+                             if t == "parallel") + seeds
+    return seeds
 
 
 def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
     """SRAM for steps of ``steps``: two steps' operands (one computing, one
     arriving) and one step's temporaries."""
-    return 2 * working_set(op, steps, skip_weights) + scratch_bytes(op, steps)
+    return (2 * working_set(op, steps, skip_weights)
+            + scratch_bytes(op, steps, skip_weights))
 
 
 @functools.lru_cache(maxsize=65536)
@@ -472,7 +502,10 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     sram = arch.tile.sram.bytes
     weights = [o for o in op.operands if o.role == "weight"]
     resident = placement.resident and bool(weights)
-    resident_bytes = sum(o.slice_bytes(part) for o in weights) if resident else 0
+    resident_bytes = (sum(o.slice_bytes(part) for o in weights)
+                      + sum(o.seed_bytes(part) for o in op.operands
+                            if o.seed_is_weight)
+                      + _epilogue_weight_bytes(op, part)) if resident else 0
     if resident_bytes >= sram:
         return None
     candidates = step_candidates(op, part, sram - resident_bytes,
@@ -570,8 +603,16 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
+                # Set from a seed: its slice is loaded first, unless it is
+                # kept with the resident weights.
+                seed = 0 if resident and o.seed_is_weight else o.seed_bytes(shape)
+                if seed:
+                    load_total += count * transfer_cycles(arch, seed, rate, hops)
+                    bytes_per_tile += count * seed
             if shared > 1:
                 compute += count * 4 * _ISSUE
+        if in_sram and o.seed_dims and not (resident and o.seed_is_weight):
+            own_first += transfer_cycles(arch, o.seed_bytes(steps), rate, hops)
         if loaded:
             first = (transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops)
                      + first_handshake)
@@ -579,6 +620,20 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 shared_first = max(shared_first, first)
             else:
                 own_first += first
+    # An epilogue runs on each slice of the result before it is stored,
+    # its other inputs' slices loaded first.
+    if op.epilogue is not None:
+        out = next(o for o in op.operands if o.is_output)
+        for shape, count in _transfers(out, part, steps):
+            result = _result_slice(op, shape)
+            compute += count * compute_cycles(op.epilogue, arch, result)
+            for o in op.epilogue.operands:
+                if o.is_output or o.source == ("op", op.index) \
+                        or (resident and o.role == "weight"):
+                    continue
+                b = o.slice_bytes(result)
+                load_total += count * transfer_cycles(arch, b, rate, hops)
+                bytes_per_tile += count * b
     first_load = max(own_first, shared_first)
     transfer = load_total + store_total
 

@@ -42,9 +42,11 @@ def table(graph: Graph, solution: Solution, arch) -> str:
                  f"on {arch.name}")
     lines.extend(solution.notes)
     lines.append("W: weights resident in SRAM; S: slices several tiles read "
-                 "loaded once and multicast; F: a fill folded into the "
-                 "accumulator it initializes (runs no code); parts/steps per "
-                 "loop in iteration-domain order")
+                 "loaded once and multicast; F: folded into a neighbour, a "
+                 "fill into the accumulator it initializes or an elementwise "
+                 "op into the op before it, on whose slices it runs (no code "
+                 "of its own); parts/steps per loop in iteration-domain "
+                 "order")
     return "\n".join(lines)
 
 

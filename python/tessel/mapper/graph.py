@@ -85,6 +85,11 @@ class Operand:
     source: tuple[str, int | None] = ("new", None)
     role: str = "activation"     # input | weight | activation | output
     filled: bool = False         # an accumulator whose fill is folded into it
+    # An accumulator a broadcast of a function argument sets instead (a
+    # bias, tessel-fold-bias-adds): the dimensions that argument spans,
+    # whose slice each accumulator loads. Empty otherwise.
+    seed_dims: tuple[int, ...] = ()
+    seed_is_weight: bool = False  # kept in SRAM with the weights if resident
 
     @cached_property
     def indexed_loops(self) -> frozenset[int]:
@@ -102,6 +107,16 @@ class Operand:
         n = self.elem_bytes
         for acc, full in zip(self.access, self.shape):
             n *= acc.extent(steps, full)
+        return n
+
+    def seed_bytes(self, steps: tuple[int, ...]) -> int:
+        """Bytes of the seed slice that sets this accumulator's slice of
+        ``steps`` (0 without a seed)."""
+        if not self.seed_dims:
+            return 0
+        n = self.elem_bytes
+        for d in self.seed_dims:
+            n *= self.access[d].extent(steps, self.shape[d])
         return n
 
 
@@ -122,7 +137,10 @@ class Op:
     tag: str = ""                # the source line the program's tag names
     window: tuple[int, ...] = ()  # kernel taps (window kind)
     weighted: bool = False       # depthwise: a multiply per tap
-    folded: bool = False         # a fill folded into its consumer: runs no code
+    folded: bool = False         # folded into a neighbour: runs no code of its own
+    # The elementwise op that runs on each slice of this op's result before
+    # it is stored (tessel-fuse-epilogues), which is then ``folded``.
+    epilogue: Op | None = None
 
     def __post_init__(self):
         if self.kind not in KINDS:
@@ -389,8 +407,84 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                       if kind in ("elementwise", "reduction") else 0,
                       tag=_describe(op), window=window,
                       weighted="depthwise" in opname))
-    ops = tuple(fold_fills(ops))
+    ops = tuple(fold_epilogues(fold_fills(ops)))
     return Graph(name=name, ops=ops, edges=edges_of(ops))
+
+
+def _at_own_indices(o: Operand) -> bool:
+    """Whether ``o`` is read at the loops' indices: dimension d at loop d."""
+    return all(a.terms == ((d, 1),) and a.const == 0
+               for d, a in enumerate(o.access))
+
+
+def _reads_in_order(o: Operand) -> bool:
+    """Whether ``o`` is read at some of the loops' indices in order, its
+    other dimensions at 0 (a broadcast), as an epilogue's inputs must be."""
+    last = -1
+    for a in o.access:
+        if not a.terms:
+            if a.terms is None or a.const != 0:
+                return False
+            continue
+        if len(a.terms) != 1 or a.terms[0][1] != 1 or a.const != 0 \
+                or a.terms[0][0] <= last:
+            return False
+        last = a.terms[0][0]
+    return True
+
+
+def fold_epilogues(ops) -> list[Op]:
+    """``ops`` with each elementwise op that can run on the slices of the
+    op right before it (tessel-fuse-epilogues) marked ``folded``, and
+    recorded as that op's ``epilogue``: it alone reads the result, at its own
+    indices, with the same element size; its other inputs are read at its
+    indices in order (a bias, a residual), none looked up.
+    :func:`space.choose_epilogues` keeps those that pay."""
+    ops = list(ops)
+    readers: dict[int, list[int]] = {}
+    for op in ops:
+        for o in op.operands:
+            if o.source[0] == "op":
+                readers.setdefault(o.source[1], []).append(op.index)
+    for producer in list(ops):
+        if len(readers.get(producer.index, ())) != 1:
+            continue
+        i = readers[producer.index][0]
+        producer, op = ops[producer.index], ops[i]
+        # Right after it (tessel-fuse-epilogues moves nothing between).
+        if i != producer.index + 1:
+            continue
+        outs = [o for o in producer.operands if o.is_output]
+        mine = [o for o in op.operands if o.is_output]
+        if op.name != "linalg.generic" or op.reduction_loops or op.gathered_bytes \
+                or producer.folded or producer.epilogue or op.epilogue \
+                or len(outs) != 1 or len(mine) != 1 or outs[0].role == "output" \
+                or not _at_own_indices(mine[0]) \
+                or mine[0].elem_bytes != outs[0].elem_bytes:
+            continue
+        reads = [o for o in op.operands if not o.is_output
+                 and o.source == ("op", producer.index)]
+        others = [o for o in op.operands if not o.is_output
+                  and o.source != ("op", producer.index)]
+        if len(reads) != 1 or not _at_own_indices(reads[0]) \
+                or reads[0].shape != outs[0].shape \
+                or not all(_reads_in_order(o) for o in others):
+            continue
+        ops[i] = replace(op, folded=True)
+        ops[producer.index] = replace(producer, epilogue=op)
+    return ops
+
+
+def _seed(op: Op) -> Operand | None:
+    """The input of a broadcast of a function argument; None for any other
+    op."""
+    if op.name != "linalg.broadcast":
+        return None
+    inputs = [o for o in op.operands if not o.is_output]
+    if len(inputs) != 1 or inputs[0].source[0] != "arg" \
+            or not inputs[0].indexed_loops:
+        return None
+    return inputs[0]
 
 
 def fold_fills(ops) -> list[Op]:
@@ -399,7 +493,9 @@ def fold_fills(ops) -> list[Op]:
     marked ``folded``, and that accumulator ``filled``:
     tessel-promote-to-sram sets such an accumulator in SRAM instead of
     loading it and erases the fill, where the accumulator is loaded once per
-    element (the cost model checks that per step choice)."""
+    element (the cost model checks that per step choice). A broadcast of a
+    function argument (a bias, tessel-fold-bias-adds) folds the same way,
+    the accumulator loading the argument's slice (``seed_dims``)."""
     ops = list(ops)
     consumers: dict[int, list[int]] = {}
     for op in ops:
@@ -419,12 +515,17 @@ def fold_fills(ops) -> list[Op]:
             continue
         fill = ops[j]
         fill_out = [o for o in fill.operands if o.is_output]
-        if fill.kind != "fill" or len(fill_out) != 1 \
+        seed = _seed(fill)
+        if (fill.kind != "fill" and seed is None) or len(fill_out) != 1 \
                 or fill_out[0].source != ("new", None) \
                 or fill_out[0].shape != out.shape:
             continue
         ops[j] = replace(fill, folded=True)
         operands = list(op.operands)
-        operands[k] = replace(out, filled=True)
+        # A broadcast's loops are its output's dimensions.
+        operands[k] = replace(
+            out, filled=True,
+            seed_dims=tuple(sorted(seed.indexed_loops)) if seed else (),
+            seed_is_weight=bool(seed) and seed.role == "weight")
         ops[i] = replace(op, operands=tuple(operands))
     return ops

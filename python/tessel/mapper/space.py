@@ -262,7 +262,7 @@ def default_placement(op: Op, arch) -> Placement:
 def _op_key(op: Op):
     """Ops with equal keys have equal candidates (ResNet repeats shapes)."""
     return (op.kind, op.loops, op.iterators, op.operands, op.vector_ops,
-            op.window, op.weighted, op.folded)
+            op.window, op.weighted, op.folded, op.epilogue)
 
 
 def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
@@ -282,6 +282,28 @@ def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
 
 
 _CANDIDATES: dict = {}
+
+
+def choose_epilogues(graph: Graph, arch, options: MapperOptions) -> Graph:
+    """``graph`` with each epilogue (``graph.fold_epilogues``) kept only
+    where its producer's cheapest placement running it is predicted faster
+    than the cheapest placements of the two apart: an epilogue saves its
+    result's round trip through DRAM, but its inputs and temporaries take
+    SRAM from the producer's steps and its vector work runs in them."""
+    ops = list(graph.ops)
+    for i, op in enumerate(ops):
+        if op.epilogue is None:
+            continue
+        j = op.epilogue.index
+        plain = replace(op, epilogue=None)
+        alone = replace(ops[j], folded=False)
+        fused = candidates(op, arch, options)
+        apart = (candidates(plain, arch, options), candidates(alone, arch, options))
+        if fused and all(apart) and fused[0].estimate.cycles \
+                < sum(cs[0].estimate.cycles for cs in apart):
+            continue
+        ops[i], ops[j] = plain, alone
+    return replace(graph, ops=tuple(ops))
 
 
 def _candidates(op: Op, arch, split_reductions: bool, resident: bool,

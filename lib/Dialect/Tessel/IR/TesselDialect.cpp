@@ -96,6 +96,19 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "memref.copy, memref.dealloc)";
     return success();
   }
+  if (attr.getName() == getEpilogueAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) ||
+        (!op->hasAttr(getPartitionAttrName()) && !isa<TilingInterface>(op) &&
+         !isa<memref::CopyOp>(op)))
+      return op->emitError()
+             << "'" << getEpilogueAttrName()
+             << "' is a unit attribute of an elementwise op that runs as the "
+                "epilogue of the op before it, of its partition (an "
+                "scf.forall with '"
+             << getPartitionAttrName() << "') or of the loads it makes there "
+                "(memref.copy)";
+    return success();
+  }
   if (attr.getName() == getShareAttrName()) {
     auto group = dyn_cast<IntegerAttr>(attr.getValue());
     if (!group || group.getValue().isNegative() ||

@@ -29,7 +29,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // no input before fusion mixes it into ops that do, read lookups at
   // the ops' own loop indices as operands and those at other indices that
   // depend on no input through tables of offsets; compute in the chip's
-  // types and ops; make data movement mappable; fuse elementwise chains;
+  // types and ops; make data movement mappable; fuse elementwise chains; start
+  // matmuls from the biases added to them;
   // store the booleans left between ops as floats.
   pm.addNestedPass<func::FuncOp>(createTesselScansAsReductions());
   pm.addPass(createTesselCheckInputContract());
@@ -43,6 +44,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
+  pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
   pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());
   pm.addPass(createCanonicalizerKeepingPartitions());
 }
@@ -50,9 +52,11 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
 void tessel::buildLoweringPipeline(OpPassManager &pm,
                                    const LoweringPipelineOptions &options) {
   buildLegalizePipeline(pm);
-  // Map and split over the grid; size each tile's steps for SRAM.
+  // Map and split over the grid; run elementwise consumers on their
+  // producers' tiles; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());
   pm.addNestedPass<func::FuncOp>(createTesselPartition());
+  pm.addNestedPass<func::FuncOp>(createTesselFuseEpilogues());
   pm.addNestedPass<func::FuncOp>(createTesselTileForSram());
   pm.addPass(createCanonicalizerKeepingPartitions());
   // Bufferize into DRAM; CSE lets canonicalization drop the copies between

@@ -487,9 +487,12 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       for (Value operand : op->getOperands())
         capture(operand);
     });
+    // An epilogue's loads are not shared: small, at the end of a step, and
+    // sharing them would hold the tiles in step there.
     auto markLoad = [&](memref::CopyOp copy) {
       auto source = dyn_cast<MemRefType>(copy.getSource().getType());
-      if (source && getMemorySpace(source) == MemorySpace::dram)
+      if (source && getMemorySpace(source) == MemorySpace::dram &&
+          !copy->hasAttr(TesselDialect::getEpilogueAttrName()))
         copy->setAttr(TesselDialect::getShareAttrName(),
                       core.getI64IntegerAttr(*shareGroup));
     };

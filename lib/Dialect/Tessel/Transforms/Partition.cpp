@@ -225,7 +225,9 @@ FailureOr<scf::ForallOp> wrapInSingleIterationForall(RewriterBase &rewriter,
 /// A mapping for an op the partitioning of `mapped` created (the fill of
 /// its partial results, the reduce that adds them up): its largest parallel
 /// loop split over `mapped`'s rectangle where it divides evenly, else the
-/// rectangle's first tile.
+/// rectangle's first tile. It keeps weights resident where `mapped` does:
+/// the reduce starts from the op's init, which may be a weight's broadcast
+/// (a bias, tessel-fold-bias-adds).
 MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
                              OpBuilder &builder) {
   SmallVector<Range> domain = op.getIterationDomain(builder);
@@ -248,8 +250,8 @@ MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
   return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
                           spread ? mapped.getRows() : 1,
                           spread ? mapped.getCols() : 1, parts,
-                          mapped.getStage(), /*steps=*/{}, /*resident=*/false,
-                          /*shared=*/false);
+                          mapped.getStage(), /*steps=*/{},
+                          mapped.getResident(), /*shared=*/false);
 }
 
 struct Partition : impl::TesselPartitionBase<Partition> {
@@ -331,6 +333,14 @@ struct Partition : impl::TesselPartitionBase<Partition> {
       // The mapping now describes the loop; each tiled op is one tile's part.
       tiled->loops.front()->setAttr(TesselDialect::getPartitionAttrName(),
                                     mapping);
+      // So does an epilogue's mark (tessel-fuse-epilogues).
+      if (Attribute epilogue =
+              op->getAttr(TesselDialect::getEpilogueAttrName())) {
+        tiled->loops.front()->setAttr(TesselDialect::getEpilogueAttrName(),
+                                      epilogue);
+        for (Operation *part : tiled->tiledOps)
+          part->removeAttr(TesselDialect::getEpilogueAttrName());
+      }
       for (Operation *part : tiled->tiledOps)
         part->removeAttr(mappingName);
       rewriter.replaceOp(op, tiled->replacements);

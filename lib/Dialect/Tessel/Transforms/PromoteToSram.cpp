@@ -16,7 +16,10 @@
 // constant (the zero init of a matmul or convolution, a max pooling's
 // -inf) is filled in SRAM instead of loaded, where it is loaded once per
 // output element; the fill in DRAM then has no reader and is erased. This
-// saves writing and reading the whole output once.
+// saves writing and reading the whole output once. So is one a partitioned
+// broadcast of a function argument has set (a bias, tessel-fold-bias-adds):
+// each accumulator loads the slice of the argument it covers and broadcasts
+// it in SRAM.
 //
 // A weight the mapping keeps resident goes further: its whole part
 // slice gets one SRAM buffer, loaded before the first step, and each step
@@ -29,15 +32,18 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Epilogues.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
+#include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/MemRef/Utils/MemRefUtils.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
+#include "mlir/IR/IRMapping.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
@@ -170,10 +176,16 @@ getPartSlice(Value value, scf::ForOp loops) {
 /// Gives the resident weight `operand` of `op` its part's slice in SRAM,
 /// loaded before the step loops, and points the operand at this step's
 /// slice of it. Returns the buffer, to be freed after the loops.
-FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
-                                 OpOperand &operand, scf::ForOp loops) {
+/// Gives `value`, a step's slice of a resident weight that `operand` of
+/// `op` reads, its part's slice in SRAM, loaded before the step loops.
+/// Returns the buffer, to be freed after the loops, and the step's slice of
+/// it.
+FailureOr<std::pair<Value, Value>>
+promoteResidentSlice(RewriterBase &rewriter, linalg::LinalgOp op,
+                     OpOperand &operand, Value value, scf::ForOp loops,
+                     bool epilogue = false) {
   FailureOr<std::pair<Value, SmallVector<memref::SubViewOp>>> slice =
-      getPartSlice(operand.get(), loops);
+      getPartSlice(value, loops);
   if (failed(slice))
     return op.emitOpError()
            << "reads its resident weight (operand #"
@@ -182,6 +194,7 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
   auto [partSlice, stepViews] = *slice;
   Location loc = op.getLoc();
   StringRef tag = TesselDialect::getResidentAttrName();
+  OpBuilder::InsertionGuard guard(rewriter);
   rewriter.setInsertionPoint(loops ? loops.getOperation() : op.getOperation());
   FailureOr<std::pair<Value, Value>> promoted =
       allocateInSram(rewriter, operand, partSlice);
@@ -189,8 +202,10 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
     return failure();
   auto [buffer, view] = *promoted;
   buffer.getDefiningOp()->setAttr(tag, rewriter.getUnitAttr());
-  memref::CopyOp::create(rewriter, loc, partSlice, view)
-      ->setAttr(tag, rewriter.getUnitAttr());
+  auto copy = memref::CopyOp::create(rewriter, loc, partSlice, view);
+  copy->setAttr(tag, rewriter.getUnitAttr());
+  if (epilogue)
+    copy->setAttr(TesselDialect::getEpilogueAttrName(), rewriter.getUnitAttr());
   // Each step's slice, taken the way the step took it from DRAM.
   Value step = view;
   for (memref::SubViewOp subview : stepViews) {
@@ -199,8 +214,20 @@ FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
         rewriter, subview.getLoc(), step, subview.getMixedOffsets(),
         subview.getMixedSizes(), subview.getMixedStrides());
   }
-  operand.set(step);
-  return buffer;
+  return std::make_pair(buffer, step);
+}
+
+/// Gives the resident weight `operand` of `op` its part's slice in SRAM,
+/// loaded before the step loops, and points the operand at this step's
+/// slice of it. Returns the buffer, to be freed after the loops.
+FailureOr<Value> promoteResident(RewriterBase &rewriter, linalg::LinalgOp op,
+                                 OpOperand &operand, scf::ForOp loops) {
+  FailureOr<std::pair<Value, Value>> promoted =
+      promoteResidentSlice(rewriter, op, operand, operand.get(), loops);
+  if (failed(promoted))
+    return failure();
+  operand.set(promoted->second);
+  return promoted->first;
 }
 
 /// The only op of partition `forall`, if it is a linalg op and nothing else
@@ -238,12 +265,90 @@ bool usesBuffer(Operation *op, Value buffer) {
   return result.wasInterrupted();
 }
 
-/// A partitioned fill of a whole buffer with a constant, which the next
-/// partition reads only as its accumulator's initial value.
+/// A partitioned op that sets a whole buffer, which the next partition reads
+/// only as its accumulator's initial value: a fill with a constant, or a
+/// broadcast of a function argument (a bias, tessel-fold-bias-adds).
 struct FilledAccumulator {
   scf::ForallOp fill;
   arith::ConstantOp value;
+  /// The broadcast's whole input, in DRAM, and the dimensions it adds.
+  Value seed;
+  ArrayRef<int64_t> broadcastDims;
 };
+
+/// The function argument whose view `input` of partition `forall` is,
+/// through subviews alone (each dimension of the view is one of the
+/// argument's), or null.
+BlockArgument getArgumentViewed(Value input, scf::ForallOp forall) {
+  while (auto subview = input.getDefiningOp<memref::SubViewOp>()) {
+    if (subview.getDroppedDims().any())
+      return {};
+    input = subview.getSource();
+  }
+  auto arg = dyn_cast<BlockArgument>(input);
+  return arg && forall.isDefinedOutsideOfLoop(arg) &&
+                 isa<func::FuncOp>(arg.getOwner()->getParentOp())
+             ? arg
+             : BlockArgument();
+}
+
+/// Whether `view` is `buffer` seen through subviews of unit strides that
+/// keep every dimension, so that its element (i, j, ...) is the buffer's
+/// (i, j, ...) shifted by the subviews' offsets.
+bool isShiftedViewOf(Value view, Value buffer) {
+  while (view != buffer) {
+    auto subview = view.getDefiningOp<memref::SubViewOp>();
+    if (!subview || subview.getDroppedDims().any() ||
+        !llvm::all_of(subview.getStaticStrides(),
+                      [](int64_t stride) { return stride == 1; }))
+      return false;
+    view = subview.getSource();
+  }
+  return true;
+}
+
+/// `target` viewed the way `view`, a shifted view of `buffer`
+/// (isShiftedViewOf), views `buffer`: a subview after each of `view`'s,
+/// whose offset and size along each dimension of `target` are those along
+/// the dimension of `buffer` that `map` reads there (0 and 1 where it reads
+/// a constant 0: a broadcast along that dimension).
+Value mirrorViews(RewriterBase &rewriter, Value view, Value buffer,
+                  Value target, AffineMap map) {
+  SmallVector<memref::SubViewOp> chain;
+  for (; view != buffer; view = chain.back().getSource())
+    chain.push_back(view.getDefiningOp<memref::SubViewOp>());
+  OpBuilder::InsertionGuard guard(rewriter);
+  for (memref::SubViewOp subview : llvm::reverse(chain)) {
+    SmallVector<OpFoldResult> offsets, sizes;
+    SmallVector<OpFoldResult> viewOffsets = subview.getMixedOffsets();
+    SmallVector<OpFoldResult> viewSizes = subview.getMixedSizes();
+    for (AffineExpr result : map.getResults()) {
+      if (auto dim = dyn_cast<AffineDimExpr>(result)) {
+        offsets.push_back(viewOffsets[dim.getPosition()]);
+        sizes.push_back(viewSizes[dim.getPosition()]);
+        continue;
+      }
+      offsets.push_back(rewriter.getIndexAttr(0));
+      sizes.push_back(rewriter.getIndexAttr(1));
+    }
+    SmallVector<OpFoldResult> strides(sizes.size(), rewriter.getIndexAttr(1));
+    rewriter.setInsertionPointAfter(subview);
+    target = memref::SubViewOp::create(rewriter, subview.getLoc(), target,
+                                       offsets, sizes, strides);
+  }
+  return target;
+}
+
+/// The map from the dimensions of a broadcast's output to those of its
+/// input: every dimension but the `added` ones, in order.
+AffineMap getBroadcastInputMap(MLIRContext *ctx, int64_t rank,
+                               ArrayRef<int64_t> added) {
+  SmallVector<AffineExpr> kept;
+  for (int64_t dim = 0; dim < rank; ++dim)
+    if (!llvm::is_contained(added, dim))
+      kept.push_back(getAffineDimExpr(dim, ctx));
+  return AffineMap::get(rank, 0, kept, ctx);
+}
 
 /// For each accumulating op (a reduction that reads its output) that is the
 /// only op of its partition, whose output is a whole DRAM buffer of the
@@ -289,15 +394,231 @@ findFilledAccumulators(func::FuncOp func) {
         users.push_back(prev);
     auto fill = users.size() == 1 ? dyn_cast<scf::ForallOp>(users.front())
                                   : scf::ForallOp();
-    auto fillOp = fill ? dyn_cast_or_null<linalg::FillOp>(
-                             getPartitionOp(fill).getOperation())
-                       : linalg::FillOp();
-    if (!fillOp || !isViewOf(fillOp.getDpsInitOperand(0)->get(), buffer))
+    Operation *setter = fill ? getPartitionOp(fill).getOperation() : nullptr;
+    if (auto fillOp = dyn_cast_or_null<linalg::FillOp>(setter)) {
+      auto value = fillOp.getInputs()[0].getDefiningOp<arith::ConstantOp>();
+      if (value && isViewOf(fillOp.getDpsInitOperand(0)->get(), buffer))
+        found[op] = {fill, value, Value(), {}};
       continue;
-    if (auto value = fillOp.getInputs()[0].getDefiningOp<arith::ConstantOp>())
-      found[op] = {fill, value};
+    }
+    // A broadcast: its input is read again at each accumulator's offsets,
+    // so the accumulator's views must be shifts of the buffer.
+    auto broadcast = dyn_cast_or_null<linalg::BroadcastOp>(setter);
+    if (!broadcast || !isViewOf(broadcast.getInit(), buffer) ||
+        !isShiftedViewOf(output, buffer))
+      continue;
+    if (BlockArgument seed = getArgumentViewed(broadcast.getInput(), fill))
+      found[op] = {fill, arith::ConstantOp(), seed,
+                   broadcast.getDimensions()};
   }
   return found;
+}
+
+/// An elementwise partition that runs on each slice of the result of the
+/// partition before it (tessel-fuse-epilogues), seen from that partition:
+/// the op, the producer's result buffer it reads, the buffer it writes, and
+/// for each of its inputs the value outside its partition it reads (null
+/// for the result).
+struct Epilogue {
+  scf::ForallOp partition;
+  linalg::GenericOp op;
+  Value result;
+  Value output;
+  SmallVector<Value> inputs;
+  /// Whether the output buffer is one the producer reads (bufferization
+  /// let the consumer overwrite a tensor that is dead after the producer):
+  /// run inside the producer, the epilogue writes a fresh buffer instead.
+  bool overwritesProducerInput = false;
+};
+
+/// Gives `epilogue` a fresh output buffer, allocated before `producer`,
+/// which every op after the epilogue's partition reads instead of the old
+/// one: the producer reads the old one to its last step.
+void giveFreshOutput(Epilogue &epilogue, Operation *producer) {
+  Value old = epilogue.output;
+  auto alloc = old.getDefiningOp<memref::AllocOp>();
+  OpBuilder builder(producer);
+  Value fresh = memref::AllocOp::create(builder, alloc.getLoc(),
+                                        alloc.getType(),
+                                        alloc.getAlignmentAttr());
+  Operation *partition = epilogue.partition;
+  old.replaceUsesWithIf(fresh, [&](OpOperand &use) {
+    Operation *owner =
+        partition->getBlock()->findAncestorOpInBlock(*use.getOwner());
+    return owner && partition->isBeforeInBlock(owner);
+  });
+  epilogue.output = fresh;
+  epilogue.overwritesProducerInput = false;
+}
+
+/// The value outside `forall` that `view`, inside it, takes subviews of
+/// (keeping their rank), or null.
+Value getViewedFromOutside(Value view, scf::ForallOp forall) {
+  while (!forall.isDefinedOutsideOfLoop(view)) {
+    auto subview = view.getDefiningOp<memref::SubViewOp>();
+    if (!subview || subview.getDroppedDims().any())
+      return {};
+    view = subview.getSource();
+  }
+  return view;
+}
+
+/// Makes `value` available before `producer`: defined before it already,
+/// or by an allocation or a view of such values between it and the
+/// epilogue, moved before it. Fails for anything else.
+bool defineBefore(Value value, Operation *producer) {
+  Operation *def = value.getDefiningOp();
+  if (!def || def->getBlock() != producer->getBlock() ||
+      def->isBeforeInBlock(producer))
+    return true;
+  if (!isa<memref::AllocOp, ViewLikeOpInterface>(def) ||
+      !llvm::all_of(def->getOperands(), [&](Value operand) {
+        return defineBefore(operand, producer);
+      }))
+    return false;
+  def->moveBefore(producer);
+  return true;
+}
+
+/// For each op whose partition has an epilogue it can run (see Epilogue):
+/// that epilogue. The producer's result buffer must be a function buffer
+/// that nothing after the epilogue touches, seen by the producer through
+/// shifted views; the epilogue's body may use from outside only values
+/// from outside its partition, or constants.
+DenseMap<Operation *, Epilogue> findEpilogues(func::FuncOp func) {
+  DenseMap<Operation *, Epilogue> found;
+  for (auto producer : func.getBody().getOps<scf::ForallOp>()) {
+    scf::ForallOp partition = getEpilogue(producer);
+    linalg::LinalgOp op = getPartitionOp(producer);
+    auto generic =
+        partition ? dyn_cast_or_null<linalg::GenericOp>(
+                        getPartitionOp(partition).getOperation())
+                  : linalg::GenericOp();
+    if (!op || !generic || op.getNumDpsInits() != 1 ||
+        generic.getNumDpsInits() != 1)
+      continue;
+    Value output = op.getDpsInitOperand(0)->get();
+    memref::AllocOp buffer = getFunctionBuffer(output, producer);
+    if (!buffer || !isShiftedViewOf(output, buffer))
+      continue;
+    Epilogue epilogue{partition, generic, buffer.getResult(), Value(), {}};
+    int reads = 0;
+    bool readable = true;
+    for (OpOperand *input : generic.getDpsInputOperands()) {
+      if (isViewOf(input->get(), buffer)) {
+        readable &= generic.getMatchingIndexingMap(input).isIdentity();
+        epilogue.inputs.push_back(Value());
+        ++reads;
+        continue;
+      }
+      Value outside = getViewedFromOutside(input->get(), partition);
+      readable &= outside && cast<MemRefType>(outside.getType()).getRank() ==
+                                 generic.getMatchingIndexingMap(input)
+                                     .getNumResults();
+      epilogue.inputs.push_back(outside);
+    }
+    epilogue.output =
+        getViewedFromOutside(generic.getDpsInitOperand(0)->get(), partition);
+    if (!readable || reads != 1 || !epilogue.output ||
+        epilogue.output.getType() != buffer.getType())
+      continue;
+    // An output the producer reads must be a buffer of its own, to be
+    // replaced by a fresh one.
+    Value outputBuffer = memref::skipViewLikeOps(
+        cast<TypedValue<BaseMemRefType>>(epilogue.output));
+    epilogue.overwritesProducerInput = usesBuffer(producer, outputBuffer);
+    if (epilogue.overwritesProducerInput &&
+        (outputBuffer != epilogue.output ||
+         !outputBuffer.getDefiningOp<memref::AllocOp>()))
+      continue;
+    // The producer stores into the output and reads the other inputs.
+    if (!defineBefore(epilogue.output, producer) ||
+        !llvm::all_of(epilogue.inputs, [&](Value input) {
+          return !input || defineBefore(input, producer);
+        }))
+      continue;
+    bool captures = false;
+    generic.getRegion().walk([&](Operation *inner) {
+      for (Value used : inner->getOperands()) {
+        Operation *def = used.getDefiningOp();
+        captures |= def && !generic->isAncestor(def) &&
+                    partition->isAncestor(def) &&
+                    !def->hasTrait<OpTrait::ConstantLike>();
+      }
+    });
+    bool readLater = false;
+    for (Operation *later = partition->getNextNode(); later;
+         later = later->getNextNode())
+      readLater |= !isa<memref::DeallocOp>(later) && usesBuffer(later, buffer);
+    if (!captures && !readLater)
+      found[op] = std::move(epilogue);
+  }
+  return found;
+}
+
+/// The SRAM slice of a resident weight that `slice` (a view of it) is, or
+/// null where it is not one: see PromoteToSram's `residentSlice`.
+using ResidentSliceFn = function_ref<FailureOr<Value>(Value slice)>;
+
+/// Runs `epilogue` on the SRAM slice `view` of its producer's result, the
+/// slice `value` of the result in DRAM, and stores what it computes in the
+/// same slice of the epilogue's output: its other inputs' slices loaded
+/// into SRAM (or, resident weights, taken from where they stay), its op
+/// computed in place. Returns the last op inserted.
+FailureOr<Operation *> runEpilogue(RewriterBase &rewriter, OpOperand &operand,
+                                   Value value, Value view,
+                                   const Epilogue &epilogue,
+                                   ResidentSliceFn residentSlice) {
+  linalg::GenericOp op = epilogue.op;
+  Location loc = op.getLoc();
+  SmallVector<Value> inputs, temporaries;
+  for (auto [input, outside] :
+       llvm::zip_equal(op.getDpsInputOperands(), epilogue.inputs)) {
+    if (!outside) {
+      inputs.push_back(view);
+      continue;
+    }
+    Value slice = mirrorViews(rewriter, value, epilogue.result, outside,
+                              op.getMatchingIndexingMap(input));
+    FailureOr<Value> kept = residentSlice(slice);
+    if (failed(kept))
+      return failure();
+    if (*kept) {
+      inputs.push_back(*kept);
+      continue;
+    }
+    FailureOr<std::pair<Value, Value>> promoted =
+        allocateInSram(rewriter, operand, slice);
+    if (failed(promoted))
+      return failure();
+    memref::CopyOp::create(rewriter, loc, slice, promoted->second)
+        ->setAttr(TesselDialect::getEpilogueAttrName(), rewriter.getUnitAttr());
+    inputs.push_back(promoted->second);
+    temporaries.push_back(promoted->first);
+  }
+  linalg::GenericOp::create(
+      rewriter, loc, TypeRange(), inputs, ValueRange{view},
+      op.getIndexingMapsArray(), op.getIteratorTypesArray(),
+      [&](OpBuilder &builder, Location, ValueRange args) {
+        IRMapping mapping;
+        mapping.map(op.getBody()->getArguments(), args);
+        for (Operation &inner : *op.getBody())
+          for (Value used : inner.getOperands())
+            if (Operation *def = used.getDefiningOp();
+                def && !mapping.contains(used) && !op->isAncestor(def) &&
+                epilogue.partition->isAncestor(def))
+              mapping.map(used, builder.clone(*def)->getResult(0));
+        for (Operation &inner : *op.getBody())
+          builder.clone(inner, mapping);
+      });
+  Value target = mirrorViews(rewriter, value, epilogue.result,
+                             epilogue.output,
+                             rewriter.getMultiDimIdentityMap(
+                                 cast<MemRefType>(value.getType()).getRank()));
+  Operation *last = memref::CopyOp::create(rewriter, loc, view, target);
+  for (Value temporary : temporaries)
+    last = memref::DeallocOp::create(rewriter, loc, temporary);
+  return last;
 }
 
 /// Whether `value` is computed from `iv`.
@@ -323,26 +644,63 @@ bool isCopiedOncePerElement(Value view, ArrayRef<scf::ForOp> loops) {
   });
 }
 
+/// The slice of `filled`'s seed that sets the accumulator `operand` reads.
+Value getSeedSlice(RewriterBase &rewriter, OpOperand &operand,
+                   const FilledAccumulator &filled) {
+  Value value = operand.get();
+  Value buffer = memref::skipViewLikeOps(cast<TypedValue<BaseMemRefType>>(value));
+  int64_t rank = cast<MemRefType>(value.getType()).getRank();
+  return mirrorViews(rewriter, value, buffer, filled.seed,
+                     getBroadcastInputMap(rewriter.getContext(), rank,
+                                          filled.broadcastDims));
+}
+
 /// Sets the SRAM buffer `view` of output `operand` to what the payload reads
-/// first: the constant `filled` has set it to, when given, else its DRAM
-/// value `value`.
-void initializeOutput(RewriterBase &rewriter, Location loc, Value value,
-                      Value view, arith::ConstantOp filled) {
+/// first: what `filled` has set it to, when given (its constant, or its
+/// broadcast of the seed's slice: `seedInSram` where the seed is resident,
+/// else loaded into SRAM first), else its DRAM value.
+LogicalResult initializeOutput(RewriterBase &rewriter, OpOperand &operand,
+                               Value view, const FilledAccumulator *filled,
+                               Value seedInSram = {}) {
+  Location loc = operand.getOwner()->getLoc();
   if (!filled) {
-    memref::CopyOp::create(rewriter, loc, value, view);
-    return;
+    memref::CopyOp::create(rewriter, loc, operand.get(), view);
+    return success();
   }
-  Value constant = rewriter.clone(*filled)->getResult(0);
-  linalg::FillOp::create(rewriter, loc, constant, view);
+  if (filled->value) {
+    Value constant = rewriter.clone(*filled->value)->getResult(0);
+    linalg::FillOp::create(rewriter, loc, constant, view);
+    return success();
+  }
+  if (seedInSram) {
+    linalg::BroadcastOp::create(rewriter, loc, seedInSram, view,
+                                filled->broadcastDims);
+    return success();
+  }
+  Value seed = getSeedSlice(rewriter, operand, *filled);
+  FailureOr<std::pair<Value, Value>> promoted =
+      allocateInSram(rewriter, operand, seed);
+  if (failed(promoted))
+    return failure();
+  auto [seedBuffer, seedView] = *promoted;
+  memref::CopyOp::create(rewriter, loc, seed, seedView);
+  linalg::BroadcastOp::create(rewriter, loc, seedView, view,
+                              filled->broadcastDims);
+  memref::DeallocOp::create(rewriter, loc, seedBuffer);
+  return success();
 }
 
 /// Gives output `operand` of `op`, the same in every iteration of `loops`,
 /// one SRAM buffer for all of them: initialized before the loops (if the op
-/// reads it; to `filled` when given), stored after them, freed after that.
+/// reads it; as `filled` set it when given), stored after them (through
+/// `epilogue` when given), freed after that.
 LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
                                        linalg::LinalgOp op, OpOperand &operand,
                                        scf::ForOp loops,
-                                       arith::ConstantOp filled) {
+                                       const FilledAccumulator *filled,
+                                       Value seedInSram,
+                                       const Epilogue *epilogue,
+                                       ResidentSliceFn residentSlice) {
   Location loc = op.getLoc();
   Value value = operand.get();
   rewriter.setInsertionPoint(loops);
@@ -351,11 +709,16 @@ LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
   if (failed(promoted))
     return failure();
   auto [buffer, view] = *promoted;
-  if (op.payloadUsesValueFromOperand(&operand))
-    initializeOutput(rewriter, loc, value, view, filled);
+  if (op.payloadUsesValueFromOperand(&operand) &&
+      failed(initializeOutput(rewriter, operand, view, filled, seedInSram)))
+    return failure();
   operand.set(view);
   rewriter.setInsertionPointAfter(loops);
-  memref::CopyOp::create(rewriter, loc, view, value);
+  if (!epilogue)
+    memref::CopyOp::create(rewriter, loc, view, value);
+  else if (failed(runEpilogue(rewriter, operand, value, view, *epilogue,
+                              residentSlice)))
+    return failure();
   memref::DeallocOp::create(rewriter, loc, buffer);
   return success();
 }
@@ -365,7 +728,9 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     // Found before any copy is inserted into a partition.
     DenseMap<Operation *, FilledAccumulator> filledAccumulators =
         findFilledAccumulators(getOperation());
+    DenseMap<Operation *, Epilogue> epilogues = findEpilogues(getOperation());
     SmallVector<scf::ForallOp> foldedFills;
+    llvm::SetVector<Operation *> fusedEpilogues;
     SmallVector<linalg::LinalgOp> steps;
     getOperation().walk([&](linalg::LinalgOp op) {
       auto forall = op->getParentOfType<scf::ForallOp>();
@@ -378,6 +743,8 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     for (linalg::LinalgOp op : steps) {
       Location loc = op.getLoc();
       auto forall = op->getParentOfType<scf::ForallOp>();
+      if (fusedEpilogues.contains(forall))
+        continue;
       bool resident =
           cast<MappingAttr>(
               forall->getAttr(TesselDialect::getPartitionAttrName()))
@@ -392,17 +759,54 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
             op.isDpsInit(&operand)
                 ? getInvariantLoops(operand.get(), op, stepLoops)
                 : scf::ForOp());
-      // The constant a fill set the accumulator to, if the op starts from
-      // it once per output element.
-      auto filledInit = [&](OpOperand &operand, ArrayRef<scf::ForOp> around) {
+      // The fill or broadcast that set the accumulator, if the op starts
+      // from it once per output element.
+      auto filledInit = [&](OpOperand &operand, ArrayRef<scf::ForOp> around)
+          -> const FilledAccumulator * {
         auto it = filledAccumulators.find(op);
         if (it == filledAccumulators.end() || !op.isDpsInit(&operand) ||
             !isCopiedOncePerElement(operand.get(), around))
-          return arith::ConstantOp();
+          return nullptr;
         foldedFills.push_back(it->second.fill);
-        return it->second.value;
+        return &it->second;
+      };
+      // The epilogue to run on the output before it is stored, where each
+      // element is stored once.
+      auto epilogueOf = [&](OpOperand &operand, ArrayRef<scf::ForOp> around)
+          -> const Epilogue * {
+        auto it = epilogues.find(op);
+        if (it == epilogues.end() || !op.isDpsInit(&operand) ||
+            !isCopiedOncePerElement(operand.get(), around))
+          return nullptr;
+        if (it->second.overwritesProducerInput)
+          giveFreshOutput(it->second, forall);
+        fusedEpilogues.insert(it->second.partition);
+        return &it->second;
       };
       SmallVector<Value> buffers, residentBuffers;
+      // A weight a resident op reads besides its operands (the seed of its
+      // accumulator, an input of its epilogue) stays in SRAM with the other
+      // weights, so that a stream loads it once: the step's slice of it,
+      // given the step's view of the weight in DRAM; null for any other.
+      auto residentSlice = [&](OpOperand &operand,
+                               Value slice) -> FailureOr<Value> {
+        if (!resident || !getWeightArgument(slice))
+          return Value();
+        FailureOr<std::pair<Value, Value>> promoted = promoteResidentSlice(
+            rewriter, op, operand, slice, loops, /*epilogue=*/true);
+        if (failed(promoted))
+          return failure();
+        residentBuffers.push_back(promoted->first);
+        return promoted->second;
+      };
+      auto residentSeed = [&](OpOperand &operand,
+                              const FilledAccumulator *filled)
+          -> FailureOr<Value> {
+        if (!filled || !filled->seed || !resident ||
+            !getWeightArgument(filled->seed))
+          return Value();
+        return residentSlice(operand, getSeedSlice(rewriter, operand, *filled));
+      };
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
         Value value = operand.get();
@@ -420,26 +824,48 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         if (scf::ForOp outer = invariantLoops[operand.getOperandNumber()]) {
           auto around = ArrayRef(stepLoops).drop_front(
               llvm::find(stepLoops, outer) - stepLoops.begin() + 1);
-          if (failed(promoteOutputAcrossSteps(rewriter, op, operand, outer,
-                                              filledInit(operand, around))))
+          const FilledAccumulator *filled = filledInit(operand, around);
+          const Epilogue *epilogue = epilogueOf(operand, around);
+          FailureOr<Value> seed = residentSeed(operand, filled);
+          if (failed(seed) ||
+              failed(promoteOutputAcrossSteps(
+                  rewriter, op, operand, outer, filled, *seed, epilogue,
+                  [&](Value slice) { return residentSlice(operand, slice); })))
             return signalPassFailure();
           ++numOperandsPromoted;
           continue;
         }
+        bool isOutput = op.isDpsInit(&operand);
+        bool initialized = !isOutput || op.payloadUsesValueFromOperand(&operand);
+        const FilledAccumulator *filled =
+            initialized ? filledInit(operand, stepLoops) : nullptr;
+        const Epilogue *epilogue =
+            isOutput ? epilogueOf(operand, stepLoops) : nullptr;
+        FailureOr<Value> seed = residentSeed(operand, filled);
+        if (failed(seed))
+          return signalPassFailure();
         rewriter.setInsertionPoint(op);
         FailureOr<std::pair<Value, Value>> promoted =
             allocateInSram(rewriter, operand, value);
         if (failed(promoted))
           return signalPassFailure();
         auto [buffer, view] = *promoted;
-        bool isOutput = op.isDpsInit(&operand);
-        if (!isOutput || op.payloadUsesValueFromOperand(&operand))
-          initializeOutput(rewriter, loc, value, view,
-                           filledInit(operand, stepLoops));
+        if (initialized &&
+            failed(initializeOutput(rewriter, operand, view, filled, *seed)))
+          return signalPassFailure();
         operand.set(view);
         if (isOutput) {
           rewriter.setInsertionPointAfter(last);
-          last = memref::CopyOp::create(rewriter, loc, view, value);
+          if (!epilogue) {
+            last = memref::CopyOp::create(rewriter, loc, view, value);
+          } else {
+            FailureOr<Operation *> stored = runEpilogue(
+                rewriter, operand, value, view, *epilogue,
+                [&](Value slice) { return residentSlice(operand, slice); });
+            if (failed(stored))
+              return signalPassFailure();
+            last = *stored;
+          }
         }
         buffers.push_back(buffer);
         ++numOperandsPromoted;
@@ -458,6 +884,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     for (scf::ForallOp fill : foldedFills) {
       rewriter.eraseOp(fill);
       ++numFillsFolded;
+    }
+    // Their producers computed them. The results they read, where nothing
+    // reads them any more, are left to the canonicalizer.
+    for (Operation *partition : fusedEpilogues) {
+      rewriter.eraseOp(partition);
+      ++numEpiloguesRun;
     }
   }
 };

@@ -14,6 +14,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Epilogues.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
@@ -111,6 +112,54 @@ int64_t getSliceBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
   return bytes;
 }
 
+/// The partitioned broadcast that sets `op`'s output, when one does (a
+/// bias, tessel-fold-bias-adds): each accumulator then loads the
+/// broadcast's input slice (tessel-promote-to-sram), or, a weight of a
+/// resident op, keeps its part's slice with the weights.
+linalg::BroadcastOp getSeedBroadcast(linalg::LinalgOp op) {
+  if (op.getNumDpsInits() != 1)
+    return {};
+  Value init = op.getDpsInitOperand(0)->get();
+  while (auto slice = init.getDefiningOp<tensor::ExtractSliceOp>())
+    init = slice.getSource();
+  auto arg = dyn_cast<BlockArgument>(init);
+  auto forall =
+      arg ? dyn_cast<scf::ForallOp>(arg.getOwner()->getParentOp()) : nullptr;
+  OpOperand *tied = forall ? forall.getTiedOpOperand(arg) : nullptr;
+  auto setter = tied ? tied->get().getDefiningOp<scf::ForallOp>() : nullptr;
+  if (!setter)
+    return {};
+  for (auto broadcast : setter.getBody()->getOps<linalg::BroadcastOp>())
+    return broadcast;
+  return {};
+}
+
+/// Bytes of the slice of the seed that sets `op`'s output (getSeedBroadcast)
+/// for one step of `steps`, 0 without one; only a weight's when `weights`.
+int64_t getSeedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
+                     bool weights = false) {
+  linalg::BroadcastOp broadcast = getSeedBroadcast(op);
+  if (!broadcast || (weights && !getWeightArgument(broadcast.getInput())))
+    return 0;
+  ArrayRef<int64_t> added = broadcast.getDimensions();
+  OpOperand *output = op.getDpsInitOperand(0);
+  auto type = cast<ShapedType>(output->get().getType());
+  int64_t elements = 1;
+  for (auto [dim, expr] :
+       llvm::enumerate(op.getMatchingIndexingMap(output).getResults())) {
+    if (llvm::is_contained(added, static_cast<int64_t>(dim)))
+      continue;
+    int64_t full = type.isDynamicDim(dim) ? kUnboundedBytes : type.getDimSize(dim);
+    if (llvm::MulOverflow(elements, getSliceExtent(expr, steps, full), elements))
+      return kUnboundedBytes;
+  }
+  int64_t bytes;
+  int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  if (llvm::MulOverflow(elements, elementBytes, bytes))
+    return kUnboundedBytes;
+  return bytes;
+}
+
 /// Bytes of the SRAM temporaries `tessel-lower-to-instructions` allocates
 /// for one step of `op` (an upper bound), saturating like getSliceBytes:
 /// - a generic evaluates its body one vector instruction per op over the
@@ -148,19 +197,62 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   return bytes;
 }
 
+/// Bytes an epilogue (tessel-fuse-epilogues) of `op`'s partition needs on
+/// a slice of `op`'s result for one step of `steps`: its inputs' slices
+/// (but the weights', which stay with a `resident` op's) and its
+/// temporaries; 0 without one. With `residentWeights`, only the slices of
+/// its weights, which a resident op keeps.
+int64_t getEpilogueBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
+                         bool resident, bool residentWeights = false) {
+  auto forall = op->getParentOfType<scf::ForallOp>();
+  scf::ForallOp epilogue = forall ? getEpilogue(forall) : scf::ForallOp();
+  linalg::GenericOp generic =
+      epilogue ? getEpilogueOp(epilogue) : linalg::GenericOp();
+  if (!generic || op.getNumDpsInits() != 1)
+    return 0;
+  // The result slice's extents, which are the epilogue's loops.
+  OpOperand *output = op.getDpsInitOperand(0);
+  auto outputType = cast<ShapedType>(output->get().getType());
+  SmallVector<int64_t> slice;
+  for (auto [dim, expr] :
+       llvm::enumerate(op.getMatchingIndexingMap(output).getResults())) {
+    int64_t full = outputType.isDynamicDim(dim) ? kUnboundedBytes
+                                                : outputType.getDimSize(dim);
+    slice.push_back(getSliceExtent(expr, steps, full));
+  }
+  // getSliceBytes counts the input that reads the result too: the result's
+  // own buffer holds it, so that slice is an overestimate, left as margin.
+  int64_t inputs = getSliceBytes(generic, slice, [&](OpOperand &operand) {
+    bool kept = resident && getWeightArgument(operand.get());
+    return generic.isDpsInput(&operand) && kept == residentWeights;
+  });
+  if (residentWeights)
+    return inputs;
+  int64_t scratch = getScratchBytes(generic, slice);
+  int64_t bytes;
+  if (llvm::AddOverflow(inputs, scratch, bytes))
+    return kUnboundedBytes;
+  return bytes;
+}
+
 /// The SRAM a step of `steps` needs with double buffering: two steps'
-/// operands (one computing, one arriving; resident weights are neither)
-/// and the computing step's temporaries; kUnboundedBytes when that
-/// overflows.
+/// operands (one computing, one arriving; resident weights are neither),
+/// the computing step's temporaries, its accumulator's seed slice and its
+/// epilogue's slices and temporaries; kUnboundedBytes when that overflows.
 int64_t getDoubleBufferedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
                                bool resident) {
   int64_t operands = getSliceBytes(op, steps, [&](OpOperand &operand) {
     return !isResidentWeight(op, operand, resident);
   });
   int64_t scratch = getScratchBytes(op, steps);
-  if (operands > kUnboundedBytes / 4 || scratch > kUnboundedBytes / 4)
+  // A resident op's weight seed lies with its weights.
+  int64_t seed = getSeedBytes(op, steps) -
+                 (resident ? getSeedBytes(op, steps, /*weights=*/true) : 0);
+  int64_t epilogue = getEpilogueBytes(op, steps, resident);
+  if (operands > kUnboundedBytes / 4 || scratch > kUnboundedBytes / 4 ||
+      seed > kUnboundedBytes / 4 || epilogue > kUnboundedBytes / 4)
     return kUnboundedBytes;
-  return 2 * operands + scratch;
+  return 2 * operands + scratch + seed + epilogue;
 }
 
 /// A partitioned op: one tile's part and the mapping it was split by.
@@ -185,6 +277,12 @@ getResidentBytesPerTile(OpBuilder &builder, ArrayRef<Part> parts) {
     int64_t bytes = getSliceBytes(op, *bounds, [&](OpOperand &operand) {
       return isResidentWeight(op, operand, /*resident=*/true);
     });
+    int64_t seed = getSeedBytes(op, *bounds, /*weights=*/true);
+    int64_t epilogue = getEpilogueBytes(op, *bounds, /*resident=*/true,
+                                        /*residentWeights=*/true);
+    if (llvm::AddOverflow(bytes, seed, bytes) ||
+        llvm::AddOverflow(bytes, epilogue, bytes))
+      bytes = kUnboundedBytes;
     for (int64_t part = 0; part < mapping.getNumTiles(); ++part) {
       int64_t &total = reserved[mapping.getTileOfPart(part)];
       if (llvm::AddOverflow(total, bytes, total))

@@ -45,6 +45,12 @@ def Tessel_Dialect : Dialect {
     /// tessel-share-loads lets the tiles that load the same slice at the
     /// same step of that op share one load.
     static ::llvm::StringRef getShareAttrName() { return "tessel.share"; }
+    /// The unit attribute on an elementwise op the mapper runs as the
+    /// epilogue of the op before it, and on its partition (scf.forall):
+    /// on each slice of the producer's result in SRAM, before it is stored
+    /// (tessel-fuse-epilogues); and on the loads it makes there (memref.copy),
+    /// which tiles do not share.
+    static ::llvm::StringRef getEpilogueAttrName() { return "tessel.epilogue"; }
 
   private:
     void registerAttributes();

@@ -538,6 +538,84 @@ def TesselFuseElementwise
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TesselFoldBiasAdds
+    : Pass<"tessel-fold-bias-adds", "::mlir::func::FuncOp"> {
+  let summary = "Start a matmul or convolution from the bias added to its "
+                "result";
+  let description = [{
+    `nn.Linear` imports as a matmul from a zero fill followed by an add of
+    the bias broadcast over the rows; as an op of its own, the add reads the
+    matmul's whole result back from DRAM and stores it again. A matmul,
+    batch matmul or convolution that starts from a zero fill, and whose
+    result only an elementwise add of a tensor broadcast over it reads,
+    starts from that broadcast instead and replaces the add.
+    `tessel-promote-to-sram` then sets each accumulator in SRAM from the
+    slice of the bias it needs, as it does a zero fill. The sums are taken
+    in another order (the bias first), which changes their last bits.
+
+    ```mlir
+    %z = linalg.fill ins(%zero : f32) outs(%e : tensor<8x128xf32>)
+    %m = linalg.matmul ins(%x, %w : ...) outs(%z : tensor<8x128xf32>)
+    %y = linalg.generic {indexing_maps = [(d0, d1) -> (d0, d1),
+                                          (d0, d1) -> (d1), ...]}
+           ins(%m, %b : tensor<8x128xf32>, tensor<128xf32>) ... { arith.addf }
+    // becomes
+    %bb = linalg.broadcast ins(%b : tensor<128xf32>)
+            outs(%e2 : tensor<8x128xf32>) dimensions = [0]
+    %y = linalg.matmul ins(%x, %w : ...) outs(%bb : tensor<8x128xf32>)
+    ```
+
+    An add fused with other elementwise ops (a bias and a GELU in one body)
+    is left as it is: the matmul's result would make the round trip to the
+    activation anyway.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numBiasAddsFolded", "num-bias-adds-folded",
+              "Number of bias adds folded into accumulators">
+  ];
+}
+
+def TesselFuseEpilogues
+    : Pass<"tessel-fuse-epilogues", "::mlir::func::FuncOp"> {
+  let summary = "Run an elementwise op on each slice of the result before "
+                "it, in SRAM";
+  let description = [{
+    An elementwise op that reads the whole result of the op before it (an
+    activation or a batch norm after a matmul or a convolution) would read
+    that result back from DRAM and store its own. The mapper decides where
+    it runs instead on each slice of the producer's result while the slice
+    is in the producer's SRAM, and marks the op `tessel.epilogue`;
+    `tessel-partition` carries the mark to its partition. This pass checks
+    that it can: the consumer is an all-parallel `linalg.generic` with one
+    output of the result's element type, read at the iteration's indices,
+    without `linalg.index` or lookups; it reads the producer's result, which
+    nothing else reads, at the iteration's indices, and its other inputs
+    from outside its partition, each at the iteration's indices in order
+    with dimensions left out or read at 0 (a bias, a batch norm's
+    parameters, a residual); and its partition comes right after the
+    producer's, with nothing but ops free of memory effects between them
+    (a batch norm's scale computed between a convolution and its use keeps
+    the two apart). Where it cannot, the mark is dropped and the consumer
+    runs on its own.
+
+    `tessel-tile-for-sram` then leaves room in the producer's steps for the
+    consumer's slices and temporaries, and `tessel-promote-to-sram` runs the
+    consumer on each slice of the producer's result that is stored once,
+    stores its result instead, and erases the consumer's partition (where a
+    slice is stored more than once, as a reduction cut into steps outside
+    the output's is, the consumer runs on its own after all).
+  }];
+  let dependentDialects = ["::mlir::scf::SCFDialect"];
+  let statistics = [
+    Statistic<"numEpiloguesFused", "num-epilogues-fused",
+              "Number of elementwise partitions that run as epilogues">,
+    Statistic<"numEpiloguesLeft", "num-epilogues-left",
+              "Number of epilogues asked for that run on their own">
+  ];
+}
+
 def TesselDefaultMapping
     : Pass<"tessel-default-mapping", "::mlir::ModuleOp"> {
   let summary = "Map every unmapped op over the grid along its largest "
@@ -740,14 +818,28 @@ def TesselPromoteToSram
     copy takes another slice). The fill's partition, whose values nothing
     else reads and which the accumulating op overwrites entirely, is erased:
     the initial value of a matmul, convolution or pooling (zero, or -inf for
-    a max) no longer goes through DRAM.
+    a max) no longer goes through DRAM. A partitioned `linalg.broadcast` of
+    a function argument (a bias, `tessel-fold-bias-adds`) is folded the same
+    way: each accumulator loads the slice of the argument it covers (the
+    accumulator's views of its buffer taken again on the argument) and
+    broadcasts it in SRAM.
+
+    A partition marked `tessel.epilogue` right after an op's
+    (`tessel-fuse-epilogues`) runs on each slice of that op's result that
+    is stored once: its other inputs' slices are loaded (the loads marked
+    `tessel.epilogue`, not shared between tiles), its `linalg.generic` runs
+    on the accumulator in place, and the slice is stored into the
+    epilogue's output (a fresh buffer where the producer reads the old
+    one); the epilogue's partition is erased.
 
     A weight operand (an argument with `tessel.kind = "weight"`) of an op
     whose mapping has `resident` is the exception: its part slice (what it
     is outside the step loops) gets one SRAM buffer, loaded before the
     loops and freed after them, and each step reads its slice of that
     buffer. The allocation, copy and deallocation carry `tessel.resident`
-    for `tessel-convert-to-device`.
+    for `tessel-convert-to-device`. So do the slices of weights such an op
+    reads besides its operands: a bias that seeds its accumulator, an
+    epilogue's weights.
 
     ```mlir
     linalg.matmul ins(%a, %b : memref<16x32xf32, strided<[64, 1], offset: ?>, #dram>, ...)
@@ -769,7 +861,10 @@ def TesselPromoteToSram
     Statistic<"numOperandsPromoted", "num-operands-promoted",
               "Number of operands given an SRAM buffer">,
     Statistic<"numFillsFolded", "num-fills-folded",
-              "Number of fills folded into the accumulators they initialize">
+              "Number of fills folded into the accumulators they initialize">,
+    Statistic<"numEpiloguesRun", "num-epilogues-run",
+              "Number of elementwise partitions run on their producer's "
+              "result in SRAM">
   ];
 }
 
