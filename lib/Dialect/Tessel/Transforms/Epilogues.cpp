@@ -34,16 +34,20 @@ scf::ForallOp getEpilogue(scf::ForallOp producer) {
              : scf::ForallOp();
 }
 
-linalg::GenericOp getEpilogueOp(scf::ForallOp epilogue) {
-  linalg::GenericOp only;
-  WalkResult result = epilogue.getBody()->walk([&](linalg::LinalgOp op) {
-    auto generic = dyn_cast<linalg::GenericOp>(op.getOperation());
-    if (only || !generic)
+linalg::LinalgOp getPartitionedOp(scf::ForallOp forall) {
+  linalg::LinalgOp only;
+  WalkResult result = forall.getBody()->walk([&](linalg::LinalgOp op) {
+    if (only)
       return WalkResult::interrupt();
-    only = generic;
+    only = op;
     return WalkResult::advance();
   });
-  return result.wasInterrupted() ? linalg::GenericOp() : only;
+  return result.wasInterrupted() ? linalg::LinalgOp() : only;
+}
+
+linalg::GenericOp getEpilogueOp(scf::ForallOp epilogue) {
+  return dyn_cast_or_null<linalg::GenericOp>(
+      getPartitionedOp(epilogue).getOperation());
 }
 
 } // namespace mlir::tessel

@@ -36,18 +36,6 @@ namespace mlir::tessel {
 
 namespace {
 
-/// The one linalg op of partition `forall`, or null.
-linalg::LinalgOp getPartitioned(scf::ForallOp forall) {
-  linalg::LinalgOp only;
-  WalkResult result = forall.getBody()->walk([&](linalg::LinalgOp op) {
-    if (only)
-      return WalkResult::interrupt();
-    only = op;
-    return WalkResult::advance();
-  });
-  return result.wasInterrupted() ? linalg::LinalgOp() : only;
-}
-
 /// Whether `map` reads an operand at the iteration's indices, some of them
 /// left out or as 0 (a broadcast), the rest in order: so that the slice an
 /// epilogue reads is the result slice's offsets and sizes along the
@@ -71,9 +59,8 @@ bool readsInOrder(AffineMap map) {
 /// Whether the partition `consumer` can run as the epilogue of the
 /// partition `producer`: see the pass description.
 bool isEpilogueOf(scf::ForallOp consumer, scf::ForallOp producer) {
-  linalg::LinalgOp produced = getPartitioned(producer);
-  auto generic =
-      dyn_cast_or_null<linalg::GenericOp>(getPartitioned(consumer).getOperation());
+  linalg::LinalgOp produced = getPartitionedOp(producer);
+  linalg::GenericOp generic = getEpilogueOp(consumer);
   if (!produced || !generic || producer->getNumResults() != 1 ||
       produced.getNumDpsInits() != 1 || generic.getNumDpsInits() != 1 ||
       generic.getNumParallelLoops() != generic.getNumLoops() ||
@@ -120,7 +107,7 @@ bool isEpilogueOf(scf::ForallOp consumer, scf::ForallOp producer) {
 /// The partition whose result the epilogue partition `consumer` reads at
 /// its own indices, in the same block; null if there is none.
 scf::ForallOp getProducer(scf::ForallOp consumer) {
-  linalg::LinalgOp op = getPartitioned(consumer);
+  linalg::LinalgOp op = getPartitionedOp(consumer);
   if (!op)
     return {};
   for (OpOperand *input : op.getDpsInputOperands()) {

@@ -788,12 +788,13 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
       // accumulator, an input of its epilogue) stays in SRAM with the other
       // weights, so that a stream loads it once: the step's slice of it,
       // given the step's view of the weight in DRAM; null for any other.
-      auto residentSlice = [&](OpOperand &operand,
-                               Value slice) -> FailureOr<Value> {
+      // An epilogue's load is marked so (not shared between tiles).
+      auto residentSlice = [&](OpOperand &operand, Value slice,
+                               bool epilogue) -> FailureOr<Value> {
         if (!resident || !getWeightArgument(slice))
           return Value();
         FailureOr<std::pair<Value, Value>> promoted = promoteResidentSlice(
-            rewriter, op, operand, slice, loops, /*epilogue=*/true);
+            rewriter, op, operand, slice, loops, epilogue);
         if (failed(promoted))
           return failure();
         residentBuffers.push_back(promoted->first);
@@ -805,7 +806,13 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         if (!filled || !filled->seed || !resident ||
             !getWeightArgument(filled->seed))
           return Value();
-        return residentSlice(operand, getSeedSlice(rewriter, operand, *filled));
+        return residentSlice(operand, getSeedSlice(rewriter, operand, *filled),
+                             /*epilogue=*/false);
+      };
+      auto residentEpilogueInput = [&](OpOperand &operand) {
+        return [&](Value slice) {
+          return residentSlice(operand, slice, /*epilogue=*/true);
+        };
       };
       Operation *last = op; // the op, or the last copy back inserted after it
       for (OpOperand &operand : op->getOpOperands()) {
@@ -830,7 +837,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           if (failed(seed) ||
               failed(promoteOutputAcrossSteps(
                   rewriter, op, operand, outer, filled, *seed, epilogue,
-                  [&](Value slice) { return residentSlice(operand, slice); })))
+                  residentEpilogueInput(operand))))
             return signalPassFailure();
           ++numOperandsPromoted;
           continue;
@@ -861,7 +868,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           } else {
             FailureOr<Operation *> stored = runEpilogue(
                 rewriter, operand, value, view, *epilogue,
-                [&](Value slice) { return residentSlice(operand, slice); });
+                residentEpilogueInput(operand));
             if (failed(stored))
               return signalPassFailure();
             last = *stored;

@@ -16,6 +16,9 @@ scf::ForallOp getNextPartition(scf::ForallOp forall);
 /// (tessel-fuse-epilogues): it runs on each slice of `producer`'s result.
 scf::ForallOp getEpilogue(scf::ForallOp producer);
 
+/// The one linalg op of partition `forall` (loops looked into), or null.
+linalg::LinalgOp getPartitionedOp(scf::ForallOp forall);
+
 /// The elementwise op an epilogue partition runs, or null.
 linalg::GenericOp getEpilogueOp(scf::ForallOp epilogue);
 
