@@ -327,3 +327,56 @@ def test_epilogue_kept_only_where_predicted_faster():
                    .operations if op.operation.name == "linalg.generic"][0]
         assert ("tessel.epilogue" in relu_op.operation.attributes) \
             == (fused < apart)
+
+
+RELU_BETWEEN_MATMULS = """
+func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<32x16xf32>) -> tensor<64x16xf32> {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<64x32xf32>
+  %z = linalg.fill ins(%zero : f32) outs(%e : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%z : tensor<64x32xf32>) -> tensor<64x32xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%r : tensor<64x32xf32>) outs(%e : tensor<64x32xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %m = arith.maximumf %in, %zero : f32
+    linalg.yield %m : f32
+  } -> tensor<64x32xf32>
+  %e2 = tensor.empty() : tensor<64x16xf32>
+  %z2 = linalg.fill ins(%zero : f32) outs(%e2 : tensor<64x16xf32>) -> tensor<64x16xf32>
+  %o = linalg.matmul ins(%y, %c : tensor<64x32xf32>, tensor<32x16xf32>) outs(%z2 : tensor<64x16xf32>) -> tensor<64x16xf32>
+  return %o : tensor<64x16xf32>
+}
+"""
+
+
+def test_tensor_report_says_where_each_tensor_between_ops_goes():
+    from tessel.mapper import MapperOptions, explain
+    from tessel.mapper.space import epilogue_estimates
+
+    with Context():
+        g = graph.from_module(Module.parse(RELU_BETWEEN_MATMULS))
+    arch, options = small_arch(2, 2), MapperOptions()
+    fill, matmul, relu, fill2, matmul2 = g.ops
+    assert matmul.epilogue is not None and relu.folded
+    lines = explain.tensor_report(g, arch, options)
+    # The first matmul's result stays in SRAM for the ReLU; the ReLU's goes
+    # to DRAM for the second matmul; the fills are no tensors.
+    size = 64 * 32 * 4
+    assert lines == [
+        f"tensors between ops: {size} bytes stay in SRAM, {size} bytes go "
+        "to DRAM and back:",
+        f"  #1 matmul 64x32 ({size} bytes): SRAM, #2 generic runs on its "
+        "slices",
+        f"  #2 generic 64x32 ({size} bytes): DRAM, its reader #4 matmul is "
+        "not an elementwise op"]
+    # Left apart (as space.choose_epilogues does where fusing is predicted
+    # slower), the report gives the prediction it was left on.
+    apart = dataclasses.replace(g, ops=(
+        fill, dataclasses.replace(matmul, epilogue=None),
+        dataclasses.replace(relu, folded=False), fill2, matmul2))
+    fused, alone, reader = epilogue_estimates(g.ops, matmul, arch, options)
+    line = explain.tensor_report(apart, arch, options)[1]
+    assert line.startswith(f"  #1 matmul 64x32 ({size} bytes): DRAM, #2 "
+                           "generic as its epilogue predicted slower "
+                           f"({fused.estimate.cycles} cycles")
+    assert line.endswith(f"against {alone.estimate.cycles} + "
+                         f"{reader.estimate.cycles} apart)")

@@ -35,6 +35,8 @@ def run(args) -> int:
     solution = solve(g, target, args.mapper, options)
     if args.explain:
         print(explain.table(g, solution, target))
+        for line in explain.tensor_report(g, target, options):
+            print(line)
     else:
         print(f"{args.model} on {target.name}: {solution.method} "
               f"{solution.status}, predicted {solution.latency} cycles, gap "

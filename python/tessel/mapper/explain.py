@@ -1,11 +1,14 @@
 """Readable reports of a mapping: per op its region, split, step sizes and
-predicted cycles; and, when weights cannot all stay on chip, which ops need
-how many bytes against the SRAM there is."""
+predicted cycles; where each tensor between ops goes (SRAM or DRAM, and
+why); and, when weights cannot all stay on chip, which ops need how many
+bytes against the SRAM there is."""
 
 from __future__ import annotations
 
-from .graph import Graph
-from .space import Solution
+from dataclasses import replace
+
+from .graph import Graph, epilogue_obstacle, readers_of
+from .space import MapperOptions, Solution, epilogue_estimates
 
 
 def _loops(op, values) -> str:
@@ -69,3 +72,43 @@ def weight_report(graph: Graph, arch) -> list[str]:
             lines.append(f"  {op.label()}: {op.weight_bytes} bytes of weights "
                          f"({op.tag.rsplit('/', 1)[-1]})")
     return lines
+
+
+def tensor_report(graph: Graph, arch, options: MapperOptions) -> list[str]:
+    """Where each op's result that other ops read goes between them: kept
+    in SRAM, where its reader runs on its slices as an epilogue, or stored
+    to DRAM and read back, with the reason: what keeps its reader from
+    running as an epilogue, or the prediction that running it so is slower
+    (with the SRAM the producer's steps would then hold)."""
+    ops = graph.ops
+    readers = readers_of(ops)
+    lines, kept, stored = [], 0, 0
+    for op in ops:
+        outs = [o for o in op.operands if o.is_output]
+        # A fill or a bias folded into an accumulator is no tensor.
+        if op.index not in readers or len(outs) != 1 \
+                or (op.folded and op.name != "linalg.generic"):
+            continue
+        size = f"{op.label()} {_loops(op, outs[0].shape)} ({outs[0].nbytes} bytes)"
+        if op.epilogue is not None:
+            kept += outs[0].nbytes
+            lines.append(f"  {size}: SRAM, {op.epilogue.label()} runs on its "
+                         "slices")
+            continue
+        stored += outs[0].nbytes
+        reason = epilogue_obstacle(ops, readers, op)
+        if reason is None:
+            reader = ops[readers[op.index][0]]
+            fused = replace(op, epilogue=reader)
+            best = epilogue_estimates(ops, fused, arch, options)
+            reason = (f"{reader.label()} as its epilogue predicted slower"
+                      + (f" ({best[0].estimate.cycles} cycles, its steps "
+                         f"holding {best[0].estimate.sram_bytes / 1024:.1f} "
+                         f"of {arch.tile.sram.bytes / 1024:.0f} KiB per "
+                         f"tile, against {best[1].estimate.cycles} + "
+                         f"{best[2].estimate.cycles} apart)" if best else ""))
+        lines.append(f"  {size}: DRAM, {reason}")
+    if not lines:
+        return []
+    return [f"tensors between ops: {kept} bytes stay in SRAM, {stored} bytes "
+            "go to DRAM and back:"] + lines

@@ -433,45 +433,66 @@ def _reads_in_order(o: Operand) -> bool:
     return True
 
 
-def fold_epilogues(ops) -> list[Op]:
-    """``ops`` with each elementwise op that can run on the slices of the
-    op right before it (tessel-fuse-epilogues) marked ``folded``, and
-    recorded as that op's ``epilogue``: it alone reads the result, at its own
-    indices, with the same element size; its other inputs are read at its
-    indices in order (a bias, a residual), none looked up.
-    :func:`space.choose_epilogues` keeps those that pay."""
-    ops = list(ops)
+def readers_of(ops) -> dict[int, list[int]]:
+    """For each op whose result other ops read, their indices in order."""
     readers: dict[int, list[int]] = {}
     for op in ops:
         for o in op.operands:
             if o.source[0] == "op":
                 readers.setdefault(o.source[1], []).append(op.index)
+    return readers
+
+
+def epilogue_obstacle(ops, readers: dict[int, list[int]], producer: Op) -> str | None:
+    """Why the op reading ``producer``'s result cannot run on its slices
+    (tessel-fuse-epilogues); None where it can: it alone reads the result,
+    right after it, at its own indices, with the same element size; its
+    other inputs are read at its indices in order (a bias, a residual), none
+    looked up."""
+    mine = readers.get(producer.index, ())
+    if len(mine) != 1:
+        return f"read by {len(mine)} ops"
+    i = mine[0]
+    op = ops[i]
+    outs = [o for o in producer.operands if o.is_output]
+    theirs = [o for o in op.operands if o.is_output]
+    if op.name != "linalg.generic" or op.reduction_loops or op.gathered_bytes \
+            or len(theirs) != 1:
+        return f"its reader {op.label()} is not an elementwise op"
+    if producer.folded or producer.epilogue or op.epilogue or len(outs) != 1:
+        return f"it or its reader {op.label()} runs with another op already"
+    # Right after it (tessel-fuse-epilogues moves nothing between).
+    if i != producer.index + 1:
+        return f"its reader {op.label()} does not come right after it"
+    if outs[0].role == "output":
+        return "it is an output of the model"
+    reads = [o for o in op.operands if not o.is_output
+             and o.source == ("op", producer.index)]
+    others = [o for o in op.operands if not o.is_output
+              and o.source != ("op", producer.index)]
+    if not _at_own_indices(theirs[0]) or theirs[0].elem_bytes != outs[0].elem_bytes \
+            or len(reads) != 1 or not _at_own_indices(reads[0]) \
+            or reads[0].shape != outs[0].shape:
+        return f"its reader {op.label()} reads it at other indices"
+    if not all(_reads_in_order(o) for o in others):
+        return f"its reader {op.label()} reads another input out of order"
+    return None
+
+
+def fold_epilogues(ops) -> list[Op]:
+    """``ops`` with each elementwise op that can run on the slices of the
+    op right before it (tessel-fuse-epilogues, :func:`epilogue_obstacle`)
+    marked ``folded``, and recorded as that op's ``epilogue``.
+    :func:`space.choose_epilogues` keeps those that pay."""
+    ops = list(ops)
+    readers = readers_of(ops)
     for producer in list(ops):
-        if len(readers.get(producer.index, ())) != 1:
+        producer = ops[producer.index]
+        if epilogue_obstacle(ops, readers, producer) is not None:
             continue
         i = readers[producer.index][0]
-        producer, op = ops[producer.index], ops[i]
-        # Right after it (tessel-fuse-epilogues moves nothing between).
-        if i != producer.index + 1:
-            continue
-        outs = [o for o in producer.operands if o.is_output]
-        mine = [o for o in op.operands if o.is_output]
-        if op.name != "linalg.generic" or op.reduction_loops or op.gathered_bytes \
-                or producer.folded or producer.epilogue or op.epilogue \
-                or len(outs) != 1 or len(mine) != 1 or outs[0].role == "output" \
-                or not _at_own_indices(mine[0]) \
-                or mine[0].elem_bytes != outs[0].elem_bytes:
-            continue
-        reads = [o for o in op.operands if not o.is_output
-                 and o.source == ("op", producer.index)]
-        others = [o for o in op.operands if not o.is_output
-                  and o.source != ("op", producer.index)]
-        if len(reads) != 1 or not _at_own_indices(reads[0]) \
-                or reads[0].shape != outs[0].shape \
-                or not all(_reads_in_order(o) for o in others):
-            continue
-        ops[i] = replace(op, folded=True)
-        ops[producer.index] = replace(producer, epilogue=op)
+        ops[i] = replace(ops[i], folded=True)
+        ops[producer.index] = replace(producer, epilogue=ops[i])
     return ops
 
 

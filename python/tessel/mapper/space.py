@@ -284,6 +284,18 @@ def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
 _CANDIDATES: dict = {}
 
 
+def epilogue_estimates(ops, producer: Op, arch, options: MapperOptions):
+    """The cheapest candidate of ``producer`` running its epilogue, and
+    those of the two apart; None where one of them has no candidate."""
+    j = producer.epilogue.index
+    fused = candidates(producer, arch, options)
+    apart = (candidates(replace(producer, epilogue=None), arch, options),
+             candidates(replace(ops[j], folded=False), arch, options))
+    if not fused or not all(apart):
+        return None
+    return fused[0], apart[0][0], apart[1][0]
+
+
 def choose_epilogues(graph: Graph, arch, options: MapperOptions) -> Graph:
     """``graph`` with each epilogue (``graph.fold_epilogues``) kept only
     where its producer's cheapest placement running it is predicted faster
@@ -295,14 +307,11 @@ def choose_epilogues(graph: Graph, arch, options: MapperOptions) -> Graph:
         if op.epilogue is None:
             continue
         j = op.epilogue.index
-        plain = replace(op, epilogue=None)
-        alone = replace(ops[j], folded=False)
-        fused = candidates(op, arch, options)
-        apart = (candidates(plain, arch, options), candidates(alone, arch, options))
-        if fused and all(apart) and fused[0].estimate.cycles \
-                < sum(cs[0].estimate.cycles for cs in apart):
+        best = epilogue_estimates(ops, op, arch, options)
+        if best and best[0].estimate.cycles \
+                < best[1].estimate.cycles + best[2].estimate.cycles:
             continue
-        ops[i], ops[j] = plain, alone
+        ops[i], ops[j] = replace(op, epilogue=None), replace(ops[j], folded=False)
     return replace(graph, ops=tuple(ops))
 
 

@@ -29,9 +29,12 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // no input before fusion mixes it into ops that do, read lookups at
   // the ops' own loop indices as operands and those at other indices that
   // depend on no input through tables of offsets; compute in the chip's
-  // types and ops; make data movement mappable; fuse elementwise chains; start
-  // matmuls from the biases added to them;
-  // store the booleans left between ops as floats.
+  // types and ops; make data movement mappable; fuse elementwise chains;
+  // start matmuls from the biases added to them; compute an elementwise op
+  // reading a reshaped matmul result at the matmul's shape;
+  // store the booleans left between ops as floats; compute an elementwise
+  // op's other inputs before the op whose result it reads, so it can run as
+  // that op's epilogue.
   pm.addNestedPass<func::FuncOp>(createTesselScansAsReductions());
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
@@ -45,7 +48,9 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
+  pm.addNestedPass<func::FuncOp>(createTesselCollapseEpilogueReshapes());
   pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());
+  pm.addNestedPass<func::FuncOp>(createTesselHoistEpilogueOperands());
   pm.addPass(createCanonicalizerKeepingPartitions());
 }
 
@@ -91,8 +96,9 @@ void tessel::registerPipelines() {
       "reductions, fold weight "
       "transposes, extracts as operands, precompute indices, fold "
       "constant tensors, narrow f64, "
-      "simplify math, materialize copies, fuse elementwise chains, store "
-      "booleans as floats, canonicalize)",
+      "simplify math, materialize copies, fuse elementwise chains, "
+      "fold bias adds, collapse epilogue reshapes, store booleans as "
+      "floats, hoist epilogue operands, canonicalize)",
       buildLegalizePipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "tessel-lowering-pipeline",

@@ -104,12 +104,15 @@ bool isEpilogueOf(scf::ForallOp consumer, scf::ForallOp producer) {
   return reads == 1;
 }
 
-/// The partition whose result the epilogue partition `consumer` reads at
-/// its own indices, in the same block; null if there is none.
+/// The last partition whose result the epilogue partition `consumer` reads
+/// at its own indices, in the same block (of a residual add, the matmul
+/// right before it, not the earlier op whose result it adds); null if there
+/// is none.
 scf::ForallOp getProducer(scf::ForallOp consumer) {
   linalg::LinalgOp op = getPartitionedOp(consumer);
   if (!op)
     return {};
+  scf::ForallOp last;
   for (OpOperand *input : op.getDpsInputOperands()) {
     Value value = input->get();
     while (auto slice = value.getDefiningOp<tensor::ExtractSliceOp>())
@@ -117,10 +120,11 @@ scf::ForallOp getProducer(scf::ForallOp consumer) {
     auto producer = value.getDefiningOp<scf::ForallOp>();
     if (producer && producer->getBlock() == consumer->getBlock() &&
         producer->hasAttr(TesselDialect::getPartitionAttrName()) &&
-        op.getMatchingIndexingMap(input).isIdentity())
-      return producer;
+        op.getMatchingIndexingMap(input).isIdentity() &&
+        (!last || last->isBeforeInBlock(producer)))
+      last = producer;
   }
-  return {};
+  return last;
 }
 
 /// Whether nothing but ops free of memory effects, and no other partition,

@@ -431,9 +431,29 @@ struct Epilogue {
   bool overwritesProducerInput = false;
 };
 
+/// `view`, a view of `old` (or `old` itself), taken again of `fresh` by
+/// clones of its view ops at `builder`'s insertion point; each view once.
+Value viewAgain(OpBuilder &builder, Value view, Value old, Value fresh,
+                DenseMap<Value, Value> &taken) {
+  if (view == old)
+    return fresh;
+  if (Value again = taken.lookup(view))
+    return again;
+  auto viewLike = cast<ViewLikeOpInterface>(view.getDefiningOp());
+  IRMapping mapping;
+  mapping.map(viewLike.getViewSource(),
+              viewAgain(builder, viewLike.getViewSource(), old, fresh, taken));
+  Value again = builder.clone(*viewLike, mapping)
+                    ->getResult(cast<OpResult>(view).getResultNumber());
+  taken[view] = again;
+  return again;
+}
+
 /// Gives `epilogue` a fresh output buffer, allocated before `producer`,
 /// which every op after the epilogue's partition reads instead of the old
-/// one: the producer reads the old one to its last step.
+/// one: the producer reads the old one to its last step. Views of the old
+/// buffer taken before the partition (a padded view that CSE made one for
+/// two convolutions) are taken again of the fresh one for the ops after it.
 void giveFreshOutput(Epilogue &epilogue, Operation *producer) {
   Value old = epilogue.output;
   auto alloc = old.getDefiningOp<memref::AllocOp>();
@@ -442,11 +462,24 @@ void giveFreshOutput(Epilogue &epilogue, Operation *producer) {
                                         alloc.getType(),
                                         alloc.getAlignmentAttr());
   Operation *partition = epilogue.partition;
-  old.replaceUsesWithIf(fresh, [&](OpOperand &use) {
-    Operation *owner =
-        partition->getBlock()->findAncestorOpInBlock(*use.getOwner());
-    return owner && partition->isBeforeInBlock(owner);
-  });
+  Block *block = partition->getBlock();
+  SmallVector<OpOperand *> uses;
+  for (Operation *later = partition->getNextNode(); later;
+       later = later->getNextNode())
+    later->walk([&](Operation *inner) {
+      for (OpOperand &use : inner->getOpOperands()) {
+        Operation *def = use.get().getDefiningOp();
+        bool definedBefore = use.get() == old ||
+                             (def && def->getBlock() == block &&
+                              def->isBeforeInBlock(partition));
+        if (definedBefore && isViewOf(use.get(), old))
+          uses.push_back(&use);
+      }
+    });
+  builder.setInsertionPointAfter(partition);
+  DenseMap<Value, Value> taken;
+  for (OpOperand *use : uses)
+    use->set(viewAgain(builder, use->get(), old, fresh, taken));
   epilogue.output = fresh;
   epilogue.overwritesProducerInput = false;
 }

@@ -538,6 +538,37 @@ def TesselFuseElementwise
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
 }
 
+def TesselCollapseEpilogueReshapes
+    : Pass<"tessel-collapse-epilogue-reshapes", "::mlir::func::FuncOp"> {
+  let summary = "Compute an elementwise op on a reshaped matmul or "
+                "convolution result at the result's own shape";
+  let description = [{
+    torch-mlir computes a linear layer on a batch of sequences as a matmul
+    on the flattened rows and expands its result back for what follows (the
+    GELU, the residual add). An elementwise op reading the expanded result
+    reads it at other indices than the matmul writes, so it cannot run on
+    the matmul's slices in SRAM (`tessel-fuse-epilogues`). Where an
+    all-parallel `linalg.generic` reads a `tensor.expand_shape` of the
+    result of an op with reduction loops, and nothing else reads either,
+    the generic is computed at the collapsed shape: its other inputs are
+    collapsed the same way and its result is expanded after it (upstream's
+    collapsing patterns). Other inputs that cannot be collapsed leave the op
+    as it is. No value changes.
+
+    ```mlir
+    %m = linalg.matmul ins(%x, %w : tensor<128x768xf32>, ...) outs(...)
+    %e = tensor.expand_shape %m [[0, 1], [2]] output_shape [1, 128, 768]
+    %y = linalg.generic ... ins(%e, %r : tensor<1x128x768xf32>, ...) { addf }
+    // becomes
+    %rc = tensor.collapse_shape %r [[0, 1], [2]]
+    %g = linalg.generic ... ins(%m, %rc : tensor<128x768xf32>, ...) { addf }
+    %y = tensor.expand_shape %g [[0, 1], [2]] output_shape [1, 128, 768]
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+}
+
 def TesselFoldBiasAdds
     : Pass<"tessel-fold-bias-adds", "::mlir::func::FuncOp"> {
   let summary = "Start a matmul or convolution from the bias added to its "
@@ -574,6 +605,41 @@ def TesselFoldBiasAdds
   let statistics = [
     Statistic<"numBiasAddsFolded", "num-bias-adds-folded",
               "Number of bias adds folded into accumulators">
+  ];
+}
+
+def TesselHoistEpilogueOperands
+    : Pass<"tessel-hoist-epilogue-operands", "::mlir::func::FuncOp"> {
+  let summary = "Compute an elementwise op's other inputs before the op "
+                "whose result it reads";
+  let description = [{
+    An elementwise op runs on its producer's result slices in SRAM (an
+    epilogue, `tessel-fuse-epilogues`) only where it comes right after the
+    producer. A batch norm imports as a convolution, then its scale
+    `rsqrt(var + eps)` computed from the running variance, then the
+    elementwise op that applies it: the scale does not depend on the
+    convolution, yet sits between the two. Where an elementwise generic on
+    tensors alone reads the only result of a reduction (a matmul, a
+    convolution) before it in the same block, the last such, the ops between
+    the two that compute its other inputs (directly or through each other)
+    move, in order, before the reduction. They must be free of memory
+    effects; none can depend on the reduction, whose result only the generic
+    reads. No value changes.
+
+    ```mlir
+    %c = linalg.conv_2d_nchw_fchw ins(%x, %w : ...) outs(%z : ...)
+    %s = linalg.generic ... ins(%var : tensor<64xf32>) { rsqrt(v + eps) }
+    %y = linalg.generic ... ins(%c, %s, ...) { (c - mean) * s * g + b }
+    // becomes
+    %s = linalg.generic ... ins(%var : tensor<64xf32>) { rsqrt(v + eps) }
+    %c = linalg.conv_2d_nchw_fchw ins(%x, %w : ...) outs(%z : ...)
+    %y = linalg.generic ... ins(%c, %s, ...) { (c - mean) * s * g + b }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numOpsHoisted", "num-ops-hoisted",
+              "Number of ops moved before the producer of an elementwise op">
   ];
 }
 
