@@ -171,3 +171,35 @@ class Bitwise(torch.nn.Module):
     def forward(self, ids):
         h = (ids & 7).float()  # the line the error names
         return self.fc(h)
+
+
+class ResidualStage(torch.nn.Module):
+    """Two ResNet basic blocks (convolution, batch norm, ReLU; convolution,
+    batch norm, residual add, ReLU) and a strided padded convolution after
+    them, with batch-norm statistics that are not the identity."""
+
+    def __init__(self, channels=16):
+        super().__init__()
+        c = channels
+
+        def block():
+            return torch.nn.ModuleList([
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False),
+                torch.nn.BatchNorm2d(c),
+                torch.nn.Conv2d(c, c, 3, padding=1, bias=False),
+                torch.nn.BatchNorm2d(c)])
+
+        self.blocks = torch.nn.ModuleList([block(), block()])
+        self.down = torch.nn.Conv2d(c, 2 * c, 3, stride=2, padding=1, bias=False)
+        generator = torch.Generator().manual_seed(0)
+        for m in self.modules():
+            if isinstance(m, torch.nn.BatchNorm2d):
+                for t, lo, hi in ((m.running_mean, -1, 1), (m.running_var, 0.5, 2),
+                                  (m.weight.data, 0.5, 1.5), (m.bias.data, -1, 1)):
+                    t.copy_(torch.rand(t.shape, generator=generator) * (hi - lo) + lo)
+
+    def forward(self, x):
+        for conv1, bn1, conv2, bn2 in self.blocks:
+            y = torch.relu(bn1(conv1(x)))
+            x = torch.relu(bn2(conv2(y)) + x)
+        return self.down(x)

@@ -1,6 +1,7 @@
 """From PyTorch to simulated outputs: the frontend, the lowering pipeline, the
 emitter and the simulator together, against PyTorch eager."""
 
+import contextlib
 import dataclasses
 import filecmp
 import re
@@ -374,3 +375,29 @@ def test_a_matmul_starts_from_zero_in_its_first_blocks_on_a_tile_of_its_own():
     assert "matmul_init" in ops["systolic-32x32"]
     assert "vector_fill" not in ops["systolic-32x32"]
     assert "vector_fill" in ops["tessel-4x4"] and "matmul_init" not in ops["tessel-4x4"]
+
+
+def test_batch_norms_run_as_epilogues_and_the_next_stage_reads_their_results():
+    """Each batch norm (with its ReLU, and the residual add) runs on its
+    convolution's slices in SRAM: its scale, computed from the running
+    variance between the two, is computed before the convolution. The last
+    block's batch norm writes a fresh buffer (bufferization gave it the one
+    its convolution reads), and the strided convolution after the stage
+    reads that one, though its padded view of the buffer was taken before
+    the block's convolution."""
+    torch.manual_seed(0)
+    module = layers.ResidualStage().eval()
+    x = torch.randn(1, 16, 16, 16)
+    model = fe.import_torch(module, (x,))
+    marks = []
+
+    @contextlib.contextmanager
+    def stage(name, mapped):
+        yield
+        if name == "map":
+            marks.append(mapped.operation.get_asm().count("tessel.epilogue"))
+
+    program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
+    assert marks == [4]
+    np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
+                               module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
