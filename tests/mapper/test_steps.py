@@ -380,3 +380,15 @@ def test_tensor_report_says_where_each_tensor_between_ops_goes():
                            f"({fused.estimate.cycles} cycles")
     assert line.endswith(f"against {alone.estimate.cycles} + "
                          f"{reader.estimate.cycles} apart)")
+    # With the mapping, a result stored to DRAM says what of it each of the
+    # tiles that wrote it (for an epilogue's, its producer's) would hold
+    # against the SRAM their steps leave.
+    from tessel.mapper import solve
+    solution = solve(g, arch, "cpsat")
+    first = next(c for c in solution.choices if c.op == matmul.index)
+    p, e = first.placement, first.candidate.estimate
+    left = (arch.tile.sram.bytes - e.sram_bytes) / 1024
+    line = explain.tensor_report(g, arch, options, solution)[2]
+    assert line.endswith(f"not an elementwise op; {size / p.tiles / 1024:.1f} KiB "
+                         f"of it a tile of its {p.rows}x{p.cols}, {left:.1f} KiB "
+                         "of SRAM left beside its steps")

@@ -35,7 +35,7 @@ def run(args) -> int:
     solution = solve(g, target, args.mapper, options)
     if args.explain:
         print(explain.table(g, solution, target))
-        for line in explain.tensor_report(g, target, options):
+        for line in explain.tensor_report(g, target, options, solution):
             print(line)
     else:
         print(f"{args.model} on {target.name}: {solution.method} "

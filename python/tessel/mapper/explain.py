@@ -74,14 +74,23 @@ def weight_report(graph: Graph, arch) -> list[str]:
     return lines
 
 
-def tensor_report(graph: Graph, arch, options: MapperOptions) -> list[str]:
+def tensor_report(graph: Graph, arch, options: MapperOptions,
+                  solution: Solution | None = None) -> list[str]:
     """Where each op's result that other ops read goes between them: kept
     in SRAM, where its reader runs on its slices as an epilogue, or stored
     to DRAM and read back, with the reason: what keeps its reader from
     running as an epilogue, or the prediction that running it so is slower
-    (with the SRAM the producer's steps would then hold)."""
+    (with the SRAM the producer's steps would then hold). With the
+    ``solution``, a result stored to DRAM also says how much of it each of
+    its producer's tiles holds against the SRAM its steps leave: whether it
+    could stay where it was computed."""
     ops = graph.ops
     readers = readers_of(ops)
+    chosen = {c.op: c for c in solution.choices} if solution else {}
+    # An epilogue's result is written by its producer's tiles.
+    for op in ops:
+        if op.epilogue is not None and op.index in chosen:
+            chosen[op.epilogue.index] = chosen[op.index]
     lines, kept, stored = [], 0, 0
     for op in ops:
         outs = [o for o in op.operands if o.is_output]
@@ -107,8 +116,24 @@ def tensor_report(graph: Graph, arch, options: MapperOptions) -> list[str]:
                          f"of {arch.tile.sram.bytes / 1024:.0f} KiB per "
                          f"tile, against {best[1].estimate.cycles} + "
                          f"{best[2].estimate.cycles} apart)" if best else ""))
-        lines.append(f"  {size}: DRAM, {reason}")
+        lines.append(f"  {size}: DRAM, {reason}"
+                     + _room(chosen.get(op.index), outs[0].nbytes, arch))
     if not lines:
         return []
     return [f"tensors between ops: {kept} bytes stay in SRAM, {stored} bytes "
             "go to DRAM and back:"] + lines
+
+
+def _room(choice, nbytes: int, arch) -> str:
+    """What a result stored to DRAM would take of its producer's tiles' SRAM
+    (``choice``, the producer's), against what the producer's steps leave."""
+    if choice is None:
+        return ""
+    p, e = choice.placement, choice.candidate.estimate
+    left = max(0, arch.tile.sram.bytes - e.sram_bytes)  # resident included
+    return (f"; {_size(nbytes / p.tiles)} of it a tile of its "
+            f"{p.rows}x{p.cols}, {_size(left)} of SRAM left beside its steps")
+
+
+def _size(nbytes: float) -> str:
+    return f"{nbytes / 1024:.1f} KiB" if nbytes >= 1024 else f"{nbytes:.0f} bytes"
