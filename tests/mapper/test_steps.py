@@ -231,7 +231,6 @@ def test_bias_seeds_the_accumulator_and_relu_runs_as_its_epilogue():
     assert broadcast.folded and out.filled and out.seed_dims == (1,)
     assert relu.folded and matmul.epilogue is not None
     arch = small_arch(1, 1)
-    assert estimate(relu, arch, Placement(0, 0, 1, 1, (1, 1))).cycles == 0
     # In steps of 16 rows (each loading the whole right operand): four
     # accumulators, each loading the 32 columns of the bias; the result goes
     # to DRAM once, the ReLU's.
@@ -299,34 +298,42 @@ def test_a_lookup_costs_the_gather_of_its_rows():
 
 
 def test_epilogue_kept_only_where_predicted_faster():
-    # choose_epilogues keeps the ReLU on the matmul's slices where the
-    # matmul's cheapest placement running it beats the two apart, and
-    # otherwise gives the ReLU back its own placement; map_module writes
-    # the choice as tessel.epilogue on the ReLU.
+    # choose_epilogues keeps the ReLU on the matmul's slices, where the
+    # matmul's cheapest placement running it beats the two apart (it saves
+    # the result's round trip through DRAM), and map_module writes the
+    # choice as tessel.epilogue on the ReLU. A body of 1000 vector ops would
+    # take so much of the matmul's SRAM for its temporaries that its steps
+    # shrink: fused, it is predicted slower, and runs apart.
     from tessel.mapper import MapperOptions, choose_epilogues, map_module
-    from tessel.mapper.space import candidates
+    from tessel.mapper.space import epilogue_estimates
 
     arch = small_arch(2, 2)
     options = MapperOptions()
     with Context():
         g = graph.from_module(Module.parse(BIAS_RELU_MATMUL))
-    _, matmul, relu = g.ops
-    plain = dataclasses.replace(matmul, epilogue=None)
-    alone = dataclasses.replace(relu, folded=False)
-    fused = candidates(matmul, arch, options)[0].estimate.cycles
-    apart = (candidates(plain, arch, options)[0].estimate.cycles
-             + candidates(alone, arch, options)[0].estimate.cycles)
+    broadcast, matmul, relu = g.ops
+    fused, alone, rest = (c.estimate.cycles
+                          for c in epilogue_estimates(matmul, arch, options))
+    assert fused < alone + rest
     chosen = choose_epilogues(g, arch, options)
-    assert (chosen.ops[1].epilogue is not None) == (fused < apart)
-    assert chosen.ops[2].folded == (fused < apart)
+    assert chosen.ops[1].epilogue is not None and chosen.ops[2].folded
+
+    heavy = dataclasses.replace(relu, vector_ops=1000)
+    heavy_graph = dataclasses.replace(g, ops=(
+        broadcast, dataclasses.replace(matmul, epilogue=heavy), heavy))
+    fused, alone, rest = (c.estimate.cycles for c in epilogue_estimates(
+        heavy_graph.ops[1], arch, options))
+    assert fused > alone + rest
+    chosen = choose_epilogues(heavy_graph, arch, options)
+    assert chosen.ops[1].epilogue is None and not chosen.ops[2].folded
+
     with Context():
         module = Module.parse(BIAS_RELU_MATMUL)
         module.operation.attributes["tessel.arch"] = arch.to_attribute()
         map_module(module, arch, "cpsat", options)
         relu_op = [op for op in module.body.operations[0].regions[0].blocks[0]
                    .operations if op.operation.name == "linalg.generic"][0]
-        assert ("tessel.epilogue" in relu_op.operation.attributes) \
-            == (fused < apart)
+        assert "tessel.epilogue" in relu_op.operation.attributes
 
 
 RELU_BETWEEN_MATMULS = """
@@ -368,18 +375,27 @@ def test_tensor_report_says_where_each_tensor_between_ops_goes():
         "slices",
         f"  #2 generic 64x32 ({size} bytes): DRAM, its reader #4 matmul is "
         "not an elementwise op"]
-    # Left apart (as space.choose_epilogues does where fusing is predicted
-    # slower), the report gives the prediction it was left on.
+    # Left apart where fusing is predicted slower (a body of 1000 vector
+    # ops, as in the test above), the report gives the prediction.
+    heavy = dataclasses.replace(relu, vector_ops=1000, folded=False)
+    apart = dataclasses.replace(g, ops=(
+        fill, dataclasses.replace(matmul, epilogue=None), heavy, fill2, matmul2))
+    fused, alone, reader = (c.estimate for c in epilogue_estimates(
+        dataclasses.replace(matmul, epilogue=heavy), arch, options))
+    assert fused.cycles > alone.cycles + reader.cycles
+    assert explain.tensor_report(apart, arch, options)[1] == (
+        f"  #1 matmul 64x32 ({size} bytes): DRAM, #2 generic as its epilogue "
+        f"predicted slower ({fused.cycles} cycles, its steps holding "
+        f"{fused.sram_bytes / 1024:.1f} of 256 KiB per tile, against "
+        f"{alone.cycles} + {reader.cycles} apart)")
+    # Where fusing is predicted faster, it was not weighed: only as the
+    # epilogue of the op before it is an op weighed.
     apart = dataclasses.replace(g, ops=(
         fill, dataclasses.replace(matmul, epilogue=None),
         dataclasses.replace(relu, folded=False), fill2, matmul2))
-    fused, alone, reader = epilogue_estimates(g.ops, matmul, arch, options)
-    line = explain.tensor_report(apart, arch, options)[1]
-    assert line.startswith(f"  #1 matmul 64x32 ({size} bytes): DRAM, #2 "
-                           "generic as its epilogue predicted slower "
-                           f"({fused.estimate.cycles} cycles")
-    assert line.endswith(f"against {alone.estimate.cycles} + "
-                         f"{reader.estimate.cycles} apart)")
+    assert explain.tensor_report(apart, arch, options)[1].endswith(
+        "#2 generic as its epilogue not weighed (#1 matmul was weighed as "
+        "the epilogue of the op before it)")
     # With the mapping, a result stored to DRAM says what of it each of the
     # tiles that wrote it (for an epilogue's, its producer's) would hold
     # against the SRAM their steps leave.

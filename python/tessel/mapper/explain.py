@@ -107,21 +107,34 @@ def tensor_report(graph: Graph, arch, options: MapperOptions,
         stored += outs[0].nbytes
         reason = epilogue_obstacle(ops, readers, op)
         if reason is None:
-            reader = ops[readers[op.index][0]]
-            fused = replace(op, epilogue=reader)
-            best = epilogue_estimates(ops, fused, arch, options)
-            reason = (f"{reader.label()} as its epilogue predicted slower"
-                      + (f" ({best[0].estimate.cycles} cycles, its steps "
-                         f"holding {best[0].estimate.sram_bytes / 1024:.1f} "
-                         f"of {arch.tile.sram.bytes / 1024:.0f} KiB per "
-                         f"tile, against {best[1].estimate.cycles} + "
-                         f"{best[2].estimate.cycles} apart)" if best else ""))
+            reason = _unfused_reason(op, ops[readers[op.index][0]], arch, options)
         lines.append(f"  {size}: DRAM, {reason}"
                      + _room(chosen.get(op.index), outs[0].nbytes, arch))
     if not lines:
         return []
     return [f"tensors between ops: {kept} bytes stay in SRAM, {stored} bytes "
             "go to DRAM and back:"] + lines
+
+
+def _unfused_reason(op, reader, arch, options: MapperOptions) -> str:
+    """Why ``reader``, which could run on ``op``'s slices, does not: the
+    prediction space.choose_epilogues left it apart on. Where fusing is
+    predicted faster, it was not weighed: ``op`` was, as the epilogue of
+    the op before it (fold_epilogues pairs each op once, in order)."""
+    # As choose_epilogues costed it (the reader folded), so the candidates
+    # come from its cache.
+    best = epilogue_estimates(replace(op, epilogue=replace(reader, folded=True)),
+                              arch, options)
+    if best is None:
+        return f"{reader.label()} as its epilogue has no placement"
+    fused, alone, rest = (c.estimate for c in best)
+    if fused.cycles < alone.cycles + rest.cycles:
+        return (f"{reader.label()} as its epilogue not weighed ({op.label()} "
+                "was weighed as the epilogue of the op before it)")
+    return (f"{reader.label()} as its epilogue predicted slower ({fused.cycles} "
+            f"cycles, its steps holding {fused.sram_bytes / 1024:.1f} of "
+            f"{arch.tile.sram.bytes / 1024:.0f} KiB per tile, against "
+            f"{alone.cycles} + {rest.cycles} apart)")
 
 
 def _room(choice, nbytes: int, arch) -> str:

@@ -434,7 +434,8 @@ def _reads_in_order(o: Operand) -> bool:
 
 
 def readers_of(ops) -> dict[int, list[int]]:
-    """For each op whose result other ops read, their indices in order."""
+    """For each op whose result other ops read, the index of each operand's
+    op that reads it, in order (an op reading it twice, twice)."""
     readers: dict[int, list[int]] = {}
     for op in ops:
         for o in op.operands:
@@ -450,9 +451,11 @@ def epilogue_obstacle(ops, readers: dict[int, list[int]], producer: Op) -> str |
     other inputs are read at its indices in order (a bias, a residual), none
     looked up."""
     mine = readers.get(producer.index, ())
-    if len(mine) != 1:
-        return f"read by {len(mine)} ops"
+    if len(set(mine)) != 1:
+        return f"read by {len(set(mine))} ops"
     i = mine[0]
+    if len(mine) != 1:
+        return f"its reader {ops[i].label()} reads it more than once"
     op = ops[i]
     outs = [o for o in producer.operands if o.is_output]
     theirs = [o for o in op.operands if o.is_output]
@@ -518,11 +521,7 @@ def fold_fills(ops) -> list[Op]:
     function argument (a bias, tessel-fold-bias-adds) folds the same way,
     the accumulator loading the argument's slice (``seed_dims``)."""
     ops = list(ops)
-    consumers: dict[int, list[int]] = {}
-    for op in ops:
-        for o in op.operands:
-            if o.source[0] == "op":
-                consumers.setdefault(o.source[1], []).append(op.index)
+    consumers = readers_of(ops)
     for i, op in enumerate(ops):
         if not op.reduction_loops:
             continue

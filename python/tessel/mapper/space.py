@@ -284,13 +284,12 @@ def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
 _CANDIDATES: dict = {}
 
 
-def epilogue_estimates(ops, producer: Op, arch, options: MapperOptions):
+def epilogue_estimates(producer: Op, arch, options: MapperOptions):
     """The cheapest candidate of ``producer`` running its epilogue, and
     those of the two apart; None where one of them has no candidate."""
-    j = producer.epilogue.index
     fused = candidates(producer, arch, options)
     apart = (candidates(replace(producer, epilogue=None), arch, options),
-             candidates(replace(ops[j], folded=False), arch, options))
+             candidates(replace(producer.epilogue, folded=False), arch, options))
     if not fused or not all(apart):
         return None
     return fused[0], apart[0][0], apart[1][0]
@@ -307,7 +306,7 @@ def choose_epilogues(graph: Graph, arch, options: MapperOptions) -> Graph:
         if op.epilogue is None:
             continue
         j = op.epilogue.index
-        best = epilogue_estimates(ops, op, arch, options)
+        best = epilogue_estimates(op, arch, options)
         if best and best[0].estimate.cycles \
                 < best[1].estimate.cycles + best[2].estimate.cycles:
             continue

@@ -173,9 +173,6 @@ getPartSlice(Value value, scf::ForOp loops) {
   return std::make_pair(value, steps);
 }
 
-/// Gives the resident weight `operand` of `op` its part's slice in SRAM,
-/// loaded before the step loops, and points the operand at this step's
-/// slice of it. Returns the buffer, to be freed after the loops.
 /// Gives `value`, a step's slice of a resident weight that `operand` of
 /// `op` reads, its part's slice in SRAM, loaded before the step loops.
 /// Returns the buffer, to be freed after the loops, and the step's slice of
@@ -496,21 +493,33 @@ Value getViewedFromOutside(Value view, scf::ForallOp forall) {
   return view;
 }
 
-/// Makes `value` available before `producer`: defined before it already,
-/// or by an allocation or a view of such values between it and the
-/// epilogue, moved before it. Fails for anything else.
-bool defineBefore(Value value, Operation *producer) {
+/// The op defining `value` in `producer`'s block after it, or null.
+Operation *getDefinitionAfter(Value value, Operation *producer) {
   Operation *def = value.getDefiningOp();
-  if (!def || def->getBlock() != producer->getBlock() ||
-      def->isBeforeInBlock(producer))
-    return true;
-  if (!isa<memref::AllocOp, ViewLikeOpInterface>(def) ||
-      !llvm::all_of(def->getOperands(), [&](Value operand) {
-        return defineBefore(operand, producer);
-      }))
-    return false;
+  return def && def->getBlock() == producer->getBlock() &&
+                 producer->isBeforeInBlock(def)
+             ? def
+             : nullptr;
+}
+
+/// Whether `value` is defined before `producer`, or can be moved there: an
+/// allocation, or a view of such values.
+bool canDefineBefore(Value value, Operation *producer) {
+  Operation *def = getDefinitionAfter(value, producer);
+  return !def || (isa<memref::AllocOp, ViewLikeOpInterface>(def) &&
+                  llvm::all_of(def->getOperands(), [&](Value operand) {
+                    return canDefineBefore(operand, producer);
+                  }));
+}
+
+/// Moves what defines `value` (canDefineBefore) before `producer`.
+void defineBefore(Value value, Operation *producer) {
+  Operation *def = getDefinitionAfter(value, producer);
+  if (!def)
+    return;
+  for (Value operand : def->getOperands())
+    defineBefore(operand, producer);
   def->moveBefore(producer);
-  return true;
 }
 
 /// For each op whose partition has an epilogue it can run (see Epilogue):
@@ -565,9 +574,11 @@ DenseMap<Operation *, Epilogue> findEpilogues(func::FuncOp func) {
          !outputBuffer.getDefiningOp<memref::AllocOp>()))
       continue;
     // The producer stores into the output and reads the other inputs.
-    if (!defineBefore(epilogue.output, producer) ||
-        !llvm::all_of(epilogue.inputs, [&](Value input) {
-          return !input || defineBefore(input, producer);
+    SmallVector<Value> outside{epilogue.output};
+    llvm::append_range(outside, llvm::make_filter_range(
+                                    epilogue.inputs, [](Value v) { return v; }));
+    if (!llvm::all_of(outside, [&](Value value) {
+          return canDefineBefore(value, producer);
         }))
       continue;
     bool captures = false;
@@ -583,8 +594,11 @@ DenseMap<Operation *, Epilogue> findEpilogues(func::FuncOp func) {
     for (Operation *later = partition->getNextNode(); later;
          later = later->getNextNode())
       readLater |= !isa<memref::DeallocOp>(later) && usesBuffer(later, buffer);
-    if (!captures && !readLater)
-      found[op] = std::move(epilogue);
+    if (captures || readLater)
+      continue;
+    for (Value value : outside)
+      defineBefore(value, producer);
+    found[op] = std::move(epilogue);
   }
   return found;
 }
@@ -688,6 +702,21 @@ Value getSeedSlice(RewriterBase &rewriter, OpOperand &operand,
                                           filled.broadcastDims));
 }
 
+/// Stores the SRAM buffer `view` of an output into its DRAM slice `value`:
+/// through `epilogue` when given, else as it is. Returns the last op
+/// inserted.
+FailureOr<Operation *> storeOutput(RewriterBase &rewriter, OpOperand &operand,
+                                   Value value, Value view,
+                                   const Epilogue *epilogue,
+                                   ResidentSliceFn residentSlice) {
+  if (epilogue)
+    return runEpilogue(rewriter, operand, value, view, *epilogue,
+                       residentSlice);
+  return memref::CopyOp::create(rewriter, operand.getOwner()->getLoc(), view,
+                                value)
+      .getOperation();
+}
+
 /// Sets the SRAM buffer `view` of output `operand` to what the payload reads
 /// first: what `filled` has set it to, when given (its constant, or its
 /// broadcast of the seed's slice: `seedInSram` where the seed is resident,
@@ -747,13 +776,25 @@ LogicalResult promoteOutputAcrossSteps(RewriterBase &rewriter,
     return failure();
   operand.set(view);
   rewriter.setInsertionPointAfter(loops);
-  if (!epilogue)
-    memref::CopyOp::create(rewriter, loc, view, value);
-  else if (failed(runEpilogue(rewriter, operand, value, view, *epilogue,
-                              residentSlice)))
+  if (failed(storeOutput(rewriter, operand, value, view, epilogue,
+                         residentSlice)))
     return failure();
   memref::DeallocOp::create(rewriter, loc, buffer);
   return success();
+}
+
+/// What `found` holds for the op of output `operand` (its filled
+/// accumulator, its epilogue), where that output is copied once per element
+/// within `around`, the step loops around its copies; null otherwise.
+template <typename T>
+T *findForOutput(DenseMap<Operation *, T> &found, OpOperand &operand,
+                 ArrayRef<scf::ForOp> around) {
+  auto op = cast<linalg::LinalgOp>(operand.getOwner());
+  auto it = found.find(op);
+  if (it == found.end() || !op.isDpsInit(&operand) ||
+      !isCopiedOncePerElement(operand.get(), around))
+    return nullptr;
+  return &it->second;
 }
 
 struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
@@ -796,25 +837,23 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
       // from it once per output element.
       auto filledInit = [&](OpOperand &operand, ArrayRef<scf::ForOp> around)
           -> const FilledAccumulator * {
-        auto it = filledAccumulators.find(op);
-        if (it == filledAccumulators.end() || !op.isDpsInit(&operand) ||
-            !isCopiedOncePerElement(operand.get(), around))
-          return nullptr;
-        foldedFills.push_back(it->second.fill);
-        return &it->second;
+        FilledAccumulator *filled =
+            findForOutput(filledAccumulators, operand, around);
+        if (filled)
+          foldedFills.push_back(filled->fill);
+        return filled;
       };
       // The epilogue to run on the output before it is stored, where each
       // element is stored once.
       auto epilogueOf = [&](OpOperand &operand, ArrayRef<scf::ForOp> around)
           -> const Epilogue * {
-        auto it = epilogues.find(op);
-        if (it == epilogues.end() || !op.isDpsInit(&operand) ||
-            !isCopiedOncePerElement(operand.get(), around))
+        Epilogue *epilogue = findForOutput(epilogues, operand, around);
+        if (!epilogue)
           return nullptr;
-        if (it->second.overwritesProducerInput)
-          giveFreshOutput(it->second, forall);
-        fusedEpilogues.insert(it->second.partition);
-        return &it->second;
+        if (epilogue->overwritesProducerInput)
+          giveFreshOutput(*epilogue, forall);
+        fusedEpilogues.insert(epilogue->partition);
+        return epilogue;
       };
       SmallVector<Value> buffers, residentBuffers;
       // A weight a resident op reads besides its operands (the seed of its
@@ -896,16 +935,12 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         operand.set(view);
         if (isOutput) {
           rewriter.setInsertionPointAfter(last);
-          if (!epilogue) {
-            last = memref::CopyOp::create(rewriter, loc, view, value);
-          } else {
-            FailureOr<Operation *> stored = runEpilogue(
-                rewriter, operand, value, view, *epilogue,
-                residentEpilogueInput(operand));
-            if (failed(stored))
-              return signalPassFailure();
-            last = *stored;
-          }
+          FailureOr<Operation *> stored =
+              storeOutput(rewriter, operand, value, view, epilogue,
+                          residentEpilogueInput(operand));
+          if (failed(stored))
+            return signalPassFailure();
+          last = *stored;
         }
         buffers.push_back(buffer);
         ++numOperandsPromoted;

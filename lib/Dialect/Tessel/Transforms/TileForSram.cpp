@@ -129,9 +129,23 @@ linalg::BroadcastOp getSeedBroadcast(linalg::LinalgOp op) {
   auto setter = tied ? tied->get().getDefiningOp<scf::ForallOp>() : nullptr;
   if (!setter)
     return {};
-  for (auto broadcast : setter.getBody()->getOps<linalg::BroadcastOp>())
-    return broadcast;
-  return {};
+  auto broadcasts = setter.getBody()->getOps<linalg::BroadcastOp>();
+  return broadcasts.empty() ? linalg::BroadcastOp() : *broadcasts.begin();
+}
+
+/// The extents of the slice of `op`'s only output that one step of `steps`
+/// writes, per dimension of the output.
+SmallVector<int64_t> getResultSliceExtents(linalg::LinalgOp op,
+                                           ArrayRef<int64_t> steps) {
+  OpOperand *output = op.getDpsInitOperand(0);
+  auto type = cast<ShapedType>(output->get().getType());
+  SmallVector<int64_t> extents;
+  for (auto [dim, expr] :
+       llvm::enumerate(op.getMatchingIndexingMap(output).getResults())) {
+    int64_t full = type.isDynamicDim(dim) ? kUnboundedBytes : type.getDimSize(dim);
+    extents.push_back(getSliceExtent(expr, steps, full));
+  }
+  return extents;
 }
 
 /// Bytes of the slice of the seed that sets `op`'s output (getSeedBroadcast)
@@ -142,19 +156,16 @@ int64_t getSeedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
   if (!broadcast || (weights && !getWeightArgument(broadcast.getInput())))
     return 0;
   ArrayRef<int64_t> added = broadcast.getDimensions();
-  OpOperand *output = op.getDpsInitOperand(0);
-  auto type = cast<ShapedType>(output->get().getType());
   int64_t elements = 1;
-  for (auto [dim, expr] :
-       llvm::enumerate(op.getMatchingIndexingMap(output).getResults())) {
-    if (llvm::is_contained(added, static_cast<int64_t>(dim)))
-      continue;
-    int64_t full = type.isDynamicDim(dim) ? kUnboundedBytes : type.getDimSize(dim);
-    if (llvm::MulOverflow(elements, getSliceExtent(expr, steps, full), elements))
+  for (auto [dim, extent] : llvm::enumerate(getResultSliceExtents(op, steps))) {
+    if (!llvm::is_contained(added, static_cast<int64_t>(dim)) &&
+        llvm::MulOverflow(elements, extent, elements))
       return kUnboundedBytes;
   }
   int64_t bytes;
-  int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  int64_t elementBytes = llvm::divideCeil(
+      cast<ShapedType>(broadcast.getInput().getType()).getElementTypeBitWidth(),
+      8);
   if (llvm::MulOverflow(elements, elementBytes, bytes))
     return kUnboundedBytes;
   return bytes;
@@ -210,16 +221,8 @@ int64_t getEpilogueBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
       epilogue ? getEpilogueOp(epilogue) : linalg::GenericOp();
   if (!generic || op.getNumDpsInits() != 1)
     return 0;
-  // The result slice's extents, which are the epilogue's loops.
-  OpOperand *output = op.getDpsInitOperand(0);
-  auto outputType = cast<ShapedType>(output->get().getType());
-  SmallVector<int64_t> slice;
-  for (auto [dim, expr] :
-       llvm::enumerate(op.getMatchingIndexingMap(output).getResults())) {
-    int64_t full = outputType.isDynamicDim(dim) ? kUnboundedBytes
-                                                : outputType.getDimSize(dim);
-    slice.push_back(getSliceExtent(expr, steps, full));
-  }
+  // The result slice's extents are the epilogue's loops.
+  SmallVector<int64_t> slice = getResultSliceExtents(op, steps);
   // getSliceBytes counts the input that reads the result too: the result's
   // own buffer holds it, so that slice is an overestimate, left as margin.
   int64_t inputs = getSliceBytes(generic, slice, [&](OpOperand &operand) {
