@@ -127,3 +127,48 @@ func.func @wrapped_ids_reshaped(%ids: tensor<1x8xi64>, %table: tensor<100x4xf32>
   } -> tensor<8x4xf32>
   return %rows : tensor<8x4xf32>
 }
+
+// A layer norm's squared deviations fuse into their sum, which the vector
+// unit reduces after evaluating them. Their input x, which a matmul reads
+// too, stays an op of its own, and so does the matmul its sum reads.
+// CHECK-LABEL: func.func @variance
+// CHECK:         %[[X:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[X]], %{{.+}} : tensor<4x8xf32>, tensor<4xf32>)
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         %[[P:.+]] = linalg.matmul
+// CHECK:         linalg.generic {{.*}} ins(%[[P]] : tensor<4x8xf32>)
+func.func @variance(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %mean: tensor<4xf32>, %w: tensor<8x8xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4x8xf32>) {
+  %zero = arith.constant 0.0 : f32
+  %e = tensor.empty() : tensor<4x8xf32>
+  %x = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<4x8xf32>, tensor<4x8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %s = arith.addf %u, %v : f32
+    linalg.yield %s : f32
+  } -> tensor<4x8xf32>
+  %d = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %mean : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %m: f32, %o: f32):
+    %s = arith.subf %u, %m : f32
+    %q = arith.mulf %s, %s : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  %r = tensor.empty() : tensor<4xf32>
+  %init = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %var = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%d : tensor<4x8xf32>) outs(%init : tensor<4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %s = arith.addf %u, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %pinit = linalg.fill ins(%zero : f32) outs(%e : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %p = linalg.matmul ins(%x, %w : tensor<4x8xf32>, tensor<8x8xf32>) outs(%pinit : tensor<4x8xf32>) -> tensor<4x8xf32>
+  %init2 = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%p : tensor<4x8xf32>) outs(%init2 : tensor<4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %s = arith.addf %u, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  return %var, %sum, %x : tensor<4xf32>, tensor<4xf32>, tensor<4x8xf32>
+}
+

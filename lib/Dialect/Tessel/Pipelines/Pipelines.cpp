@@ -34,7 +34,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // reading a reshaped matmul result at the matmul's shape;
   // store the booleans left between ops as floats; compute an elementwise
   // op's other inputs before the op whose result it reads, so it can run as
-  // that op's epilogue.
+  // that op's epilogue; compute each reduction once (torch-mlir's layer
+  // norm computes its mean twice, once through f64).
   pm.addNestedPass<func::FuncOp>(createTesselScansAsReductions());
   pm.addPass(createTesselCheckInputContract());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeConvolutions());
@@ -52,6 +53,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());
   pm.addNestedPass<func::FuncOp>(createTesselHoistEpilogueOperands());
   pm.addPass(createCanonicalizerKeepingPartitions());
+  pm.addNestedPass<func::FuncOp>(createTesselMergeDuplicateReductions());
 }
 
 void tessel::buildLoweringPipeline(OpPassManager &pm,
@@ -98,7 +100,8 @@ void tessel::registerPipelines() {
       "constant tensors, narrow f64, "
       "simplify math, materialize copies, fuse elementwise chains, "
       "fold bias adds, collapse epilogue reshapes, store booleans as "
-      "floats, hoist epilogue operands, canonicalize)",
+      "floats, hoist epilogue operands, canonicalize, merge duplicate "
+      "reductions)",
       buildLegalizePipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "tessel-lowering-pipeline",

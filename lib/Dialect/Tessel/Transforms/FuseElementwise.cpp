@@ -3,7 +3,10 @@
 // Upstream's elementwise fusion also propagates reshapes through ops, which
 // rewrites a matmul after a flatten into a multi-dimensional contraction.
 // Tessel keeps matmuls as matmuls (the MAC array's op) and fuses only
-// elementwise producers into elementwise consumers. A producer that looks
+// elementwise producers into elementwise consumers, and into the reductions
+// the vector unit computes (a layer norm's squared deviations into their
+// sum): the reduction's lowering evaluates the producer's body before it
+// reduces, so that tensor never goes to DRAM. A producer that looks
 // integers up (not booleans) stays an op of its own: its consumer reads them
 // as indices, and fused, an index looked up in one table would pick the row
 // of another in the same body, a gather of a gather that one dma_gather
@@ -32,6 +35,26 @@ namespace {
 bool isElementwise(Operation *op) {
   auto linalgOp = dyn_cast_or_null<linalg::LinalgOp>(op);
   return linalgOp && linalg::isElementwise(linalgOp);
+}
+
+/// A reduction the vector unit computes (a generic with reduction loops
+/// into one output, not a named contraction): its body may start with
+/// elementwise work, which the lowering evaluates before it reduces.
+bool isVectorReduction(Operation *op) {
+  auto generic = dyn_cast<linalg::GenericOp>(op);
+  return generic && generic.getNumReductionLoops() != 0 &&
+         generic.getNumDpsInits() == 1;
+}
+
+/// Whether `producer` reads at most one tensor of its result's size, so that
+/// the reduction it fuses into reads no more than it did: a layer norm's
+/// deviations (x and its mean), not a residual add (two whole tensors),
+/// which run better as the epilogue of the convolution before them.
+bool readsOneWholeTensor(Operation *producer) {
+  auto generic = cast<linalg::LinalgOp>(producer);
+  return llvm::count_if(generic.getDpsInputOperands(), [&](OpOperand *input) {
+           return generic.getMatchingIndexingMap(input).isPermutation();
+         }) <= 1;
 }
 
 bool looksUp(Operation *op) {
@@ -73,8 +96,12 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          return isElementwise(producer) && isElementwise(fused->getOwner()) &&
-                 producer->hasOneUse() && !looksUpIndices(producer);
+          Operation *consumer = fused->getOwner();
+          return isElementwise(producer) && producer->hasOneUse() &&
+                 !looksUpIndices(producer) &&
+                 (isElementwise(consumer) ||
+                  (isVectorReduction(consumer) && !looksUp(producer) &&
+                   readsOneWholeTensor(producer)));
         });
     if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
                                      getArgument())))

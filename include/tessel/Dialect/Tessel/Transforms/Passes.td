@@ -515,10 +515,17 @@ def TesselPrecomputeIndices
 
 def TesselFuseElementwise
     : Pass<"tessel-fuse-elementwise", "::mlir::func::FuncOp"> {
-  let summary = "Fuse elementwise producers into their elementwise consumers";
+  let summary = "Fuse elementwise producers into their elementwise consumers "
+                "and vector reductions";
   let description = [{
     Chains of elementwise `linalg.generic`s (bias, batchnorm, activation)
-    become one op, so their intermediate tensors never reach DRAM. Unlike
+    become one op, so their intermediate tensors never reach DRAM. An
+    elementwise producer also fuses into a reduction the vector unit
+    computes (a `linalg.generic` with reduction loops and one output) where
+    it reads at most one tensor of its own size: a layer norm's squared
+    deviations `(x - mean)^2` into their sum, which the lowering evaluates
+    before it reduces. A residual add (two whole tensors) does not: the
+    reduction would read both, and the add runs better as an epilogue. Unlike
     upstream's `linalg-fuse-elementwise-ops`, reshapes are not propagated
     through ops: that would turn a matmul after a flatten into a
     contraction over several dimensions, which the MAC array lowering does
@@ -640,6 +647,37 @@ def TesselHoistEpilogueOperands
   let statistics = [
     Statistic<"numOpsHoisted", "num-ops-hoisted",
               "Number of ops moved before the producer of an elementwise op">
+  ];
+}
+
+def TesselMergeDuplicateReductions
+    : Pass<"tessel-merge-duplicate-reductions", "::mlir::func::FuncOp"> {
+  let summary = "Compute each reduction once where the model computes it "
+                "twice";
+  let description = [{
+    torch-mlir imports a layer norm with its mean computed twice (once
+    through f64 for the variance, once for the normalization): after
+    narrowing and fusion the two are the same reduction of the same tensor,
+    each accumulating into a fill of its own, so CSE does not see them
+    equal. A `linalg.generic` on tensors with reduction loops that reads the
+    same inputs as an earlier one in its block, with the same indexing maps,
+    iterator types and body, and accumulates into a `linalg.fill` of the same
+    value and type, is replaced by the earlier one's result; it and its fill
+    go. Ops keep their order.
+
+    ```mlir
+    %f1 = linalg.fill ins(%zero) outs(%e1 : tensor<1x128x1xf32>)
+    %m1 = linalg.generic {..., "reduction"} ins(%x) outs(%f1) { addf }
+    ...
+    %f2 = linalg.fill ins(%zero) outs(%e2 : tensor<1x128x1xf32>)
+    %m2 = linalg.generic {..., "reduction"} ins(%x) outs(%f2) { addf }
+    // %m2's uses read %m1
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numReductionsMerged", "num-reductions-merged",
+              "Number of reductions replaced by an equal earlier one">
   ];
 }
 
