@@ -326,3 +326,72 @@ func.func @resident(%x: memref<2x8xf32, #dram> {tessel.name = "x"}, %w: memref<8
   return %y : memref<2x8xf32, #dram>
 }
 }
+
+// -----
+
+// Two ops on all four tiles of a 2x2 grid: tile (0, 0) collects the
+// matmul's four completions and tells the first tile of each row, which
+// tells the other tile of its row (rows + columns signals one after
+// another instead of one per tile).
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @relayed arch #arch {
+// CHECK:         %[[T00:.+]] = tessel.tile(0, 0)
+// CHECK:         %[[T01:.+]] = tessel.tile(0, 1)
+// CHECK:         %[[T10:.+]] = tessel.tile(1, 0)
+// CHECK:         %[[T11:.+]] = tessel.tile(1, 1)
+// CHECK:         %[[GO00:.+]] = tessel.semaphore on %[[T00]]
+// CHECK:         %[[GO01:.+]] = tessel.semaphore on %[[T01]]
+// CHECK:         %[[GO10:.+]] = tessel.semaphore on %[[T10]]
+// CHECK:         %[[GO11:.+]] = tessel.semaphore on %[[T11]]
+// CHECK:         %[[ARRIVED:.+]] = tessel.semaphore on %[[T00]]
+// CHECK:         tessel.core(%[[T00]]) {
+// CHECK:           linalg.matmul
+// CHECK-NEXT:      tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[ARRIVED]] for 4
+// CHECK-NEXT:      tessel.signal %[[GO00]]
+// CHECK-NEXT:      tessel.signal %[[GO10]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO00]]
+// CHECK-NEXT:      tessel.signal %[[GO01]]
+// CHECK:           linalg.generic
+// CHECK:         }
+// CHECK:         tessel.core(%[[T01]]) {
+// CHECK:           linalg.matmul
+// CHECK-NEXT:      tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO01]]
+// CHECK:           linalg.generic
+// CHECK:         }
+// CHECK:         tessel.core(%[[T10]]) {
+// CHECK:           linalg.matmul
+// CHECK-NEXT:      tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO10]]
+// CHECK-NEXT:      tessel.signal %[[GO11]]
+// CHECK:           linalg.generic
+// CHECK:         }
+// CHECK:         tessel.core(%[[T11]]) {
+// CHECK:           linalg.matmul
+// CHECK-NEXT:      tessel.signal %[[ARRIVED]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[GO11]]
+// CHECK:           linalg.generic
+// CHECK:         }
+module attributes {tessel.arch = #tiny} {
+func.func @relayed(%x: memref<64x32xf32, #dram> {tessel.name = "x"}, %w: memref<32x8xf32, #dram> {tessel.kind = "weight", tessel.name = "w"}) -> memref<64x8xf32, #dram> {
+  %s = memref.alloc() : memref<64x8xf32, #dram>
+  %y = memref.alloc() : memref<64x8xf32, #dram>
+  scf.forall (%i) = (0) to (64) step (16) {
+    %xi = memref.subview %x[%i, 0] [16, 32] [1, 1] : memref<64x32xf32, #dram> to memref<16x32xf32, strided<[32, 1], offset: ?>, #dram>
+    %si = memref.subview %s[%i, 0] [16, 8] [1, 1] : memref<64x8xf32, #dram> to memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.matmul ins(%xi, %w : memref<16x32xf32, strided<[32, 1], offset: ?>, #dram>, memref<32x8xf32, #dram>) outs(%si : memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1, 1]>}
+  scf.forall (%i) = (0) to (64) step (16) {
+    %si = memref.subview %s[%i, 0] [16, 8] [1, 1] : memref<64x8xf32, #dram> to memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [16, 8] [1, 1] : memref<64x8xf32, #dram> to memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%si : memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<16x8xf32, strided<[8, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %out: f32):
+      %e = math.exp %in : f32
+      linalg.yield %e : f32
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1]>}
+  return %y : memref<64x8xf32, #dram>
+}
+}

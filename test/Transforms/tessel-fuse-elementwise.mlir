@@ -172,3 +172,78 @@ func.func @variance(%a: tensor<4x8xf32>, %b: tensor<4x8xf32>, %mean: tensor<4xf3
   return %var, %sum, %x : tensor<4xf32>, tensor<4xf32>, tensor<4x8xf32>
 }
 
+// Softmax: exp(x - max) has two readers, its sum and the division by it;
+// it fuses into both and goes (computed twice, never stored).
+// CHECK-LABEL: func.func @softmax
+// CHECK:         %[[M:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%arg0 : tensor<4x8xf32>)
+// CHECK:           arith.maximumf
+// CHECK:         %[[S:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%arg0, %[[M]] : tensor<4x8xf32>, tensor<4xf32>)
+// CHECK:           math.exp
+// CHECK:           arith.addf
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]{{.*}} ins(%arg0, %[[M]], %[[S]] : tensor<4x8xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK:           math.exp
+// CHECK:           arith.divf
+// CHECK-NOT:     linalg.generic
+func.func @softmax(%x: tensor<4x8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %low = arith.constant 0xFF800000 : f32
+  %r = tensor.empty() : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %minit = linalg.fill ins(%low : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %m = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%x : tensor<4x8xf32>) outs(%minit : tensor<4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %s = arith.maximumf %u, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %d = arith.subf %u, %v : f32
+    %q = math.exp %d : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<4x8xf32>) outs(%sinit : tensor<4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %s = arith.addf %u, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %q = arith.divf %u, %v : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}
+
+// A masked softmax's exponentials read a mask over the columns: computed
+// in each reader, the mask would be read again by each, so they stay an op
+// of their own.
+// CHECK-LABEL: func.func @masked_softmax
+// CHECK:         %[[E:.+]] = linalg.generic {{.*}}iterator_types = ["parallel", "parallel"]
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}}iterator_types = ["parallel", "reduction"]{{.*}} ins(%[[E]] : tensor<4x8xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[E]], %{{.+}} : tensor<4x8xf32>, tensor<4xf32>)
+func.func @masked_softmax(%x: tensor<4x8xf32>, %m: tensor<4xf32>, %mask: tensor<8xf32>) -> tensor<4x8xf32> {
+  %zero = arith.constant 0.0 : f32
+  %r = tensor.empty() : tensor<4xf32>
+  %e = tensor.empty() : tensor<4x8xf32>
+  %exp = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (j)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%x, %m, %mask : tensor<4x8xf32>, tensor<4xf32>, tensor<8xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %k: f32, %o: f32):
+    %d = arith.subf %u, %v : f32
+    %a = arith.addf %d, %k : f32
+    %q = math.exp %a : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  %sinit = linalg.fill ins(%zero : f32) outs(%r : tensor<4xf32>) -> tensor<4xf32>
+  %sum = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>], iterator_types = ["parallel", "reduction"]} ins(%exp : tensor<4x8xf32>) outs(%sinit : tensor<4xf32>) {
+  ^bb0(%u: f32, %o: f32):
+    %s = arith.addf %u, %o : f32
+    linalg.yield %s : f32
+  } -> tensor<4xf32>
+  %y = linalg.generic {indexing_maps = [affine_map<(i, j) -> (i, j)>, affine_map<(i, j) -> (i)>, affine_map<(i, j) -> (i, j)>], iterator_types = ["parallel", "parallel"]} ins(%exp, %sum : tensor<4x8xf32>, tensor<4xf32>) outs(%e : tensor<4x8xf32>) {
+  ^bb0(%u: f32, %v: f32, %o: f32):
+    %q = arith.divf %u, %v : f32
+    linalg.yield %q : f32
+  } -> tensor<4x8xf32>
+  return %y : tensor<4x8xf32>
+}

@@ -280,3 +280,53 @@ tessel.device @padded_load arch #tiny {
     memref.dealloc %a1 : memref<18xf32, #sram>
   }
 }
+
+// -----
+
+// The next op's load of a weight moves above the wait before it (and the
+// fence), after the previous op's store is waited for, its buffer freed and
+// the tile's signal sent: it runs while the tile waits for the other
+// tiles. Its load of an input stays after the wait.
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @weight_before_wait
+// CHECK:         tessel.wait %{{.+}}
+// CHECK-NEXT:    memref.dealloc
+// CHECK-NEXT:    tessel.signal
+// CHECK-NEXT:    %[[W:.+]] = memref.alloc() : memref<16xf32, #sram>
+// CHECK-NEXT:    %[[TW:.+]] = tessel.dma %{{.+}} to %[[W]]
+// CHECK-NEXT:    tessel.wait_semaphore
+// CHECK-NEXT:    %[[X:.+]] = memref.alloc() : memref<16xf32, #sram>
+// CHECK-NEXT:    %[[TX:.+]] = tessel.dma %{{.+}} to %[[X]]
+// CHECK:         tessel.wait %[[TW]], %[[TX]]
+// CHECK-NOT:     tessel.fence
+tessel.device @weight_before_wait arch #tiny {
+  %t = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %sem = tessel.semaphore on %t
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    tessel.vector_fill 1.0, %a : memref<16xf32, #sram>
+    %s = tessel.dma %a to %m : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %sem
+    tessel.wait_semaphore %sem
+    tessel.fence
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %lw = tessel.dma %w to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    %lx = tessel.dma %x to %c : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw, %lx
+    tessel.vector_binary add %b, %c, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
+    %u = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %u
+    memref.dealloc %b : memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+  }
+}

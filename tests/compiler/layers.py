@@ -203,3 +203,17 @@ class ResidualStage(torch.nn.Module):
             y = torch.relu(bn1(conv1(x)))
             x = torch.relu(bn2(conv2(y)) + x)
         return self.down(x)
+
+
+class NormSoftmax(torch.nn.Module):
+    """A residual add, a layer norm and a row softmax: as imported, the
+    layer norm computes its mean twice and its squared deviations as a
+    tensor, and the softmax its exponentials as a tensor that two ops
+    read."""
+
+    def __init__(self, features=32):
+        super().__init__()
+        self.norm = torch.nn.LayerNorm(features)
+
+    def forward(self, x, y):
+        return torch.softmax(self.norm(x + y), dim=-1)

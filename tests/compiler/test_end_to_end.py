@@ -401,3 +401,29 @@ def test_batch_norms_run_as_epilogues_and_the_next_stage_reads_their_results():
     assert marks == [4]
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_layer_norm_and_softmax_keep_their_intermediates_in_sram():
+    """After the residual add, the layer norm is its mean, its variance
+    (the squared deviations computed in the reduction that sums them) and
+    the normalization; the softmax its maximum, the sum of its exponentials
+    and the division, both computing the exponentials. Seven ops, no
+    tensor of deviations or exponentials between them. (The normalization,
+    which reads the norm's weights along the rows, is not computed again in
+    each of the softmax's ops.)"""
+    torch.manual_seed(0)
+    module = layers.NormSoftmax().eval()
+    xs = (torch.randn(2, 8, 32), torch.randn(2, 8, 32))
+    model = fe.import_torch(module, xs)
+    generics = []
+
+    @contextlib.contextmanager
+    def stage(name, mapped):
+        yield
+        if name == "map":
+            generics.append(mapped.operation.get_asm().count("linalg.generic"))
+
+    program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
+    assert generics == [7]
+    np.testing.assert_allclose(simulated_bit_exact(program, model, xs),
+                               module(*xs).detach().numpy(), rtol=1e-5, atol=1e-5)

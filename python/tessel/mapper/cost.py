@@ -480,10 +480,11 @@ def shared_link(arch, placement: Placement, link: tuple[float, int],
 
 
 def barrier_cycles(arch, rows: int, cols: int) -> int:
-    """The barrier after an op: every tile signals the first, which signals
-    every tile back (docs/lowering.md, "Layer barrier")."""
+    """The barrier after an op: every tile signals the first, which waits
+    for them all and signals the first tile of each row, which signals the
+    rest of its row (docs/lowering.md, "Synchronization")."""
     hops = (rows - 1) + (cols - 1)
-    return 4 * _ISSUE + 2 * hops * arch.noc.hop_cycles
+    return (2 + rows + cols) * _ISSUE + 2 * hops * arch.noc.hop_cycles
 
 
 def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,

@@ -418,6 +418,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     std::map<Coord, Value> go;
     for (Coord c : op.tiles)
       go[c] = SemaphoreOp::create(semaphores, loc, tiles[c].tile, 0);
+    // The first tile of each earlier op tells one relay per row, which
+    // tells the rest of its row: rows + columns signals one after another
+    // instead of one per tile (256 on a 16x16 grid).
+    std::map<Coord, SmallVector<Coord>> relayed = getRelays(op.tiles);
     for (unsigned dep : direct) {
       PlacedOp &earlier = placed[dep];
       Coord first = earlier.tiles.front();
@@ -432,15 +436,44 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
             earlier.done[first], tiles[first].block(), loc, earlier.arrived,
             static_cast<int32_t>(earlier.tiles.size()));
       }
-      for (Coord c : op.tiles)
+      for (auto &[relay, row] : relayed)
         appendAfter<SignalOp>(earlier.done[first], tiles[first].block(), loc,
-                              go[c], 1);
+                              go[relay], 1);
     }
-    for (Coord c : op.tiles) {
-      OpBuilder core = OpBuilder::atBlockTerminator(&tiles[c].block());
-      WaitSemaphoreOp::create(core, loc, go[c],
+    for (auto &[relay, row] : relayed) {
+      OpBuilder core = OpBuilder::atBlockTerminator(&tiles[relay].block());
+      WaitSemaphoreOp::create(core, loc, go[relay],
                               static_cast<int32_t>(direct.size()));
+      for (Coord c : row) {
+        SignalOp::create(core, loc, go[c], 1);
+        OpBuilder other = OpBuilder::atBlockTerminator(&tiles[c].block());
+        WaitSemaphoreOp::create(other, loc, go[c], 1);
+      }
     }
+  }
+
+  /// The tiles that learn first that an op on `tiles` may start, each with
+  /// the tiles it tells in turn: where the op spans several rows of several
+  /// tiles, the first of each row, which tells the others of its row;
+  /// otherwise every tile, told directly.
+  static std::map<Coord, SmallVector<Coord>>
+  getRelays(ArrayRef<Coord> tiles) {
+    std::map<int64_t, SmallVector<Coord>> rows;
+    for (Coord c : tiles)
+      rows[c.first].push_back(c);
+    bool relay = rows.size() > 1 && llvm::any_of(rows, [](auto &row) {
+                   return row.second.size() > 1;
+                 });
+    std::map<Coord, SmallVector<Coord>> relays;
+    for (auto &[index, row] : rows) {
+      if (!relay) {
+        for (Coord c : row)
+          relays[c];
+        continue;
+      }
+      relays[row.front()].append(row.begin() + 1, row.end());
+    }
+    return relays;
   }
 
   /// Where in the stream a part is placed, for its resident weights: the

@@ -6,7 +6,11 @@
 // elementwise producers into elementwise consumers, and into the reductions
 // the vector unit computes (a layer norm's squared deviations into their
 // sum): the reduction's lowering evaluates the producer's body before it
-// reduces, so that tensor never goes to DRAM. A producer that looks
+// reduces, so that tensor never goes to DRAM. A producer read by a reduction
+// and others fuses into each where all can take it and it reads, besides
+// one whole tensor, only values per row (softmax's exponentials: computed
+// twice, never stored; a causal mask read again by each would cost more
+// than it saves). A producer that looks
 // integers up (not booleans) stays an op of its own: its consumer reads them
 // as indices, and fused, an index looked up in one table would pick the row
 // of another in the same body, a gather of a gather that one dma_gather
@@ -57,6 +61,20 @@ bool readsOneWholeTensor(Operation *producer) {
          }) <= 1;
 }
 
+/// Whether every input of `producer` but one whole tensor holds one value
+/// per row (the innermost loop left out: a softmax's maxima), so that
+/// computing it again in each reader reads little more: not a mask or a
+/// scale over the columns, read again by every reader.
+bool readsRowsBesides(Operation *producer) {
+  auto generic = cast<linalg::LinalgOp>(producer);
+  unsigned innermost = generic.getNumLoops() - 1;
+  return llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    return map.isPermutation() ||
+           !map.isFunctionOfDim(innermost);
+  });
+}
+
 bool looksUp(Operation *op) {
   bool lookup = false;
   op->walk([&](tensor::ExtractOp) { lookup = true; });
@@ -96,12 +114,24 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
     linalg::populateElementwiseOpsFusionPatterns(
         patterns, [](OpOperand *fused) {
           Operation *producer = fused->get().getDefiningOp();
-          Operation *consumer = fused->getOwner();
-          return isElementwise(producer) && producer->hasOneUse() &&
-                 !looksUpIndices(producer) &&
-                 (isElementwise(consumer) ||
-                  (isVectorReduction(consumer) && !looksUp(producer) &&
-                   readsOneWholeTensor(producer)));
+          if (!isElementwise(producer) || looksUpIndices(producer))
+            return false;
+          auto takesIt = [&](Operation *consumer) {
+            return isElementwise(consumer) ||
+                   (isVectorReduction(consumer) && !looksUp(producer) &&
+                    readsOneWholeTensor(producer));
+          };
+          // A producer with several readers fuses into each only where one
+          // of them is a reduction and every one takes it, so that it goes:
+          // softmax's exp(x - max) into its sum and into the division by
+          // it, computed twice on the vector unit instead of stored and
+          // read twice.
+          auto users = producer->getUsers();
+          bool goes = producer->hasOneUse() ||
+                      (llvm::all_of(users, takesIt) &&
+                       llvm::any_of(users, isVectorReduction) &&
+                       readsRowsBesides(producer));
+          return goes && takesIt(fused->getOwner());
         });
     if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
                                      getArgument())))

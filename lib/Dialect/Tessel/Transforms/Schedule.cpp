@@ -21,8 +21,13 @@
 // The buffer then lives on into the next slice's steps; the step sizes
 // count two steps of every operand, outputs included, but where the core's
 // buffers would no longer fit its SRAM as tessel-allocate-sram places them,
-// the core keeps its stores waited where they were issued. The fences are
-// removed afterwards.
+// the core keeps its stores waited where they were issued.
+//
+// A load of a weight or a constant (which no op writes) that opens an op's
+// part also moves above the waits for other tiles before the part (but
+// after the tile's signals there): it runs while the tile waits, instead of
+// after (where the buffers would not fit, the core keeps it where it was).
+// The fences are removed afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -78,18 +83,32 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
       hoistLoads(block);
-      SmallVector<Operation *> order =
-          llvm::map_to_vector(block, [](Operation &op) { return &op; });
+      SmallVector<Operation *> order = getOrder(block);
       unsigned sunk = sinkStoreWaits(block);
       if (sunk && !sramBuffersFit(core)) {
-        for (Operation *op : order)
-          op->moveBefore(&block, block.end());
+        restoreOrder(block, order);
         sunk = 0;
       }
       numStoreWaitsSunk += sunk;
+      order = getOrder(block);
+      unsigned early = hoistReadOnlyLoadsAboveWaits(block);
+      if (early && !sramBuffersFit(core)) {
+        restoreOrder(block, order);
+        early = 0;
+      }
+      numLoadsAboveWaits += early;
       for (FenceOp fence : llvm::make_early_inc_range(block.getOps<FenceOp>()))
         fence.erase();
     });
+  }
+
+  static SmallVector<Operation *> getOrder(Block &block) {
+    return llvm::map_to_vector(block, [](Operation &op) { return &op; });
+  }
+
+  static void restoreOrder(Block &block, ArrayRef<Operation *> order) {
+    for (Operation *op : order)
+      op->moveBefore(&block, block.end());
   }
 
   /// Moves the wait of each load to the first instruction that touches the
@@ -255,6 +274,72 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         crossedCompute = true;
     }
     return nullptr; // the start of the core
+  }
+
+  /// Whether `load` reads a weight or a constant, which no op writes.
+  static bool readsReadOnlyBuffer(DmaOp load) {
+    auto buffer = getViewRoot(load.getSource()).getDefiningOp<DramBufferOp>();
+    return buffer && (buffer.getKind() == DramBufferKind::weight ||
+                      buffer.getKind() == DramBufferKind::constant);
+  }
+
+  /// Moves each load of a weight or a constant that an op's part opens with
+  /// above the waits before it, so that it runs while the tile waits for the
+  /// others to finish the previous op; the previous op's stores are waited
+  /// for and its buffers freed before. Returns how many moved.
+  unsigned hoistReadOnlyLoadsAboveWaits(Block &block) {
+    SmallVector<DmaOp> loads;
+    for (auto dma : block.getOps<DmaOp>())
+      if (isLoad(dma) && readsReadOnlyBuffer(dma))
+        loads.push_back(dma);
+    unsigned count = 0;
+    for (DmaOp load : loads) {
+      // The address ops the load needs move with it.
+      llvm::SmallPtrSet<Operation *, 8> needed;
+      SmallVector<Value> worklist(load->getOperands());
+      while (!worklist.empty()) {
+        Operation *def = worklist.pop_back_val().getDefiningOp();
+        if (def && def->getBlock() == &block && isAddressOp(def) &&
+            needed.insert(def).second)
+          worklist.append(def->operand_begin(), def->operand_end());
+      }
+      // The synchronization (and fences) right above the load, with only
+      // address ops, deallocations, other loads and the fills of their
+      // padding in between: the load goes after its last signal, before
+      // its waits. A shared load's leader waits there for the others'
+      // credits, so every signal this tile sends there (its own completion,
+      // a first tile's go to the others) must come first, or a tile that
+      // gives its credit after the waits would never get it.
+      Operation *top = nullptr, *lastSignal = nullptr;
+      for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+        auto dma = dyn_cast<DmaOp>(op);
+        auto fill = dyn_cast<VectorFillOp>(op);
+        if (isa<SignalOp>(op) && !lastSignal)
+          lastSignal = op;
+        if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op))
+          top = op;
+        else if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
+                 !(dma && isLoad(dma)) &&
+                 !(fill && !touches(fill, getViewRoot(load.getTarget()))))
+          break;
+      }
+      if (lastSignal)
+        for (top = lastSignal->getNextNode();
+             top != load && !isa<WaitSemaphoreOp, FenceOp>(top);
+             top = top->getNextNode())
+          ;
+      if (!top || top == load)
+        continue;
+      SmallVector<Operation *> moved;
+      for (Operation *op = top->getNextNode(); op != load; op = op->getNextNode())
+        if (needed.contains(op))
+          moved.push_back(op);
+      moved.push_back(load);
+      for (Operation *op : moved)
+        op->moveBefore(top);
+      ++count;
+    }
+    return count;
   }
 
   void hoistLoads(Block &block) {

@@ -525,7 +525,13 @@ def TesselFuseElementwise
     it reads at most one tensor of its own size: a layer norm's squared
     deviations `(x - mean)^2` into their sum, which the lowering evaluates
     before it reduces. A residual add (two whole tensors) does not: the
-    reduction would read both, and the add runs better as an epilogue. Unlike
+    reduction would read both, and the add runs better as an epilogue. A
+    producer with several readers, one of them such a reduction, fuses into
+    each where every reader can take it and it reads, besides one whole
+    tensor, only values per row (not its innermost loop): softmax's
+    `exp(x - max)` into its sum and into the division by it, computed twice
+    and never stored (a causal mask over the columns would be read again
+    by each reader: such a producer stays). Unlike
     upstream's `linalg-fuse-elementwise-ops`, reshapes are not propagated
     through ops: that would turn a matmul after a flatten into a
     contraction over several dimensions, which the MAC array lowering does
@@ -1105,7 +1111,8 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     runs after this pass, places both.
 
     A load never moves across `tessel.signal` or `tessel.wait_semaphore` (a
-    wait orders it with other tiles' writes), across a `tessel.fence` (into
+    wait orders it with other tiles' writes; but see below for weights),
+    across a `tessel.fence` (into
     another op's part, whose buffers its step sizes did not count), above
     the completion of a store of the same tile to the same DRAM buffer,
     above an instruction that uses its target buffer, or by more than one
@@ -1118,7 +1125,17 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     the store writes, and at an instruction that uses the stored buffer.
     Where the core's SRAM buffers would then no longer fit its tile as
     `tessel-allocate-sram` places them, the core's store waits stay where
-    they were. The fences are removed.
+    they were.
+
+    A load of a weight or constant DRAM buffer (which no op writes) that
+    opens an op's part moves above the `tessel.wait_semaphore`s before it
+    (and the fence), after the tile's last `tessel.signal` there: the
+    previous op's stores are waited for by then, and the load runs while
+    the tile waits for the other tiles. It stays after the signals: a
+    shared load's leader waits for its receivers' credits where its load
+    is, and a receiver may give its credit only after those signals let it
+    through its own waits. Where the buffers would then not fit, the core's
+    loads stay where they were. The fences are removed.
 
     ```mlir
     %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
@@ -1138,7 +1155,10 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     Statistic<"numWaitsSunk", "num-waits-sunk",
               "Number of load waits moved to the loaded buffer's first use">,
     Statistic<"numStoreWaitsSunk", "num-store-waits-sunk",
-              "Number of store waits moved down to the next store">
+              "Number of store waits moved down to the next store">,
+    Statistic<"numLoadsAboveWaits", "num-loads-above-waits",
+              "Number of weight loads moved above the synchronization "
+              "before their op">
   ];
 }
 
