@@ -377,6 +377,21 @@ def test_a_matmul_starts_from_zero_in_its_first_blocks_on_a_tile_of_its_own():
     assert "vector_fill" in ops["tessel-4x4"] and "matmul_init" not in ops["tessel-4x4"]
 
 
+def compile_counting_mapped(model, text):
+    """``model`` compiled for tessel-4x4 with CP-SAT, and how often ``text``
+    occurs in the module as mapped (a list: one count per mapping)."""
+    counts = []
+
+    @contextlib.contextmanager
+    def stage(name, mapped):
+        yield
+        if name == "map":
+            counts.append(mapped.operation.get_asm().count(text))
+
+    program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
+    return program, counts
+
+
 def test_batch_norms_run_as_epilogues_and_the_next_stage_reads_their_results():
     """Each batch norm (with its ReLU, and the residual add) runs on its
     convolution's slices in SRAM: its scale, computed from the running
@@ -389,15 +404,7 @@ def test_batch_norms_run_as_epilogues_and_the_next_stage_reads_their_results():
     module = layers.ResidualStage().eval()
     x = torch.randn(1, 16, 16, 16)
     model = fe.import_torch(module, (x,))
-    marks = []
-
-    @contextlib.contextmanager
-    def stage(name, mapped):
-        yield
-        if name == "map":
-            marks.append(mapped.operation.get_asm().count("tessel.epilogue"))
-
-    program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
+    program, marks = compile_counting_mapped(model, "tessel.epilogue")
     assert marks == [4]
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
@@ -415,15 +422,7 @@ def test_layer_norm_and_softmax_keep_their_intermediates_in_sram():
     module = layers.NormSoftmax().eval()
     xs = (torch.randn(2, 8, 32), torch.randn(2, 8, 32))
     model = fe.import_torch(module, xs)
-    generics = []
-
-    @contextlib.contextmanager
-    def stage(name, mapped):
-        yield
-        if name == "map":
-            generics.append(mapped.operation.get_asm().count("linalg.generic"))
-
-    program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
+    program, generics = compile_counting_mapped(model, "linalg.generic")
     assert generics == [7]
     np.testing.assert_allclose(simulated_bit_exact(program, model, xs),
                                module(*xs).detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -482,7 +482,9 @@ def shared_link(arch, placement: Placement, link: tuple[float, int],
 def barrier_cycles(arch, rows: int, cols: int) -> int:
     """The barrier after an op: every tile signals the first, which waits
     for them all and signals the first tile of each row, which signals the
-    rest of its row (docs/lowering.md, "Synchronization")."""
+    rest of its row (docs/lowering.md, "Synchronization"). One dependence
+    per op; the weights an op loads while its tiles wait
+    (``tessel-schedule``) are still counted after it."""
     hops = (rows - 1) + (cols - 1)
     return (2 + rows + cols) * _ISSUE + 2 * hops * arch.noc.hop_cycles
 

@@ -418,9 +418,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     std::map<Coord, Value> go;
     for (Coord c : op.tiles)
       go[c] = SemaphoreOp::create(semaphores, loc, tiles[c].tile, 0);
-    // The first tile of each earlier op tells one relay per row, which
-    // tells the rest of its row: rows + columns signals one after another
-    // instead of one per tile (256 on a 16x16 grid).
+    // The first tile of each earlier op tells the relays (getRelays), each
+    // of which tells the rest of its row: rows + columns signals one after
+    // another instead of one per tile (256 on a 16x16 grid).
     std::map<Coord, SmallVector<Coord>> relayed = getRelays(op.tiles);
     for (unsigned dep : direct) {
       PlacedOp &earlier = placed[dep];
@@ -453,9 +453,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
   }
 
   /// The tiles that learn first that an op on `tiles` may start, each with
-  /// the tiles it tells in turn: where the op spans several rows of several
-  /// tiles, the first of each row, which tells the others of its row;
-  /// otherwise every tile, told directly.
+  /// the tiles it tells in turn: where the op spans several rows and some
+  /// row holds several of its tiles, the first of each row in part order,
+  /// which tells the others of its row; otherwise every tile, told
+  /// directly (a relay would only add a hop).
   static std::map<Coord, SmallVector<Coord>>
   getRelays(ArrayRef<Coord> tiles) {
     std::map<int64_t, SmallVector<Coord>> rows;

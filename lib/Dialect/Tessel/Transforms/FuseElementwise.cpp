@@ -4,9 +4,10 @@
 // rewrites a matmul after a flatten into a multi-dimensional contraction.
 // Tessel keeps matmuls as matmuls (the MAC array's op) and fuses only
 // elementwise producers into elementwise consumers, and into the reductions
-// the vector unit computes (a layer norm's squared deviations into their
-// sum): the reduction's lowering evaluates the producer's body before it
-// reduces, so that tensor never goes to DRAM. A producer read by a reduction
+// the vector unit computes that read them at their own indices or broadcast
+// along reduced loops (a layer norm's squared deviations into their sum):
+// the reduction's lowering evaluates the producer's body before it reduces,
+// so that tensor never goes to DRAM. A producer read by a reduction
 // and others fuses into each where all can take it and it reads, besides
 // one whole tensor, only values per row (softmax's exponentials: computed
 // twice, never stored; a causal mask read again by each would cost more
@@ -61,18 +62,39 @@ bool readsOneWholeTensor(Operation *producer) {
          }) <= 1;
 }
 
-/// Whether every input of `producer` but one whole tensor holds one value
-/// per row (the innermost loop left out: a softmax's maxima), so that
-/// computing it again in each reader reads little more: not a mask or a
-/// scale over the columns, read again by every reader.
-bool readsRowsBesides(Operation *producer) {
+/// Whether every input of `producer` is either a whole tensor or holds one
+/// value per row (the innermost loop left out: a softmax's maxima), so
+/// that computing it again in each reader reads little more: not a mask or
+/// a scale over the columns, read again by every reader.
+bool readsWholeTensorsOrRows(Operation *producer) {
   auto generic = cast<linalg::LinalgOp>(producer);
+  if (generic.getNumLoops() == 0)
+    return true;
   unsigned innermost = generic.getNumLoops() - 1;
   return llvm::all_of(generic.getDpsInputOperands(), [&](OpOperand *input) {
     AffineMap map = generic.getMatchingIndexingMap(input);
-    return map.isPermutation() ||
-           !map.isFunctionOfDim(innermost);
+    return map.isPermutation() || !map.isFunctionOfDim(innermost);
   });
+}
+
+/// Whether the reduction owning input `use` reads it at its own indices or
+/// broadcast along loops it reduces only (a layer norm's mean, once per
+/// row): computed in the reduction, the producer is computed again at most
+/// once per element reduced, not along a loop the reduction keeps (a
+/// contraction `sum_k f(a[i, k]) * b[k, j]` would compute `f` once per `j`).
+bool readsAlongReducedLoopsOnly(OpOperand &use) {
+  auto reduction = cast<linalg::GenericOp>(use.getOwner());
+  if (!reduction.isDpsInput(&use))
+    return false;
+  AffineMap map = reduction.getMatchingIndexingMap(&use);
+  if (!map.isProjectedPermutation(/*allowZeroInResults=*/true))
+    return false;
+  for (auto [loop, iterator] :
+       llvm::enumerate(reduction.getIteratorTypesArray()))
+    if (iterator == utils::IteratorType::parallel &&
+        !map.isFunctionOfDim(loop))
+      return false;
+  return true;
 }
 
 bool looksUp(Operation *op) {
@@ -116,22 +138,30 @@ struct FuseElementwise : impl::TesselFuseElementwiseBase<FuseElementwise> {
           Operation *producer = fused->get().getDefiningOp();
           if (!isElementwise(producer) || looksUpIndices(producer))
             return false;
-          auto takesIt = [&](Operation *consumer) {
-            return isElementwise(consumer) ||
-                   (isVectorReduction(consumer) && !looksUp(producer) &&
-                    readsOneWholeTensor(producer));
+          auto takesIt = [&](OpOperand &use) {
+            Operation *consumer = use.getOwner();
+            if (isElementwise(consumer))
+              return true;
+            return isVectorReduction(consumer) && !looksUp(producer) &&
+                   readsOneWholeTensor(producer) &&
+                   readsAlongReducedLoopsOnly(use);
           };
           // A producer with several readers fuses into each only where one
           // of them is a reduction and every one takes it, so that it goes:
           // softmax's exp(x - max) into its sum and into the division by
           // it, computed twice on the vector unit instead of stored and
           // read twice.
-          auto users = producer->getUsers();
-          bool goes = producer->hasOneUse() ||
-                      (llvm::all_of(users, takesIt) &&
-                       llvm::any_of(users, isVectorReduction) &&
-                       readsRowsBesides(producer));
-          return goes && takesIt(fused->getOwner());
+          auto uses = producer->getUses();
+          bool goes =
+              producer->hasOneUse() ||
+              (llvm::all_of(uses,
+                            [&](OpOperand &use) {
+                              return linalg::areElementwiseOpsFusable(&use) &&
+                                     takesIt(use);
+                            }) &&
+               llvm::any_of(producer->getUsers(), isVectorReduction) &&
+               readsWholeTensorsOrRows(producer));
+          return goes && takesIt(*fused);
         });
     if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
                                      getArgument())))

@@ -14,6 +14,7 @@
 
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/OperationSupport.h"
 
 namespace mlir::tessel {
@@ -30,10 +31,15 @@ linalg::FillOp getFreshFill(Value init) {
   return fill;
 }
 
-/// Whether `a` and `b` fill tensors of one type with the same value.
+/// Whether `a` and `b` fill tensors of one type with the same value (one
+/// value, or equal constants).
 bool fillsAlike(linalg::FillOp a, linalg::FillOp b) {
-  return a && b && a.getInputs()[0] == b.getInputs()[0] &&
-         a.getResultTypes() == b.getResultTypes();
+  if (!a || !b || a.getResultTypes() != b.getResultTypes())
+    return false;
+  Value x = a.getInputs()[0], y = b.getInputs()[0];
+  Attribute xValue, yValue;
+  return x == y || (matchPattern(x, m_Constant(&xValue)) &&
+                    matchPattern(y, m_Constant(&yValue)) && xValue == yValue);
 }
 
 /// A reduction this pass merges: a generic on tensors with reduction loops
@@ -95,10 +101,13 @@ struct MergeDuplicateReductions
         continue;
       }
       linalg::FillOp fill = getFreshFill(generic.getDpsInits()[0]);
+      Operation *empty = fill.getOutputs()[0].getDefiningOp();
       generic->replaceAllUsesWith(*earlier);
       generic->erase();
       if (fill->use_empty())
         fill->erase();
+      if (empty->use_empty())
+        empty->erase();
       ++numReductionsMerged;
     }
   }

@@ -23,7 +23,7 @@
 // buffers would no longer fit its SRAM as tessel-allocate-sram places them,
 // the core keeps its stores waited where they were issued.
 //
-// A load of a weight or a constant (which no op writes) that opens an op's
+// A load of a weight or a constant (which no core writes) that opens an op's
 // part also moves above the waits for other tiles before the part (but
 // after the tile's signals there): it runs while the tile waits, instead of
 // after (where the buffers would not fit, the core keeps it where it was).
@@ -37,6 +37,7 @@
 #include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/DenseSet.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSCHEDULE
@@ -78,7 +79,15 @@ bool touches(Operation *op, Value buffer) {
 }
 
 struct Schedule : impl::TesselScheduleBase<Schedule> {
+  /// The DRAM buffers some core stores into.
+  llvm::DenseSet<Value> written;
+
   void runOnOperation() override {
+    // Not read-only, whatever their kind.
+    getOperation().walk([&](DmaOp dma) {
+      if (isStore(dma))
+        written.insert(getViewRoot(dma.getTarget()));
+    });
     getOperation().walk([&](CoreOp core) {
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
@@ -276,17 +285,20 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return nullptr; // the start of the core
   }
 
-  /// Whether `load` reads a weight or a constant, which no op writes.
-  static bool readsReadOnlyBuffer(DmaOp load) {
-    auto buffer = getViewRoot(load.getSource()).getDefiningOp<DramBufferOp>();
-    return buffer && (buffer.getKind() == DramBufferKind::weight ||
-                      buffer.getKind() == DramBufferKind::constant);
+  /// Whether `load` reads a weight or a constant that no core writes.
+  bool readsReadOnlyBuffer(DmaOp load) {
+    Value root = getViewRoot(load.getSource());
+    auto buffer = root.getDefiningOp<DramBufferOp>();
+    return buffer && !written.contains(root) &&
+           (buffer.getKind() == DramBufferKind::weight ||
+            buffer.getKind() == DramBufferKind::constant);
   }
 
-  /// Moves each load of a weight or a constant that an op's part opens with
-  /// above the waits before it, so that it runs while the tile waits for the
-  /// others to finish the previous op; the previous op's stores are waited
-  /// for and its buffers freed before. Returns how many moved.
+  /// Moves each load of a weight or a constant (that no core writes) that
+  /// an op's part opens with above the waits before it, so that it runs
+  /// while the tile waits for the others to finish the previous op; the
+  /// previous op's stores are waited for and its buffers freed before.
+  /// Returns how many moved.
   unsigned hoistReadOnlyLoadsAboveWaits(Block &block) {
     SmallVector<DmaOp> loads;
     for (auto dma : block.getOps<DmaOp>())
@@ -303,24 +315,24 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
             needed.insert(def).second)
           worklist.append(def->operand_begin(), def->operand_end());
       }
-      // The synchronization (and fences) right above the load, with only
-      // address ops, deallocations, other loads and the fills of their
-      // padding in between: the load goes after its last signal, before
-      // its waits. A shared load's leader waits there for the others'
-      // credits, so every signal this tile sends there (its own completion,
-      // a first tile's go to the others) must come first, or a tile that
-      // gives its credit after the waits would never get it.
+      // The synchronization (and fences) above the load, with only address
+      // ops, deallocations and the part's other loads in between. The load
+      // goes after the tile's last signal there, before its first wait
+      // after it: a shared load's leader waits where its load is for the
+      // others' credits, so every signal this tile sends there (its own
+      // completion, a first tile's go to the others, a relay's to its row)
+      // must come first, or a tile that gives its credit only after its
+      // waits would never get it. Only a load that gets ahead of a wait
+      // moves (not on a relay, which signals its row after its wait).
       Operation *top = nullptr, *lastSignal = nullptr;
       for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
         auto dma = dyn_cast<DmaOp>(op);
-        auto fill = dyn_cast<VectorFillOp>(op);
         if (isa<SignalOp>(op) && !lastSignal)
           lastSignal = op;
         if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op))
           top = op;
         else if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
-                 !(dma && isLoad(dma)) &&
-                 !(fill && !touches(fill, getViewRoot(load.getTarget()))))
+                 !(dma && isLoad(dma)))
           break;
       }
       if (lastSignal)
@@ -330,8 +342,11 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           ;
       if (!top || top == load)
         continue;
+      // `top` is a wait or a fence: what the load needs after it moves
+      // with it.
       SmallVector<Operation *> moved;
-      for (Operation *op = top->getNextNode(); op != load; op = op->getNextNode())
+      for (Operation *op = top->getNextNode(); op != load;
+           op = op->getNextNode())
         if (needed.contains(op))
           moved.push_back(op);
       moved.push_back(load);

@@ -521,8 +521,10 @@ def TesselFuseElementwise
     Chains of elementwise `linalg.generic`s (bias, batchnorm, activation)
     become one op, so their intermediate tensors never reach DRAM. An
     elementwise producer also fuses into a reduction the vector unit
-    computes (a `linalg.generic` with reduction loops and one output) where
-    it reads at most one tensor of its own size: a layer norm's squared
+    computes (a `linalg.generic` with reduction loops and one output, which
+    reads it at its own indices or broadcast along reduced loops only, so
+    not a contraction that would compute it once per column) where it reads
+    at most one tensor of its own size: a layer norm's squared
     deviations `(x - mean)^2` into their sum, which the lowering evaluates
     before it reduces. A residual add (two whole tensors) does not: the
     reduction would read both, and the add runs better as an epilogue. A
@@ -1001,9 +1003,12 @@ def TesselConvertToDevice
       waits for the ops that last wrote a DRAM buffer it reads or writes,
       and for those that read a buffer it overwrites (dependences implied
       by others are left out). Each tile of the earlier op signals its
-      first tile, which waits for all and then signals a semaphore of each
-      tile of the later op, which waits before its part; an op on one tile
-      signals directly, and two ops on the same single tile need nothing.
+      first tile, which waits for all and then signals a semaphore of the
+      first tile of each row of the later op, which waits for it and
+      signals the others of its row (where the later op spans one row, or
+      one tile per row, each of its tiles directly); each waits before its
+      part. An op on one tile signals directly, and two ops on the same
+      single tile need nothing.
       Ops on disjoint tiles with no data between them run concurrently.
       Between two parts on a tile that no wait separates, a `tessel.fence`
       keeps `tessel-schedule` from prefetching into the earlier op;
@@ -1127,15 +1132,17 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     `tessel-allocate-sram` places them, the core's store waits stay where
     they were.
 
-    A load of a weight or constant DRAM buffer (which no op writes) that
-    opens an op's part moves above the `tessel.wait_semaphore`s before it
-    (and the fence), after the tile's last `tessel.signal` there: the
-    previous op's stores are waited for by then, and the load runs while
-    the tile waits for the other tiles. It stays after the signals: a
-    shared load's leader waits for its receivers' credits where its load
-    is, and a receiver may give its credit only after those signals let it
-    through its own waits. Where the buffers would then not fit, the core's
-    loads stay where they were. The fences are removed.
+    A load of a weight or constant DRAM buffer (which no core stores into)
+    that opens an op's part moves above the `tessel.wait_semaphore`s before
+    it (and the fence, and the part's other loads), after the tile's last
+    `tessel.signal` there: the previous op's stores are waited for by then,
+    and the load runs while the tile waits for the other tiles. It stays
+    after the signals: a shared load's leader waits for its receivers'
+    credits where its load is, and a receiver may give its credit only
+    after those signals let it through its own waits (so on a relay, which
+    signals its row after its wait, it does not move). Where the buffers
+    would then not fit, the core's loads stay where they were. The fences
+    are removed.
 
     ```mlir
     %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
