@@ -51,35 +51,19 @@ bool isMergeable(linalg::GenericOp generic) {
          getFreshFill(generic.getDpsInits()[0]);
 }
 
-/// Whether `later` computes what `earlier` does: the same inputs, maps,
-/// iterators and body, from a fill alike.
+/// Whether `later` computes what `earlier` does: upstream's operation
+/// equivalence (attributes, result types, bodies), with the same inputs and
+/// a fill alike as the accumulator.
 bool computesTheSame(linalg::GenericOp earlier, linalg::GenericOp later) {
-  if (earlier.getDpsInputs() != later.getDpsInputs() ||
-      earlier.getIndexingMaps() != later.getIndexingMaps() ||
-      earlier.getIteratorTypes() != later.getIteratorTypes() ||
-      !fillsAlike(getFreshFill(earlier.getDpsInits()[0]),
-                  getFreshFill(later.getDpsInits()[0])))
-    return false;
-  // The bodies, block arguments and results matched in order.
+  // The bodies' block arguments and results, matched as they are compared.
   DenseMap<Value, Value> matched;
   auto check = [&](Value a, Value b) {
-    return success(a == b || matched.lookup(a) == b);
+    return success(a == b || matched.lookup(a) == b ||
+                   fillsAlike(getFreshFill(a), getFreshFill(b)));
   };
   auto mark = [&](Value a, Value b) { matched[a] = b; };
-  Block &a = earlier.getRegion().front(), &b = later.getRegion().front();
-  if (a.getNumArguments() != b.getNumArguments() ||
-      a.getOperations().size() != b.getOperations().size())
-    return false;
-  for (auto [x, y] : llvm::zip(a.getArguments(), b.getArguments())) {
-    if (x.getType() != y.getType())
-      return false;
-    mark(x, y);
-  }
-  for (auto [x, y] : llvm::zip(a, b))
-    if (!OperationEquivalence::isEquivalentTo(
-            &x, &y, check, mark, OperationEquivalence::IgnoreLocations))
-      return false;
-  return true;
+  return OperationEquivalence::isEquivalentTo(
+      earlier, later, check, mark, OperationEquivalence::IgnoreLocations);
 }
 
 struct MergeDuplicateReductions

@@ -78,12 +78,24 @@ bool touches(Operation *op, Value buffer) {
                       [&](Value v) { return getViewRoot(v) == buffer; });
 }
 
-struct Schedule : impl::TesselScheduleBase<Schedule> {
-  /// The DRAM buffers some core stores into.
-  llvm::DenseSet<Value> written;
+/// Adds to `ops` the address ops in `block` that `values` are computed by,
+/// directly or through each other.
+void addAddressOps(ValueRange values, Block &block,
+                   llvm::SmallPtrSetImpl<Operation *> &ops) {
+  SmallVector<Value> worklist(values);
+  while (!worklist.empty()) {
+    Operation *def = worklist.pop_back_val().getDefiningOp();
+    if (def && def->getBlock() == &block && isAddressOp(def) &&
+        ops.insert(def).second)
+      worklist.append(def->operand_begin(), def->operand_end());
+  }
+}
 
+struct Schedule : impl::TesselScheduleBase<Schedule> {
   void runOnOperation() override {
-    // Not read-only, whatever their kind.
+    // The DRAM buffers some core stores into: not read-only, whatever their
+    // kind.
+    llvm::DenseSet<Value> written;
     getOperation().walk([&](DmaOp dma) {
       if (isStore(dma))
         written.insert(getViewRoot(dma.getTarget()));
@@ -100,7 +112,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       }
       numStoreWaitsSunk += sunk;
       order = getOrder(block);
-      unsigned early = hoistReadOnlyLoadsAboveWaits(block);
+      unsigned early = hoistReadOnlyLoadsAboveWaits(block, written);
       if (early && !sramBuffersFit(core)) {
         restoreOrder(block, order);
         early = 0;
@@ -233,12 +245,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       operandDefs.insert(fill);
       worklist.push_back(fill.getResult());
     }
-    while (!worklist.empty()) {
-      Operation *def = worklist.pop_back_val().getDefiningOp();
-      if (def && def->getBlock() == load->getBlock() && isAddressOp(def) &&
-          operandDefs.insert(def).second)
-        worklist.append(def->operand_begin(), def->operand_end());
-    }
+    addAddressOps(worklist, *load->getBlock(), operandDefs);
     Operation *earliest = getEarliestPointAmong(load, operandDefs, source,
                                                 target);
     for (Operation *op = load->getPrevNode(); op != earliest;
@@ -285,8 +292,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return nullptr; // the start of the core
   }
 
-  /// Whether `load` reads a weight or a constant that no core writes.
-  bool readsReadOnlyBuffer(DmaOp load) {
+  /// Whether `load` reads a weight or a constant that no core writes (is
+  /// not in `written`).
+  static bool readsReadOnlyBuffer(DmaOp load,
+                                  const llvm::DenseSet<Value> &written) {
     Value root = getViewRoot(load.getSource());
     auto buffer = root.getDefiningOp<DramBufferOp>();
     return buffer && !written.contains(root) &&
@@ -299,22 +308,17 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// while the tile waits for the others to finish the previous op; the
   /// previous op's stores are waited for and its buffers freed before.
   /// Returns how many moved.
-  unsigned hoistReadOnlyLoadsAboveWaits(Block &block) {
+  unsigned hoistReadOnlyLoadsAboveWaits(Block &block,
+                                        const llvm::DenseSet<Value> &written) {
     SmallVector<DmaOp> loads;
     for (auto dma : block.getOps<DmaOp>())
-      if (isLoad(dma) && readsReadOnlyBuffer(dma))
+      if (isLoad(dma) && readsReadOnlyBuffer(dma, written))
         loads.push_back(dma);
     unsigned count = 0;
     for (DmaOp load : loads) {
       // The address ops the load needs move with it.
       llvm::SmallPtrSet<Operation *, 8> needed;
-      SmallVector<Value> worklist(load->getOperands());
-      while (!worklist.empty()) {
-        Operation *def = worklist.pop_back_val().getDefiningOp();
-        if (def && def->getBlock() == &block && isAddressOp(def) &&
-            needed.insert(def).second)
-          worklist.append(def->operand_begin(), def->operand_end());
-      }
+      addAddressOps(load->getOperands(), block, needed);
       // The synchronization (and fences) above the load, with only address
       // ops, deallocations and the part's other loads in between. The load
       // goes after the tile's last signal there, before its first wait
