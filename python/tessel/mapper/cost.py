@@ -387,7 +387,7 @@ def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
 
 
 def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> bool:
-    """Whether output ``o`` is loaded once per element: no loop cut into
+    """Whether operand ``o`` is loaded once per element: no loop cut into
     steps that does not index it lies outside the innermost one that does.
     An accumulator whose fill is folded into it is then set in SRAM instead
     (tessel-promote-to-sram)."""
@@ -447,12 +447,18 @@ def halo_fraction(arch, o: Operand, loops: tuple[int, ...], parts: tuple[int, ..
         fraction *= min(1.0, union / (windows * access.extent(steps, full)))
     if fraction == 1.0:
         return 1.0
-    fixed_bytes = ((arch.tile.dma.setup_cycles + arch.dram.latency_cycles)
-                   * min(arch.tile.dma.bytes_per_cycle, arch.dram.bytes_per_cycle))
     saved = 1.0 - fraction
     pays = (saved * _MIN_SAVED_FRACTION >= 1.0
-            and saved * o.slice_bytes(steps) >= fixed_bytes)
+            and saved * o.slice_bytes(steps) >= fixed_transfer_bytes(arch))
     return fraction if pays else 1.0
+
+
+def fixed_transfer_bytes(arch) -> int:
+    """What one transfer moves in the time of its fixed cost (DMA setup and
+    DRAM latency); tessel-share-loads' threshold for cutting windows and for
+    choosing leaders by load."""
+    return ((arch.tile.dma.setup_cycles + arch.dram.latency_cycles)
+            * min(arch.tile.dma.bytes_per_cycle, arch.dram.bytes_per_cycle))
 
 
 def shares_slices(op: Op, parts: tuple[int, ...]) -> bool:
@@ -467,16 +473,64 @@ def shares_slices(op: Op, parts: tuple[int, ...]) -> bool:
 
 
 def shared_link(arch, placement: Placement, link: tuple[float, int],
-                count: int) -> tuple[float, int]:
+                count: int, balanced: bool = False) -> tuple[float, int]:
     """(rate, hops) of a multicast to ``count`` tiles: the rectangle's DRAM
     contention divided among ``count`` times fewer flows, up to one
     transfer's DMA channel, SRAM port and link; its route runs on from the
-    leader across the rectangle."""
+    leader across the rectangle.
+
+    The contention is the busiest tile's, where each tile reads from its
+    nearest channel and some channels are nearest to more tiles than
+    others. A ``balanced`` slice (:func:`balances_over_channels`) whose
+    parts are the rectangle's rows by its columns is shared by a whole row
+    or column of tiles, and tessel-share-loads gives its lead to whichever
+    of them adds it to the emptiest DRAM channel: the channels carry even
+    shares, and the rate is the rectangle's average."""
     rate, hops = link
+    if balanced and _parts_are_the_rectangle(placement):
+        rate = max(rate, _even_dram_rate(arch, placement))
     one_flow = min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
                    arch.noc.link_bytes_per_cycle)
     return (min(one_flow, rate * count),
             hops + placement.rows + placement.cols - 2)
+
+
+def balances_over_channels(arch, o: Operand, part: tuple[int, ...],
+                           steps: tuple[int, ...]) -> bool:
+    """Whether :func:`shared_link` may cost input ``o``'s slices at the
+    rectangle's even DRAM share: each tile loads each element once, in
+    slices of at least four times what a transfer moves in its fixed cost.
+    Both limits are measured. Smaller slices are mostly latency, and the
+    choice then turned on tens of cycles (the MLP's first layer on
+    tessel-16x16 went from 1 x 16 to 4 x 8 tiles and ran 5 % slower). An
+    input loaded again at later steps was predicted far too fast: BERT's
+    512 x 768 -> 3072 matmul in steps of 48 columns, predicted 57,658
+    cycles and simulated 69,003 (61,458 in the steps it had)."""
+    return (_loaded_once(o, part, steps)
+            and o.slice_bytes(steps) >= 4 * fixed_transfer_bytes(arch))
+
+
+def _even_dram_rate(arch, placement: Placement) -> float:
+    """The bytes per cycle each tile of the rectangle gets when the DRAM
+    channels its tiles may read from (the nearest ones, one per DMA
+    channel) carry even shares."""
+    key = ("even", arch_key(arch), placement.row, placement.col,
+           placement.rows, placement.cols)
+    if key not in _PATHS:
+        channels = set()
+        for r in range(placement.row, placement.row + placement.rows):
+            for c in range(placement.col, placement.col + placement.cols):
+                channels.update(arch.nearest_dram_channels(r, c)[:arch.tile.dma.channels])
+        _PATHS[key] = len(channels) * arch.dram.bytes_per_cycle / placement.tiles
+    return _PATHS[key]
+
+
+def _parts_are_the_rectangle(placement: Placement) -> bool:
+    """Whether two loops are cut, the first into the rectangle's rows and the
+    second into its columns, so that part (i, j) runs on the rectangle's
+    tile (i, j)."""
+    cut = [p for p in placement.parts if p > 1]
+    return cut == [placement.rows, placement.cols]
 
 
 def barrier_cycles(arch, rows: int, cols: int) -> int:
@@ -584,7 +638,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         readers = sharers(o, parts, op.loops, steps) if sharing else 1
         shared = (readers / halo_fraction(arch, o, op.loops, parts, steps)
                   if sharing else 1)
-        o_rate, o_hops = (shared_link(arch, placement, link, shared)
+        o_rate, o_hops = (shared_link(arch, placement, link, shared,
+                                      balances_over_channels(arch, o, part, steps))
                           if shared > 1 else link)
         # A shared slice also waits for the credits of the tiles it goes to
         # and tells them it has arrived: a signal each way along the
