@@ -6,6 +6,7 @@ CPU JIT)."""
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Callable
@@ -57,8 +58,22 @@ def from_model(model: Any, example_inputs: Any = None, name: str | None = None) 
         torch = None
     if torch is not None and isinstance(model, torch.nn.Module):
         return _torch(model, example_inputs, name)
+    _refuse_keras_off_torch(model)
     raise InvalidArgumentTypeError(f"model is a {type(model).__name__}; pass an nn.Module, an ONNX "
                     f"path or a tessel.frontend.ImportedModel")
+
+
+def _refuse_keras_off_torch(model: Any) -> None:
+    """A Keras 3 model is an ``nn.Module`` only on Keras's torch backend;
+    on another one, say how to get it there."""
+    if not type(model).__module__.startswith("keras."):
+        return
+    keras = sys.modules.get("keras")
+    backend = keras.backend.backend() if keras is not None else "unknown"
+    raise InvalidArgumentTypeError(
+        f"model is a Keras {type(model).__name__} on the {backend!r} backend; Tessel takes "
+        f"Keras models on the 'torch' backend, where they are nn.Modules: set the "
+        f"environment variable KERAS_BACKEND=torch before keras is first imported")
 
 
 def _torch(module, example_inputs, name) -> Source:
