@@ -1,16 +1,16 @@
 """Keras 3 models on Keras's torch backend: a Sequential MLP and a
 functional CNN (channels last) compile, and the simulated outputs match
 what Keras itself predicts (within 1e-5 of the output's scale) besides
-PyTorch eager (the driver's check). They run in a child process, since the backend
-is chosen when keras is first imported. A model on another backend is
-refused with what to set."""
+PyTorch eager (the driver's check). They run in a child process, since
+the backend is chosen when keras is first imported. A model on another
+backend is refused with what to set."""
 
 import importlib.util
-import subprocess
-import sys
 import textwrap
 
 import pytest
+
+from test_script_models import run_script
 
 # Not imported here: importing keras picks its backend for the process.
 pytestmark = pytest.mark.skipif(importlib.util.find_spec("keras") is None,
@@ -41,12 +41,7 @@ SCRIPT = textwrap.dedent("""
 
 
 def test_keras_models_on_the_torch_backend_match_keras(tmp_path):
-    script = tmp_path / "keras_models.py"
-    script.write_text(SCRIPT)
-    done = subprocess.run([sys.executable, str(script)], capture_output=True,
-                          text=True, timeout=300)
-    assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.splitlines() == ["mlp PASS", "cnn PASS"]
+    assert run_script(tmp_path, SCRIPT) == ["mlp PASS", "cnn PASS"]
 
 
 def test_a_keras_model_on_another_backend_is_refused_with_the_fix():

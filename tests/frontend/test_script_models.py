@@ -34,10 +34,16 @@ SCRIPT = textwrap.dedent("""
 """)
 
 
-def test_a_script_defining_its_model_in_main(tmp_path):
-    script = tmp_path / "net.py"
-    script.write_text(SCRIPT)
+def run_script(tmp_path, text: str) -> list[str]:
+    """The lines ``text``, run as a script of its own, prints; asserts it
+    exits cleanly."""
+    script = tmp_path / "script.py"
+    script.write_text(text)
     done = subprocess.run([sys.executable, str(script)], capture_output=True,
                           text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
-    assert done.stdout.split("\n")[:2] == ["Net PASS", "Closure PASS"]
+    return done.stdout.splitlines()
+
+
+def test_a_script_defining_its_model_in_main(tmp_path):
+    assert run_script(tmp_path, SCRIPT)[:2] == ["Net PASS", "Closure PASS"]
