@@ -514,15 +514,18 @@ def _even_dram_rate(arch, placement: Placement) -> float:
     """The bytes per cycle each tile of the rectangle gets when the DRAM
     channels its tiles may read from (the nearest ones, one per DMA
     channel) carry even shares."""
-    key = ("even", arch_key(arch), placement.row, placement.col,
-           placement.rows, placement.cols)
-    if key not in _PATHS:
+    key = (arch_key(arch), placement.row, placement.col, placement.rows,
+           placement.cols)
+    if key not in _EVEN_RATES:
         channels = set()
         for r in range(placement.row, placement.row + placement.rows):
             for c in range(placement.col, placement.col + placement.cols):
                 channels.update(arch.nearest_dram_channels(r, c)[:arch.tile.dma.channels])
-        _PATHS[key] = len(channels) * arch.dram.bytes_per_cycle / placement.tiles
-    return _PATHS[key]
+        _EVEN_RATES[key] = len(channels) * arch.dram.bytes_per_cycle / placement.tiles
+    return _EVEN_RATES[key]
+
+
+_EVEN_RATES: dict = {}
 
 
 def _parts_are_the_rectangle(placement: Placement) -> bool:
