@@ -24,7 +24,8 @@ __version__ = "0.1.0"
 _DRIVER = ("compile", "compile_and_simulate", "load_program", "Options", "StageError",
            "SimulationResult", "Check")
 _FRONTEND = ("import_torch", "import_onnx", "import_torch_training", "ImportedModel",
-             "FrontendError", "run_reference")
+             "FrontendError", "run_reference", "register_decomposition",
+             "import_tensorflow", "import_jax")
 
 _ERRORS = ("TesselError", "InvalidArgumentError", "InvalidArgumentTypeError",
            "UnknownNameError", "MissingExtraError")
@@ -55,3 +56,13 @@ def _register_dynamo_backend() -> None:
 
 
 _register_dynamo_backend()
+
+
+def _bind_extensions_deep() -> None:
+    # Before any of them loads: TensorFlow or jaxlib in the same process
+    # must not lend them their LLVM or abseil (tessel._binding).
+    from ._binding import install
+    install()
+
+
+_bind_extensions_deep()

@@ -14,7 +14,9 @@ imports nothing, so every subpackage may derive from it.
 # installs: what needs one names it instead of a traceback.
 EXTRA_OF_MODULE = {"torch": "frontend", "torch_mlir": "frontend", "onnx": "frontend",
                    "onnxruntime": "frontend", "onnxscript": "frontend",
-                   "mlir": "frontend", "ortools": "mapper", "matplotlib": "report"}
+                   "mlir": "frontend", "ortools": "mapper", "matplotlib": "report",
+                   "keras": "keras", "tensorflow": "tensorflow", "tf2onnx": "tensorflow",
+                   "jax": "jax", "jax2onnx": "jax"}
 
 
 class TesselError(Exception):

@@ -45,9 +45,9 @@ def test_keras_models_on_the_torch_backend_match_keras(tmp_path):
 
 
 def test_a_keras_model_on_another_backend_is_refused_with_the_fix():
-    # On Keras's other backends a model is no nn.Module; one is stood in
-    # for here by a class from keras's package (the jax and tensorflow
-    # backends are not installed).
+    # On Keras's JAX and NumPy backends a model is neither an nn.Module nor
+    # a TensorFlow object; one is stood in for here by a class from keras's
+    # package (importing keras would fix its backend for this process).
     import tessel
 
     Functional = type("Functional", (), {"__module__": "keras.src.models.functional"})

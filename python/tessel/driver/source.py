@@ -38,9 +38,9 @@ def _name(text: str) -> str:
 
 
 def from_model(model: Any, example_inputs: Any = None, name: str | None = None) -> Source:
-    """The source for ``model``: an ``nn.Module`` (``example_inputs``
-    required), an ONNX path, an ``ImportedModel`` or the path of a saved
-    one."""
+    """The source for ``model``: an ``nn.Module``, a TensorFlow model or a
+    ``jax.jit`` function (``example_inputs`` required), an ONNX path, an
+    ``ImportedModel`` or the path of a saved one."""
     if isinstance(model, ImportedModel):
         return _imported(model, example_inputs, name)
     if isinstance(model, (str, os.PathLike)):
@@ -50,30 +50,59 @@ def from_model(model: Any, example_inputs: Any = None, name: str | None = None) 
         if path.suffix == ".onnx":
             return _onnx(path, example_inputs, name)
         raise InvalidArgumentError(f"model {str(model)!r}: not an .onnx file nor a saved imported "
-                         f"model directory (one holding model.mlir); pass an nn.Module, "
-                         f"an ONNX path or a tessel.frontend.ImportedModel")
+                         f"model directory (one holding model.mlir); {SUPPORTED}")
     try:
         import torch
     except ImportError:
         torch = None
     if torch is not None and isinstance(model, torch.nn.Module):
         return _torch(model, example_inputs, name)
+    from ..frontend import from_jax, from_tensorflow
+    if from_tensorflow.is_tensorflow(model):
+        return _converted(model, example_inputs, name, "TensorFlow",
+                          from_tensorflow.run, "import_tensorflow")
+    if from_jax.is_jax(model):
+        return _converted(model, example_inputs, name, "JAX", from_jax.run, "import_jax")
     _refuse_keras_off_torch(model)
-    raise InvalidArgumentTypeError(f"model is a {type(model).__name__}; pass an nn.Module, an ONNX "
-                    f"path or a tessel.frontend.ImportedModel")
+    raise InvalidArgumentTypeError(f"model is a {type(model).__name__}; {SUPPORTED}")
+
+
+# What the driver takes, named in the refusal of anything else.
+SUPPORTED = ("pass a torch.nn.Module (PyTorch, or Keras 3 on the torch backend), a "
+             "TensorFlow model (tf.keras / Keras on the TensorFlow backend, a tf.function "
+             "or a tf.Module), a jax.jit function, the path of an .onnx file or a "
+             "tessel.frontend.ImportedModel")
 
 
 def _refuse_keras_off_torch(model: Any) -> None:
-    """A Keras 3 model is an ``nn.Module`` only on Keras's torch backend;
-    on another one, say how to get it there."""
+    """A Keras 3 model is an ``nn.Module`` on Keras's torch backend and a
+    TensorFlow model on its TensorFlow backend; on another one, say how to
+    get it to one of those."""
     if not type(model).__module__.startswith("keras."):
         return
     keras = sys.modules.get("keras")
     backend = keras.backend.backend() if keras is not None else "unknown"
     raise InvalidArgumentTypeError(
         f"model is a Keras {type(model).__name__} on the {backend!r} backend; Tessel takes "
-        f"Keras models on the 'torch' backend, where they are nn.Modules: set the "
-        f"environment variable KERAS_BACKEND=torch before keras is first imported")
+        f"Keras models on the 'torch' backend, where they are nn.Modules, and on the "
+        f"'tensorflow' backend, through ONNX: set the environment variable "
+        f"KERAS_BACKEND=torch (or tensorflow) before keras is first imported")
+
+
+def _converted(model, example_inputs, name, framework: str, run, importer: str) -> Source:
+    """A TensorFlow model or a JAX function: converted to ONNX in this
+    process, checked against the framework's own output."""
+    from .. import frontend
+
+    if example_inputs is None:
+        raise InvalidArgumentError(f"{framework} model {type(model).__name__}: "
+                                   f"example_inputs are needed (an array or a tuple of "
+                                   f"arrays, one per input)")
+    arrays = [np.asarray(x) for x in _as_list(example_inputs)]
+    label = getattr(model, "name", None) or getattr(model, "__name__", None)
+    name = name or _name(str(label or type(model).__name__).lower())
+    return Source(name, lambda: getattr(frontend, importer)(model, arrays, name=name),
+                  arrays, lambda inputs: run(model, inputs), framework)
 
 
 def _torch(module, example_inputs, name) -> Source:

@@ -9,8 +9,10 @@ its own process (the compiler process never imports ``torch_mlir``).
 See docs/frontend.md.
 """
 
-from .api import export_onnx, import_onnx, import_torch, import_torch_training
+from .api import (export_onnx, import_jax, import_onnx, import_tensorflow, import_torch,
+                  import_torch_training)
 from .contract import check_input_contract
+from .custom_ops import register_decomposition
 from .errors import (FrontendError, ImportedModelFormatError, LoweringError,
                      ModelFileError, ModelTransferError, ReferenceExecutionError,
                      TraceError, UnsupportedOpError, WorkerError)
@@ -26,6 +28,7 @@ def run_reference(model, *inputs, weights=None):
 
 __all__ = [
     "import_torch", "import_onnx", "import_torch_training", "export_onnx",
+    "import_tensorflow", "import_jax", "register_decomposition",
     "ImportedModel", "Signature", "TensorSpec", "check_input_contract", "run_reference",
     "warm_up", "shutdown",
     "FrontendError", "ModelFileError", "ModelTransferError", "TraceError",

@@ -106,6 +106,39 @@ def _check_static_shapes(program, what: str) -> None:
             f"whole tensor", op=op, location=where)
 
 
+def _decompose_custom_ops(program, what: str):
+    """``program`` with every custom operator (``torch.library``) replaced by
+    its registered decomposition (``tessel.register_decomposition``): the
+    frontend process, where the op is not defined, gets ATen only."""
+    from .custom_ops import decompositions, is_custom
+
+    registered = decompositions()
+    found = {}
+    for node in program.graph.nodes:
+        if node.op == "call_function" and is_custom(node.target):
+            found.setdefault(node.target, node)
+    missing = [op for op in found if op not in registered]
+    if missing:
+        op, node = missing[0], found[missing[0]]
+        where = source_line(node)
+        raise CaptureError(
+            "UnsupportedOpError",
+            f"{what}: custom op '{op._schema.name}'{f' at {where}' if where else ''} has "
+            f"no lowering for Tessel; register a decomposition into PyTorch ops with "
+            f"@tessel.register_decomposition(torch.ops.{op._schema.name.replace('::', '.')}) on a "
+            f"function taking the op's arguments (docs/custom-ops.md)",
+            op=op._schema.name, location=where)
+    if not found:
+        return program
+    try:
+        return program.run_decompositions({op: registered[op] for op in found})
+    except Exception as e:
+        names = ", ".join(sorted(op._schema.name for op in found))
+        raise CaptureError("TraceError",
+                           f"{what}: the decomposition of custom op {names} does not trace: "
+                           f"{_first_lines(str(e), 4)}") from e
+
+
 def export(model, inputs: tuple, *, dynamic_batch: bool = False):
     """``(program bytes, weight names, weight tensors, input names)`` of
     ``model`` (in eval mode) on ``inputs``: parameters and buffers become the
@@ -154,6 +187,7 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False):
         raise CaptureError("TraceError",
                            f"{what}: torch.export cannot trace the model: {hint}\n"
                            f"{_first_lines(text, 4)}") from e
+    program = _decompose_custom_ops(program, what)
     _check_static_shapes(program, what)
     buffer = io.BytesIO()
     try:

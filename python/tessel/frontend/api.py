@@ -151,6 +151,56 @@ def import_onnx(path, *, name: str | None = None) -> ImportedModel:
     return _finish(answer, what)
 
 
+def import_tensorflow(model, example_inputs, *, name: str | None = None) -> ImportedModel:
+    """Import a TensorFlow model (a Keras model on the TensorFlow backend,
+    a ``tf.function`` or a ``tf.Module``) through ONNX: converted here with
+    ``tf2onnx`` on inputs of ``example_inputs``' shapes and dtypes."""
+    from . import from_tensorflow
+
+    what = f"TensorFlow model {_model_name(model)}"
+    arrays = _example_arrays(example_inputs, what)
+    data = from_tensorflow.to_onnx(model, arrays, what)
+    return _import_onnx_bytes(data, _func_name(name, _model_name(model)), what)
+
+
+def import_jax(fn, example_inputs, *, name: str | None = None) -> ImportedModel:
+    """Import a ``jax.jit`` function through ONNX: converted here with
+    ``jax2onnx`` on inputs of ``example_inputs``' shapes and dtypes; the
+    arrays it closes over become weights."""
+    from . import from_jax
+
+    what = f"JAX function {_model_name(fn)}"
+    arrays = _example_arrays(example_inputs, what)
+    data = from_jax.to_onnx(fn, arrays, what)
+    return _import_onnx_bytes(data, _func_name(name, _model_name(fn)), what)
+
+
+def _model_name(obj) -> str:
+    name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
+    return name if isinstance(name, str) and name else type(obj).__name__.lower()
+
+
+def _example_arrays(example_inputs, what: str) -> list:
+    import numpy as np
+
+    if example_inputs is None:
+        raise ModelTransferError(f"{what}: example_inputs are needed (an array or a tuple "
+                                 f"of arrays, one per input of the model)")
+    return [np.asarray(x) for x in _as_tuple(example_inputs)]
+
+
+def _import_onnx_bytes(data: bytes, func: str, what: str) -> ImportedModel:
+    """Import a serialized ONNX model through a file the frontend process
+    reads, removed after."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="tessel-onnx-") as directory:
+        path = Path(directory) / f"{func}.onnx"
+        path.write_bytes(data)
+        answer = worker.request({"op": "onnx", "name": func, "path": str(path)}, what)
+    return _finish(answer, what)
+
+
 def export_onnx(module, example_inputs, path) -> Path:
     """Export ``module`` to ONNX with ``torch.onnx.export(..., dynamo=True)``
     in the frontend process. The file is written atomically."""

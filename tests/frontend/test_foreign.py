@@ -1,0 +1,93 @@
+"""TensorFlow and JAX models beside Tessel in one process, custom operators,
+and what the driver says of a model it does not take.
+
+The TensorFlow case runs in a child process: importing TensorFlow into the
+test process would cost every later test its memory and threads."""
+
+import importlib.util
+import textwrap
+
+import pytest
+import torch
+
+import tessel
+import tessel.frontend
+from test_script_models import run_script
+
+
+@torch.library.custom_op("tessel_test::scaled_tanh", mutates_args=())
+def scaled_tanh(x: torch.Tensor, scale: float) -> torch.Tensor:
+    return scale * torch.tanh(x)
+
+
+@scaled_tanh.register_fake
+def _(x, scale):
+    return torch.empty_like(x)
+
+
+class ScaledTanh(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(8, 8)
+
+    def forward(self, x):
+        return scaled_tanh(self.fc(x), 2.0)
+
+
+def test_a_custom_op_without_a_decomposition_is_named_with_the_fix():
+    with pytest.raises(tessel.frontend.UnsupportedOpError,
+                       match=r"custom op 'tessel_test::scaled_tanh' at .*test_foreign.py:\d+ "
+                             r"has no lowering for Tessel; .*"
+                             r"@tessel.register_decomposition\(torch.ops.tessel_test."
+                             r"scaled_tanh\)"):
+        tessel.import_torch(ScaledTanh().eval(), (torch.randn(4, 8),))
+
+
+def test_a_custom_op_compiles_through_its_decomposition():
+    tessel.register_decomposition(torch.ops.tessel_test.scaled_tanh,
+                                  lambda x, scale: scale * torch.tanh(x))
+    torch.manual_seed(0)
+    result = tessel.compile_and_simulate(ScaledTanh().eval(), (torch.randn(4, 8),),
+                                         mapper="heuristic")
+    assert result.check.passed, result.check
+
+
+def test_register_decomposition_refuses_what_is_no_custom_op():
+    with pytest.raises(tessel.InvalidArgumentTypeError, match="PyTorch operator"):
+        tessel.register_decomposition(torch.ops.aten.tanh.default, torch.tanh)
+    with pytest.raises(tessel.InvalidArgumentTypeError, match="not an operator"):
+        tessel.register_decomposition("mylib::op", torch.tanh)
+    with pytest.raises(tessel.InvalidArgumentTypeError, match="not a function"):
+        tessel.register_decomposition(scaled_tanh, 3)
+
+
+def test_an_unsupported_model_gets_one_message_naming_what_is_supported():
+    with pytest.raises(tessel.InvalidArgumentTypeError,
+                       match=r"model is a dict; pass a torch.nn.Module .*TensorFlow model "
+                             r".*a jax.jit function, the path of an .onnx file"):
+        tessel.compile_and_simulate({"w": 1}, ())
+
+
+# Tessel's extensions loaded before TensorFlow (a torch model compiled
+# first) and TensorFlow's model compiled after: each keeps its own LLVM and
+# abseil (tessel._binding). The example covers TensorFlow imported first.
+SCRIPT = textwrap.dedent("""
+    import os
+    os.environ["TF_CPP_MIN_LOG_LEVEL"] = "2"
+    import numpy as np, torch, tessel
+
+    first = tessel.compile_and_simulate(torch.nn.Linear(8, 4), (torch.randn(2, 8),))
+    import tensorflow as tf
+    tf.keras.utils.set_random_seed(0)
+    fn = tf.function(lambda x: tf.nn.relu(tf.matmul(x, tf.ones((8, 4)))) + 1.0)
+    x = np.random.default_rng(0).standard_normal((2, 8)).astype(np.float32)
+    result = tessel.compile_and_simulate(fn, (x,))
+    print("torch", "PASS" if first.check.passed else "FAIL")
+    print("tf.function", "PASS" if result.check.passed else "FAIL", result.check.reference)
+""")
+
+
+@pytest.mark.skipif(importlib.util.find_spec("tf2onnx") is None,
+                    reason="tensorflow/tf2onnx are not installed (extra `tensorflow`)")
+def test_tensorflow_loaded_after_tessel_compiles(tmp_path):
+    assert run_script(tmp_path, SCRIPT)[-2:] == ["torch PASS", "tf.function PASS TensorFlow"]
