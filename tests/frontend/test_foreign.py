@@ -5,6 +5,7 @@ The TensorFlow case runs in a child process: importing TensorFlow into the
 test process would cost every later test its memory and threads."""
 
 import importlib.util
+import sys
 import textwrap
 
 import pytest
@@ -91,3 +92,19 @@ SCRIPT = textwrap.dedent("""
                     reason="tensorflow/tf2onnx are not installed (extra `tensorflow`)")
 def test_tensorflow_loaded_after_tessel_compiles(tmp_path):
     assert run_script(tmp_path, SCRIPT)[-2:] == ["torch PASS", "tf.function PASS TensorFlow"]
+
+
+@pytest.mark.parametrize("framework, modules, extra", [
+    ("TensorFlow", ("tensorflow", "tf2onnx"), "tensorflow"),
+    ("JAX", ("jax", "jax2onnx"), "jax"),
+])
+def test_a_missing_framework_names_its_extra(monkeypatch, framework, modules, extra):
+    from tessel.frontend import from_jax, from_tensorflow
+
+    for module in modules:
+        monkeypatch.setitem(sys.modules, module, None)   # as if not installed
+    convert = from_tensorflow.to_onnx if framework == "TensorFlow" else from_jax.to_onnx
+    with pytest.raises(tessel.MissingExtraError,
+                       match=rf"needs the Python package '{modules[0]}', which the "
+                             rf"'{extra}' extra installs: pip install 'tessel\[{extra}\]'"):
+        convert(object(), [], f"{framework} model")
