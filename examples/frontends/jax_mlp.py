@@ -17,9 +17,6 @@ import numpy as np
 
 import tessel
 
-# Simulated outputs against JAX's, relative to the output's scale.
-TOLERANCE = 1e-4
-
 
 def build_mlp(key, sizes=(64, 256, 256, 10)):
     """Parameters of an MLP and its jitted forward function."""
@@ -47,16 +44,11 @@ def main() -> None:
     mlp = build_mlp(jax.random.key(0))
     x = np.random.default_rng(0).standard_normal((16, 64)).astype(np.float32)
     result = tessel.compile_and_simulate(mlp, (x,), arch=args.arch)
+    # The driver's check runs the model in JAX on the same inputs: its
+    # line reads PASS or FAIL "against JAX", with the largest errors.
+    print(f"{result.cycles} cycles on {args.arch}")
     print(result.check)
-
-    expected = np.asarray(mlp(x))
-    (got,) = result.outputs.values()
-    error = float(np.abs(got - expected).max() / np.abs(expected).max())
-    passed = result.check.passed and error <= TOLERANCE
-    print(f"{'PASS' if passed else 'FAIL'}: against JAX (the jitted function), max |error| "
-          f"/ max |output| {error:.2e} (tolerance {TOLERANCE:g}); {result.cycles} cycles "
-          f"on {args.arch}")
-    if not passed:
+    if not result.check.passed:
         raise SystemExit(1)
 
 

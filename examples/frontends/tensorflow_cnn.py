@@ -21,9 +21,6 @@ import tensorflow as tf  # noqa: E402
 
 import tessel  # noqa: E402
 
-# Simulated outputs against TensorFlow's, relative to the output's scale.
-TOLERANCE = 1e-4
-
 
 def build_model() -> tf.keras.Model:
     inputs = tf.keras.Input((32, 32, 3))
@@ -44,16 +41,11 @@ def main() -> None:
     model = build_model()
     x = np.random.default_rng(0).standard_normal((2, 32, 32, 3)).astype(np.float32)
     result = tessel.compile_and_simulate(model, (x,), arch=args.arch)
+    # The driver's check runs the model in TensorFlow on the same inputs: its
+    # line reads PASS or FAIL "against TensorFlow", with the largest errors.
+    print(f"{result.cycles} cycles on {args.arch}")
     print(result.check)
-
-    expected = model.predict(x, verbose=0)
-    (got,) = result.outputs.values()
-    error = float(np.abs(got - expected).max() / np.abs(expected).max())
-    passed = result.check.passed and error <= TOLERANCE
-    print(f"{'PASS' if passed else 'FAIL'}: against TensorFlow (model.predict), max |error| "
-          f"/ max |output| {error:.2e} (tolerance {TOLERANCE:g}); {result.cycles} cycles "
-          f"on {args.arch}")
-    if not passed:
+    if not result.check.passed:
         raise SystemExit(1)
 
 

