@@ -69,7 +69,7 @@ def build(name: str, arch: str):
     # Compiled from the zoo: needs the compiler, imported only here.
     from tessel import zoo
     from tessel.cli import random_inputs
-    from tessel.compiler import compile_imported
+    from tessel.driver import compile_imported
     program = compile_imported(zoo.run_case(name, "torch", jit=False).model, arch)
     return program, random_inputs(program, seed=ZOO_SEED)
 

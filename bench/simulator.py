@@ -21,7 +21,7 @@ figure is also given per second of the process's CPU time, which a machine
 shared with other work disturbs far less than wall time.
 
 ``--program DIR`` (repeatable) also times saved programs, e.g. a compiled
-model (``tessel.compiler.compile_imported(...).save(DIR)``), with random
+model (``tessel.driver.compile_imported(...).save(DIR)``), with random
 inputs.
 
     python bench/simulator.py [--repeat N] [--program DIR ...]

@@ -75,7 +75,7 @@ import torch
 from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.compiler.lower import parse_imported
 from tessel.ir import Context
 from tessel.mapper import MapperOptions, graph, legalize

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 from tessel import arch, frontend, zoo
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.runtime.simulator import simulate
 
 

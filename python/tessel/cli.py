@@ -280,7 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     mp.add_argument("--explain", action="store_true",
                     help="print the mapping of every op")
     mp.set_defaults(run=lambda args: __import__(
-        "tessel.mapper.command", fromlist=["run"]).run(args))
+        "tessel.driver.map_command", fromlist=["run"]).run(args))
     args = parser.parse_args(argv)
     try:
         return args.run(args)

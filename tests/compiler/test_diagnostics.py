@@ -9,7 +9,8 @@ import torch
 import layers
 
 from tessel import frontend as fe
-from tessel.compiler import LoweringError, compile_imported, diagnostics
+from tessel.compiler import LoweringError, diagnostics
+from tessel.driver import compile_imported
 
 TORCH = "/venv/lib/python3.11/site-packages/torch/nn/modules/sparse.py"
 WORKER = diagnostics._TESSEL + "/frontend/_worker.py"

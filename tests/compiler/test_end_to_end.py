@@ -16,7 +16,8 @@ import layers
 from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.compiler import compile_imported, lower_to_device
+from tessel.compiler import lower_to_device
+from tessel.driver import compile_imported
 from tessel.runtime.emulator import emulate
 from tessel.runtime.simulator import simulate
 from tessel.zoo.models import MLP

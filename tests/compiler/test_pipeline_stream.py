@@ -9,7 +9,7 @@ import torch
 
 from test_end_to_end import dram_transfers
 
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.mapper import MapperOptions
 from tessel.runtime.simulator import simulate
 

@@ -9,7 +9,7 @@ import torch
 
 from tessel import arch as arch_model
 from tessel import frontend as fe
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.ir import Attribute, Context, Module
 from tessel.mapper import graph, legalize
 from tessel.runtime.simulator import simulate

@@ -14,7 +14,7 @@ import torch
 
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.runtime.simulator import simulate
 
 FULL_ZOO = os.environ.get("TESSEL_TEST_FULL_ZOO") == "1"

@@ -5,7 +5,7 @@ computes, and faster in simulation than the default mapping."""
 import numpy as np
 
 from tessel import arch as arch_model
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.ir import Attribute, Context, Module
 from tessel.mapper import MapperOptions, apply, graph, legalize, map_module, solve
 from tessel.mapper.apply import mapping_text

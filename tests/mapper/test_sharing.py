@@ -9,7 +9,7 @@ import pytest
 import torch
 
 from tessel import frontend as fe
-from tessel.compiler import compile_imported
+from tessel.driver import compile_imported
 from tessel.ir import Context, Module
 from tessel.mapper import explain, graph, solve
 from tessel.mapper.apply import mapping_text

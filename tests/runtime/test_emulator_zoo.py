@@ -23,7 +23,8 @@ FULL_ZOO = os.environ.get("TESSEL_TEST_FULL_ZOO") == "1"
 def compiled():
     """name -> (program, inputs, the simulator's outputs), or the reason the
     model does not compile."""
-    from tessel.compiler import EmitError, LoweringError, compile_imported
+    from tessel.compiler import EmitError, LoweringError
+    from tessel.driver import compile_imported
     cache = {}
 
     def get(name):

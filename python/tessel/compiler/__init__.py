@@ -3,7 +3,7 @@ imported model, to a ``tessel.device``; ``emit``: ``tessel.device`` IR to a
 program in the ISA's format (docs/isa.md)."""
 
 from .emit import EmitError, emit_program
-from .lower import LoweringError, compile_imported, lower_to_device
+from .lower import LoweringError, lower_and_emit, lower_to_device
 
-__all__ = ["EmitError", "LoweringError", "compile_imported", "emit_program",
+__all__ = ["EmitError", "LoweringError", "emit_program", "lower_and_emit",
            "lower_to_device"]

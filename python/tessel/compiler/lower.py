@@ -3,7 +3,8 @@ Python.
 
 ``lower_to_device`` runs ``tessel-lowering-pipeline`` (the same passes
 ``tessel-opt -tessel-lowering-pipeline`` runs) on an imported model's
-linalg-on-tensors; ``compile_imported`` also emits the program.
+linalg-on-tensors; ``lower_and_emit`` also maps it first, with a mapping
+the caller gives, and emits the program.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ class LoweringError(TesselError, RuntimeError):
 Stage = Callable[[str, Any], contextlib.AbstractContextManager]
 
 
-def _no_stage(name: str, module: Any) -> contextlib.AbstractContextManager:
+def no_stage(name: str, module: Any) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
@@ -96,23 +97,23 @@ def parse_imported(mlir: str, target: arch_model.Arch, signature=None):
     return module
 
 
-def _lower(mlir: str, target: arch_model.Arch, signature, mapper: str = "default",
-           mapper_options=None, stage: Stage = _no_stage, failure_dir=None,
-           stream: int = 1):
-    """The lowered module, in the current Context. ``mapper`` other than
-    ``default`` maps the ops first (tessel.mapper); tessel-default-mapping
-    then leaves them as mapped."""
+# ``mapping(module, target)``: maps the parsed module's ops in place (the
+# driver passes tessel.mapper's, bound to its method and options).
+Mapping = Callable[[Any, arch_model.Arch], None]
+
+
+def _lower(mlir: str, target: arch_model.Arch, signature, mapping: Mapping | None = None,
+           stage: Stage = no_stage, failure_dir=None, stream: int = 1):
+    """The lowered module, in the current Context. ``mapping`` maps the ops
+    first; tessel-default-mapping then leaves them as mapped (without one
+    it maps them itself)."""
     passes = pipeline(stream)
     from ..passmanager import PassManager
 
     module = parse_imported(mlir, target, signature)
-    if mapper != "default":
-        from .. import mapper as mapper_mod
-
-        roles = [a.kind for a in signature.args] if signature else None
+    if mapping is not None:
         with stage("map", module):
-            mapper_mod.map_module(module, target, mapper, mapper_options,
-                                  roles=roles)
+            mapping(module, target)
     with stage("lower", module):
         # The pass manager leaves a failed module half-transformed: keep the
         # input (with tessel.arch and any mapping) to reproduce the failure.
@@ -152,26 +153,25 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None,
         return str(_lower(mlir, arch_model.load(arch), signature, stream=stream))
 
 
-def compile_imported(model, arch: Any = None, *, mapper: str = "default",
-                     mapper_options=None, stage: Stage = _no_stage,
-                     failure_dir=None, stream: int = 1) -> Program:
+def lower_and_emit(model, arch: Any = None, *, mapping: Mapping | None = None,
+                   stage: Stage = no_stage, failure_dir=None, stream: int = 1) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
-    on ``arch``: lowered, emitted with the model's weights in DRAM. The
-    instructions keep the model's source locations, which become the
-    program's tags (per-layer reports). ``mapper`` chooses the mapping:
-    ``default`` (tessel-default-mapping), ``heuristic`` or ``cpsat``
-    (tessel.mapper, with ``mapper_options``, a ``MapperOptions``).
-    ``stream`` > 1 compiles a program that computes that many inputs one
-    after another, overlapping the mapping's pipeline stages: input ``x``
-    becomes ``x[0]`` .. ``x[stream-1]``, and likewise each output.
-    ``stage`` wraps the steps "map", "lower" and "emit" (see ``Stage``); a
-    failed lowering keeps its input IR in ``failure_dir`` (default: a fresh
-    temporary directory) and names it in the ``LoweringError``."""
+    on ``arch``: mapped by ``mapping`` (else tessel-default-mapping),
+    lowered, emitted with the model's weights in DRAM. The instructions
+    keep the model's source locations, which become the program's tags
+    (per-layer reports). ``stream`` > 1 compiles a program that computes
+    that many inputs one after another, overlapping the mapping's pipeline
+    stages: input ``x`` becomes ``x[0]`` .. ``x[stream-1]``, and likewise
+    each output. ``stage`` wraps the steps "map", "lower" and "emit" (see
+    ``Stage``); a failed lowering keeps its input IR in ``failure_dir``
+    (default: a fresh temporary directory) and names it in the
+    ``LoweringError``. ``tessel.driver.compile_imported`` chooses the
+    mapping by the mapper's name."""
     from ..ir import Context, StringAttr
 
     with Context():
         module = _lower(model.mlir, arch_model.load(arch), model.signature,
-                        mapper, mapper_options, stage, failure_dir, stream)
+                        mapping, stage, failure_dir, stream)
         # Weights the program never reads have no DRAM buffer.
         placed = {StringAttr(op.attributes["sym_name"]).value
                   for device in module.body.operations

@@ -110,7 +110,7 @@ def run(case: Case, arch: str = ARCH) -> Outcome:
     import numpy as np
     import torch
 
-    from ..compiler import compile_imported
+    from ..driver.pipeline import compile_imported
     from ..driver.check import compare
     from ..frontend import import_onnx, import_torch
     from ..runtime.emulator import emulate

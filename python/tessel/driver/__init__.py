@@ -14,7 +14,8 @@ from .api import compile, compile_and_simulate
 from .check import Check
 from .errors import STAGES, StageError
 from .options import Options
+from .pipeline import compile_imported
 from .result import SimulationResult
 
 __all__ = ["Check", "Options", "STAGES", "SimulationResult", "StageError", "compile",
-           "compile_and_simulate", "load_program"]
+           "compile_and_simulate", "compile_imported", "load_program"]

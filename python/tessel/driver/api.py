@@ -62,7 +62,7 @@ def compile_and_simulate(model: Any, example_inputs: Any = None, *,
 
 
 def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
-    from ..compiler import compile_imported
+    from .pipeline import compile_imported
 
     stages = Stages(opts.progress)
     failures = _FailureDir(opts.failure_dir, src.name)

@@ -281,7 +281,7 @@ def _linalg_ops(func) -> list:
 
 
 def _describe(op) -> str:
-    from ..compiler.emit import describe_location
+    from ..frontend.locations import describe_location
 
     described = describe_location(op.location)
     return described[0] if described else ""

@@ -11,7 +11,8 @@ def run(args) -> int:
     from .. import zoo
     from ..compiler.lower import parse_imported
     from ..ir import Context
-    from . import MapperOptions, choose_epilogues, explain, graph, legalize, solve
+    from ..mapper import (MapperOptions, choose_epilogues, explain, graph, legalize,
+                          solve)
 
     try:
         case = zoo.get(args.model)
