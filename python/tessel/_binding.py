@@ -17,20 +17,28 @@ import importlib.abc
 import importlib.machinery
 import os
 import sys
+import threading
 
 # The extension modules loaded with RTLD_DEEPBIND: Tessel's MLIR bindings and
 # OR-tools (the CP-SAT mapper).
 _PACKAGES = ("tessel._mlir_libs.", "ortools.")
 
 
+# The dlopen flags are the process's: two threads loading extensions at once
+# must not restore each other's flags (deep binding left on for every later
+# load).
+_FLAGS_LOCK = threading.RLock()
+
+
 class _DeepBindingLoader(importlib.machinery.ExtensionFileLoader):
     def create_module(self, spec):
-        flags = sys.getdlopenflags()
-        sys.setdlopenflags(flags | os.RTLD_DEEPBIND)
-        try:
-            return super().create_module(spec)
-        finally:
-            sys.setdlopenflags(flags)
+        with _FLAGS_LOCK:
+            flags = sys.getdlopenflags()
+            sys.setdlopenflags(flags | os.RTLD_DEEPBIND)
+            try:
+                return super().create_module(spec)
+            finally:
+                sys.setdlopenflags(flags)
 
 
 class _DeepBindingFinder(importlib.abc.MetaPathFinder):

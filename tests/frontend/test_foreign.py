@@ -35,6 +35,14 @@ class ScaledTanh(torch.nn.Module):
         return scaled_tanh(self.fc(x), 2.0)
 
 
+@pytest.fixture(autouse=True)
+def no_decompositions(monkeypatch):
+    """Each test starts from an empty registry and leaves none behind."""
+    from tessel.frontend import custom_ops
+
+    monkeypatch.setattr(custom_ops, "_DECOMPOSITIONS", {})
+
+
 def test_a_custom_op_without_a_decomposition_is_named_with_the_fix():
     with pytest.raises(tessel.frontend.UnsupportedOpError,
                        match=r"custom op 'tessel_test::scaled_tanh' at .*test_foreign.py:\d+ "
@@ -49,6 +57,33 @@ def test_a_custom_op_compiles_through_its_decomposition():
                                   lambda x, scale: scale * torch.tanh(x))
     torch.manual_seed(0)
     result = tessel.compile_and_simulate(ScaledTanh().eval(), (torch.randn(4, 8),),
+                                         mapper="heuristic")
+    assert result.check.passed, result.check
+
+
+@torch.library.custom_op("tessel_test::double_scaled_tanh", mutates_args=())
+def double_scaled_tanh(x: torch.Tensor) -> torch.Tensor:
+    return 2 * scaled_tanh(x, 2.0)
+
+
+@double_scaled_tanh.register_fake
+def _(x):
+    return torch.empty_like(x)
+
+
+class DoubleScaledTanh(torch.nn.Module):
+    def forward(self, x):
+        return double_scaled_tanh(x)
+
+
+def test_a_custom_op_a_decomposition_calls_is_decomposed_too():
+    # double_scaled_tanh decomposes into scaled_tanh, itself a custom op.
+    tessel.register_decomposition(double_scaled_tanh, lambda x: 2 * scaled_tanh(x, 2.0))
+    with pytest.raises(tessel.frontend.UnsupportedOpError,
+                       match=r"custom op 'tessel_test::scaled_tanh' at .* has no lowering"):
+        tessel.import_torch(DoubleScaledTanh(), (torch.randn(4, 8),))
+    tessel.register_decomposition(scaled_tanh, lambda x, scale: scale * torch.tanh(x))
+    result = tessel.compile_and_simulate(DoubleScaledTanh(), (torch.randn(4, 8),),
                                          mapper="heuristic")
     assert result.check.passed, result.check
 

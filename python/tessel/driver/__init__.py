@@ -14,8 +14,16 @@ from .api import compile, compile_and_simulate
 from .check import Check
 from .errors import STAGES, StageError
 from .options import Options
-from .pipeline import compile_imported
 from .result import SimulationResult
 
 __all__ = ["Check", "Options", "STAGES", "SimulationResult", "StageError", "compile",
            "compile_and_simulate", "compile_imported", "load_program"]
+
+
+def __getattr__(name):
+    # Loaded on first use: it brings in the compiler and MLIR, which
+    # loading or simulating a saved program does not need.
+    if name == "compile_imported":
+        from .pipeline import compile_imported
+        return compile_imported
+    raise AttributeError(f"module 'tessel.driver' has no attribute {name!r}")

@@ -7,20 +7,21 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..compiler.lower import Stage, no_stage, lower_and_emit
 from ..runtime.program import Program
 
 
 def compile_imported(model, arch: Any = None, *, mapper: str = "default",
-                     mapper_options=None, stage: Stage = no_stage,
-                     failure_dir=None, stream: int = 1) -> Program:
+                     mapper_options=None, stage=None, failure_dir=None,
+                     stream: int = 1) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
     on ``arch`` (a preset name, a YAML path or an ``Arch``; default
     ``tessel-4x4``). ``mapper`` chooses the mapping: ``default``
     (tessel-default-mapping, in the lowering), ``heuristic`` or ``cpsat``
     (``tessel.mapper``, with ``mapper_options``, a ``MapperOptions``).
-    ``stage``, ``failure_dir`` and ``stream`` are
+    ``stage`` (default: none), ``failure_dir`` and ``stream`` are
     ``tessel.compiler.lower_and_emit``'s."""
+    from ..compiler.lower import lower_and_emit, no_stage
+
     mapping = None
     if mapper != "default":
         from .. import mapper as mapper_mod
@@ -30,5 +31,5 @@ def compile_imported(model, arch: Any = None, *, mapper: str = "default",
         def mapping(module, target):
             mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
 
-    return lower_and_emit(model, arch, mapping=mapping, stage=stage,
+    return lower_and_emit(model, arch, mapping=mapping, stage=stage or no_stage,
                           failure_dir=failure_dir, stream=stream)

@@ -1,6 +1,7 @@
-"""What the driver compiles: an ``nn.Module`` with example inputs, an ONNX
-file or an already imported model, each with the golden reference it is
-checked against (PyTorch eager, onnxruntime, the imported linalg on MLIR's
+"""What the driver compiles: an ``nn.Module``, a TensorFlow model or a
+``jax.jit`` function with example inputs, an ONNX file or an already
+imported model, each with the golden reference it is checked against
+(PyTorch eager, TensorFlow, JAX, onnxruntime, the imported linalg on MLIR's
 CPU JIT)."""
 
 from __future__ import annotations

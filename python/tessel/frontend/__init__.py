@@ -1,7 +1,9 @@
-"""PyTorch and ONNX models to linalg-on-tensors, through torch-mlir running in
-its own process (the compiler process never imports ``torch_mlir``).
+"""PyTorch and ONNX models (and through ONNX TensorFlow models and ``jax.jit``
+functions) to linalg-on-tensors, through torch-mlir running in its own
+process (the compiler process never imports ``torch_mlir``).
 
-    model = import_torch(module, example_inputs)    # or import_onnx(path)
+    model = import_torch(module, example_inputs)    # or import_onnx(path),
+                                                    # import_tensorflow, import_jax
     model.mlir, model.weights, model.signature
     model.save("out/mlp"); ImportedModel.load("out/mlp")
     run_reference(model, x)                         # MLIR 22 CPU JIT of the linalg

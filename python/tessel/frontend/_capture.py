@@ -106,37 +106,55 @@ def _check_static_shapes(program, what: str) -> None:
             f"whole tensor", op=op, location=where)
 
 
-def _decompose_custom_ops(program, what: str):
-    """``program`` with every custom operator (``torch.library``) replaced by
-    its registered decomposition (``tessel.register_decomposition``): the
-    frontend process, where the op is not defined, gets ATen only."""
-    from .custom_ops import decompositions, is_custom
+def _custom_op_calls(program) -> dict:
+    """The custom operators ``program`` calls, each with its first call."""
+    from .custom_ops import is_custom
 
-    registered = decompositions()
     found = {}
     for node in program.graph.nodes:
         if node.op == "call_function" and is_custom(node.target):
             found.setdefault(node.target, node)
-    missing = [op for op in found if op not in registered]
-    if missing:
-        op, node = missing[0], found[missing[0]]
-        where = source_line(node)
-        raise CaptureError(
-            "UnsupportedOpError",
-            f"{what}: custom op '{op._schema.name}'{f' at {where}' if where else ''} has "
-            f"no lowering for Tessel; register a decomposition into PyTorch ops with "
-            f"@tessel.register_decomposition(torch.ops.{op._schema.name.replace('::', '.')}) on a "
-            f"function taking the op's arguments (docs/custom-ops.md)",
-            op=op._schema.name, location=where)
+    return found
+
+
+def _refuse_undecomposed(found: dict, what: str) -> None:
+    """An ``UnsupportedOpError`` for the first custom op left, saying how
+    to register its decomposition."""
+    if not found:
+        return
+    op, node = next(iter(found.items()))
+    where = source_line(node)
+    raise CaptureError(
+        "UnsupportedOpError",
+        f"{what}: custom op '{op._schema.name}'{f' at {where}' if where else ''} has "
+        f"no lowering for Tessel; register a decomposition into PyTorch ops with "
+        f"@tessel.register_decomposition(torch.ops.{op._schema.name.replace('::', '.')}) "
+        f"on a function taking the op's arguments (docs/custom-ops.md)",
+        op=op._schema.name, location=where)
+
+
+def _decompose_custom_ops(program, what: str):
+    """``program`` with every custom operator (``torch.library``) replaced by
+    its registered decomposition (``tessel.register_decomposition``), those
+    that decompositions call included: the frontend process, where the ops
+    are not defined, gets ATen only."""
+    from .custom_ops import decompositions
+
+    registered = decompositions()
+    found = _custom_op_calls(program)
+    _refuse_undecomposed({op: n for op, n in found.items() if op not in registered}, what)
     if not found:
         return program
     try:
-        return program.run_decompositions({op: registered[op] for op in found})
+        program = program.run_decompositions(registered)
     except Exception as e:
         names = ", ".join(sorted(op._schema.name for op in found))
         raise CaptureError("TraceError",
                            f"{what}: the decomposition of custom op {names} does not trace: "
                            f"{_first_lines(str(e), 4)}") from e
+    # A decomposition may call a custom op that has none.
+    _refuse_undecomposed(_custom_op_calls(program), what)
+    return program
 
 
 def export(model, inputs: tuple, *, dynamic_batch: bool = False):

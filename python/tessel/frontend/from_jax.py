@@ -7,7 +7,10 @@ itself on the same inputs.
 jax2onnx traces the function with its own lowering rules patched into
 ``jax.numpy`` and ``jax.nn``; it converts the function under the jit
 (``__wrapped__``) and JAX's caches are cleared after, so no trace made under
-the patches is reused when the function next runs in JAX.
+the patches is reused when the function next runs in JAX. Clearing is
+process-wide: the caller's other jitted functions compile again on their
+next call. Neither converter is safe to run from two threads at once (each
+patches its framework while it runs).
 """
 
 from __future__ import annotations

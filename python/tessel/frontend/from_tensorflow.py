@@ -1,8 +1,12 @@
 """TensorFlow models through ONNX: a Keras model on the TensorFlow backend
 (``tf.keras``), a ``tf.function`` or a ``tf.Module`` with ``__call__``,
 converted with ``tf2onnx`` in the caller's process (where the model lives)
-and imported as any ONNX file. The golden reference is TensorFlow itself,
-run eagerly on the same inputs.
+and imported as any ONNX file. The golden reference is TensorFlow itself
+on the same inputs: the model called eagerly, a ``tf.function`` as the graph
+it is.
+
+The conversion sets the ``tf2onnx`` logger to errors only, for the
+process.
 """
 
 from __future__ import annotations
@@ -35,20 +39,23 @@ def _tf(who: str):
 
 
 def _is_keras(obj) -> bool:
-    return type(obj).__module__.startswith("keras.")
+    # Keras 3, or Keras 2 from the tf_keras package.
+    return type(obj).__module__.startswith(("keras.", "tf_keras."))
+
+
+def _call(model, xs):
+    """``model`` on the tensors ``xs``: a Keras model in inference mode, its
+    inputs as one tensor or a list."""
+    if _is_keras(model):
+        return model(xs[0] if len(xs) == 1 else list(xs), training=False)
+    return model(*xs)
 
 
 def _function(model, tf):
     """A ``tf.function`` computing ``model`` in inference mode."""
     if isinstance(model, tf.types.experimental.PolymorphicFunction):
         return model
-    if _is_keras(model):
-        def call(*xs):
-            return model(xs[0] if len(xs) == 1 else list(xs), training=False)
-    else:
-        def call(*xs):
-            return model(*xs)
-    return tf.function(call)
+    return tf.function(lambda *xs: _call(model, xs))
 
 
 def to_onnx(model, inputs: list[np.ndarray], what: str) -> bytes:
@@ -72,8 +79,9 @@ def to_onnx(model, inputs: list[np.ndarray], what: str) -> bytes:
 
 
 def run(model, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """``model`` on ``inputs``, eagerly in TensorFlow, its outputs flattened
-    in TensorFlow's order (``tf.nest.flatten``)."""
+    """``model`` on ``inputs`` in TensorFlow (eagerly, or as the graph a
+    ``tf.function`` is), its outputs flattened in TensorFlow's order
+    (``tf.nest.flatten``)."""
     tf = _tf("TensorFlow reference")
-    outputs = _function(model, tf)(*[tf.constant(x) for x in inputs])
+    outputs = _call(model, [tf.constant(x) for x in inputs])
     return [np.asarray(o) for o in tf.nest.flatten(outputs)]
