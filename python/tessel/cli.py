@@ -230,6 +230,10 @@ def main(argv: list[str] | None = None) -> int:
                       "SCALE_RTOL, else 1e-3)")
     comp.add_argument("--failure-dir", help="where a failed stage keeps its IR "
                       "(default: a fresh temporary directory)")
+    comp.add_argument("--dump-ir", metavar="DIR",
+                      help="write the IR after each stage: DIR/00-imported.mlir, "
+                      "01-mapped.mlir, 02-lowered.mlir (tessel-opt reproduces each "
+                      "from the one before)")
     comp.add_argument("-q", "--quiet", action="store_true",
                       help="no progress lines")
     comp.set_defaults(run=lambda args: __import__(

@@ -141,6 +141,35 @@ def test_lowering_failure_keeps_the_ir_and_reproduces(tmp_path):
     assert rerun.returncode != 0 and "math.atan2" in rerun.stderr
 
 
+def test_emit_failure_keeps_the_device_ir(tmp_path, monkeypatch):
+    # The emitter's input is printed only when it fails (it reads the module
+    # and leaves it as it was).
+    from tessel.compiler import lower
+
+    def broken_emitter(module, **kwargs):
+        raise RuntimeError("no encoding for this instruction")
+
+    monkeypatch.setattr(lower, "emit_program", broken_emitter)
+    with pytest.raises(tessel.StageError, match="stage 'emit' failed.*no encoding") as info:
+        tessel.compile(torch.nn.Linear(8, 4), (torch.randn(2, 8),), failure_dir=str(tmp_path))
+    e = info.value
+    assert e.ir_path == tmp_path / "emit-input.mlir"
+    assert "tessel.device" in e.ir_path.read_text()
+    assert e.repro.startswith(f"tessel-opt {e.ir_path}")
+
+
+def test_dump_ir_writes_each_stage_and_tessel_opt_reproduces_the_lowering(tmp_path):
+    tessel.compile(torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU()),
+                   (torch.randn(2, 8),), mapper="heuristic", dump_ir=str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == [
+        "00-imported.mlir", "01-mapped.mlir", "02-lowered.mlir"]
+    assert "#tessel.mapping" in (tmp_path / "01-mapped.mlir").read_text()
+    again = subprocess.run([tool_path("tessel-opt"), str(tmp_path / "01-mapped.mlir"),
+                            "-tessel-lowering-pipeline", "-mlir-print-debuginfo"],
+                           capture_output=True, text=True, check=True)
+    assert again.stdout.rstrip() == (tmp_path / "02-lowered.mlir").read_text().rstrip()
+
+
 def test_import_failure_names_the_stage():
     with pytest.raises(tessel.StageError, match="stage 'import' failed.*data-dependent"):
         tessel.compile(drivermodels.DataDependent(), (torch.randn(4, 8),))

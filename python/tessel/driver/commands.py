@@ -41,6 +41,7 @@ def compile_command(args) -> int:
                             resident_weights=args.resident_weights, stream=args.stream,
                             mapper_time_limit_s=args.time_limit, progress=not args.quiet,
                             name=src.name, failure_dir=args.failure_dir,
+                            dump_ir=args.dump_ir,
                             **{k: v for k, v in tolerance.items()},
                             **{k: getattr(args, k) for k in ("rtol", "atol", "scale_rtol")
                                if getattr(args, k) is not None})

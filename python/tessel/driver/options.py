@@ -42,6 +42,13 @@ class Options:
     - ``progress``: print each stage and its time on stderr.
     - ``failure_dir``: where a failed stage keeps its IR (default: a fresh
       temporary directory).
+    - ``dump_ir``: a directory to write the IR into after each stage:
+      ``00-imported.mlir`` (the imported model as the compile parses it,
+      with the arch), ``01-mapped.mlir`` (after the mapper; none with
+      ``mapper="default"``, whose mapping is a pass of the lowering) and
+      ``02-lowered.mlir`` (the ``tessel.device`` the emitter reads), with
+      locations. ``tessel-opt 01-mapped.mlir -tessel-lowering-pipeline``
+      gives the last from the one before.
     - ``name``: the model's name in reports and file names.
     """
 
@@ -59,6 +66,7 @@ class Options:
     scale_rtol: float = DEFAULT_SCALE_RTOL
     progress: bool = False
     failure_dir: str | None = None
+    dump_ir: str | None = None
     name: str | None = None
 
     def __post_init__(self):
@@ -85,8 +93,9 @@ class Options:
         if self.resident_weights and self.objective != "throughput":
             raise InvalidArgumentError("option 'resident_weights' pays off only over a "
                              "stream of inputs: use objective='throughput'")
-        if self.failure_dir is not None:
-            object.__setattr__(self, "failure_dir", str(Path(self.failure_dir)))
+        for name in ("failure_dir", "dump_ir"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, str(Path(getattr(self, name))))
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
             raise InvalidArgumentError(f"option 'name' must be a non-empty string, got {self.name!r}")
 
