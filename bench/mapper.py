@@ -37,6 +37,7 @@ from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel import zoo
 from tessel.driver import compile_imported
+from tessel.driver.cost_error import layer_errors
 from tessel.compiler.lower import parse_imported
 from tessel.ir import Context
 from tessel.mapper import MapperOptions, choose_epilogues, graph, legalize, solve
@@ -103,7 +104,7 @@ def bench(name, model, arch_name, options, per_layer: bool) -> None:
         try:
             program = compile_imported(model, arch_name, mapper=method,
                                        mapper_options=options)
-            result = simulate(program, numerics=False, trace=per_layer)
+            result = simulate(program, numerics=False, trace=False)
             sim = f"{result.cycles:>10} {result.cycles / roof:>9.2f} " \
                   f"{100 * result.mac_utilization:>7.1f}%"
         except Exception as e:
@@ -111,16 +112,10 @@ def bench(name, model, arch_name, options, per_layer: bool) -> None:
             sim = f"does not lower yet: {_first_line(e)}"
         print(f"    {method:<10} {solve_s:>8} {gap:>7} {entry[0]:>10} {sim}")
         if per_layer and result is not None and method == "cpsat":
-            by_tag: dict[str, int] = {}
-            for c in entry[1].choices:
-                tag = g.ops[c.op].tag
-                by_tag[tag] = by_tag.get(tag, 0) + c.cycles
-            for tag, stats in result.tags.items():
-                span = stats.last - stats.first
-                if span > 0 and tag in by_tag:
-                    print(f"      layer {tag.rsplit('/', 1)[-1]:<24} simulated "
-                          f"{span:>8.0f}  predicted {by_tag[tag]:>8}  error "
-                          f"{100 * (by_tag[tag] - span) / span:+6.1f}%")
+            for layer in layer_errors(model, arch, options):
+                print(f"      layer {layer.tag.rsplit('/', 1)[-1]:<24} simulated "
+                      f"{layer.simulated:>8.0f}  predicted {layer.predicted:>8}  error "
+                      f"{100 * layer.error:+6.1f}%")
 
 
 def bench_throughput(model, arch_name, options, stages: int, stream: int) -> None:
