@@ -31,7 +31,8 @@ from tessel.runtime.emulator import (DeadlockError, EmulationError, cuda, emulat
 from tessel.runtime.emulator.schedule import run_tiles
 from tessel.runtime.emulator.table import build_table
 from tessel.runtime.program import ProgramBuilder, dram, sram
-from tessel.runtime.simulator import SimulationError, check_inputs, simulate
+from tessel.runtime.inputs import check_inputs
+from tessel.runtime.simulator import SimulationError, simulate
 
 CXX = shutil.which(os.environ.get("CXX", "c++")) or shutil.which("g++")
 

@@ -214,7 +214,7 @@ def arrays_mismatch(program, arrays: dict, role: str) -> str | None:
     ``outputs``) of ``program``: one array per buffer, of its shape, and
     of a dtype the simulator takes (an input) or of the buffer's kind of
     numbers, floating-point or integer (an output); None when they are."""
-    from ..runtime.simulator import input_dtypes
+    from ..runtime.inputs import input_dtypes
 
     names = getattr(program, role)
     if set(arrays) != set(names):

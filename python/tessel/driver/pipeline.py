@@ -22,14 +22,20 @@ def compile_imported(model, arch: Any = None, *, mapper: str = "default",
     ``tessel.compiler.lower_and_emit``'s."""
     from ..compiler.lower import lower_and_emit, no_stage
 
-    mapping = None
-    if mapper != "default":
-        from .. import mapper as mapper_mod
-
-        roles = [a.kind for a in model.signature.args] if model.signature else None
-
-        def mapping(module, target):
-            mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
-
+    mapping = None if mapper == "default" else _mapping(model, mapper, mapper_options)
     return lower_and_emit(model, arch, mapping=mapping, stage=stage or no_stage,
                           failure_dir=failure_dir, stream=stream)
+
+
+def _mapping(model, mapper: str, mapper_options):
+    """The mapping function ``lower_and_emit`` calls: ``tessel.mapper``'s
+    ``mapper`` with its options, the arguments' roles from the model's
+    signature."""
+    from .. import mapper as mapper_mod
+
+    roles = [a.kind for a in model.signature.args] if model.signature else None
+
+    def mapping(module, target):
+        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
+
+    return mapping

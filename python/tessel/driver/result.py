@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from ..runtime import simulator
+from ..runtime import results
 from ..runtime.program import Program
 from .check import Check
 
@@ -23,7 +23,7 @@ TRACE_FILE = "trace.json"
 
 
 @dataclass
-class SimulationResult(simulator.SimulationResult):
+class SimulationResult(results.SimulationResult):
     """The simulator's result (``outputs``, ``cycles``, ``seconds``, per-tile
     and per-tag statistics, ``save_trace``) plus:
 
@@ -41,9 +41,9 @@ class SimulationResult(simulator.SimulationResult):
     timings: dict[str, float] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, raw: simulator.SimulationResult, **extra) -> "SimulationResult":
+    def of(cls, raw: results.SimulationResult, **extra) -> "SimulationResult":
         own = {f.name: getattr(raw, f.name)
-               for f in dataclasses.fields(simulator.SimulationResult)}
+               for f in dataclasses.fields(results.SimulationResult)}
         return cls(**own, **extra)
 
     @property

@@ -2,7 +2,7 @@
 
 The model follows what the lowering emits today (docs/lowering.md) and times
 it with the simulator's own equations (docs/simulator.md): the compute
-instructions through ``tessel.runtime.simulator.matmul_phases`` and
+instructions through ``tessel.runtime.timing.matmul_phases`` and
 ``vector_cycles``, transfers as ``setup + bytes / rate + hops * hop_cycles
 (+ DRAM latency)`` where ``rate`` is the bottleneck share of the DMA channel,
 SRAM port, NoC links and DRAM channel on the transfer's XY route when every
@@ -48,8 +48,7 @@ from dataclasses import dataclass
 from itertools import product
 
 from ..runtime.isa import MAX_MULTICAST_DESTINATIONS
-from ..runtime.simulator import (dram_channel_for, matmul_phases, vector_cycles,
-                                 xy_route)
+from ..runtime.timing import dram_channel_for, matmul_phases, vector_cycles, xy_route
 from .graph import Op, Operand
 
 _DTYPE_OF_BYTES = {4: "f32", 2: "bf16", 1: "i8"}
@@ -252,7 +251,7 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
                   for ks, kc in _chunks(k, kb)]
         if mac.weight_buffers == 1:
             return repeats * sum(c * (f + d + s) for c, (f, d, s) in shapes)
-        # Double-buffered weights (simulator.matmul_run_cycles): a block
+        # Double-buffered weights (timing.matmul_run_cycles): a block
         # pays the part of its fill its predecessor's stream does not hide
         # (taken as its own stream), the first block its whole fill, the
         # run one drain.

@@ -17,19 +17,21 @@ order.
 from __future__ import annotations
 
 import heapq
-import json
 import math
 from operator import itemgetter
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from ..errors import TesselError
 from . import isa, numerics
 from .disasm import format_instruction
+from .execution import compute_thunk, memory_view
+from .inputs import check_inputs
 from .program import Program
+from .results import (STALL_CAUSES, DeadlockError, SimulationError, SimulationResult,
+                      TagStats, TileStats)
+from .timing import (ISSUE_CYCLES, dram_channel_for, element_count, matmul_phases,
+                     matmul_run_cycles, vector_timing, xy_route)
 
 # Instruction kinds of the pre-decoded streams (a dma_multicast is a _DMA:
 # one transfer, with several destinations).
@@ -38,326 +40,6 @@ _COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM = range(5)
 _EV_TILE, _EV_START, _EV_FLOW, _EV_DONE, _EV_SIGNAL = range(5)
 # Cycles a control instruction (dma, dma_multicast, wait, signal,
 # wait_semaphore) takes to issue; docs/simulator.md.
-ISSUE_CYCLES = 1
-STALL_CAUSES = ("dram", "noc", "dma", "tile")
-
-
-class SimulationError(TesselError, RuntimeError):
-    """The program did something docs/isa.md forbids while running (a ``dma``
-    on a pending token slot, a missing input ...). ``result`` holds the
-    statistics up to that point, when there are any."""
-
-    def __init__(self, message: str, result: "SimulationResult | None" = None):
-        super().__init__(message)
-        self.result = result
-
-
-class DeadlockError(SimulationError):
-    """No tile can progress and nothing is in flight. ``waiting`` lists, per
-    blocked tile, what it waits on; the message is the readable report."""
-
-    def __init__(self, message: str, waiting: list[dict],
-                 result: "SimulationResult | None" = None):
-        super().__init__(message, result)
-        self.waiting = waiting
-
-
-# ---------------------------------------------------------------------------
-# Results.
-# ---------------------------------------------------------------------------
-
-@dataclass
-class TileStats:
-    """Cycles of one tile. ``busy = mac + vector + control``; ``stalls`` by
-    cause (``dram``, ``noc``, ``dma``: waiting on a token whose transfer is of
-    that kind; ``tile``: waiting on a semaphore, i.e. on another tile);
-    ``idle`` is the rest of the program's cycles (before the end, after the
-    tile's last instruction)."""
-
-    busy: float = 0
-    mac: float = 0
-    vector: float = 0
-    control: float = 0
-    stalls: dict[str, float] = field(default_factory=lambda: dict.fromkeys(STALL_CAUSES, 0))
-    idle: float = 0
-    finished_at: float = 0
-    instructions: int = 0
-    macs: int = 0
-    mac_peak_cycles: float = 0          # sum of MACs / macs_per_cycle
-
-    def mac_utilization(self, cycles: float) -> float:
-        return self.mac_peak_cycles / cycles if cycles else 0.0
-
-
-@dataclass
-class TagStats:
-    """Per source op (tag): tile-cycles busy and stalled in its instructions,
-    MACs, and bytes its transfers moved."""
-
-    name: str
-    instructions: int = 0
-    busy: float = 0
-    stall: float = 0
-    macs: int = 0
-    dram_bytes: int = 0
-    noc_bytes: int = 0
-    first: float = math.inf
-    last: float = 0.0
-
-
-@dataclass
-class SimulationResult:
-    outputs: dict[str, np.ndarray]
-    cycles: int
-    seconds: float
-    end_time: float
-    instructions: int
-    tiles: dict[tuple[int, int], TileStats]
-    tags: dict[str, TagStats]
-    bytes: dict[str, int]
-    mac_utilization: float
-    events: int
-    trace_events: list[dict] | None = None
-
-    def save_trace(self, path: str | Path) -> Path:
-        """Write the Chrome/Perfetto JSON trace (needs ``trace=True``)."""
-        if self.trace_events is None:
-            raise ValueError("no trace was recorded: run simulate(..., trace=True)")
-        path = Path(path)
-        path.write_text(json.dumps({"traceEvents": self.trace_events,
-                                    "displayTimeUnit": "ns"}))
-        return path
-
-    def summary(self) -> str:
-        lines = [f"{self.cycles} cycles ({self.seconds * 1e6:.3f} us), "
-                 f"{self.instructions} instructions, MAC utilization "
-                 f"{100 * self.mac_utilization:.1f}%"]
-        lines.append("bytes: " + ", ".join(f"{k} {v}" for k, v in self.bytes.items()))
-        lines.append("tile   busy     mac      vector   control  "
-                     + "  ".join(f"{c:<8}" for c in STALL_CAUSES) + "  idle")
-        for (r, c), s in sorted(self.tiles.items()):
-            lines.append(f"({r},{c})  {s.busy:<8.0f} {s.mac:<8.0f} {s.vector:<8.0f} "
-                         f"{s.control:<8.0f} "
-                         + "  ".join(f"{s.stalls[k]:<8.0f}" for k in STALL_CAUSES)
-                         + f"  {s.idle:.0f}")
-        if self.tags:
-            lines.append("tag              instrs   busy     stall    MACs")
-            for name, t in self.tags.items():
-                lines.append(f"{name:<16} {t.instructions:<8} {t.busy:<8.0f} "
-                             f"{t.stall:<8.0f} {t.macs}")
-        return "\n".join(lines)
-
-
-# ---------------------------------------------------------------------------
-# Timing of compute instructions (docs/simulator.md, "Compute").
-# ---------------------------------------------------------------------------
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def matmul_phases(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int, int, int]:
-    """(fill, drain, stream, SRAM bytes) of one matmul block: the array
-    loads its stationary block in ``fill`` cycles, streams for ``stream``
-    (its steps or its SRAM traffic, whichever is slower) and its last
-    results leave ``drain`` cycles after the stream ends."""
-    mac = arch.tile.mac
-    item, acc = isa.DTYPE_SIZE[dtype], isa.DTYPE_SIZE[isa.acc_dtype(dtype)]
-    # The accumulator update is a read-modify-write inside the banks
-    # (accumulate-on-write): one port transfer per element.
-    sram_bytes = (m * k + k * n) * item + m * n * acc
-    sram_cycles = _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle)
-    cells, rate = mac.rows * mac.cols, mac.macs_per_cycle[dtype]
-    if mac.dataflow == "weight_stationary":
-        fill, drain, steps = k, k + n - 1, _ceil_div(m * cells, rate)
-    else:
-        fill, drain, steps = m + n - 2, m, _ceil_div(k * cells, rate)
-    return fill, drain, max(steps, sram_cycles), sram_bytes
-
-
-def matmul_cycles(arch, dtype: str, m: int, k: int, n: int) -> tuple[int, int]:
-    """(cycles, SRAM bytes) of one matmul block on its own."""
-    fill, drain, stream, sram_bytes = matmul_phases(arch, dtype, m, k, n)
-    return fill + drain + stream, sram_bytes
-
-
-def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
-    """The cycles charged to each block of a run of matmul instructions that
-    follow each other with nothing between them, given each block's
-    ``(fill, drain, stream)``.
-
-    With one weight buffer every block pays its own fill and drain. With two
-    (a weight-stationary array, ``tile.mac.weight_buffers``) the next
-    block's weights shift in while the current block streams and its rows
-    enter right behind the current block's: a block pays only the part of
-    its fill that outlasts the previous block's stream, and the run ends
-    when its last result leaves the array, the latest of every block's
-    stream end plus its drain, charged to the last block."""
-    if arch.tile.mac.weight_buffers == 1:
-        return [f + d + s for f, d, s in phases]
-    charged, streamed, end, prev_stream = [], 0, 0, None
-    for f, d, s in phases:
-        exposed = f if prev_stream is None else max(0, f - prev_stream)
-        charged.append(exposed + s)
-        streamed += exposed + s
-        end = max(end, streamed + d)
-        prev_stream = s
-    if charged:
-        charged[-1] += end - streamed
-    return charged
-
-
-def vector_cycles(arch, latency_key: str, elements: int, sram_bytes: int) -> int:
-    v = arch.tile.vector
-    return v.latency[latency_key] + max(
-        _ceil_div(elements, v.lanes),
-        _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle))
-
-
-def _prod(sizes) -> int:
-    n = 1
-    for s in sizes:
-        n *= s
-    return n
-
-
-def _vector_timing(arch, ins) -> tuple[int, int]:
-    f, op = ins.fields, ins.op
-    sizes = f["sizes"]
-    e = _prod(sizes)
-    if op == "vector_unary":
-        key = isa.UNARY_LATENCY_KEY[f["op"]]
-        nbytes = e * (isa.DTYPE_SIZE[f["in_dtype"]] + isa.DTYPE_SIZE[f["out_dtype"]])
-    else:
-        item = isa.DTYPE_SIZE[f["dtype"]]
-        if op == "vector_reduce":
-            key = isa.REDUCE_LATENCY_KEY[f["op"]]
-            nbytes = (e + e // sizes[f["dim"]]) * item
-        else:
-            key = {"vector_binary": None, "vector_binary_imm": "add",
-                   "vector_fill": "add", "vector_compare": "cmp",
-                   "vector_select": "select"}[op] or f["op"]
-            nbytes = e * item * (len(isa.READS[op]) + 1)
-    return vector_cycles(arch, key, e, nbytes), nbytes
-
-
-# ---------------------------------------------------------------------------
-# Memory views for numerics.
-# ---------------------------------------------------------------------------
-
-def _array(mem: np.ndarray, view: isa.View, sizes, dtype: str) -> np.ndarray:
-    st = numerics.STORAGE[dtype]
-    return np.ndarray(tuple(sizes), st, buffer=mem, offset=view.base,
-                      strides=tuple(s * st.itemsize for s in view.strides))
-
-
-def _compute_thunk(ins, mem: np.ndarray) -> Callable[[], None]:
-    """A closure executing one compute instruction on the tile's SRAM."""
-    f, op = ins.fields, ins.op
-    if op in isa.MATMUL_OPS:
-        dt, rows, k, n = f["dtype"], f["g"] * f["m"], f["k"], f["n"]
-        lhs_sizes, lhs_view, acc_sizes, acc_view = isa.matmul_rows(f)
-        lhs = _array(mem, lhs_view, lhs_sizes, dt)
-        rhs = _array(mem, f["rhs"], (k, n), dt)
-        acc = _array(mem, acc_view, acc_sizes, isa.acc_dtype(dt))
-        # Groups of rows are rows of one product (each sum is its own row's:
-        # the bits do not depend on the grouping). The reshapes copy where
-        # the groups lie apart, so they run when the instruction does; every
-        # read precedes the write.
-        if op == "matmul_init":
-            # The sums start at +0, as after a vector_fill of 0 (a read-only
-            # broadcast: numerics.matmul copies its start).
-            zero = np.broadcast_to(np.zeros((), acc.dtype), (rows, n))
-            start = lambda: zero  # noqa: E731
-        else:
-            start = lambda: acc.reshape(rows, n)  # noqa: E731
-        return lambda: np.copyto(acc, numerics.matmul(
-            lhs.reshape(rows, k), rhs, start(), dt).reshape(acc_sizes))
-    sizes = f["sizes"]
-    if op == "vector_unary":
-        src = _array(mem, f["in"], sizes, f["in_dtype"])
-        out = _array(mem, f["out"], sizes, f["out_dtype"])
-        uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]
-        return lambda: np.copyto(out, numerics.unary(uop, src, din, dout))
-    dt = f["dtype"]
-    if op == "vector_reduce":
-        src = _array(mem, f["in"], sizes, dt)
-        osz = tuple(s for i, s in enumerate(sizes) if i != f["dim"])
-        out = _array(mem, f["out"], osz, dt)
-        rop, dim = f["op"], f["dim"]
-        return lambda: np.copyto(out, numerics.reduce(rop, src, dim, dt))
-    out = _array(mem, f["out"], sizes, dt)
-    if op == "vector_fill":
-        value = numerics.fill(f["value"], dt, ())
-        return lambda: out.fill(value)
-    if op == "vector_binary_imm":
-        src = _array(mem, f["in"], sizes, dt)
-        bop, imm, lhs_imm = f["op"], f["imm"], bool(f["imm_is_lhs"])
-        return lambda: np.copyto(out, numerics.binary_imm(bop, src, imm, lhs_imm, dt))
-    lhs = _array(mem, f["lhs"], sizes, dt)
-    rhs = _array(mem, f["rhs"], sizes, dt)
-    if op == "vector_binary":
-        bop = f["op"]
-        return lambda: np.copyto(out, numerics.binary(bop, lhs, rhs, dt))
-    if op == "vector_compare":
-        pred = f["predicate"]
-        return lambda: np.copyto(out, numerics.compare(pred, lhs, rhs, dt))
-    assert op == "vector_select"
-    cond = _array(mem, f["cond"], sizes, dt)
-    return lambda: np.copyto(out, numerics.select(cond, lhs, rhs, dt))
-
-
-# ---------------------------------------------------------------------------
-# Inputs.
-# ---------------------------------------------------------------------------
-
-def input_dtypes(dtype: str) -> tuple[np.dtype, ...]:
-    """The NumPy dtypes an input array of a buffer of ``dtype`` may have: its
-    storage type, and for bf16 also float32 (rounded to nearest even)."""
-    st = numerics.STORAGE[dtype]
-    return (st, np.dtype(np.float32)) if dtype == "bf16" else (st,)
-
-
-def check_inputs(program: Program, inputs: Mapping[str, Any], *,
-                 required: bool = True) -> dict[str, np.ndarray]:
-    """Check ``inputs`` against the program's input buffers and return them in
-    storage form. Every key must be one of ``program.inputs`` (a weight,
-    output or scratch buffer is refused: its content is the program's); with
-    ``required`` every input must be given. Each array must have the buffer's
-    shape and one of :func:`input_dtypes`. Raises :class:`SimulationError`
-    naming the input, what the program expects and what it got."""
-    listed = ", ".join(program.inputs) or "none"
-    out: dict[str, np.ndarray] = {}
-    for name, value in inputs.items():
-        if name not in program.inputs:
-            try:
-                kind = program.buffer(name).kind
-                article = "an" if kind[:1] in "aeiou" else "a"
-                what = f"{name!r} is {article} {kind} buffer, not an input"
-            except (KeyError, TypeError):
-                what = f"{name!r} is not an input"
-            raise SimulationError(f"{what} of the program (its inputs: {listed})")
-        buf = program.buffer(name)
-        arr = np.asarray(value)
-        if tuple(arr.shape) != buf.shape:
-            raise SimulationError(f"input {name!r} has shape {list(arr.shape)}, "
-                                  f"the program expects {list(buf.shape)}")
-        accepted = input_dtypes(buf.dtype)
-        if arr.dtype not in accepted:
-            raise SimulationError(
-                f"input {name!r} has dtype {arr.dtype}, the program expects "
-                f"{buf.dtype} (pass {' or '.join(str(d) for d in accepted)})")
-        out[name] = numerics.to_storage(arr, buf.dtype)
-    if required:
-        missing = [n for n in program.inputs if n not in out]
-        if missing:
-            raise SimulationError(
-                f"input{'s' if len(missing) > 1 else ''} "
-                f"{', '.join(repr(n) for n in missing)} "
-                f"{'are' if len(missing) > 1 else 'is'} missing (the program's "
-                f"inputs: {listed})")
-    return out
-
 
 # ---------------------------------------------------------------------------
 # The machine.
@@ -378,29 +60,6 @@ class _Tile:
                  "sems", "blocked", "block_t", "finished", "done_at",
                  "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
                  "channels", "queues", "to_dst", "static", "copies")
-
-
-def xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
-    """Directed links of the XY route: along the row (columns) first."""
-    (r, c), (r2, c2) = src, dst
-    links = []
-    while c != c2:
-        nc = c + (1 if c2 > c else -1)
-        links.append(((r, c), (r, nc)))
-        c = nc
-    while r != r2:
-        nr = r + (1 if r2 > r else -1)
-        links.append(((r, c), (nr, c)))
-        r = nr
-    return links
-
-
-def dram_channel_for(arch, row: int, col: int, dma_channel: int) -> int:
-    """The DRAM channel a transfer of tile (row, col) on ``dma_channel`` uses:
-    the nearest attached (Manhattan hops); among equally near ones, the
-    ``dma_channel mod count``-th in index order (docs/isa.md)."""
-    tied = arch.nearest_dram_channels(row, col)
-    return tied[dma_channel % len(tied)]
 
 
 class _StaticTile:
@@ -524,7 +183,7 @@ class _Static:
                     run = []
                     continue
                 else:
-                    c, st.sram_bytes[j] = _vector_timing(a, ins)
+                    c, st.sram_bytes[j] = vector_timing(a, ins)
                     vc = c
             cum[j + 1] = cum[j] + c
             cum_mac[j + 1] = cum_mac[j] + mc
@@ -549,7 +208,7 @@ class _Static:
     def _transfer(self, rc, ins, src, dst):
         """:meth:`_dma` of a transfer from ``src`` to ``dst``."""
         f = ins.fields
-        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        nbytes = element_count(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
         ch = f["channel"]
         key = (rc, ch, src.kind, src.row, src.col, dst.kind, dst.row, dst.col)
         route = self._routes.get(key)
@@ -564,7 +223,7 @@ class _Static:
         f = ins.fields
         src = f["src"]
         targets = tuple((d.row, d.col) for d in f["dsts"])
-        nbytes = _prod(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
+        nbytes = element_count(f["sizes"]) * isa.DTYPE_SIZE[f["dtype"]]
         ch = f["channel"]
         # The source is DRAM or the issuing tile: its kind decides the rest.
         key = (rc, ch, src.kind, targets)
@@ -729,7 +388,7 @@ class _Simulator:
             t.copies = [None] * st.n
             for j, ins in enumerate(st.instrs):
                 if st.kinds[j] == _COMPUTE:
-                    t.thunks[j] = _compute_thunk(ins, mem)
+                    t.thunks[j] = compute_thunk(ins, mem)
                 elif st.kinds[j] == _DMA:
                     t.copies[j] = self._transfer_thunk(rc, ins, mem)
         tinfo = self.p.tile(*rc)
@@ -758,7 +417,7 @@ class _Simulator:
             item = isa.DTYPE_SIZE[dtype]
             table, index_stride, rows = f["table"], f["index_stride"], f["rows"]
             wrap = bool(f["wrap"])
-            index = _array(mem, f["index"], sizes, f["index_dtype"])
+            index = memory_view(mem, f["index"], sizes, f["index_dtype"])
             dst = np.ndarray(tuple(sizes), numerics.BITS[item], buffer=mem,
                              offset=f["dst"].base,
                              strides=tuple(s * item for s in f["dst"].strides))
@@ -776,11 +435,11 @@ class _Simulator:
                 np.copyto(dst, got)
             return gather
         src = f["src"]
-        source = _array(self._endpoint_mem(src), src.view, sizes, dtype)
+        source = memory_view(self._endpoint_mem(src), src.view, sizes, dtype)
         dsts = (f["dst"],) if ins.op == "dma" else f["dsts"]
         # A multicast's destinations never overlap its source, so one copy
         # each is the copy.
-        pairs = tuple((source, _array(self._endpoint_mem(d), d.view, sizes, dtype))
+        pairs = tuple((source, memory_view(self._endpoint_mem(d), d.view, sizes, dtype))
                       for d in dsts)
 
         def copy() -> None:

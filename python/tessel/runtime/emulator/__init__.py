@@ -27,7 +27,8 @@ import numpy as np
 
 from .. import numerics
 from ..program import Program
-from ..simulator import SimulationError, check_inputs
+from ..inputs import check_inputs
+from ..results import SimulationError
 from .errors import DeadlockError, EmulationError
 from .schedule import run_tiles
 from .table import Table, build_table

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .. import numerics
 from ..disasm import format_instruction
-from ..simulator import SimulationError
+from ..results import SimulationError
 
 
 class EmulationError(SimulationError):
