@@ -143,3 +143,26 @@ def test_a_missing_framework_names_its_extra(monkeypatch, framework, modules, ex
                        match=rf"needs the Python package '{modules[0]}', which the "
                              rf"'{extra}' extra installs: pip install 'tessel\[{extra}\]'"):
         convert(object(), [], f"{framework} model")
+
+
+def test_converted_outputs_are_named_as_a_torch_models():
+    import onnx
+    from onnx import TensorProto, helper
+
+    from tessel.frontend.api import _outputs_named_as_torch
+
+    x = helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])
+    outs = [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2])
+            for n in ("Identity_1:0", "Identity:0")]
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["Identity_1:0"]),
+                               helper.make_node("Neg", ["Identity_1:0"], ["Identity:0"])],
+                              "g", [x], outs)
+    renamed = onnx.load_from_string(_outputs_named_as_torch(
+        helper.make_model(graph).SerializeToString()))
+    onnx.checker.check_model(renamed)
+    assert [o.name for o in renamed.graph.output] == ["output0", "output1"]
+    assert [list(n.output) for n in renamed.graph.node] == [["output0"], ["output1"]]
+    assert list(renamed.graph.node[1].input) == ["output0"]
+    # An output that is the graph's input keeps its name (no node makes it).
+    passthrough = helper.make_model(helper.make_graph([], "g", [x], [x])).SerializeToString()
+    assert _outputs_named_as_torch(passthrough) == passthrough

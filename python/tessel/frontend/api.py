@@ -189,6 +189,34 @@ def _example_arrays(example_inputs, what: str) -> list:
     return [np.asarray(x) for x in _as_tuple(example_inputs)]
 
 
+def _outputs_named_as_torch(data: bytes) -> bytes:
+    """The converters name outputs after the graph's last ops
+    (``Identity_1:0``, ``jnp_tanh_out_0``); name them as a torch model's
+    are, ``output`` or ``output0``, ``output1``, ... in order."""
+    import onnx
+
+    model = onnx.load_from_string(data)
+    outputs = model.graph.output
+    names = ["output"] if len(outputs) == 1 else [f"output{i}" for i in range(len(outputs))]
+    renamed = {o.name: n for o, n in zip(outputs, names)}
+    graph = model.graph
+    taken = {v for node in graph.node for v in [*node.input, *node.output]}
+    direct = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    subgraphs = any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
+                    for node in graph.node for a in node.attribute)
+    # Kept as the converter wrote them where renaming would have to reach
+    # further: a name already in use, an output that is an input or an
+    # initializer, or bodies of control flow that may read an output.
+    if taken & (set(names) - set(renamed)) or direct & set(renamed) or subgraphs:
+        return data
+    for node in model.graph.node:
+        node.output[:] = [renamed.get(v, v) for v in node.output]
+        node.input[:] = [renamed.get(v, v) for v in node.input]
+    for output in outputs:
+        output.name = renamed[output.name]
+    return model.SerializeToString()
+
+
 def _import_onnx_bytes(data: bytes, func: str, what: str) -> ImportedModel:
     """Import a serialized ONNX model through a file the frontend process
     reads, removed after."""
@@ -196,7 +224,7 @@ def _import_onnx_bytes(data: bytes, func: str, what: str) -> ImportedModel:
 
     with tempfile.TemporaryDirectory(prefix="tessel-onnx-") as directory:
         path = Path(directory) / f"{func}.onnx"
-        path.write_bytes(data)
+        path.write_bytes(_outputs_named_as_torch(data))
         answer = worker.request({"op": "onnx", "name": func, "path": str(path)}, what)
     return _finish(answer, what)
 
