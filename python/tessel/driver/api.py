@@ -233,7 +233,7 @@ class _HookedStage:
         # The mapper's input, printed before it runs: its legalize passes
         # leave a failed module half-transformed. The emitter only reads the
         # module, so its input is printed if it fails (the lowered IR of a
-        # BERT layer is 39 MB of text, 1.3 s to print). The lowering keeps
+        # BERT layer is 39 MB of text, 2.3 s to print). The lowering keeps
         # its own (lower.py).
         self.before = (self.module.operation.get_asm(enable_debug_info=True)
                        if self.name == "map" else None)
