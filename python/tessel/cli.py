@@ -232,8 +232,8 @@ def main(argv: list[str] | None = None) -> int:
                       "(default: a fresh temporary directory)")
     comp.add_argument("--dump-ir", metavar="DIR",
                       help="write the IR after each stage: DIR/00-imported.mlir, "
-                      "01-mapped.mlir, 02-lowered.mlir (tessel-opt reproduces each "
-                      "from the one before)")
+                      "01-mapped.mlir, 02-lowered.mlir (tessel-opt "
+                      "-tessel-lowering-pipeline reproduces the last from the mapped IR)")
     comp.add_argument("-q", "--quiet", action="store_true",
                       help="no progress lines")
     comp.set_defaults(run=lambda args: __import__(

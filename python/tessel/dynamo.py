@@ -30,6 +30,7 @@ import hashlib
 import threading
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import torch
@@ -168,9 +169,12 @@ def _compile_graph(gm, example_inputs, opts: Options, role: str = "inference"):
             entry[2].cache_hits += 1
     if entry is None:
         start = time.perf_counter()
-        src = source_mod.from_model(clean, tuple(x.detach() for x in example_inputs),
-                                    opts.name or f"graph_{key[:8]}")
-        compiled = api.compile_source(src, opts)
+        name = opts.name or f"graph_{key[:8]}"
+        src = source_mod.from_model(clean, tuple(x.detach() for x in example_inputs), name)
+        # Each graph (forward, backward, the parts between graph breaks)
+        # dumps its IR into a directory of its own.
+        compiled = api.compile_source(src, opts if opts.dump_ir is None else opts.replace(
+            dump_ir=str(Path(opts.dump_ir) / f"{role}_{key[:8]}")))
         graph_stats = GraphStats(
             key=key[:12], inputs=tuple((tuple(x.shape), str(x.dtype).replace("torch.", ""))
                                        for x in example_inputs),

@@ -168,6 +168,13 @@ def test_dump_ir_writes_each_stage_and_tessel_opt_reproduces_the_lowering(tmp_pa
                             "-tessel-lowering-pipeline", "-mlir-print-debuginfo"],
                            capture_output=True, text=True, check=True)
     assert again.stdout.rstrip() == (tmp_path / "02-lowered.mlir").read_text().rstrip()
+    # Again with the default mapping: no mapped IR, none left from before.
+    tessel.compile(torch.nn.ReLU(), (torch.randn(2, 8),), mapper="default",
+                   dump_ir=str(tmp_path))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["00-imported.mlir",
+                                                          "02-lowered.mlir"]
+    with pytest.raises(tessel.InvalidArgumentError, match="option 'dump_ir': .* is a file"):
+        tessel.Options(dump_ir=str(tmp_path / "00-imported.mlir"))
 
 
 def test_import_failure_names_the_stage():

@@ -163,6 +163,11 @@ def test_converted_outputs_are_named_as_a_torch_models():
     assert [o.name for o in renamed.graph.output] == ["output0", "output1"]
     assert [list(n.output) for n in renamed.graph.node] == [["output0"], ["output1"]]
     assert list(renamed.graph.node[1].input) == ["output0"]
-    # An output that is the graph's input keeps its name (no node makes it).
+    # An output that is the graph's input keeps its name (no node makes it),
+    # and so do outputs listed twice.
     passthrough = helper.make_model(helper.make_graph([], "g", [x], [x])).SerializeToString()
     assert _outputs_named_as_torch(passthrough) == passthrough
+    twice = helper.make_model(helper.make_graph(
+        [helper.make_node("Relu", ["x"], ["y"])], "g", [x],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])] * 2)).SerializeToString()
+    assert _outputs_named_as_torch(twice) == twice

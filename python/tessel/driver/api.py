@@ -200,6 +200,10 @@ class _IrDump:
     def __init__(self, directory: str | None):
         self.directory = Path(directory) if directory else None
         self.started = False
+        if self.directory is not None:
+            # A directory used before holds no file of another compile.
+            for name in self.FILES.values():
+                (self.directory / name).unlink(missing_ok=True)
 
     def write(self, what: str, module) -> None:
         if self.directory is None or what not in self.FILES:

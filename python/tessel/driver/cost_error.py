@@ -45,7 +45,8 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     """Each layer of ``model`` (an imported model) mapped by CP-SAT on
     ``arch`` with ``options`` (``MapperOptions``), compiled, simulated
     (timing only, traced): the layers whose span the simulation measured
-    and the mapping predicted, in the program's tag order."""
+    and the mapping predicted (cycles of their own), in the program's tag
+    order."""
     from .. import arch as arch_model
     from ..compiler.lower import lower_and_emit
     from ..mapper import map_module
@@ -62,6 +63,8 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     program = lower_and_emit(model, target, mapping=mapping)
     result = simulate(program, numerics=False, trace=True)
     predicted = predicted_by_tag(mapped["graph"], mapped["solution"])
+    # A layer whose ops are all folded into another's (an epilogue of its
+    # own source line) is predicted inside that one: it has no figure here.
     return [LayerError(tag, stats.last - stats.first, predicted[tag])
             for tag, stats in result.tags.items()
-            if stats.last > stats.first and tag in predicted]
+            if stats.last > stats.first and predicted.get(tag, 0) > 0]

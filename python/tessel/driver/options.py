@@ -47,8 +47,11 @@ class Options:
       with the arch), ``01-mapped.mlir`` (after the mapper; none with
       ``mapper="default"``, whose mapping is a pass of the lowering) and
       ``02-lowered.mlir`` (the ``tessel.device`` the emitter reads), with
-      locations. ``tessel-opt 01-mapped.mlir -tessel-lowering-pipeline``
-      gives the last from the one before.
+      locations; files of an earlier compile there are removed first.
+      ``tessel-opt 01-mapped.mlir -tessel-lowering-pipeline`` (with
+      ``=stream=N`` when ``stream`` is N > 1; from ``00-imported.mlir`` with
+      the default mapper) gives the last. Under ``torch.compile`` each graph
+      writes into ``DIR/<role>_<key>``.
     - ``name``: the model's name in reports and file names.
     """
 
@@ -95,7 +98,11 @@ class Options:
                              "stream of inputs: use objective='throughput'")
         for name in ("failure_dir", "dump_ir"):
             if getattr(self, name) is not None:
-                object.__setattr__(self, name, str(Path(getattr(self, name))))
+                path = Path(getattr(self, name))
+                if path.exists() and not path.is_dir():
+                    raise InvalidArgumentError(f"option {name!r}: {path} is a file; name a "
+                                               f"directory (made if missing)")
+                object.__setattr__(self, name, str(path))
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
             raise InvalidArgumentError(f"option 'name' must be a non-empty string, got {self.name!r}")
 

@@ -196,24 +196,26 @@ def _outputs_named_as_torch(data: bytes) -> bytes:
     import onnx
 
     model = onnx.load_from_string(data)
-    outputs = model.graph.output
+    graph = model.graph
+    outputs = graph.output
     names = ["output"] if len(outputs) == 1 else [f"output{i}" for i in range(len(outputs))]
     renamed = {o.name: n for o, n in zip(outputs, names)}
-    graph = model.graph
-    taken = {v for node in graph.node for v in [*node.input, *node.output]}
     direct = {v.name for v in graph.input} | {t.name for t in graph.initializer}
+    taken = {v for node in graph.node for v in [*node.input, *node.output]} | direct
     subgraphs = any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS)
                     for node in graph.node for a in node.attribute)
     # Kept as the converter wrote them where renaming would have to reach
-    # further: a name already in use, an output that is an input or an
-    # initializer, or bodies of control flow that may read an output.
-    if taken & (set(names) - set(renamed)) or direct & set(renamed) or subgraphs:
+    # further: an output listed twice, a name already in use, an output that
+    # is an input or an initializer, or bodies of control flow that may read
+    # an output.
+    if (len(renamed) < len(outputs) or taken & (set(names) - set(renamed))
+            or direct & set(renamed) or subgraphs):
         return data
     for node in model.graph.node:
         node.output[:] = [renamed.get(v, v) for v in node.output]
         node.input[:] = [renamed.get(v, v) for v in node.input]
-    for output in outputs:
-        output.name = renamed[output.name]
+    for value in [*outputs, *graph.value_info]:
+        value.name = renamed.get(value.name, value.name)
     return model.SerializeToString()
 
 

@@ -38,8 +38,6 @@ from .timing import (ISSUE_CYCLES, dram_channel_for, element_count, matmul_phase
 _COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM = range(5)
 # Event kinds.
 _EV_TILE, _EV_START, _EV_FLOW, _EV_DONE, _EV_SIGNAL = range(5)
-# Cycles a control instruction (dma, dma_multicast, wait, signal,
-# wait_semaphore) takes to issue; docs/simulator.md.
 
 # ---------------------------------------------------------------------------
 # The machine.

@@ -108,7 +108,6 @@ def vector_timing(arch, ins) -> tuple[int, int]:
     return vector_cycles(arch, key, e, nbytes), nbytes
 
 
-
 def xy_route(src: tuple[int, int], dst: tuple[int, int]) -> list[tuple]:
     """Directed links of the XY route: along the row (columns) first."""
     (r, c), (r2, c2) = src, dst
