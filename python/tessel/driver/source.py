@@ -58,12 +58,13 @@ def from_model(model: Any, example_inputs: Any = None, name: str | None = None) 
         torch = None
     if torch is not None and isinstance(model, torch.nn.Module):
         return _torch(model, example_inputs, name)
-    from ..frontend import from_jax, from_tensorflow
+    from ..frontend import api as frontend_api, from_jax, from_tensorflow
     if from_tensorflow.is_tensorflow(model):
         return _converted(model, example_inputs, name, "TensorFlow",
-                          from_tensorflow.run, "import_tensorflow")
+                          from_tensorflow.run, frontend_api.import_tensorflow)
     if from_jax.is_jax(model):
-        return _converted(model, example_inputs, name, "JAX", from_jax.run, "import_jax")
+        return _converted(model, example_inputs, name, "JAX", from_jax.run,
+                          frontend_api.import_jax)
     _refuse_keras_off_torch(model)
     raise InvalidArgumentTypeError(f"model is a {type(model).__name__}; {SUPPORTED}")
 
@@ -90,19 +91,19 @@ def _refuse_keras_off_torch(model: Any) -> None:
         f"KERAS_BACKEND=torch (or tensorflow) before keras is first imported")
 
 
-def _converted(model, example_inputs, name, framework: str, run, importer: str) -> Source:
+def _converted(model, example_inputs, name, framework: str, run, importer) -> Source:
     """A TensorFlow model or a JAX function: converted to ONNX in this
-    process, checked against the framework's own output."""
-    from .. import frontend
+    process (``importer``), checked against the framework's own output
+    (``run``)."""
+    from ..frontend.api import model_label
 
     if example_inputs is None:
         raise InvalidArgumentError(f"{framework} model {type(model).__name__}: "
                                    f"example_inputs are needed (an array or a tuple of "
                                    f"arrays, one per input)")
     arrays = [np.asarray(x) for x in _as_list(example_inputs)]
-    label = getattr(model, "name", None) or getattr(model, "__name__", None)
-    name = name or _name(str(label or type(model).__name__).lower())
-    return Source(name, lambda: getattr(frontend, importer)(model, arrays, name=name),
+    name = name or _name(model_label(model).lower())
+    return Source(name, lambda: importer(model, arrays, name=name),
                   arrays, lambda inputs: run(model, inputs), framework)
 
 

@@ -157,10 +157,10 @@ def import_tensorflow(model, example_inputs, *, name: str | None = None) -> Impo
     ``tf2onnx`` on inputs of ``example_inputs``' shapes and dtypes."""
     from . import from_tensorflow
 
-    what = f"TensorFlow model {_model_name(model)}"
+    what = f"TensorFlow model {model_label(model)}"
     arrays = _example_arrays(example_inputs, what)
     data = from_tensorflow.to_onnx(model, arrays, what)
-    return _import_onnx_bytes(data, _func_name(name, _model_name(model)), what)
+    return _import_onnx_bytes(data, _func_name(name, model_label(model)), what)
 
 
 def import_jax(fn, example_inputs, *, name: str | None = None) -> ImportedModel:
@@ -169,13 +169,15 @@ def import_jax(fn, example_inputs, *, name: str | None = None) -> ImportedModel:
     arrays it closes over become weights."""
     from . import from_jax
 
-    what = f"JAX function {_model_name(fn)}"
+    what = f"JAX function {model_label(fn)}"
     arrays = _example_arrays(example_inputs, what)
     data = from_jax.to_onnx(fn, arrays, what)
-    return _import_onnx_bytes(data, _func_name(name, _model_name(fn)), what)
+    return _import_onnx_bytes(data, _func_name(name, model_label(fn)), what)
 
 
-def _model_name(obj) -> str:
+def model_label(obj) -> str:
+    """A model's name for messages and files: its ``name`` (Keras, a
+    ``tf.function``), else its ``__name__``, else its class's."""
     name = getattr(obj, "name", None) or getattr(obj, "__name__", None)
     return name if isinstance(name, str) and name else type(obj).__name__.lower()
 
