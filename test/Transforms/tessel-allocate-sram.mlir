@@ -80,3 +80,56 @@ tessel.device @program_order_packs_tighter arch #tiny {
     memref.dealloc %d : memref<64xf32, #sram>
   }
 }
+
+// -----
+
+// A slice another tile reads (tessel-keep-on-chip): its buffer without an
+// address becomes, in the reader's core, a view of the holder's arena
+// where the holder's allocation was placed.
+// CHECK-LABEL: tessel.device @held
+// CHECK-NOT:     tessel.buffer @h.held0
+// CHECK:         %[[ARENA0:.+]] = tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<512xi8, #sram>
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           memref.view %[[ARENA0]][%c256][] : memref<512xi8, #sram> to memref<8x8xf32, #sram>
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           %[[SHIFT:.+]] = arith.constant 256 : index
+// CHECK:           %[[HELD:.+]] = memref.view %[[ARENA0]][%[[SHIFT]]][] : memref<512xi8, #sram> to memref<8x8xf32, #sram>
+// CHECK:           tessel.dma %[[HELD]] to
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+tessel.device @held arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %held = tessel.buffer @h.held0 on %t0 : memref<8x8xf32, #sram>
+  tessel.core(%t0) {
+    %a = memref.alloc() : memref<8x8xf32, #sram>
+    %h = memref.alloc() {tessel.held_as = @h.held0} : memref<8x8xf32, #sram>
+    tessel.vector_fill 0.0, %a : memref<8x8xf32, #sram>
+    tessel.vector_unary exp %a, %h : memref<8x8xf32, #sram>, memref<8x8xf32, #sram>
+    memref.dealloc %a : memref<8x8xf32, #sram>
+    memref.dealloc %h : memref<8x8xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %b = memref.alloc() : memref<8x8xf32, #sram>
+    %d = tessel.dma %held to %b : memref<8x8xf32, #sram> to memref<8x8xf32, #sram>
+    tessel.wait %d
+    memref.dealloc %b : memref<8x8xf32, #sram>
+  }
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+tessel.device @unplaced arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  // expected-error @+1 {{'tessel.buffer' op has no address and no SRAM allocation names it in 'tessel.held_as'; it is a slice tessel-keep-on-chip keeps, placed with its allocation}}
+  %held = tessel.buffer @h.held0 on %t0 : memref<8x8xf32, #sram>
+  tessel.core(%t0) {
+    %b = memref.alloc() : memref<8x8xf32, #sram>
+    %d = tessel.dma %held to %b : memref<8x8xf32, #sram> to memref<8x8xf32, #sram>
+    tessel.wait %d
+    memref.dealloc %b : memref<8x8xf32, #sram>
+  }
+}

@@ -395,3 +395,85 @@ func.func @relayed(%x: memref<64x32xf32, #dram> {tessel.name = "x"}, %w: memref<
   return %y : memref<64x8xf32, #dram>
 }
 }
+
+// -----
+
+// A result mapped on_chip: its buffer is marked, and each tile of its
+// writer gets a release fence once the reader (on other tiles) is done.
+// CHECK-LABEL: tessel.device @kept
+// CHECK:         tessel.dram_buffer @scratch0 scratch {tessel.on_chip}
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           linalg.copy
+// CHECK:           tessel.wait_semaphore
+// CHECK:           tessel.fence {tessel.release = @scratch0}
+// CHECK-NEXT:    }
+// CHECK:         tessel.core(%tile_1_0) {
+// CHECK:           linalg.copy
+// CHECK:           tessel.wait_semaphore
+// CHECK:           tessel.fence {tessel.release = @scratch0}
+// CHECK-NEXT:    }
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @kept(%x: memref<16x8xf32, #dram>) -> memref<16x8xf32, #dram> {
+  %s = memref.alloc() : memref<16x8xf32, #dram>
+  %y = memref.alloc() : memref<16x8xf32, #dram>
+  scf.forall (%i) = (0) to (16) step (8) {
+    %xi = memref.subview %x[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %s[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], on_chip>}
+  scf.forall (%i) = (0) to (16) step (8) {
+    %si = memref.subview %s[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%si : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 1, rows = 2, cols = 1, parts = [2, 1]>}
+  return %y : memref<16x8xf32, #dram>
+}
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @kept_output(%x: memref<16x8xf32, #dram>) -> memref<16x8xf32, #dram> {
+  %y = memref.alloc() : memref<16x8xf32, #dram>
+  // expected-error @+1 {{'scf.forall' op is mapped on_chip, but its result is a model output, which goes to DRAM; drop on_chip from its mapping}}
+  scf.forall (%i) = (0) to (16) step (8) {
+    %xi = memref.subview %x[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], on_chip>}
+  return %y : memref<16x8xf32, #dram>
+}
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @kept_twice(%x: memref<16x8xf32, #dram>) -> memref<16x8xf32, #dram> {
+  %s = memref.alloc() : memref<16x8xf32, #dram>
+  %y = memref.alloc() : memref<16x8xf32, #dram>
+  // expected-error @+1 {{'scf.forall' op is mapped on_chip, but its result is also written by another op; drop on_chip from its mapping}}
+  scf.forall (%i) = (0) to (16) step (8) {
+    %xi = memref.subview %x[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %s[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], on_chip>}
+  // expected-note @+1 {{written here}}
+  scf.forall (%i) = (0) to (16) step (8) {
+    %xi = memref.subview %x[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %s[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1]>}
+  scf.forall (%i) = (0) to (16) step (8) {
+    %xi = memref.subview %s[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, 0] [8, 8] [1, 1] : memref<16x8xf32, #dram> to memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<8x8xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1]>}
+  return %y : memref<16x8xf32, #dram>
+}
+}

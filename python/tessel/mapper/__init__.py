@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .apply import UnsupportedMapping, apply, unsupported
 from .graph import Graph, GraphError, Op, Operand
+from .on_chip import keep_on_chip
 from .space import MapperOptions, Problem, Solution, choose_epilogues
 
 # The start of tessel-lowering-pipeline: the mapper sees the ops
@@ -64,6 +65,8 @@ def map_module(module, arch, method: str = "cpsat",
     g = choose_epilogues(graph_mod.from_module(module, name=name, roles=roles),
                          arch, options)
     solution = solve(g, arch, method, options)
+    if options.on_chip and options.objective == "latency":
+        solution = keep_on_chip(g, solution, arch.tile.sram.bytes)
     apply(module, g, solution)
     return g, solution
 

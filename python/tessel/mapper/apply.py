@@ -41,21 +41,24 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
     return out
 
 
-def mapping_text(choice) -> str:
+def mapping_text(choice, on_chip: bool = False) -> str:
     """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts, its
     pipeline stage, the step sizes it was costed with
     (``tessel-tile-for-sram`` keeps them where they fit), ``resident``
     when its weights stay in SRAM (the cost model counted them so only
-    for an op that has weights) and ``shared`` when tiles share the loads
-    of the slices they read alike (tessel-share-loads)."""
+    for an op that has weights), ``shared`` when tiles share the loads
+    of the slices they read alike (tessel-share-loads) and ``on_chip``
+    when its result stays in its tiles' SRAM (tessel-keep-on-chip)."""
     p = choice.placement
     estimate = choice.candidate.estimate
     stage = f", stage = {choice.stage}" if choice.stage else ""
     resident = ", resident" if estimate.resident_bytes else ""
     shared = ", shared" if p.shared else ""
+    kept = ", on_chip" if on_chip else ""
     return (f"#tessel.mapping<row = {p.row}, col = {p.col}, rows = {p.rows}, "
             f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]{stage}, "
-            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}{shared}>")
+            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}{shared}"
+            f"{kept}>")
 
 
 def apply(module, graph: Graph, solution: Solution) -> None:
@@ -80,6 +83,6 @@ def apply(module, graph: Graph, solution: Solution) -> None:
     epilogues = {op.epilogue.index for op in graph.ops if op.epilogue}
     for op, choice in zip(ops, sorted(solution.choices, key=lambda c: c.op)):
         op.operation.attributes["tessel.mapping"] = Attribute.parse(
-            mapping_text(choice))
+            mapping_text(choice, choice.op in solution.on_chip))
         if choice.op in epilogues:
             op.operation.attributes["tessel.epilogue"] = UnitAttr.get()

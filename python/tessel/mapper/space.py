@@ -52,6 +52,10 @@ class MapperOptions:
       ``UNEVEN_MARGIN``.
     - ``single_tile_ops``: allow an op that has a parallel loop to run on
       one tile (on by default; the lowering keeps its one-part partition).
+    - ``on_chip``: keep results between ops in the SRAM of the tiles that
+      computed them where the SRAM holds them (``on_chip`` in the mapping;
+      :mod:`tessel.mapper.on_chip`). On by default, for the latency
+      objective.
     """
 
     objective: str = "latency"
@@ -65,6 +69,7 @@ class MapperOptions:
     max_candidates: int = 16
     even_splits: bool = False
     single_tile_ops: bool = True
+    on_chip: bool = True
 
     def __post_init__(self):
         if self.objective not in OBJECTIVES:
@@ -139,6 +144,8 @@ class Solution:
     solve_seconds: float
     status: str = "OPTIMAL"
     notes: tuple[str, ...] = field(default=())
+    # The ops whose results stay in their tiles' SRAM (tessel.mapper.on_chip).
+    on_chip: frozenset[int] = frozenset()
 
     @property
     def gap(self) -> float:

@@ -1203,22 +1203,27 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 1, stage = 2>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], resident, resident>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], shared, shared>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident' or 'shared'}}
+// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], on_chip, on_chip>}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip'}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], weights>}
 
 // -----

@@ -157,9 +157,10 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 }
 
 // A mapping prints its optional fields only when set: the stage when not 0,
-// the steps when given, `resident` and `shared` when set (the optional
-// fields parse in any order).
+// the steps when given, `resident`, `shared` and `on_chip` when set (the
+// optional fields parse in any order).
 // CHECK-LABEL: func.func @mapping_attrs
+// CHECK-SAME:    kept = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1], shared, on_chip>
 // CHECK-SAME:    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1]>
 // CHECK-SAME:    resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], stage = 2, steps = [4, 8], resident>
 // CHECK-SAME:    shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], resident, shared>
@@ -167,6 +168,7 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 // CHECK-SAME:    stepped = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1], steps = [8, 8]>
 func.func @mapping_attrs() attributes {
     plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1], stage = 0>,
+    kept = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1], on_chip, shared>,
     staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], steps = [8, 4], stage = 1>,
     resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], resident, steps = [4, 8], stage = 2>,
     shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], shared, resident>,

@@ -61,7 +61,7 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
 
 /// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in any order
 /// and each at most once, `, stage = S`, `, steps = [..]`, `, resident` and
-/// `, shared`, then `>`.
+/// `, shared` and `, on_chip`, then `>`.
 Attribute MappingAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   int64_t row, col, rows, cols, stage = 0;
@@ -81,7 +81,8 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       parseField("cols", cols) || parser.parseComma() ||
       parser.parseKeyword("parts") || parser.parseEqual() || parseList(parts))
     return {};
-  bool seenStage = false, seenSteps = false, resident = false, shared = false;
+  bool seenStage = false, seenSteps = false, resident = false, shared = false,
+       onChip = false;
   while (succeeded(parser.parseOptionalComma())) {
     if (!seenStage && succeeded(parser.parseOptionalKeyword("stage"))) {
       seenStage = true;
@@ -96,13 +97,16 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       resident = true;
     } else if (!shared && succeeded(parser.parseOptionalKeyword("shared"))) {
       shared = true;
+    } else if (!onChip &&
+               succeeded(parser.parseOptionalKeyword("on_chip"))) {
+      onChip = true;
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       seenStage || seenSteps || resident || shared
-                           ? "expected 'stage', 'steps', 'resident' or "
-                             "'shared', each at most once"
-                           : "expected 'stage', 'steps', 'resident' or "
-                             "'shared'");
+                       seenStage || seenSteps || resident || shared || onChip
+                           ? "expected 'stage', 'steps', 'resident', "
+                             "'shared' or 'on_chip', each at most once"
+                           : "expected 'stage', 'steps', 'resident', "
+                             "'shared' or 'on_chip'");
       return {};
     }
   }
@@ -110,7 +114,7 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<MappingAttr>(loc, parser.getContext(), row, col,
                                         rows, cols, parts, stage, steps,
-                                        resident, shared);
+                                        resident, shared, onChip);
 }
 
 void MappingAttr::print(AsmPrinter &printer) const {
@@ -130,6 +134,8 @@ void MappingAttr::print(AsmPrinter &printer) const {
     printer << ", resident";
   if (getShared())
     printer << ", shared";
+  if (getOnChip())
+    printer << ", on_chip";
   printer << ">";
 }
 
@@ -137,7 +143,7 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t row, int64_t col, int64_t rows,
                                   int64_t cols, ArrayRef<int64_t> parts,
                                   int64_t stage, ArrayRef<int64_t> steps,
-                                  bool resident, bool shared) {
+                                  bool resident, bool shared, bool onChip) {
   if (row < 0 || col < 0)
     return emitError() << "mapping origin (" << row << ", " << col
                        << ") must not be negative";

@@ -109,6 +109,34 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "(memref.copy)";
     return success();
   }
+  if (attr.getName() == getOnChipAttrName()) {
+    auto buffer = dyn_cast<DramBufferOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !buffer ||
+        buffer.getKind() != DramBufferKind::scratch)
+      return op->emitError()
+             << "'" << getOnChipAttrName()
+             << "' is a unit attribute of a scratch tessel.dram_buffer: the "
+                "result of an op mapped on_chip";
+    return success();
+  }
+  if (attr.getName() == getReleaseAttrName()) {
+    if (!isa<FlatSymbolRefAttr>(attr.getValue()) || !isa<FenceOp>(op))
+      return op->emitError()
+             << "'" << getReleaseAttrName()
+             << "' is a symbol attribute of a tessel.fence: the on-chip "
+                "buffer whose slices the tile frees there";
+    return success();
+  }
+  if (attr.getName() == getHeldAsAttrName()) {
+    auto alloc = dyn_cast<memref::AllocOp>(op);
+    if (!isa<FlatSymbolRefAttr>(attr.getValue()) || !alloc ||
+        getMemorySpace(alloc.getType()) != MemorySpace::sram)
+      return op->emitError()
+             << "'" << getHeldAsAttrName()
+             << "' is a symbol attribute of an SRAM memref.alloc: the "
+                "tessel.buffer other tiles read the slice it holds through";
+    return success();
+  }
   if (attr.getName() == getShareAttrName()) {
     auto group = dyn_cast<IntegerAttr>(attr.getValue());
     if (!group || group.getValue().isNegative() ||

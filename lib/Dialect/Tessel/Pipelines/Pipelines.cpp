@@ -80,6 +80,9 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   // changed no byte of the program and took a third of the pass time).
   pm.addPass(createTesselConvertToDevice({options.stream}));
   pm.addPass(createTesselLowerToInstructions());
+  // Tensors mapped `on_chip` stay in the SRAM of the tiles that computed
+  // them; their readers fetch them there.
+  pm.addPass(createTesselKeepOnChip());
   pm.addPass(createTesselSchedule());
   pm.addPass(createTesselAllocateSram());
   // Tiles that load the same slice at the same step share one load.
@@ -107,7 +110,8 @@ void tessel::registerPipelines() {
       "tessel-lowering-pipeline",
       "Lower legalized linalg-on-tensors to a tessel.device of per-tile "
       "instruction streams (legalize, map, partition, tile for SRAM, "
-      "bufferize, promote, place on tiles, lower, schedule, allocate SRAM, "
+      "bufferize, promote, place on tiles, lower, keep on chip, schedule, "
+      "allocate SRAM, "
       "share loads, check synchronization)",
       buildLoweringPipeline);
 }

@@ -5,6 +5,11 @@
 // keeps the device-wide rule "buffers fit SRAM" exact: a tile has exactly
 // one buffer, the arena.
 //
+// A slice another tile reads (tessel-keep-on-chip) is named there by a
+// tessel.buffer without an address, which its allocation names in
+// `tessel.held_as`: once the allocation has its place, the buffer's uses
+// become views of the holder's arena at that place.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
@@ -23,15 +28,63 @@ namespace mlir::tessel {
 
 namespace {
 
+/// Where an allocation that other tiles read was placed.
+struct Placed {
+  BufferOp arena;
+  int64_t offset;
+};
+
 struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
   void runOnOperation() override {
     WalkResult result = getOperation().walk([&](CoreOp core) {
       return failed(allocate(core)) ? WalkResult::interrupt()
                                     : WalkResult::advance();
     });
-    if (result.wasInterrupted())
+    if (result.wasInterrupted() || failed(resolveHeldBuffers()))
       signalPassFailure();
   }
+
+  /// Each tessel.buffer without an address becomes, in every core that
+  /// uses it, a view of its holder's arena where its allocation was placed.
+  LogicalResult resolveHeldBuffers() {
+    SmallVector<BufferOp> unplaced;
+    getOperation().walk([&](BufferOp buffer) {
+      if (!buffer.getAddress())
+        unplaced.push_back(buffer);
+    });
+    for (BufferOp buffer : unplaced) {
+      auto it = held.find(buffer.getSymName());
+      if (it == held.end())
+        return buffer.emitOpError()
+               << "has no address and no SRAM allocation names it in '"
+               << TesselDialect::getHeldAsAttrName()
+               << "'; it is a slice tessel-keep-on-chip keeps, placed with "
+                  "its allocation";
+      Placed place = it->second;
+      // One view per core that reads it, at the top of the core.
+      DenseMap<Operation *, Value> views;
+      for (OpOperand &use : llvm::make_early_inc_range(buffer->getUses())) {
+        auto core = use.getOwner()->getParentOfType<CoreOp>();
+        Value &view = views[core];
+        if (!view) {
+          OpBuilder builder =
+              OpBuilder::atBlockBegin(&core.getBody().front());
+          Value shift = arith::ConstantIndexOp::create(
+              builder, buffer.getLoc(), place.offset);
+          view = memref::ViewOp::create(builder, buffer.getLoc(),
+                                        buffer.getType(),
+                                        place.arena.getResult(), shift,
+                                        ValueRange{});
+        }
+        use.set(view);
+      }
+      buffer.erase();
+    }
+    return success();
+  }
+
+  /// The allocations other tiles read, by the name they read them by.
+  llvm::StringMap<Placed> held;
 
   LogicalResult allocate(CoreOp core) {
     ArchAttr arch = lookupArch(core);
@@ -81,6 +134,9 @@ struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
         shift = arith::ConstantIndexOp::create(rewriter, core.getLoc(),
                                                lifetime.offset);
       }
+      if (auto name = alloc->getAttrOfType<FlatSymbolRefAttr>(
+              TesselDialect::getHeldAsAttrName()))
+        held[name.getValue()] = {arena, lifetime.offset};
       rewriter.setInsertionPoint(alloc);
       Value view = memref::ViewOp::create(rewriter, alloc.getLoc(),
                                           alloc.getType(), arena.getResult(),

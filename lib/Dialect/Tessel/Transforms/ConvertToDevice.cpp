@@ -14,6 +14,11 @@
 // weights (tessel-promote-to-sram) are loaded by the first input's parts and
 // freed by the last's; the inputs between read them where they are.
 //
+// The result of an op mapped `on_chip` stays in its tiles' SRAM
+// (tessel-keep-on-chip). Its buffers are marked, and each tile of the op
+// gets a release fence where it may free its slices: placed as an op that
+// overwrites the buffer would be, after every op that reads it.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
@@ -127,6 +132,14 @@ public:
 private:
   DenseMap<Value, unsigned> lastWriter;
   DenseMap<Value, SmallVector<unsigned>> readers;
+};
+
+/// The result of an op mapped `on_chip`: its buffer in the function, the op
+/// that writes it and the last op that reads it (indices into the
+/// partitioned ops; the writer itself where none reads it).
+struct OnChipResult {
+  Value buffer;
+  unsigned writer, lastReader;
 };
 
 /// The DRAM buffers of the function that `forall` reads and writes. An op
@@ -306,6 +319,16 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
 
     SmallVector<Access> accesses =
         llvm::map_to_vector(parts, [](scf::ForallOp f) { return getAccess(f); });
+    FailureOr<SmallVector<OnChipResult>> onChip =
+        getOnChipResults(func, parts, accesses);
+    if (failed(onChip))
+      return failure();
+    for (const OnChipResult &result : *onChip)
+      for (StreamCopy &copy : copies)
+        copy.buffers.lookup(result.buffer)
+            .getDefiningOp()
+            ->setAttr(TesselDialect::getOnChipAttrName(),
+                      builder.getUnitAttr());
     SmallVector<SmallVector<SmallVector<int64_t>>> iterations;
     for (scf::ForallOp forall : parts) {
       FailureOr<SmallVector<SmallVector<int64_t>>> ivs = getIterations(forall);
@@ -313,7 +336,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         return failure();
       iterations.push_back(std::move(*ivs));
     }
-    size_t numPlaced = stream * parts.size();
+    size_t numPlaced = stream * (parts.size() + onChip->size());
     std::vector<PlacedOp> placed;
     placed.reserve(numPlaced);
     Dependences dependences;
@@ -324,8 +347,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     // tile, after the waits for the ops it depends on.
     for (auto [input, copy] : llvm::enumerate(copies)) {
       Residency residency{resident, input == 0, input + 1 == copies.size()};
-      for (auto [forall, access, opTiles, partIvs] :
-           llvm::zip(parts, accesses, partTiles, iterations)) {
+      for (auto [position, forall, access, opTiles, partIvs] :
+           llvm::enumerate(parts, accesses, partTiles, iterations)) {
         auto index = static_cast<unsigned>(placed.size());
         PlacedOp &op = placed.emplace_back();
         op.tiles = opTiles;
@@ -345,11 +368,91 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
                                         : std::nullopt);
           op.done[coord] = block.getTerminator()->getPrevNode();
         }
+        for (const OnChipResult &result : *onChip)
+          if (result.lastReader == position)
+            placeRelease(placed, numPlaced, dependences, copy, result,
+                         partTiles[result.writer], tiles, semaphores,
+                         forall.getLoc());
       }
     }
 
     func.erase();
     return unrollSteps(device);
+  }
+
+  /// The results of the ops mapped `on_chip`, checked: each an allocation
+  /// that is not returned, that its op alone writes and does not read.
+  static FailureOr<SmallVector<OnChipResult>>
+  getOnChipResults(func::FuncOp func, ArrayRef<scf::ForallOp> parts,
+                   ArrayRef<Access> accesses) {
+    auto returnOp = cast<func::ReturnOp>(func.getBody().back().getTerminator());
+    SmallVector<OnChipResult> results;
+    for (auto [writer, part] : llvm::enumerate(parts)) {
+      scf::ForallOp forall = part;
+      auto mapping = cast<MappingAttr>(
+          forall->getAttr(TesselDialect::getPartitionAttrName()));
+      if (!mapping.getOnChip())
+        continue;
+      for (Value buffer : accesses[writer].writes) {
+        auto fail = [&](const Twine &why) {
+          return forall.emitOpError()
+                 << "is mapped on_chip, but its result " << why
+                 << "; drop on_chip from its mapping";
+        };
+        if (!buffer.getDefiningOp<memref::AllocOp>())
+          return fail("is not a tensor between ops");
+        if (llvm::any_of(returnOp.getOperands(), [&](Value value) {
+              auto view = dyn_cast<TypedValue<BaseMemRefType>>(value);
+              return view && memref::skipViewLikeOps(view) == buffer;
+            }))
+          return fail("is a model output, which goes to DRAM");
+        if (llvm::is_contained(accesses[writer].reads, buffer))
+          return fail("is read by the op itself");
+        OnChipResult result{buffer, static_cast<unsigned>(writer),
+                            static_cast<unsigned>(writer)};
+        for (auto [index, access] : llvm::enumerate(accesses)) {
+          if (index != writer && llvm::is_contained(access.writes, buffer)) {
+            InFlightDiagnostic diag =
+                fail("is also written by another op");
+            diag.attachNote(scf::ForallOp(parts[index]).getLoc())
+                << "written here";
+            return diag;
+          }
+          if (llvm::is_contained(access.reads, buffer))
+            result.lastReader = std::max<unsigned>(result.lastReader, index);
+        }
+        results.push_back(result);
+      }
+    }
+    return results;
+  }
+
+  /// After the last reader of `result` (for the input `copy` sees): on
+  /// each tile of its writer, a fence marked as the buffer's release,
+  /// placed as an op that overwrites the buffer, so after every op that
+  /// reads it is done on all its tiles.
+  void placeRelease(std::vector<PlacedOp> &placed, size_t numPlaced,
+                    Dependences &dependences, StreamCopy &copy,
+                    const OnChipResult &result, ArrayRef<Coord> writerTiles,
+                    std::map<Coord, TileProgram> &tiles,
+                    OpBuilder &semaphores, Location loc) {
+    auto index = static_cast<unsigned>(placed.size());
+    PlacedOp &release = placed.emplace_back();
+    release.tiles = llvm::to_vector(writerTiles);
+    release.ancestors.resize(numPlaced);
+    Access access;
+    access.writes.push_back(result.buffer);
+    SmallVector<unsigned> deps =
+        dependences.record(index, access, copy.buffers);
+    synchronize(placed, release, deps, tiles, semaphores, loc);
+    auto buffer = copy.buffers.lookup(result.buffer).getDefiningOp<DramBufferOp>();
+    for (Coord c : release.tiles) {
+      OpBuilder core = OpBuilder::atBlockTerminator(&tiles[c].block());
+      auto fence = FenceOp::create(core, loc);
+      fence->setAttr(TesselDialect::getReleaseAttrName(),
+                     FlatSymbolRefAttr::get(buffer.getSymNameAttr()));
+      release.done[c] = fence;
+    }
   }
 
   /// The distinct tiles of `forall`'s parts, in part order.

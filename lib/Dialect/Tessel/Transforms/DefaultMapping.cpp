@@ -85,7 +85,8 @@ struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
                                    /*stage=*/0, /*steps=*/{},
                                    /*resident=*/false,
                                    /*shared=*/shape.first * shape.second > 1 &&
-                                       readsSharedSlices(op, *splitLoop)));
+                                       readsSharedSlices(op, *splitLoop),
+                                   /*onChip=*/false));
       ++numOpsMapped;
     });
   }

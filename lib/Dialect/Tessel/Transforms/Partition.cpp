@@ -251,7 +251,8 @@ MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
                           spread ? mapped.getRows() : 1,
                           spread ? mapped.getCols() : 1, parts,
                           mapped.getStage(), /*steps=*/{},
-                          mapped.getResident(), /*shared=*/false);
+                          mapped.getResident(), /*shared=*/false,
+                          /*onChip=*/false);
 }
 
 struct Partition : impl::TesselPartitionBase<Partition> {

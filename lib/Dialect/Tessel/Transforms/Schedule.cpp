@@ -58,9 +58,18 @@ bool isInSpace(Value view, MemorySpace space) {
   return getMemorySpace(cast<MemRefType>(view.getType())) == space;
 }
 
-/// A transfer from DRAM into this tile's SRAM.
+/// Whether `view` is a slice another tile holds (tessel-keep-on-chip): a
+/// tessel.buffer not yet placed.
+bool isHeldElsewhere(Value view) {
+  auto buffer = getViewRoot(view).getDefiningOp<BufferOp>();
+  return buffer && !buffer.getAddress();
+}
+
+/// A transfer into this tile's SRAM from DRAM or from a slice another tile
+/// holds.
 bool isLoad(DmaOp dma) {
-  return isInSpace(dma.getSource(), MemorySpace::dram) &&
+  return (isInSpace(dma.getSource(), MemorySpace::dram) ||
+          isHeldElsewhere(dma.getSource())) &&
          isInSpace(dma.getTarget(), MemorySpace::sram);
 }
 

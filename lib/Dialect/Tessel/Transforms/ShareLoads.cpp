@@ -48,13 +48,16 @@ namespace mlir::tessel {
 
 namespace {
 
-/// Loads that may share: the DRAM buffer; the view, as its element type and
-/// strides when the window is a box of the buffer (windows of any size
+/// Loads that may share: the DRAM buffer, or the SRAM arena of a slice a
+/// tile keeps on chip (tessel-keep-on-chip); the view, as its element type
+/// and strides when the window is a box of the buffer (windows of any size
 /// compare as boxes), else as its exact type and no strides; and the
 /// strides of the SRAM view loaded into, since one multicast writes every
 /// target with the same strides (a padded window's part inside the tensor
 /// goes to a view of its buffer, at an offset and of a size of its own).
-/// Strides are DenseI64ArrayAttrs, uniqued.
+/// Strides are DenseI64ArrayAttrs, uniqued; a kept slice's byte offset in
+/// its arena follows the view's strides, so that only loads of one slice
+/// share.
 using ShareKey = std::tuple<Operation *, Type, Attribute, Attribute>;
 
 /// The elements of its DRAM buffer a load reads: per dimension of the
@@ -160,24 +163,39 @@ std::optional<Reader> getReader(unsigned core, DmaOp load) {
   if (failed(targetType.getStridesAndOffset(targetStrides, targetOffset)))
     return std::nullopt;
   while (Operation *def = value.getDefiningOp()) {
-    if (isa<DramBufferOp>(def)) {
-      auto bufferType = cast<MemRefType>(def->getResult(0).getType());
+    // The whole buffer: DRAM, or a kept slice at a constant place in
+    // another tile's arena (or this tile's own).
+    std::optional<int64_t> shift = 0;
+    auto slice = dyn_cast<memref::ViewOp>(def);
+    if (slice) {
+      shift = getConstantIntValue(slice.getByteShift());
+      if (!shift || !slice.getSource().getDefiningOp<BufferOp>())
+        return std::nullopt;
+      def = slice.getSource().getDefiningOp();
+    }
+    if (slice || isa<DramBufferOp>(def)) {
+      auto bufferType = cast<MemRefType>(
+          slice ? slice.getType() : def->getResult(0).getType());
       MLIRContext *ctx = def->getContext();
       Attribute targetKey = DenseI64ArrayAttr::get(ctx, targetStrides);
+      SmallVector<int64_t> viewKey = strides;
+      if (slice)
+        viewKey.push_back(*shift);
       if (std::optional<Window> box =
               getBox(bufferType, type.getShape(), strides, offset))
         return Reader{core,
                       load,
                       {def, type.getElementType(),
-                       DenseI64ArrayAttr::get(ctx, strides), targetKey},
+                       DenseI64ArrayAttr::get(ctx, viewKey), targetKey},
                       std::move(*box)};
       Window exact{{offset}, {offset + 1}, {}};
       exact.bufferDimOf.assign(type.getRank(), -1);
-      return Reader{core, load, {def, type, Attribute(), targetKey},
+      return Reader{core, load,
+                    {def, type,
+                     slice ? DenseI64ArrayAttr::get(ctx, {*shift}) : Attribute(),
+                     targetKey},
                     std::move(exact)};
     }
-    if (isa<memref::ViewOp>(def))
-      return std::nullopt;
     if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
       value = transpose.getIn();
       continue;
@@ -222,6 +240,35 @@ FailureOr<SmallVector<CoreLoads>> collectLoads(DeviceOp device) {
       return failure();
   }
   return cores;
+}
+
+/// Whether `readers` read a slice a tile keeps on chip (in its arena)
+/// rather than DRAM.
+bool isKeptSlice(ArrayRef<Reader> readers) {
+  return isa<BufferOp>(std::get<0>(readers.front().key));
+}
+
+/// The reader (an index into `readers`) on the tile that holds the kept
+/// slice they read; none when that tile does not read it too.
+std::optional<unsigned> findHolder(ArrayRef<Reader> readers,
+                                   ArrayRef<CoreLoads> cores) {
+  TileOp holder = cast<BufferOp>(std::get<0>(readers.front().key)).getTileOp();
+  for (auto [index, reader] : llvm::enumerate(readers))
+    if (CoreOp(cores[reader.core].core).getTileOp() == holder)
+      return index;
+  return std::nullopt;
+}
+
+/// A kept slice is multicast by the tile that holds it (a multicast reads
+/// the issuing tile's SRAM), so only where that tile reads it too, and
+/// whole: every reader reads the same window.
+bool canMulticastKeptSlice(ArrayRef<Reader> readers,
+                           ArrayRef<CoreLoads> cores) {
+  return findHolder(readers, cores) &&
+         llvm::all_of(readers, [&](const Reader &reader) {
+           return reader.window.lo == readers.front().window.lo &&
+                  reader.window.hi == readers.front().window.hi;
+         });
 }
 
 /// The readers of the loads at `position` of `group`, in sets that share
@@ -278,8 +325,10 @@ SmallVector<SmallVector<Reader>> findSharingSets(ArrayRef<CoreLoads> cores,
       sets[it->second].push_back(std::move(reader));
     }
     sets.erase(llvm::remove_if(llvm::drop_begin(sets, first),
-                               [](const SmallVector<Reader> &set) {
-                                 return set.size() < 2;
+                               [&](const SmallVector<Reader> &set) {
+                                 return set.size() < 2 ||
+                                        (isKeptSlice(set) &&
+                                         !canMulticastKeptSlice(set, cores));
                                }),
                sets.end());
   }
@@ -618,6 +667,9 @@ private:
   /// too.
   std::pair<unsigned, std::optional<unsigned>>
   pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
+    // A kept slice: its holder, which reads no DRAM.
+    if (isKeptSlice(readers))
+      return {*findHolder(readers, cores), std::nullopt};
     int64_t bytes = countElements(cell.lo, cell.hi) * getElementBytes(readers);
     if (cell.readers.size() == 1) {
       // A plain load; where its DMA channel is not named yet, the first of

@@ -10,6 +10,11 @@
 // not double-buffered, and every op on those tiles sizes its steps in what
 // they leave free.
 //
+// So does the result of an op mapped `on_chip` (tessel-keep-on-chip): each
+// tile of the op holds its part of the result from the op until the last op
+// that reads it, and every op on that tile in between (the writer itself
+// included) sizes its steps in what is left.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
@@ -20,6 +25,7 @@
 
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
@@ -28,6 +34,7 @@
 #include "mlir/Interfaces/ValueBoundsOpInterface.h"
 #include "llvm/Support/MathExtras.h"
 #include <map>
+#include <set>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELTILEFORSRAM
@@ -295,6 +302,77 @@ getResidentBytesPerTile(OpBuilder &builder, ArrayRef<Part> parts) {
   return reserved;
 }
 
+/// The part of an on-chip result each tile of its writer holds, and the
+/// ops (positions in the function, both ends included) it is held over.
+struct HeldResult {
+  int64_t first, last;
+  std::set<std::pair<int64_t, int64_t>> tiles;
+  int64_t bytes;
+};
+
+/// The position in `func`'s body of the op `op` is, or is inside.
+int64_t getPosition(func::FuncOp func, Operation *op,
+                    const DenseMap<Operation *, int64_t> &positions) {
+  while (op->getParentOp() != func)
+    op = op->getParentOp();
+  return positions.lookup(op);
+}
+
+/// The results of the foralls mapped `on_chip` in `func`: each tile's part
+/// (its largest output slice, the outputs of the part's ops taken whole)
+/// held from the forall to the last op that reads its results, directly
+/// or through reshapes and slices outside any op and through epilogues.
+FailureOr<SmallVector<HeldResult>> getHeldResults(func::FuncOp func,
+                                                   OpBuilder &builder,
+                                                   int64_t alignment) {
+  DenseMap<Operation *, int64_t> positions;
+  for (auto [index, op] : llvm::enumerate(func.getBody().front()))
+    positions[&op] = static_cast<int64_t>(index);
+  SmallVector<HeldResult> held;
+  for (auto forall : func.getBody().getOps<scf::ForallOp>()) {
+    auto mapping = forall->getAttrOfType<MappingAttr>(
+        TesselDialect::getPartitionAttrName());
+    if (!mapping || !mapping.getOnChip())
+      continue;
+    HeldResult result{positions.lookup(forall), positions.lookup(forall), {}, 0};
+    for (int64_t part = 0; part < mapping.getNumTiles(); ++part)
+      result.tiles.insert(mapping.getTileOfPart(part));
+    WalkResult walk = forall.getBody()->walk([&](linalg::LinalgOp op) {
+      builder.setInsertionPoint(op);
+      FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(builder, op);
+      if (failed(bounds))
+        return WalkResult::interrupt();
+      int64_t bytes = getSliceBytes(op, *bounds, [&](OpOperand &operand) {
+        return op.isDpsInit(&operand);
+      });
+      if (bytes != kUnboundedBytes)
+        bytes = llvm::alignTo(bytes, alignment);
+      result.bytes = std::max(result.bytes, bytes);
+      return WalkResult::advance();
+    });
+    if (walk.wasInterrupted())
+      return failure();
+    SmallVector<Value> values(forall.getResults());
+    while (!values.empty()) {
+      for (Operation *user : values.pop_back_val().getUsers()) {
+        int64_t position = getPosition(func, user, positions);
+        result.last = std::max(result.last, position);
+        // A reshape or slice outside the ops, or an epilogue (which runs on
+        // the writer's slices before they are stored,
+        // tessel-fuse-epilogues): what reads it reads the result.
+        Operation *top = user;
+        while (top->getParentOp() != func)
+          top = top->getParentOp();
+        if ((top == user && !isa<scf::ForallOp>(user)) ||
+            top->hasAttr(TesselDialect::getEpilogueAttrName()))
+          values.append(top->result_begin(), top->result_end());
+      }
+    }
+    held.push_back(std::move(result));
+  }
+  return held;
+}
+
 struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
   void runOnOperation() override {
     ArchAttr arch = lookupArchOrError(getOperation());
@@ -317,19 +395,44 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
         getResidentBytesPerTile(rewriter, parts);
     if (failed(reserved))
       return signalPassFailure();
+    FailureOr<SmallVector<HeldResult>> held = getHeldResults(
+        getOperation(), rewriter, arch.getTileSramAlignment());
+    if (failed(held))
+      return signalPassFailure();
+    DenseMap<Operation *, int64_t> positions;
+    for (auto [index, op] : llvm::enumerate(getOperation().getBody().front()))
+      positions[&op] = static_cast<int64_t>(index);
     for (auto [op, mapping] : parts) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(rewriter, op);
       if (failed(bounds))
         return signalPassFailure();
-      // What the resident weights on the op's busiest tile leave free.
-      int64_t residentBytes = 0;
+      // What the resident weights and the on-chip results held at this op
+      // leave free on its busiest tile.
+      int64_t position = getPosition(getOperation(), op, positions);
+      int64_t residentBytes = 0, heldBytes = 0;
       for (int64_t part = 0; part < mapping.getNumTiles(); ++part) {
-        auto it = reserved->find(mapping.getTileOfPart(part));
-        if (it != reserved->end())
-          residentBytes = std::max(residentBytes, it->second);
+        std::pair<int64_t, int64_t> tile = mapping.getTileOfPart(part);
+        auto it = reserved->find(tile);
+        int64_t resident = it != reserved->end() ? it->second : 0;
+        int64_t onChip = 0;
+        for (const HeldResult &result : *held)
+          if (result.first <= position && position <= result.last &&
+              result.tiles.count(tile) &&
+              llvm::AddOverflow(onChip, result.bytes, onChip))
+            onChip = kUnboundedBytes;
+        int64_t total;
+        if (llvm::AddOverflow(resident, onChip, total))
+          total = kUnboundedBytes;
+        if (total >= residentBytes + heldBytes) {
+          residentBytes = resident;
+          heldBytes = onChip;
+        }
       }
-      int64_t freeBytes = sramBytes - std::min(residentBytes, sramBytes);
+      int64_t reservedBytes = residentBytes;
+      if (llvm::AddOverflow(reservedBytes, heldBytes, reservedBytes))
+        reservedBytes = kUnboundedBytes;
+      int64_t freeBytes = sramBytes - std::min(reservedBytes, sramBytes);
       bool resident = mapping.getResident();
       // The mapping's steps, where it has them, else the whole part.
       SmallVector<int64_t> steps = *bounds;
@@ -363,12 +466,18 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
           diag << " for two single-element steps and their temporaries, but "
                   "a tile has "
                << sramBytes << " bytes";
+          auto amount = [](int64_t bytes) {
+            return bytes == kUnboundedBytes ? std::string("an unbounded amount")
+                                            : std::to_string(bytes);
+          };
           if (residentBytes)
-            diag << ", of which resident weights hold "
-                 << (residentBytes == kUnboundedBytes
-                         ? std::string("an unbounded amount")
-                         : std::to_string(residentBytes))
+            diag << ", of which resident weights hold " << amount(residentBytes)
                  << "; keep fewer weights resident";
+          if (heldBytes)
+            diag << (residentBytes ? " (" : ", of which ")
+                 << "results kept on chip hold " << amount(heldBytes)
+                 << (residentBytes ? ")" : "")
+                 << "; keep fewer results on chip (on_chip in their mappings)";
           return signalPassFailure();
         }
         steps[*best] = llvm::divideCeil(steps[*best], 2);

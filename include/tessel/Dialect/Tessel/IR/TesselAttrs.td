@@ -138,6 +138,13 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
       one of them read it once and multicast it to the others over the NoC
       (`tessel.dma_multicast`), as SUMMA passes a matmul's row panel along
       the grid's rows and its column panel down its columns.
+    - `on_chip` (optional): the op's result stays in the SRAM of the tiles
+      that computed it instead of going to DRAM. Each tile keeps the slices
+      it computed where it computed them; a later op reads them there,
+      from its own SRAM or over the NoC from the tile that holds them, and
+      the tiles free them once every op that reads the result is done. The
+      result must be a tensor between ops (not a model output) that only
+      this op writes (`tessel-convert-to-device`, `tessel-keep-on-chip`).
 
     ```mlir
     // A matmul (loops m, n, k) on the whole 4x4 grid: m in 4 parts along
@@ -154,6 +161,9 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
     // its columns of the right one: a load from DRAM per row and column.
     %3 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
         rows = 4, cols = 4, parts = [4, 4, 1], shared>} ...
+    // The result stays in the SRAM of the 16 tiles for the next op.
+    %4 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+        rows = 4, cols = 4, parts = [4, 4, 1], on_chip>} ...
     ```
   }];
   let parameters = (ins "int64_t":$row, "int64_t":$col, "int64_t":$rows,
@@ -161,8 +171,10 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
                         DefaultValuedParameter<"int64_t", "0">:$stage,
                         OptionalArrayRefParameter<"int64_t">:$steps,
                         DefaultValuedParameter<"bool", "false">:$resident,
-                        DefaultValuedParameter<"bool", "false">:$shared);
-  // `stage`, `steps`, `resident` and `shared` are optional and each follows a comma,
+                        DefaultValuedParameter<"bool", "false">:$shared,
+                        DefaultValuedParameter<"bool", "false">:$onChip);
+  // `stage`, `steps`, `resident`, `shared` and `on_chip` are optional and
+  // each follows a comma,
   // which a declarative format cannot tell apart.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;

@@ -51,6 +51,18 @@ def Tessel_Dialect : Dialect {
     /// (tessel-fuse-epilogues); and on the loads it makes there (memref.copy),
     /// which tiles do not share.
     static ::llvm::StringRef getEpilogueAttrName() { return "tessel.epilogue"; }
+    /// The unit attribute on a scratch tessel.dram_buffer whose writer is
+    /// mapped `on_chip` (tessel-convert-to-device): tessel-keep-on-chip
+    /// keeps its slices in the SRAM of the tiles that computed them.
+    static ::llvm::StringRef getOnChipAttrName() { return "tessel.on_chip"; }
+    /// The symbol attribute on the tessel.fence where a tile may free the
+    /// slices of an on-chip buffer it holds (the buffer's name): every op
+    /// that reads the buffer is done there (tessel-convert-to-device).
+    static ::llvm::StringRef getReleaseAttrName() { return "tessel.release"; }
+    /// The symbol attribute on the SRAM allocation of a slice an on-chip
+    /// buffer keeps (tessel-keep-on-chip): the tessel.buffer other tiles
+    /// read it through until tessel-allocate-sram gives it its address.
+    static ::llvm::StringRef getHeldAsAttrName() { return "tessel.held_as"; }
 
   private:
     void registerAttributes();

@@ -1022,6 +1022,13 @@ def TesselConvertToDevice
       weight's allocation and load (`tessel.resident`) are placed for the
       first input only and its deallocation for the last, so later inputs
       read it from SRAM;
+    - for an op mapped `on_chip`: its result's scratch buffers marked
+      `tessel.on_chip` (for tessel-keep-on-chip), and after the last op that
+      reads the result, on each of the op's tiles, a `tessel.fence` marked
+      `tessel.release` with the buffer's name, placed as an op that
+      overwrites the buffer would be: after every reader is done. The
+      result must be an allocation (not a model output) that no other op
+      writes and the op itself does not read;
     - the step loops unrolled: each core becomes straight-line code.
 
     The function is removed; what remains inside the cores (views, copies,
@@ -1099,6 +1106,56 @@ def TesselLowerToInstructions
   }];
   let dependentDialects = [
     "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+}
+
+def TesselKeepOnChip : Pass<"tessel-keep-on-chip", "::mlir::ModuleOp"> {
+  let summary = "Keep the slices of an on-chip tensor in the SRAM of the "
+                "tiles that computed them";
+  let description = [{
+    A scratch `tessel.dram_buffer` marked `tessel.on_chip` (its writer is
+    mapped `on_chip`) is not used as DRAM. Each slice the writer stores
+    stays in the SRAM buffer it was computed in, and the store is gone; each
+    load of a window of the buffer becomes transfers from the slices that
+    cover it, where they are: a local copy from the tile's own SRAM, or a
+    transfer over the NoC from the tile that holds the slice (its DMA
+    engine reads the other tile's SRAM). A tile frees the slices it holds
+    at its `tessel.fence` marked `tessel.release` with the buffer's name,
+    where tessel-convert-to-device has every op that reads the buffer done
+    on every tile. The DRAM buffer, left unused, is erased.
+
+    A slice another tile reads is named there by a `tessel.buffer` on the
+    holder's tile without an address (`@<buffer>.held<N>`); its allocation
+    carries `tessel.held_as` with that name, and tessel-allocate-sram
+    replaces the buffer with views of the holder's arena.
+
+    A buffer that something other than a transfer uses, that a transfer
+    reads or writes through other than subviews with constant offsets and
+    unit strides, or whose loads its stored slices do not cover exactly,
+    stays in DRAM, with a warning that names the reason.
+
+    ```mlir
+    // Tile (0, 0) computes rows 0-15 of %h in %acc; tile (1, 0) reads them.
+    tessel.core(%tile_0_0) {
+      ... tessel.matmul ... %acc ...
+      %t = tessel.dma %acc to %h_rows_0_15     // gone: %acc stays
+    }
+    tessel.core(%tile_1_0) {
+      %t = tessel.dma %h_rows_0_15 to %in      // becomes
+      %t = tessel.dma %held to %in             // %held: @h.held0 on tile (0, 0)
+    }
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numBuffersKept", "num-buffers-kept",
+              "Number of DRAM buffers kept on chip">,
+    Statistic<"numSlicesKept", "num-slices-kept",
+              "Number of stored slices kept in SRAM">,
+    Statistic<"numReads", "num-reads",
+              "Number of transfers reading kept slices">
   ];
 }
 

@@ -1,0 +1,376 @@
+//===- KeepOnChip.cpp - Tensors between ops stay in SRAM ------------------===//
+//
+// A scratch DRAM buffer marked `tessel.on_chip` (its writer is mapped
+// `on_chip`; tessel-convert-to-device) is not used as DRAM. Each slice its
+// writer stores stays in the SRAM buffer it was computed in, with no store;
+// each load of a window of the buffer reads the slices that cover it where
+// they are: from its own tile's SRAM (a local copy) or over the NoC from the
+// tile that holds them. A tile frees the slices it holds at its release
+// fence for the buffer, which tessel-convert-to-device placed where every op
+// that reads the buffer is done on every tile.
+//
+// Cores are separate regions, so a slice another tile reads is named by a
+// tessel.buffer on its holder without an address (`@<buffer>.held<N>`); the
+// slice's allocation carries `tessel.held_as` with that name, and
+// tessel-allocate-sram replaces the buffer's uses with views of the holder's
+// arena where it places the allocation.
+//
+// All or nothing per buffer: one whose accesses are not all transfers of
+// windows (subviews with constant offsets and unit strides), or whose
+// windows the stored slices do not cover exactly, stays in DRAM, with a
+// warning that says why.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+
+#include "mlir/Dialect/Arith/IR/Arith.h"
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELKEEPONCHIP
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// A box of a buffer, in the buffer's coordinates, and for each dimension of
+/// the view that names it, the buffer dimension it walks.
+struct Window {
+  SmallVector<int64_t> lo, size;
+  SmallVector<unsigned> dims;
+
+  int64_t volume() const {
+    int64_t product = 1;
+    for (int64_t extent : size)
+      product *= extent;
+    return product;
+  }
+};
+
+/// The window of `root` that `view` is, through subviews with constant
+/// offsets and unit strides; failure for any other view.
+FailureOr<Window> getWindow(Value view, Value root) {
+  if (view == root) {
+    auto type = cast<MemRefType>(root.getType());
+    Window whole;
+    whole.lo.assign(type.getRank(), 0);
+    whole.size = llvm::to_vector(type.getShape());
+    for (unsigned dim = 0; dim < type.getRank(); ++dim)
+      whole.dims.push_back(dim);
+    return whole;
+  }
+  auto subview = view.getDefiningOp<memref::SubViewOp>();
+  if (!subview)
+    return failure();
+  FailureOr<Window> outer = getWindow(subview.getSource(), root);
+  if (failed(outer))
+    return failure();
+  llvm::SmallBitVector dropped = subview.getDroppedDims();
+  Window window{outer->lo, outer->size, {}};
+  for (auto [k, offset, size, stride] :
+       llvm::enumerate(subview.getMixedOffsets(), subview.getMixedSizes(),
+                       subview.getMixedStrides())) {
+    std::optional<int64_t> o = getConstantIntValue(offset);
+    std::optional<int64_t> s = getConstantIntValue(size);
+    std::optional<int64_t> st = getConstantIntValue(stride);
+    if (!o || !s || !st || *st != 1)
+      return failure();
+    unsigned dim = outer->dims[k];
+    window.lo[dim] += *o;
+    window.size[dim] = *s;
+    if (!dropped.test(k))
+      window.dims.push_back(dim);
+  }
+  return window;
+}
+
+/// The intersection of two windows' boxes; none where they are disjoint.
+std::optional<Window> intersect(const Window &a, const Window &b) {
+  Window box;
+  for (size_t dim = 0; dim < a.lo.size(); ++dim) {
+    int64_t lo = std::max(a.lo[dim], b.lo[dim]);
+    int64_t hi = std::min(a.lo[dim] + a.size[dim], b.lo[dim] + b.size[dim]);
+    if (hi <= lo)
+      return std::nullopt;
+    box.lo.push_back(lo);
+    box.size.push_back(hi - lo);
+  }
+  return box;
+}
+
+/// A slice the writer stored: where it is computed, and the window it holds.
+struct Slice {
+  DmaOp store;
+  CoreOp core;
+  memref::AllocOp alloc;
+  Window window;
+  /// How other tiles name it, made when one first reads it.
+  BufferOp heldAs;
+};
+
+/// A load of a window of the buffer.
+struct Read {
+  DmaOp load;
+  CoreOp core;
+  Window window;
+};
+
+/// `view` (a view of `window`, whose view dimensions walk `window.dims`)
+/// cut down to `box`, a box inside `window`, with the box's dimensions of
+/// more than one element as its shape (the last dimension where none has
+/// more): both ends of a transfer cut from the same box have one shape.
+Value cutToBox(OpBuilder &builder, Location loc, Value view,
+               const Window &window, const Window &box) {
+  SmallVector<OpFoldResult> offsets, sizes, strides;
+  for (unsigned dim : window.dims) {
+    offsets.push_back(builder.getIndexAttr(box.lo[dim] - window.lo[dim]));
+    sizes.push_back(builder.getIndexAttr(box.size[dim]));
+    strides.push_back(builder.getIndexAttr(1));
+  }
+  SmallVector<int64_t> shape;
+  for (int64_t extent : box.size)
+    if (extent > 1)
+      shape.push_back(extent);
+  if (shape.empty())
+    shape.push_back(1);
+  auto type = cast<MemRefType>(view.getType());
+  auto cut = memref::SubViewOp::inferRankReducedResultType(
+      shape, type, offsets, sizes, strides);
+  return memref::SubViewOp::create(builder, loc, cast<MemRefType>(cut), view,
+                                   offsets, sizes, strides);
+}
+
+/// Clones into `builder`'s block what computes `value` in another core
+/// (views and constants), `map` giving what is already available; values
+/// of the device (buffers) every core sees as they are.
+Value cloneInto(OpBuilder &builder, Value value, IRMapping &map) {
+  if (Value mapped = map.lookupOrNull(value))
+    return mapped;
+  Operation *def = value.getDefiningOp();
+  if (!def || !def->getParentOfType<CoreOp>())
+    return value;
+  for (Value operand : def->getOperands())
+    cloneInto(builder, operand, map);
+  Operation *clone = builder.clone(*def, map);
+  return clone->getResult(cast<OpResult>(value).getResultNumber());
+}
+
+struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
+  void runOnOperation() override {
+    SmallVector<DramBufferOp> buffers;
+    getOperation().walk([&](DramBufferOp buffer) {
+      if (buffer->hasAttr(TesselDialect::getOnChipAttrName()))
+        buffers.push_back(buffer);
+    });
+    for (DramBufferOp buffer : buffers)
+      keep(buffer);
+  }
+
+  /// Every transfer of a window of `buffer`, sorted into the writer's
+  /// stores and the loads; failure, with the reason, for any other use.
+  LogicalResult collect(DramBufferOp buffer, SmallVectorImpl<Slice> &slices,
+                        SmallVectorImpl<Read> &reads, std::string &why) {
+    Value root = buffer.getResult();
+    SmallVector<Value> worklist = {root};
+    while (!worklist.empty()) {
+      Value view = worklist.pop_back_val();
+      for (Operation *user : view.getUsers()) {
+        if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
+          worklist.push_back(subview.getResult());
+          continue;
+        }
+        auto dma = dyn_cast<DmaOp>(user);
+        if (!dma) {
+          why = "'" + user->getName().getStringRef().str() +
+                "' uses it (only transfers of subviews with constant offsets "
+                "and unit strides are kept on chip)";
+          return failure();
+        }
+        auto core = dma->getParentOfType<CoreOp>();
+        bool stores = dma.getTarget() == view;
+        FailureOr<Window> window =
+            getWindow(stores ? dma.getTarget() : dma.getSource(), root);
+        if (failed(window)) {
+          why = "a transfer reads or writes it through a view that is not a "
+                "subview with constant offsets and unit strides";
+          return failure();
+        }
+        if (!stores) {
+          reads.push_back({dma, core, *window});
+          continue;
+        }
+        auto alloc = getViewRoot(dma.getSource()).getDefiningOp<memref::AllocOp>();
+        if (!alloc || !isComputedLast(dma, alloc)) {
+          why = "a slice is stored from other than an SRAM buffer its tile "
+                "computed and uses no further";
+          return failure();
+        }
+        slices.push_back({dma, core, alloc, *window, nullptr});
+      }
+    }
+    return success();
+  }
+
+  /// Whether nothing after `store` (but views and the deallocation) uses
+  /// `alloc`, which `store` stores: the slice then holds what was stored.
+  static bool isComputedLast(DmaOp store, memref::AllocOp alloc) {
+    for (Operation *op = store->getNextNode(); op; op = op->getNextNode()) {
+      if (isa<ViewLikeOpInterface, memref::DeallocOp>(op))
+        continue;
+      if (llvm::any_of(op->getOperands(), [&](Value operand) {
+            return isa<MemRefType>(operand.getType()) &&
+                   getViewRoot(operand) == alloc.getResult();
+          }))
+        return false;
+    }
+    return true;
+  }
+
+  /// For each read, the slices it reads, in order; failure where they do
+  /// not cover its window exactly.
+  static LogicalResult cover(ArrayRef<Slice> slices, ArrayRef<Read> reads,
+                             SmallVectorImpl<SmallVector<size_t>> &covers,
+                             std::string &why) {
+    for (const Read &read : reads) {
+      SmallVector<size_t> &cover = covers.emplace_back();
+      int64_t covered = 0;
+      for (auto [index, slice] : llvm::enumerate(slices))
+        if (std::optional<Window> box = intersect(slice.window, read.window)) {
+          cover.push_back(index);
+          covered += box->volume();
+        }
+      if (covered != read.window.volume()) {
+        why = covered < read.window.volume()
+                  ? "a load reads elements no slice stores"
+                  : "its stored slices overlap";
+        return failure();
+      }
+    }
+    return success();
+  }
+
+  void keep(DramBufferOp buffer) {
+    SmallVector<Slice> slices;
+    SmallVector<Read> reads;
+    SmallVector<SmallVector<size_t>> covers;
+    std::string why;
+    if (failed(collect(buffer, slices, reads, why)) ||
+        failed(cover(slices, reads, covers, why))) {
+      buffer.emitWarning() << "stays in DRAM: " << why;
+      dropMarks(buffer);
+      return;
+    }
+
+    for (auto [read, cover] : llvm::zip(reads, covers))
+      rewriteRead(buffer, read, cover, slices);
+    // Each slice stays where it was computed until its tile's release.
+    for (Slice &slice : slices) {
+      Value held = slice.alloc.getResult();
+      Operation *release = findRelease(slice.core, buffer);
+      for (Operation *user : llvm::make_early_inc_range(held.getUsers()))
+        if (isa<memref::DeallocOp>(user))
+          user->erase();
+      OpBuilder builder = release ? OpBuilder(release->getBlock(),
+                                              ++release->getIterator())
+                                  : OpBuilder::atBlockTerminator(
+                                        &slice.core.getBody().front());
+      memref::DeallocOp::create(builder, slice.alloc.getLoc(), held);
+      if (slice.heldAs)
+        slice.alloc->setAttr(
+            TesselDialect::getHeldAsAttrName(),
+            FlatSymbolRefAttr::get(slice.heldAs.getSymNameAttr()));
+      replaceTransfer(slice.store, {});
+      ++numSlicesKept;
+    }
+    dropMarks(buffer);
+    eraseUnusedViews(buffer.getResult());
+    if (buffer->use_empty())
+      buffer.erase();
+    ++numBuffersKept;
+  }
+
+  /// Erases the views of `view` (and their views) that nothing uses.
+  static void eraseUnusedViews(Value view) {
+    for (Operation *user : llvm::make_early_inc_range(view.getUsers())) {
+      auto subview = dyn_cast<memref::SubViewOp>(user);
+      if (!subview)
+        continue;
+      eraseUnusedViews(subview.getResult());
+      if (subview->use_empty())
+        subview->erase();
+    }
+  }
+
+  /// The fence where `core`'s tile frees what it holds of `buffer`.
+  static Operation *findRelease(CoreOp core, DramBufferOp buffer) {
+    for (auto fence : core.getBody().front().getOps<FenceOp>())
+      if (auto name = fence->getAttrOfType<FlatSymbolRefAttr>(
+              TesselDialect::getReleaseAttrName()))
+        if (name.getValue() == buffer.getSymName())
+          return fence;
+    return nullptr;
+  }
+
+  /// `read` reads each slice of `cover` where it is, into its part of the
+  /// read's target, instead of loading the window from DRAM.
+  void rewriteRead(DramBufferOp buffer, Read read,
+                   ArrayRef<size_t> cover, MutableArrayRef<Slice> slices) {
+    OpBuilder builder(read.load);
+    Location loc = read.load.getLoc();
+    SmallVector<Value> tokens;
+    for (size_t index : cover) {
+      Slice &slice = slices[index];
+      Window box = *intersect(slice.window, read.window);
+      box.dims.clear();
+      Value source = slice.store.getSource();
+      if (slice.core != read.core) {
+        // Named by a buffer on the holder's tile, with the views the
+        // holder stores it through.
+        if (!slice.heldAs) {
+          OpBuilder declare(
+              *buffer->getBlock()->getOps<CoreOp>().begin());
+          std::string name = (buffer.getSymName() + ".held" +
+                              Twine(numHeldNames++)).str();
+          slice.heldAs = BufferOp::create(
+              declare, slice.alloc.getLoc(), slice.alloc.getType(), name,
+              slice.core.getTile(), /*address=*/nullptr);
+        }
+        IRMapping map;
+        map.map(slice.alloc.getResult(), slice.heldAs.getResult());
+        source = cloneInto(builder, source, map);
+      }
+      Value from = cutToBox(builder, loc, source, slice.window, box);
+      Value to = cutToBox(builder, loc, read.load.getTarget(), read.window, box);
+      auto dma = DmaOp::create(builder, loc, from, to, /*channel=*/nullptr);
+      // Tiles that read a slice alike may still share it: its holder
+      // multicasts it (tessel-share-loads).
+      if (Attribute group = read.load->getAttr(TesselDialect::getShareAttrName()))
+        dma->setAttr(TesselDialect::getShareAttrName(), group);
+      tokens.push_back(dma.getToken());
+      ++numReads;
+    }
+    replaceTransfer(read.load, tokens);
+  }
+
+  /// The buffer, and the release fences of it, lose their marks.
+  static void dropMarks(DramBufferOp buffer) {
+    buffer->removeAttr(TesselDialect::getOnChipAttrName());
+    buffer->getParentOp()->walk([&](FenceOp fence) {
+      auto name = fence->getAttrOfType<FlatSymbolRefAttr>(
+          TesselDialect::getReleaseAttrName());
+      if (name && name.getValue() == buffer.getSymName())
+        fence->removeAttr(TesselDialect::getReleaseAttrName());
+    });
+  }
+
+  unsigned numHeldNames = 0;
+};
+
+} // namespace
+} // namespace mlir::tessel

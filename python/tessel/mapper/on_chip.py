@@ -1,0 +1,117 @@
+"""Which results stay in the SRAM of the tiles that computed them.
+
+An op mapped ``on_chip`` keeps its result where its tiles computed it
+(tessel-keep-on-chip): nothing is stored to DRAM, and each later op reads
+the slices it needs from the tile that holds them, over the NoC, or from its
+own SRAM; the holders free them once every reader is done. Each tile of the
+writer holds its part of the result over that span, and every op on the
+tile in between sizes its steps in what is left (tessel-tile-for-sram).
+
+After the placements are chosen, a result stays on chip where the lowering
+keeps it whole and the SRAM holds it:
+
+- it is a tensor between ops, not a model output, that later ops read as it
+  is (not through a reshape or a padded view, which read it at other
+  indices), that its writer computes once (not split over a reduction,
+  whose partial results a second op adds) and that no reader overwrites;
+- its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
+  and every result held on a tile at once at most ``1 / LIVE_FRACTION``:
+  the ops between keep most of their SRAM for their own steps.
+
+Otherwise it goes to DRAM, and ``notes`` say why (``tessel map --explain``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from .graph import Graph, Op, readers_of
+
+# A held part takes at most this fraction of a tile's SRAM, and all parts
+# held on a tile at once at most LIVE_FRACTION: on the BERT FFN on
+# tessel-16x16 (24 KB of its intermediate per tile of 256 KB) the second
+# matmul's steps shrank from 258 to 227 KB and it still ran faster.
+HELD_FRACTION = 8
+LIVE_FRACTION = 4
+
+
+def _result_writer(op: Op) -> Op:
+    """The op whose output is ``op``'s result as later ops read it: its
+    epilogue, which runs on its slices before they are stored, if any."""
+    return op.epilogue or op
+
+
+def held_bytes(op: Op, parts: tuple[int, ...]) -> int:
+    """Bytes of ``op``'s result one tile holds: its output's slice over the
+    largest part of each loop."""
+    extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
+    outputs = [o for o in _result_writer(op).operands if o.is_output]
+    return sum(o.slice_bytes(extents) for o in outputs)
+
+
+def obstacle(graph: Graph, choice, readers: dict[int, list[int]]) -> str | None:
+    """Why ``choice``'s op cannot keep its result on chip; None where it can
+    (the SRAM aside)."""
+    op = graph.ops[choice.op]
+    if op.folded:
+        return "runs inside another op"
+    writer = _result_writer(op)
+    outputs = [o for o in writer.operands if o.is_output]
+    if len(outputs) != 1:
+        return f"it has {len(outputs)} results"
+    out = outputs[0]
+    if out.role == "output":
+        return "its result is a model output"
+    if out.seed_dims:
+        return "its result starts from a broadcast bias"
+    if any(choice.placement.parts[l] > 1 for l in op.reduction_loops):
+        return "it splits a reduction, whose partial results another op adds"
+    mine = readers.get(writer.index, [])
+    if not mine:
+        return "no op reads its result"
+    for r in mine:
+        reader = graph.ops[r]
+        for o in reader.operands:
+            if o.source != ("op", writer.index):
+                continue
+            if o.is_output:
+                return f"{reader.label()} writes into its result"
+            if o.shape != out.shape:
+                return f"{reader.label()} reads it through a reshape or padding"
+    return None
+
+
+def keep_on_chip(graph: Graph, solution, sram_bytes: int):
+    """``solution`` with ``on_chip`` naming the ops whose results stay on
+    chip (module docstring) and a note per op considered."""
+    readers = readers_of(graph.ops)
+    n = len(graph.ops)
+    live: dict[tuple[int, int], list[int]] = {}   # tile -> bytes per op index
+    kept, notes = [], []
+    for choice in sorted(solution.choices, key=lambda c: c.op):
+        op = graph.ops[choice.op]
+        why = obstacle(graph, choice, readers)
+        if why is not None:
+            if not op.folded and op.kind != "fill":
+                notes.append(f"{op.label()}: result to DRAM: {why}")
+            continue
+        p = choice.placement
+        part = held_bytes(op, p.parts)
+        last = max(readers[_result_writer(op).index])
+        tiles = [(p.row + r, p.col + c) for r in range(p.rows) for c in range(p.cols)]
+        peak = max(max(live.get(t, [0] * n)[op.index:last + 1]) for t in tiles)
+        if part * HELD_FRACTION > sram_bytes or \
+                (peak + part) * LIVE_FRACTION > sram_bytes:
+            notes.append(f"{op.label()}: result to DRAM: {part} bytes per tile "
+                         f"with {peak} held already, of {sram_bytes} bytes of "
+                         "SRAM")
+            continue
+        for t in tiles:
+            held = live.setdefault(t, [0] * n)
+            for i in range(op.index, last + 1):
+                held[i] += part
+        kept.append(op.index)
+        notes.append(f"{op.label()}: result on chip, {part} bytes per tile on "
+                     f"{len(tiles)} tiles, until {graph.ops[last].label()}")
+    return replace(solution, on_chip=frozenset(kept),
+                   notes=solution.notes + tuple(notes))
