@@ -7,21 +7,21 @@
 // Each tile computes 4 rows of @h and stores them; then each loads all 8
 // rows of @h (the next op, split by columns). The stores are gone and each
 // slice stays in the buffer it was computed in until the tile's release
-// fence (whose mark goes with the buffer); each load reads the tile's own rows with a local copy and the
-// other tile's over the NoC, through a buffer on the holder's tile named
-// in the slice's allocation. The shared mark stays on the reads, and
-// @h, now unused, is erased.
+// fence (whose mark goes with the buffer); each load reads the slices that
+// cover it where they are, its own tile's and the other's, each through a
+// buffer on the holder's tile that the slice's allocation names. The
+// shared mark stays on the reads, and @h, now unused, is erased.
 // CHECK-LABEL: tessel.device @rows
 // CHECK-NOT:     tessel.dram_buffer @h
-// CHECK-DAG:     %[[HELD1:.+]] = tessel.buffer @h.held{{[0-9]+}} on %tile_0_1 : memref<4x8xf32, #sram>
-// CHECK-DAG:     %[[HELD0:.+]] = tessel.buffer @h.held{{[0-9]+}} on %tile_0_0 : memref<4x8xf32, #sram>
+// CHECK-DAG:     %[[HELD0:.+]] = tessel.buffer @h.held0 on %tile_0_0 : memref<4x8xf32, #sram>
+// CHECK-DAG:     %[[HELD1:.+]] = tessel.buffer @h.held1 on %tile_0_1 : memref<4x8xf32, #sram>
 // CHECK:         tessel.core(%tile_0_0) {
-// CHECK:           %[[MINE:.+]] = memref.alloc() {tessel.held_as = @h.held{{[0-9]+}}} : memref<4x8xf32, #sram>
+// CHECK:           %[[MINE:.+]] = memref.alloc() {tessel.held_as = @h.held0} : memref<4x8xf32, #sram>
 // CHECK:           tessel.vector_fill 1.000000e+00, %[[MINE]]
 // CHECK-NOT:       tessel.dma %[[MINE]]
 // CHECK:           tessel.signal
 // CHECK:           %[[IN:.+]] = memref.alloc() : memref<8x4xf32, #sram>
-// CHECK:           %[[OWN:.+]] = memref.subview %[[MINE]][0, 0] [4, 4] [1, 1]
+// CHECK:           %[[OWN:.+]] = memref.subview %[[HELD0]][0, 0] [4, 4] [1, 1]
 // CHECK:           %[[TOP:.+]] = memref.subview %[[IN]][0, 0] [4, 4] [1, 1]
 // CHECK:           %[[T0:.+]] = tessel.dma %[[OWN]] to %[[TOP]] {tessel.share = 1 : i64}
 // CHECK:           %[[THEIRS:.+]] = memref.subview %[[HELD1]][0, 0] [4, 4] [1, 1]
@@ -31,8 +31,9 @@
 // CHECK:           tessel.fence{{$}}
 // CHECK-NEXT:      memref.dealloc %[[MINE]]
 // CHECK:         tessel.core(%tile_0_1) {
-// CHECK:           memref.alloc() {tessel.held_as = @h.held{{[0-9]+}}} : memref<4x8xf32, #sram>
+// CHECK:           memref.alloc() {tessel.held_as = @h.held1} : memref<4x8xf32, #sram>
 // CHECK:           memref.subview %[[HELD0]][0, 4] [4, 4] [1, 1]
+// CHECK:           memref.subview %[[HELD1]][0, 4] [4, 4] [1, 1]
 // CHECK:           tessel.fence{{$}}
 // CHECK-NEXT:      memref.dealloc
 tessel.device @rows arch #tiny {

@@ -66,7 +66,7 @@ def map_module(module, arch, method: str = "cpsat",
                          arch, options)
     solution = solve(g, arch, method, options)
     if options.on_chip and options.objective == "latency":
-        solution = keep_on_chip(g, solution, arch.tile.sram.bytes)
+        solution = keep_on_chip(g, solution, arch)
     apply(module, g, solution)
     return g, solution
 

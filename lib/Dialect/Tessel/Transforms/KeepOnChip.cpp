@@ -9,11 +9,12 @@
 // fence for the buffer, which tessel-convert-to-device placed where every op
 // that reads the buffer is done on every tile.
 //
-// Cores are separate regions, so a slice another tile reads is named by a
-// tessel.buffer on its holder without an address (`@<buffer>.held<N>`); the
-// slice's allocation carries `tessel.held_as` with that name, and
+// Cores are separate regions, so a slice is read through a tessel.buffer on
+// its holder without an address (`@<buffer>.held<N>`), on the holder too;
+// the slice's allocation carries `tessel.held_as` with that name, and
 // tessel-allocate-sram replaces the buffer's uses with views of the holder's
-// arena where it places the allocation.
+// arena where it places the allocation. Reading it so, every read of a kept
+// slice is one tessel-schedule issues a step ahead, as a load.
 //
 // All or nothing per buffer: one whose accesses are not all transfers of
 // windows (subviews with constant offsets and unit strides), or whose
@@ -328,23 +329,22 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
       Slice &slice = slices[index];
       Window box = *intersect(slice.window, read.window);
       box.dims.clear();
-      Value source = slice.store.getSource();
-      if (slice.core != read.core) {
-        // Named by a buffer on the holder's tile, with the views the
-        // holder stores it through.
-        if (!slice.heldAs) {
-          OpBuilder declare(
-              *buffer->getBlock()->getOps<CoreOp>().begin());
-          std::string name = (buffer.getSymName() + ".held" +
-                              Twine(numHeldNames++)).str();
-          slice.heldAs = BufferOp::create(
-              declare, slice.alloc.getLoc(), slice.alloc.getType(), name,
-              slice.core.getTile(), /*address=*/nullptr);
-        }
-        IRMapping map;
-        map.map(slice.alloc.getResult(), slice.heldAs.getResult());
-        source = cloneInto(builder, source, map);
+      // Named by a buffer on the holder's tile, with the views the holder
+      // stores it through; so too on the holder itself, where the buffer
+      // is the slice's own allocation (tessel-allocate-sram), so that the
+      // schedule issues every read of a kept slice ahead like a load.
+      if (!slice.heldAs) {
+        OpBuilder declare(*buffer->getBlock()->getOps<CoreOp>().begin());
+        std::string name =
+            (buffer.getSymName() + ".held" + Twine(numHeldNames++)).str();
+        slice.heldAs = BufferOp::create(declare, slice.alloc.getLoc(),
+                                        slice.alloc.getType(), name,
+                                        slice.core.getTile(),
+                                        /*address=*/nullptr);
       }
+      IRMapping map;
+      map.map(slice.alloc.getResult(), slice.heldAs.getResult());
+      Value source = cloneInto(builder, slice.store.getSource(), map);
       Value from = cutToBox(builder, loc, source, slice.window, box);
       Value to = cutToBox(builder, loc, read.load.getTarget(), read.window, box);
       auto dma = DmaOp::create(builder, loc, from, to, /*channel=*/nullptr);

@@ -58,18 +58,18 @@ bool isInSpace(Value view, MemorySpace space) {
   return getMemorySpace(cast<MemRefType>(view.getType())) == space;
 }
 
-/// Whether `view` is a slice another tile holds (tessel-keep-on-chip): a
-/// tessel.buffer not yet placed.
-bool isHeldElsewhere(Value view) {
+/// Whether `view` is a slice a tile keeps on chip (tessel-keep-on-chip),
+/// another's or this one's: a tessel.buffer not yet placed.
+bool isKeptSlice(Value view) {
   auto buffer = getViewRoot(view).getDefiningOp<BufferOp>();
   return buffer && !buffer.getAddress();
 }
 
-/// A transfer into this tile's SRAM from DRAM or from a slice another tile
-/// holds.
+/// A transfer into this tile's SRAM from DRAM or from a slice a tile keeps
+/// on chip.
 bool isLoad(DmaOp dma) {
   return (isInSpace(dma.getSource(), MemorySpace::dram) ||
-          isHeldElsewhere(dma.getSource())) &&
+          isKeptSlice(dma.getSource())) &&
          isInSpace(dma.getTarget(), MemorySpace::sram);
 }
 
