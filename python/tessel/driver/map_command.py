@@ -12,7 +12,7 @@ def run(args) -> int:
     from ..compiler.lower import parse_imported
     from ..ir import Context
     from ..mapper import (MapperOptions, choose_epilogues, explain, graph, legalize,
-                          solve)
+                          map_graph)
 
     try:
         case = zoo.get(args.model)
@@ -33,7 +33,7 @@ def run(args) -> int:
             graph.from_module(m, name=args.model,
                               roles=[a.kind for a in model.signature.args]),
             target, options)
-    solution = solve(g, target, args.mapper, options)
+    solution = map_graph(g, target, args.mapper, options)
     if args.explain:
         print(explain.table(g, solution, target))
         for line in explain.tensor_report(g, target, options, solution):

@@ -64,14 +64,25 @@ def map_module(module, arch, method: str = "cpsat",
     options = options or MapperOptions()
     g = choose_epilogues(graph_mod.from_module(module, name=name, roles=roles),
                          arch, options)
-    solution = solve(g, arch, method, options)
-    if options.on_chip and options.objective == "latency":
-        solution = keep_on_chip(g, solution, arch)
+    solution = map_graph(g, arch, method, options)
     apply(module, g, solution)
     return g, solution
 
 
+def map_graph(g: Graph, arch, method: str = "cpsat",
+              options: MapperOptions | None = None) -> Solution:
+    """The mapping of ``g``: each op's placement by ``method``, then, for
+    one input at a time (the latency objective), the results kept on chip
+    (:mod:`tessel.mapper.on_chip`)."""
+    options = options or MapperOptions()
+    solution = solve(g, arch, method, options)
+    if options.on_chip and options.objective == "latency":
+        solution = keep_on_chip(g, solution, arch)
+    return solution
+
+
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",
            "Op", "Operand", "Problem", "Solution", "UnsupportedMapping",
-           "apply", "choose_epilogues", "legalize", "map_module", "solve",
+           "apply", "choose_epilogues", "legalize", "map_graph", "map_module",
+           "solve",
            "unsupported"]

@@ -28,6 +28,7 @@ def table(graph: Graph, solution: Solution, arch) -> str:
             op.label(), f"{_loops(op, op.loops)} {kinds}", str(c.stage),
             f"({p.row},{p.col}) {p.rows}x{p.cols}"
             + (" W" if e.resident_bytes else "") + (" S" if p.shared else "")
+            + (" O" if c.op in solution.on_chip else "")
             + (" F" if op.folded else ""),
             _loops(op, p.parts), _loops(op, e.steps), str(e.num_steps),
             str(e.cycles), str(e.compute), str(e.transfer),
@@ -45,7 +46,8 @@ def table(graph: Graph, solution: Solution, arch) -> str:
                  f"on {arch.name}")
     lines.extend(solution.notes)
     lines.append("W: weights resident in SRAM; S: slices several tiles read "
-                 "loaded once and multicast; F: folded into a neighbour, a "
+                 "loaded once and multicast; O: result kept on chip, in the "
+                 "SRAM of the tiles that computed it; F: folded into a neighbour, a "
                  "fill into the accumulator it initializes or an elementwise "
                  "op into the op before it, on whose slices it runs (no code "
                  "of its own); parts/steps per loop in iteration-domain "
@@ -77,7 +79,8 @@ def weight_report(graph: Graph, arch) -> list[str]:
 def tensor_report(graph: Graph, arch, options: MapperOptions,
                   solution: Solution | None = None) -> list[str]:
     """Where each op's result that other ops read goes between them: kept
-    in SRAM, where its reader runs on its slices as an epilogue, or stored
+    in SRAM, where its reader runs on its slices as an epilogue or where it
+    stays on the tiles that computed it (``solution.on_chip``), or stored
     to DRAM and read back, with the reason: what keeps its reader from
     running as an epilogue, or the prediction that running it so is slower
     (with the SRAM the producer's steps would then hold). With the
@@ -91,6 +94,9 @@ def tensor_report(graph: Graph, arch, options: MapperOptions,
     for op in ops:
         if op.epilogue is not None and op.index in chosen:
             chosen[op.epilogue.index] = chosen[op.index]
+    # The results kept on chip, as their readers read them (an epilogue's).
+    on_chip = {(op.epilogue or op).index: op for op in ops
+               if solution and op.index in solution.on_chip}
     lines, kept, stored = [], 0, 0
     for op in ops:
         outs = [o for o in op.operands if o.is_output]
@@ -103,6 +109,12 @@ def tensor_report(graph: Graph, arch, options: MapperOptions,
             kept += outs[0].nbytes
             lines.append(f"  {size}: SRAM, {op.epilogue.label()} runs on its "
                          "slices")
+            continue
+        if op.index in on_chip:
+            kept += outs[0].nbytes
+            lines.append(f"  {size}: SRAM, kept on the tiles of "
+                         f"{on_chip[op.index].label()} until "
+                         f"{ops[max(readers[op.index])].label()} reads it")
             continue
         stored += outs[0].nbytes
         reason = epilogue_obstacle(ops, readers, op)

@@ -90,6 +90,9 @@ class Operand:
     # whose slice each accumulator loads. Empty otherwise.
     seed_dims: tuple[int, ...] = ()
     seed_is_weight: bool = False  # kept in SRAM with the weights if resident
+    # Read through a tessel.pad_view of its source: a window of the padded
+    # tensor, of which the part inside the source is loaded.
+    padded: bool = False
 
     @cached_property
     def indexed_loops(self) -> frozenset[int]:
@@ -273,6 +276,14 @@ def _source(value, op_index_of) -> list[tuple[str, int | None]]:
     return [("new", None)]
 
 
+def _defined_by(value, name: str) -> bool:
+    """Whether ``value`` is the result of an op named ``name``."""
+    from ..ir import OpResult
+
+    value = value.maybe_downcast()
+    return isinstance(value, OpResult) and value.owner.name == name
+
+
 def _linalg_ops(func) -> list:
     """The linalg ops of a function's body, in program order."""
     return [op for op in func.regions[0].blocks[0].operations
@@ -388,10 +399,12 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                 role = "output"
             else:
                 role = "activation"
+            padded = _defined_by(op.operands[k], "tessel.pad_view")
             operands.append(Operand(shape=shape,
                                     elem_bytes=_elem_bytes(value.type.element_type),
                                     access=access, is_output=is_output,
-                                    read=read, source=source, role=role))
+                                    read=read, source=source, role=role,
+                                    padded=padded))
         kind = _NAMED_KINDS.get(opname)
         if kind is None:
             kind = "reduction" if "reduction" in iterators else "elementwise"

@@ -11,13 +11,15 @@ After the placements are chosen, a result stays on chip where the lowering
 keeps it whole and the SRAM holds it:
 
 - it is a tensor between ops, not a model output, that later ops read as it
-  is (not through a reshape or a padded view, which read it at other
-  indices), that its writer computes once (not split over a reduction,
+  is or through a padded view (a convolution's input; not through a
+  reshape, which reads it at other indices), that its writer computes once (not split over a reduction,
   whose partial results a second op adds) and that no reader overwrites;
-- each reader's step reads the slices the writer's steps computed in
-  pieces of at least what a transfer moves in its setup time: smaller
-  pieces cost more in transfers than the DRAM round trip saves (an 8 x 128
-  MLP on tessel-16x16, read in 64-byte pieces, ran 16 % slower kept);
+- each reader's step reads the slices the writer's steps computed in at
+  most as many pieces as cost, in transfer setups, what a DRAM load costs
+  in its setup and latency: more pieces cost more in transfers than the
+  DRAM round trip saves (an 8 x 128 MLP on tessel-16x16, each of its reads
+  cut into 16 pieces of 64 bytes, ran 16 % slower kept; on tessel-4x4,
+  in 2 pieces, 7 % faster);
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
   and every result held on a tile at once at most ``1 / LIVE_FRACTION``:
   the ops between keep most of their SRAM for their own steps.
@@ -53,25 +55,26 @@ def held_bytes(op: Op, parts: tuple[int, ...]) -> int:
     return sum(o.slice_bytes(extents) for o in outputs)
 
 
-def piece_bytes(writer: Op, steps: tuple[int, ...], reader: Op,
-                read_steps: tuple[int, ...], read) -> int:
-    """About the bytes of each transfer that ``reader`` (at its
-    ``read_steps``) makes of the result of ``writer`` (stored in steps of
-    ``steps``; an epilogue stores the same slices), reading it as its
-    operand ``read``: a step's window, cut by the writer's step slices it
-    spans."""
+def pieces(writer: Op, steps: tuple[int, ...], read_steps: tuple[int, ...],
+           read) -> int:
+    """How many transfers a step of a reader (at its ``read_steps``) makes
+    of the result of ``writer`` (stored in steps of ``steps``; an epilogue
+    stores the same slices), reading it as its operand ``read``: its
+    window cut by the writer's step slices it spans."""
     out = next(o for o in writer.operands if o.is_output)
     window = [a.extent(read_steps, n) for a, n in zip(read.access, read.shape)]
     piece = [a.extent(steps, n) for a, n in zip(out.access, out.shape)]
-    pieces = 1
+    count = 1
     for w, p in zip(window, piece):
-        pieces *= -(-w // max(p, 1))
-    return read.slice_bytes(read_steps) // pieces
+        count *= -(-w // max(p, 1))
+    return count
 
 
-def setup_bytes(arch) -> int:
-    """What one transfer moves in its setup time."""
-    return arch.tile.dma.setup_cycles * arch.tile.dma.bytes_per_cycle
+def most_pieces(arch) -> int:
+    """The most transfers whose setups cost what a DRAM load's setup and
+    latency do."""
+    setup = max(arch.tile.dma.setup_cycles, 1)
+    return (setup + arch.dram.latency_cycles) // setup
 
 
 def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
@@ -102,14 +105,14 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                 continue
             if o.is_output:
                 return f"{reader.label()} writes into its result"
-            if o.shape != out.shape:
-                return f"{reader.label()} reads it through a reshape or padding"
-            piece = piece_bytes(op, choice.candidate.estimate.steps,
-                                reader, choices[r].candidate.estimate.steps, o)
-            if piece < setup_bytes(arch):
-                return (f"{reader.label()} would read it in pieces of about "
-                        f"{piece} bytes, less than a transfer moves in its "
-                        "setup time")
+            if o.shape != out.shape and not o.padded:
+                return f"{reader.label()} reads it through a reshape"
+            count = pieces(op, choice.candidate.estimate.steps,
+                           choices[r].candidate.estimate.steps, o)
+            if count > most_pieces(arch):
+                return (f"{reader.label()} would read it in {count} pieces a "
+                        f"step, more than the {most_pieces(arch)} whose "
+                        "setups cost what a DRAM load does")
     return None
 
 

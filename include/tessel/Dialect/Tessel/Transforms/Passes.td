@@ -852,6 +852,13 @@ def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
     sizes its steps in what they leave (`2 * working_set + temporaries +
     resident <= tile.sram.bytes`).
 
+    A mapping with `on_chip` keeps the op's result in SRAM
+    (tessel-keep-on-chip): each tile of its rectangle holds its part, from
+    the op to the last op that reads the result (directly, through
+    reshapes and slices outside the ops, or through an epilogue), and every
+    op on that tile over that span, the writer included, sizes its steps
+    in what the parts held there leave.
+
     Before (16 KiB of SRAM per tile):
 
     ```mlir
@@ -1165,8 +1172,8 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
   let description = [{
     As lowered, a core loads a step's operands, waits, computes, stores and
     waits again: its DMA engine and its compute units take turns. This pass
-    issues each load from DRAM one step early, while the previous step
-    computes, and moves the load's `tessel.wait` down to the first
+    issues each load (from DRAM, or from a slice kept on chip:
+    tessel-keep-on-chip) one step early, while the previous step computes, and moves the load's `tessel.wait` down to the first
     instruction that reads the loaded buffer (or frees it). The load's SRAM
     buffer is then live alongside the previous step's, the second buffer
     `tessel-tile-for-sram` sized steps for; `tessel-allocate-sram`, which
@@ -1250,6 +1257,12 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     only where it saves at least a fifth of the windows' reads and, per
     window, what one transfer moves in its fixed cost (DMA setup and DRAM
     latency): below that, the added transfers and waits cost more.
+
+    Reads of a slice kept on chip (tessel-keep-on-chip: a view of a tile's
+    arena) share the same way, but their leader is the tile that holds the
+    slice (a multicast reads the issuing tile's own SRAM): they share where
+    that tile reads the slice too and every reader reads the same window;
+    otherwise each reader fetches it itself.
 
     Runs after `tessel-allocate-sram`, which gave every buffer its address:
     a receiver's buffer is free from the point where its load was, so the
@@ -1371,6 +1384,12 @@ def TesselAllocateSram
     (a chain of equal step buffers). `N` is the arena's extent. When a
     tile's arena exceeds its SRAM, the error names the first allocation
     placed past the end, the tile, the bytes needed and the bytes available.
+
+    A slice kept on chip is read through a `tessel.buffer` without an
+    address (tessel-keep-on-chip), which its allocation names in
+    `tessel.held_as`: once the allocation is placed, that buffer's uses
+    become, in each core that reads it, a view of the holder's arena at the
+    allocation's offset.
 
     ```mlir
     tessel.core(%tile_0_0) {
