@@ -51,7 +51,10 @@ they complete.
 
     python bench/spatial.py [--workloads gemm1024,mlp] [--archs tessel-4x4,...]
                             [--mapper default|heuristic|cpsat] [--time-limit 10]
-                            [--json rows.json] [--compare old.json]
+                            [--no-on-chip] [--json rows.json] [--compare old.json]
+
+``--no-on-chip`` has the mapper store every result to DRAM
+(``MapperOptions.on_chip``), for the figures without results kept on chip.
 
 ``--json`` writes every row (a list of dicts; rewritten after each row, so
 an interrupted run keeps what it finished); ``--compare OLD.json`` prints,
@@ -335,6 +338,9 @@ def main(argv=None) -> int:
                         choices=("default", "heuristic", "cpsat"))
     parser.add_argument("--time-limit", type=float, default=10.0,
                         help="CP-SAT's limit per solve (MapperOptions.time_limit_s)")
+    parser.add_argument("--no-on-chip", dest="on_chip", action="store_false",
+                        help="every result between ops through DRAM "
+                             "(MapperOptions.on_chip off)")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--compare", type=Path,
                         help="rows of an earlier --json run to compare against")
@@ -346,7 +352,8 @@ def main(argv=None) -> int:
         parser.error(f"unknown workload(s) {', '.join(unknown)}; known: "
                      f"{', '.join(workload_names())}")
     archs = [a for a in args.archs.split(",") if a]
-    options = MapperOptions(time_limit_s=args.time_limit) if args.mapper != "default" else None
+    options = (MapperOptions(time_limit_s=args.time_limit, on_chip=args.on_chip)
+               if args.mapper != "default" else None)
 
     import tessel
     print(f"tessel from {os.path.dirname(tessel.__file__)}, mapper {args.mapper}")
