@@ -54,8 +54,8 @@ class MapperOptions:
       one tile (on by default; the lowering keeps its one-part partition).
     - ``on_chip``: keep results between ops in the SRAM of the tiles that
       computed them where the SRAM holds them (``on_chip`` in the mapping;
-      :mod:`tessel.mapper.on_chip`). On by default, for the latency
-      objective.
+      :mod:`tessel.mapper.on_chip`). On by default, where the mapping has
+      one pipeline stage.
     """
 
     objective: str = "latency"

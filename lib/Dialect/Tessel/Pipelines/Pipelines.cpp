@@ -62,6 +62,7 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   // Map and split over the grid; run elementwise consumers on their
   // producers' tiles; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());
+  pm.addNestedPass<func::FuncOp>(createTesselSeparateOnChipResults());
   pm.addNestedPass<func::FuncOp>(createTesselPartition());
   pm.addNestedPass<func::FuncOp>(createTesselFuseEpilogues());
   pm.addNestedPass<func::FuncOp>(createTesselTileForSram());

@@ -280,10 +280,6 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     Block &body = device.getBody().front();
     builder.setInsertionPointToStart(&body);
 
-    SmallVector<StreamCopy> copies(stream);
-    if (failed(createBuffers(func, builder, copies)))
-      return failure();
-
     SmallVector<scf::ForallOp> parts;
     for (Operation &op : func.getBody().front()) {
       auto forall = dyn_cast<scf::ForallOp>(op);
@@ -301,6 +297,26 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     }
     if (failed(checkStages(parts)))
       return failure();
+    SmallVector<Access> accesses =
+        llvm::map_to_vector(parts, [](scf::ForallOp f) { return getAccess(f); });
+    FailureOr<SmallVector<OnChipResult>> onChip =
+        getOnChipResults(func, parts, accesses);
+    if (failed(onChip))
+      return failure();
+    llvm::SmallPtrSet<Value, 4> kept;
+    for (const OnChipResult &result : *onChip)
+      kept.insert(result.buffer);
+
+    SmallVector<StreamCopy> copies(stream);
+    if (failed(createBuffers(func, builder, copies, kept)))
+      return failure();
+    for (const OnChipResult &result : *onChip)
+      for (StreamCopy &copy : copies)
+        copy.buffers.lookup(result.buffer)
+            .getDefiningOp()
+            ->setAttr(TesselDialect::getOnChipAttrName(),
+                      builder.getUnitAttr());
+
     // Tiles: every tile some mapping names, in row-major order.
     SmallVector<SmallVector<Coord>> partTiles = llvm::map_to_vector(
         parts, [](scf::ForallOp f) { return getTiles(f); });
@@ -317,18 +333,6 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
     // Semaphores are declared before the cores that use them.
     OpBuilder semaphores(tiles.begin()->second.core);
 
-    SmallVector<Access> accesses =
-        llvm::map_to_vector(parts, [](scf::ForallOp f) { return getAccess(f); });
-    FailureOr<SmallVector<OnChipResult>> onChip =
-        getOnChipResults(func, parts, accesses);
-    if (failed(onChip))
-      return failure();
-    for (const OnChipResult &result : *onChip)
-      for (StreamCopy &copy : copies)
-        copy.buffers.lookup(result.buffer)
-            .getDefiningOp()
-            ->setAttr(TesselDialect::getOnChipAttrName(),
-                      builder.getUnitAttr());
     SmallVector<SmallVector<SmallVector<int64_t>>> iterations;
     for (scf::ForallOp forall : parts) {
       FailureOr<SmallVector<SmallVector<int64_t>>> ivs = getIterations(forall);
@@ -657,10 +661,13 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
   /// arguments are inputs (weights once the frontend marks them), returned
   /// allocations outputs, other allocations scratch. Inputs and outputs are
   /// one per input of the stream; scratch alternates between two copies
-  /// (input n reuses input n - 2's once its readers are done); weights and
+  /// (input n reuses input n - 2's once its readers are done), but for the
+  /// results `kept` on chip, one per input too (tessel-keep-on-chip keeps
+  /// each input's slices apart, and erases the buffers); weights and
   /// constants are shared.
   LogicalResult createBuffers(func::FuncOp func, OpBuilder &builder,
-                              MutableArrayRef<StreamCopy> copies) {
+                              MutableArrayRef<StreamCopy> copies,
+                              const llvm::SmallPtrSetImpl<Value> &kept) {
     auto numInputs = static_cast<int64_t>(copies.size());
     // Makes `count` buffers and gives input n the one at n % count.
     auto addBuffers = [&](Value key, int64_t count, auto create) {
@@ -747,7 +754,10 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
         return alloc.emitOpError("must be statically shaped and contiguous to "
                                  "be a DRAM buffer");
       SmallVector<Value> buffers = addBuffers(
-          alloc.getResult(), output ? numInputs : std::min<int64_t>(numInputs, 2),
+          alloc.getResult(),
+          output || kept.contains(alloc.getResult())
+              ? numInputs
+              : std::min<int64_t>(numInputs, 2),
           [&](int64_t i, int64_t count) -> Value {
             return DramBufferOp::create(
                 builder, alloc.getLoc(), type, getCopyName(name, i, count),

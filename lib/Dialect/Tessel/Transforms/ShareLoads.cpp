@@ -613,6 +613,9 @@ public:
     // receives from go first, so that no two tiles wait on each other's.
     unsigned multicasts = 0;
     SmallVector<SmallVector<Value>> tokens(readers.size());
+    for (auto [index, reader] : llvm::enumerate(readers))
+      for (unsigned receiver : deliversTo[index])
+        ++deliveriesMade[{readers[receiver].core, reader.core}];
     for (auto [index, reader] : llvm::enumerate(readers)) {
       Location loc = reader.getLoad().getLoc();
       OpBuilder builder(reader.getLoad());
@@ -638,14 +641,43 @@ public:
                          1);
     }
     for (auto [index, reader] : llvm::enumerate(readers)) {
-      SmallVector<Value> delivered;
+      SmallVector<std::pair<Value, int64_t>> delivered;
       for (unsigned leader : receivesFrom[index])
-        delivered.push_back(getSemaphore(deliveries, reader.core,
-                                         readers[leader].core,
-                                         reader.getLoad().getLoc()));
+        delivered.push_back(
+            {getSemaphore(deliveries, reader.core, readers[leader].core,
+                          reader.getLoad().getLoc()),
+             deliveriesMade[{reader.core, readers[leader].core}]});
       awaitInstead(reader.getLoad(), tokens[index], delivered);
     }
     return multicasts;
+  }
+
+  /// Makes every receiver wait for its leaders' deliveries in the order the
+  /// leaders make them. A delivery semaphore counts the deliveries of one
+  /// leader to one receiver, and a receiver waits for each where it waited
+  /// for its load, at the load's first use: where it uses a later delivery
+  /// first (a load issued early and used late, as a kept slice's read),
+  /// waiting for one count would let it through on an earlier delivery's
+  /// signal. Each wait takes, instead, the deliveries up to its own that
+  /// the waits before it have not taken; one with none left is erased.
+  void orderDeliveryWaits() {
+    DenseMap<Value, SmallVector<std::pair<WaitSemaphoreOp, int64_t>>> bySemaphore;
+    for (auto [wait, delivery] : deliveryWaits)
+      bySemaphore[wait.getSemaphore()].push_back({wait, delivery});
+    for (auto &[semaphore, waits] : bySemaphore) {
+      llvm::stable_sort(waits, [](auto &a, auto &b) {
+        return a.first->isBeforeInBlock(b.first);
+      });
+      int64_t taken = 0;
+      for (auto [wait, delivery] : waits) {
+        if (delivery <= taken) {
+          wait.erase();
+          continue;
+        }
+        wait.setCount(static_cast<int32_t>(delivery - taken));
+        taken = delivery;
+      }
+    }
   }
 
 private:
@@ -769,13 +801,16 @@ private:
 
   /// Where `load` was waited for, waits for `tokens` (the transfers its
   /// core now makes into its buffer) and for the `delivered` semaphores
-  /// instead; then erases it.
-  static void awaitInstead(DmaOp load, ArrayRef<Value> tokens,
-                           ArrayRef<Value> delivered) {
+  /// instead, each up to the numbered delivery of its leader
+  /// (orderDeliveryWaits sets the counts); then erases it.
+  void awaitInstead(DmaOp load, ArrayRef<Value> tokens,
+                    ArrayRef<std::pair<Value, int64_t>> delivered) {
     for (Operation *user : load->getUsers()) {
       OpBuilder at(user);
-      for (Value semaphore : delivered)
-        WaitSemaphoreOp::create(at, user->getLoc(), semaphore, 1);
+      for (auto [semaphore, delivery] : delivered)
+        deliveryWaits.push_back(
+            {WaitSemaphoreOp::create(at, user->getLoc(), semaphore, 1),
+             delivery});
     }
     replaceTransfer(load, tokens);
   }
@@ -801,6 +836,10 @@ private:
   /// Per leader and receiver, the receiver's views rebuilt in the leader's
   /// core so far.
   std::map<std::pair<unsigned, unsigned>, IRMapping> viewClones;
+  /// Per receiver and leader (cores), the deliveries made so far; each
+  /// wait for one, with the delivery's number.
+  std::map<std::pair<unsigned, unsigned>, int64_t> deliveriesMade;
+  SmallVector<std::pair<WaitSemaphoreOp, int64_t>> deliveryWaits;
   /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
   /// What one transfer moves in the time of its fixed cost.
@@ -852,6 +891,7 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
           numSharedLoads += sharing.rewrite(readers, cells);
         }
       }
+    sharing.orderDeliveryWaits();
 
     for (CoreLoads &entry : *cores)
       entry.core.walk([&](DmaOp dma) {

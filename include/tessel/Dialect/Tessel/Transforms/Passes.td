@@ -823,6 +823,38 @@ def TesselPartition : Pass<"tessel-partition", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TesselSeparateOnChipResults
+    : Pass<"tessel-separate-on-chip-results", "::mlir::func::FuncOp"> {
+  let summary = "Give each op mapped on_chip an init no other op uses";
+  let description = [{
+    An op mapped `on_chip` keeps its result in its tiles' SRAM
+    (tessel-keep-on-chip), which needs a DRAM buffer no other op writes and
+    that is no model output. One-Shot Bufferize gives ops that write into
+    one `tensor.empty`, or one `linalg.fill` of it, one buffer where their
+    results are not live at the same time, so a later op could write the
+    kept result's buffer or return it. This pass, run on mapped
+    linalg-on-tensors, gives each op mapped `on_chip`, and the epilogue
+    after it (which writes the result it keeps), an init of its own: a
+    copy of the `tensor.empty`, and of the fill between (with its mapping),
+    where another op uses them too.
+
+    ```mlir
+    %e = tensor.empty() : tensor<32x32xf32>
+    %a = linalg.transpose ins(%x : ...) outs(%e : ...) {tessel.mapping = #tessel.mapping<..., on_chip>}
+    %b = linalg.transpose ins(%y : ...) outs(%e : ...) {tessel.mapping = ...}
+    // becomes
+    %e = tensor.empty() : tensor<32x32xf32>
+    %e0 = tensor.empty() : tensor<32x32xf32>
+    %a = linalg.transpose ins(%x : ...) outs(%e0 : ...) {tessel.mapping = #tessel.mapping<..., on_chip>}
+    %b = linalg.transpose ins(%y : ...) outs(%e : ...) {tessel.mapping = ...}
+    ```
+  }];
+  let statistics = [
+    Statistic<"numInitsSeparated", "num-inits-separated",
+              "Number of inits given to one op alone">
+  ];
+}
+
 def TesselTileForSram : Pass<"tessel-tile-for-sram", "::mlir::func::FuncOp"> {
   let summary = "Tile each tile's part into steps whose working set fits "
                 "SRAM twice over";

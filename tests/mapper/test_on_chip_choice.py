@@ -61,7 +61,7 @@ def test_not_kept_where_its_part_takes_too_much_sram():
 
 
 @pytest.mark.parametrize("options", [dict(on_chip=False),
-                                     dict(objective="throughput")])
-def test_off_or_for_a_stream_nothing_is_kept(options):
+                                     dict(objective="throughput", max_stages=2)])
+def test_off_or_over_pipeline_stages_nothing_is_kept(options):
     _, solution = mapped(ffn(512), torch.randn(128, 256), "tessel-4x4", **options)
     assert not solution.on_chip
