@@ -400,7 +400,17 @@ func.func @relayed(%x: memref<64x32xf32, #dram> {tessel.name = "x"}, %w: memref<
 
 // A result mapped on_chip: its buffer is marked, and each tile of its
 // writer gets a release fence once the reader (on other tiles) is done.
+// Over a stream each input keeps its own (no two copies alternating), and
+// each input's readers release it.
 // CHECK-LABEL: tessel.device @kept
+// STREAM-LABEL: tessel.device @kept
+// STREAM:         tessel.dram_buffer @"scratch0[0]" scratch {tessel.on_chip}
+// STREAM:         tessel.dram_buffer @"scratch0[1]" scratch {tessel.on_chip}
+// STREAM:         tessel.dram_buffer @"scratch0[2]" scratch {tessel.on_chip}
+// STREAM:         tessel.core(%tile_0_0) {
+// STREAM:           tessel.fence {tessel.release = @"scratch0[0]"}
+// STREAM:           tessel.fence {tessel.release = @"scratch0[1]"}
+// STREAM:           tessel.fence {tessel.release = @"scratch0[2]"}
 // CHECK:         tessel.dram_buffer @scratch0 scratch {tessel.on_chip}
 // CHECK:         tessel.core(%tile_0_0) {
 // CHECK:           linalg.copy

@@ -553,3 +553,58 @@ tessel.device @spread arch #grid {
     tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
   }
 }
+
+// -----
+
+// A slice tile (0, 0) keeps on chip (tessel-keep-on-chip: a view of its
+// arena), which both tiles read: its holder multicasts it, then the next
+// load of @w (its turn too). Tile (0, 1) uses the second delivery first:
+// its first wait takes both deliveries, and the later one is gone.
+// CHECK-LABEL: tessel.device @kept_slice
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           %[[SLICE:.+]] = memref.view %[[ARENA0:.+]][%c0][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+// CHECK:           tessel.dma_multicast %[[SLICE]] to
+// CHECK:           tessel.dma_multicast %w to
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore %[[DELIVERED:.+]] for 2
+// CHECK-NEXT:      tessel.vector_unary exp
+// CHECK-NOT:       tessel.wait_semaphore %[[DELIVERED]]
+// CHECK:           tessel.vector_unary exp
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+tessel.device @kept_slice arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<256xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<256xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %slice = memref.view %a0[%c0][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %b = memref.view %a0[%c64][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %d0 = tessel.dma %slice to %b {tessel.share = 0 : i64} : memref<16xf32, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a0[%c128][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %d1 = tessel.dma %w to %e {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %slice = memref.view %a0[%c0][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %b = memref.view %a1[%c0][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %d0 = tessel.dma %slice to %b {tessel.share = 0 : i64} : memref<16xf32, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a1[%c64][] : memref<256xi8, #sram> to memref<16xf32, #sram>
+    %d1 = tessel.dma %w to %e {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d0
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}

@@ -67,3 +67,22 @@ def test_compiles_are_byte_identical(ffn, tmp_path):
     for path in files:
         assert (tmp_path / "a" / path).read_bytes() == \
             (tmp_path / "b" / path).read_bytes(), path
+
+
+def test_a_stream_keeps_each_inputs_intermediate(ffn):
+    # Two inputs one after another: each keeps its own intermediate on chip
+    # (one scratch buffer per input, erased), and both match PyTorch.
+    model, feeds, golden = ffn
+    program = compile_imported(model, "tessel-4x4", mapper="cpsat",
+                               mapper_options=MapperOptions(time_limit_s=10),
+                               stream=2)
+    assert not [b for b in program.manifest()["dram"]["buffers"]
+                if b["kind"] == "scratch"]
+    (name, x), = feeds.items()
+    second = x[::-1].copy()
+    result = simulate(program, {f"{name}[0]": x, f"{name}[1]": second})
+    out = model.signature.outputs[0].name
+    np.testing.assert_allclose(result.outputs[f"{out}[0]"], golden,
+                               rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(result.outputs[f"{out}[1]"], golden[::-1],
+                               rtol=1e-4, atol=1e-4)

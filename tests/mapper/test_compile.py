@@ -22,8 +22,11 @@ def test_mapping_round_trips_through_the_ir(small_cnn):
                             roles=[a.kind for a in model.signature.args])
         ops = graph._linalg_ops(m.body.operations[0])
         written = [str(op.operation.attributes["tessel.mapping"]) for op in ops]
-        expected = [str(Attribute.parse(mapping_text(c))) for c in sol.choices]
+        expected = [str(Attribute.parse(mapping_text(c, c.op in sol.on_chip)))
+                    for c in sol.choices]
         assert written == expected
+        # The convolutions' results stay on chip (tessel.mapper.on_chip).
+        assert sol.on_chip and any("on_chip" in w for w in written)
         # Legalizing again (the lowering pipeline does) keeps every mapping.
         legalize(m)
         assert [str(op.operation.attributes["tessel.mapping"])

@@ -2,7 +2,6 @@
 (tessel.mapper.on_chip): where it keeps one, and the reason it gives where
 it does not."""
 
-import pytest
 import torch
 
 from tessel import arch as arch_model
@@ -60,8 +59,14 @@ def test_not_kept_where_its_part_takes_too_much_sram():
     assert sram // HELD_FRACTION < 2048 * 4096 * 4 // 16
 
 
-@pytest.mark.parametrize("options", [dict(on_chip=False),
-                                     dict(objective="throughput", max_stages=2)])
-def test_off_or_over_pipeline_stages_nothing_is_kept(options):
-    _, solution = mapped(ffn(512), torch.randn(128, 256), "tessel-4x4", **options)
+def test_off_nothing_is_kept():
+    _, solution = mapped(ffn(512), torch.randn(128, 256), "tessel-4x4",
+                         on_chip=False)
     assert not solution.on_chip
+
+
+def test_over_pipeline_stages_nothing_is_kept():
+    g, solution = mapped(ffn(512), torch.randn(128, 256), "tessel-4x4",
+                         objective="throughput", max_stages=2)
+    stages = len(solution.stage_cycles())
+    assert (not solution.on_chip) if stages > 1 else solution.on_chip
