@@ -1306,7 +1306,10 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     all before it waits for any credit of its own. Per pair of tiles the
     credits and the deliveries are counted in the order both cores meet
     them, so one semaphore per pair and direction serves every step of
-    every op.
+    every op; where a receiver uses a later delivery before an earlier one
+    (a load issued early and used late), its wait there takes every
+    delivery up to that one (`for N`), and the wait at the earlier one's
+    use, with nothing left to take, goes.
 
     ```mlir
     // tile (0, 0)                        // tile (0, 1)
