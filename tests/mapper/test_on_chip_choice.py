@@ -10,7 +10,8 @@ from tessel.compiler.lower import parse_imported
 from tessel.ir import Context
 from tessel.mapper import (MapperOptions, choose_epilogues, graph, legalize,
                            map_graph)
-from tessel.mapper.on_chip import HELD_FRACTION, most_pieces
+from tessel.mapper.graph import Access, Op, Operand
+from tessel.mapper.on_chip import HELD_FRACTION, most_pieces, pieces
 
 
 def mapped(module, x, arch, **options):
@@ -41,11 +42,45 @@ def test_intermediate_kept_and_output_not():
 
 
 def test_not_kept_where_readers_read_many_small_pieces():
-    # 8 rows: the second matmul reads each window from 16 tiles.
+    # 8 rows: the second matmul reads each window from many tiles' slices.
     g, solution = mapped(ffn(512), torch.randn(8, 256), "tessel-16x16")
     assert not solution.on_chip
     assert f"more than the {most_pieces(arch_model.load('tessel-16x16'))} " \
            "whose setups cost what a DRAM load does" in "\n".join(solution.notes)
+
+
+def _op(index, shape, output_access, input_shape=None, input_access=None):
+    """An op over ``len(shape)`` parallel loops writing ``shape`` (and
+    reading ``input_shape`` of op 0's result, if given)."""
+    operands = [Operand(shape=shape, elem_bytes=4, access=output_access,
+                        is_output=True, read=False)]
+    if input_shape:
+        operands.insert(0, Operand(shape=input_shape, elem_bytes=4,
+                                   access=input_access, source=("op", 0),
+                                   padded=input_shape != shape))
+    return Op(index=index, name="linalg.generic", kind="elementwise",
+              loops=shape, iterators=("parallel",) * len(shape),
+              operands=tuple(operands))
+
+
+def test_pieces_a_step_reads():
+    rows = (Access(((0, 1),)), Access(((1, 1),)))
+    writer = _op(0, (64, 64), rows)
+    reader = _op(1, (64, 64), rows, (64, 64), rows)
+    read = reader.operands[0]
+    # Written in 16 x 64 steps, read in 64 x 8 windows: 4 slices a window.
+    assert pieces(writer, (16, 64), (64, 8), read) == 4
+    assert pieces(writer, (64, 64), (16, 16), read) == 1
+    # A 3 x 3 window's halo (a padded read): a slice more each side.
+    window = (Access(((0, 1), (2, 1))), Access(((1, 1), (3, 1))))
+    conv = Op(index=1, name="linalg.generic", kind="window",
+              loops=(64, 64, 3, 3),
+              iterators=("parallel", "parallel", "reduction", "reduction"),
+              operands=(Operand(shape=(66, 66), elem_bytes=4, access=window,
+                                source=("op", 0), padded=True),))
+    assert pieces(writer, (16, 16), (16, 16, 3, 3), conv.operands[0]) == 9
+    # The whole padded tensor: its border is not read.
+    assert pieces(writer, (64, 64), (64, 64, 3, 3), conv.operands[0]) == 1
 
 
 def test_not_kept_where_its_part_takes_too_much_sram():

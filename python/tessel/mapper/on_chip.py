@@ -14,12 +14,20 @@ keeps it whole and the SRAM holds it:
   is or through a padded view (a convolution's input; not through a
   reshape, which reads it at other indices), that its writer computes once (not split over a reduction,
   whose partial results a second op adds) and that no reader overwrites;
+- where a reader shares its loads (mapped ``shared``: one DRAM read,
+  multicast to the tiles that read alike), its part on each tile is at
+  least what a transfer moves in its setup time: a smaller one, fetched
+  from each holder apart, saves less than it costs (a 384-byte part of
+  GPT-2's block on tessel-4x4 made it 260 cycles slower; the MLP training
+  step's, read by ops that do not share, run 9 % faster kept);
 - each reader's step reads the slices the writer's steps computed in at
   most as many pieces as cost, in transfer setups, what a DRAM load costs
   in its setup and latency: more pieces cost more in transfers than the
   DRAM round trip saves (an 8 x 128 MLP on tessel-16x16, each of its reads
-  cut into 16 pieces of 64 bytes, ran 16 % slower kept; on tessel-4x4,
-  in 2 pieces, 7 % faster);
+  cut into 16 pieces of 64 bytes, ran 16 % slower kept). A window with a
+  halo (a split convolution's) spans a slice more each side: ResNet-18 on
+  tessel-4x4, its 3 x 3 convolutions reading 9 slices a window, ran 0.6 %
+  slower with them kept;
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
   and every result held on a tile at once at most ``1 / LIVE_FRACTION``:
   the ops between keep most of their SRAM for their own steps.
@@ -31,6 +39,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from .cost import _loaded_once
 from .graph import Graph, Op, readers_of
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
@@ -65,9 +74,22 @@ def pieces(writer: Op, steps: tuple[int, ...], read_steps: tuple[int, ...],
     window = [a.extent(read_steps, n) for a, n in zip(read.access, read.shape)]
     piece = [a.extent(steps, n) for a, n in zip(out.access, out.shape)]
     count = 1
-    for w, p in zip(window, piece):
+    for w, p, padded, n in zip(window, piece, read.shape, out.shape):
+        border = padded - n
+        if border and w >= padded:
+            w = n                    # the whole tensor, its border not read
+        elif border:
+            # A window with a halo each side (a convolution's, split): the
+            # slices it spans whole, and one each side.
+            count *= -(-max(w - border, 1) // max(p, 1)) + 2
+            continue
         count *= -(-w // max(p, 1))
     return count
+
+
+def setup_bytes(arch) -> int:
+    """What one transfer moves in its setup time."""
+    return arch.tile.dma.setup_cycles * arch.tile.dma.bytes_per_cycle
 
 
 def most_pieces(arch) -> int:
@@ -93,6 +115,13 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
         return "its result is a model output"
     if out.seed_dims:
         return "its result starts from a broadcast bias"
+    # An accumulator loaded from DRAM (its fill not set in SRAM) is read by
+    # the op itself (tessel-promote-to-sram).
+    main = next(o for o in op.operands if o.is_output)
+    part = tuple(-(-n // p) for n, p in zip(op.loops, choice.placement.parts))
+    if main.read and not (main.filled and _loaded_once(
+            main, part, choice.candidate.estimate.steps)):
+        return "it accumulates its result through DRAM"
     if any(choice.placement.parts[l] > 1 for l in op.reduction_loops):
         return "it splits a reduction, whose partial results another op adds"
     mine = readers.get(writer.index, [])
@@ -134,6 +163,13 @@ def keep_on_chip(graph: Graph, solution, arch):
             continue
         p = choice.placement
         part = held_bytes(op, p.parts)
+        if part < setup_bytes(arch) and any(
+                choices[r].placement.shared
+                for r in readers[_result_writer(op).index]):
+            notes.append(f"{op.label()}: result to DRAM: {part} bytes per tile, "
+                         f"less than the {setup_bytes(arch)} a transfer moves "
+                         "in its setup time, for readers that share their loads")
+            continue
         last = max(readers[_result_writer(op).index])
         tiles = [(p.row + r, p.col + c) for r in range(p.rows) for c in range(p.cols)]
         peak = max(max(live.get(t, [0] * n)[op.index:last + 1]) for t in tiles)

@@ -36,6 +36,7 @@ struct Placed {
 
 struct AllocateSram : impl::TesselAllocateSramBase<AllocateSram> {
   void runOnOperation() override {
+    held.clear();
     WalkResult result = getOperation().walk([&](CoreOp core) {
       return failed(allocate(core)) ? WalkResult::interrupt()
                                     : WalkResult::advance();

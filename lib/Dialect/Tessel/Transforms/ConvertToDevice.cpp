@@ -385,7 +385,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
   }
 
   /// The results of the ops mapped `on_chip`, checked: each an allocation
-  /// that is not returned, that its op alone writes and does not read.
+  /// that is not returned (an error otherwise); one that another op writes
+  /// too, or that its op reads, stays in DRAM with a warning.
   static FailureOr<SmallVector<OnChipResult>>
   getOnChipResults(func::FuncOp func, ArrayRef<scf::ForallOp> parts,
                    ArrayRef<Access> accesses) {
@@ -410,20 +411,32 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
               return view && memref::skipViewLikeOps(view) == buffer;
             }))
           return fail("is a model output, which goes to DRAM");
-        if (llvm::is_contained(accesses[writer].reads, buffer))
-          return fail("is read by the op itself");
+        // What the passes before made of the op (an accumulator loaded
+        // rather than set in SRAM, a buffer shared with another op) keeps
+        // the result in DRAM, with a warning.
+        auto stays = [&](const Twine &why) {
+          return forall.emitWarning()
+                 << "op mapped on_chip whose result " << why
+                 << ": the result stays in DRAM";
+        };
+        if (llvm::is_contained(accesses[writer].reads, buffer)) {
+          stays("is read by the op itself (an accumulator loaded from DRAM)");
+          continue;
+        }
         OnChipResult result{buffer, static_cast<unsigned>(writer),
                             static_cast<unsigned>(writer)};
+        std::optional<unsigned> otherWriter;
         for (auto [index, access] : llvm::enumerate(accesses)) {
-          if (index != writer && llvm::is_contained(access.writes, buffer)) {
-            InFlightDiagnostic diag =
-                fail("is also written by another op");
-            diag.attachNote(scf::ForallOp(parts[index]).getLoc())
-                << "written here";
-            return diag;
-          }
+          if (index != writer && llvm::is_contained(access.writes, buffer))
+            otherWriter = index;
           if (llvm::is_contained(access.reads, buffer))
             result.lastReader = std::max<unsigned>(result.lastReader, index);
+        }
+        if (otherWriter) {
+          stays("is also written by another op")
+                  .attachNote(scf::ForallOp(parts[*otherWriter]).getLoc())
+              << "written here";
+          continue;
         }
         results.push_back(result);
       }

@@ -134,13 +134,15 @@ Value cutToBox(OpBuilder &builder, Location loc, Value view,
     sizes.push_back(builder.getIndexAttr(box.size[dim]));
     strides.push_back(builder.getIndexAttr(1));
   }
+  auto type = cast<MemRefType>(view.getType());
+  if (type.getRank() == 0)
+    return view; // one element: the box is all of it
   SmallVector<int64_t> shape;
   for (int64_t extent : box.size)
     if (extent > 1)
       shape.push_back(extent);
   if (shape.empty())
     shape.push_back(1);
-  auto type = cast<MemRefType>(view.getType());
   auto cut = memref::SubViewOp::inferRankReducedResultType(
       shape, type, offsets, sizes, strides);
   return memref::SubViewOp::create(builder, loc, cast<MemRefType>(cut), view,
@@ -238,6 +240,13 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
   static LogicalResult cover(ArrayRef<Slice> slices, ArrayRef<Read> reads,
                              SmallVectorImpl<SmallVector<size_t>> &covers,
                              std::string &why) {
+    // Disjoint slices make the volume test below exact.
+    for (size_t a = 0; a < slices.size(); ++a)
+      for (size_t b = a + 1; b < slices.size(); ++b)
+        if (intersect(slices[a].window, slices[b].window)) {
+          why = "its stored slices overlap";
+          return failure();
+        }
     for (const Read &read : reads) {
       SmallVector<size_t> &cover = covers.emplace_back();
       int64_t covered = 0;
@@ -247,9 +256,7 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
           covered += box->volume();
         }
       if (covered != read.window.volume()) {
-        why = covered < read.window.volume()
-                  ? "a load reads elements no slice stores"
-                  : "its stored slices overlap";
+        why = "a load reads elements no slice stores";
         return failure();
       }
     }
@@ -268,26 +275,33 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
       return;
     }
 
+    for (Slice &slice : slices)
+      if (!findRelease(slice.core, buffer)) {
+        slice.core.emitOpError()
+            << "holds slices of on-chip buffer @" << buffer.getSymName()
+            << " but has no tessel.fence marked to release them; run "
+               "tessel-convert-to-device, which places one";
+        return signalPassFailure();
+      }
     for (auto [read, cover] : llvm::zip(reads, covers))
       rewriteRead(buffer, read, cover, slices);
-    // Each slice stays where it was computed until its tile's release.
+    // Each slice that is read stays where it was computed until its tile's
+    // release; one no op reads is freed where it was.
     for (Slice &slice : slices) {
+      replaceTransfer(slice.store, {});
+      ++numSlicesKept;
+      if (!slice.heldAs)
+        continue;
       Value held = slice.alloc.getResult();
-      Operation *release = findRelease(slice.core, buffer);
       for (Operation *user : llvm::make_early_inc_range(held.getUsers()))
         if (isa<memref::DeallocOp>(user))
           user->erase();
-      OpBuilder builder = release ? OpBuilder(release->getBlock(),
-                                              ++release->getIterator())
-                                  : OpBuilder::atBlockTerminator(
-                                        &slice.core.getBody().front());
+      Operation *release = findRelease(slice.core, buffer);
+      OpBuilder builder(release->getBlock(), ++release->getIterator());
       memref::DeallocOp::create(builder, slice.alloc.getLoc(), held);
-      if (slice.heldAs)
-        slice.alloc->setAttr(
-            TesselDialect::getHeldAsAttrName(),
-            FlatSymbolRefAttr::get(slice.heldAs.getSymNameAttr()));
-      replaceTransfer(slice.store, {});
-      ++numSlicesKept;
+      slice.alloc->setAttr(
+          TesselDialect::getHeldAsAttrName(),
+          FlatSymbolRefAttr::get(slice.heldAs.getSymNameAttr()));
     }
     dropMarks(buffer);
     eraseUnusedViews(buffer.getResult());
@@ -328,7 +342,6 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
     for (size_t index : cover) {
       Slice &slice = slices[index];
       Window box = *intersect(slice.window, read.window);
-      box.dims.clear();
       // Named by a buffer on the holder's tile, with the views the holder
       // stores it through; so too on the holder itself, where the buffer
       // is the slice's own allocation (tessel-allocate-sram), so that the

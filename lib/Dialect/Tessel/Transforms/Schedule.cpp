@@ -2,9 +2,9 @@
 //
 // As lowered, a core loads a step's operands, waits, computes, stores and
 // waits again, so its DMA engine and its compute units take turns. This pass
-// overlaps them: each load from DRAM is issued one step early, while the
-// previous step computes, and its wait moves to the first instruction that
-// reads what it loaded. The load's SRAM buffer is then allocated while the
+// overlaps them: each load (from DRAM, or of a slice a tile keeps on chip)
+// is issued one step early, while the previous step computes, and its wait
+// moves to the first instruction that reads what it loaded. The load's SRAM buffer is then allocated while the
 // previous step's buffers are still live, which is the second buffer that
 // `tessel-tile-for-sram` reserved room for.
 //

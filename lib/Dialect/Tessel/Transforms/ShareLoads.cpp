@@ -1,7 +1,8 @@
 //===- ShareLoads.cpp - One DRAM read per slice, multicast to its readers -===//
 //
 // Tiles of an op split over a rectangle often read the same elements of an
-// operand: a matmul split over rows and columns reads each row panel of its
+// operand (from DRAM, or from the tile that keeps it on chip,
+// tessel-keep-on-chip): a matmul split over rows and columns reads each row panel of its
 // left operand on every tile of a grid row, and each column panel of its
 // right operand on every tile of a grid column; a convolution split over
 // rows and columns of its output reads the rows and columns around each
@@ -140,9 +141,10 @@ std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
 }
 
 /// The reader of the marked load `load` of core `core`; none when its
-/// window is not static or is reached through a byte shift (memref.view),
-/// which the type does not show, or when nothing waits for the load (a
-/// receiver would have nowhere to wait for its delivery).
+/// window is not static, or is reached through a byte shift (memref.view)
+/// but for a kept slice's (a constant one, into a tile's arena), or when
+/// nothing waits for the load (a receiver would have nowhere to wait for
+/// its delivery).
 std::optional<Reader> getReader(unsigned core, DmaOp load) {
   if (load->use_empty() ||
       !llvm::all_of(load->getUsers(), [](Operation *user) {
@@ -260,11 +262,12 @@ std::optional<unsigned> findHolder(ArrayRef<Reader> readers,
 }
 
 /// A kept slice is multicast by the tile that holds it (a multicast reads
-/// the issuing tile's SRAM), so only where that tile reads it too, and
-/// whole: every reader reads the same window.
+/// the issuing tile's SRAM), so only where that tile reads it too, whole
+/// (every reader reads the same window) and in one instruction.
 bool canMulticastKeptSlice(ArrayRef<Reader> readers,
                            ArrayRef<CoreLoads> cores) {
-  return findHolder(readers, cores) &&
+  return readers.size() <= DmaMulticastOp::kMaxTargets &&
+         findHolder(readers, cores) &&
          llvm::all_of(readers, [&](const Reader &reader) {
            return reader.window.lo == readers.front().window.lo &&
                   reader.window.hi == readers.front().window.hi;

@@ -60,8 +60,9 @@ def Tessel_Dialect : Dialect {
     /// that reads the buffer is done there (tessel-convert-to-device).
     static ::llvm::StringRef getReleaseAttrName() { return "tessel.release"; }
     /// The symbol attribute on the SRAM allocation of a slice an on-chip
-    /// buffer keeps (tessel-keep-on-chip): the tessel.buffer other tiles
-    /// read it through until tessel-allocate-sram gives it its address.
+    /// buffer keeps and some op reads (tessel-keep-on-chip): the
+    /// tessel.buffer every tile, its own included, reads it through until
+    /// tessel-allocate-sram gives it its address.
     static ::llvm::StringRef getHeldAsAttrName() { return "tessel.held_as"; }
 
   private:

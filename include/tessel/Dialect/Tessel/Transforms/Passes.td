@@ -1066,8 +1066,9 @@ def TesselConvertToDevice
       reads the result, on each of the op's tiles, a `tessel.fence` marked
       `tessel.release` with the buffer's name, placed as an op that
       overwrites the buffer would be: after every reader is done. The
-      result must be an allocation (not a model output) that no other op
-      writes and the op itself does not read;
+      result must be an allocation, not a model output (an error); one that
+      another op writes too, or that the op itself reads (an accumulator
+      loaded from DRAM), stays in DRAM with a warning;
     - the step loops unrolled: each core becomes straight-line code.
 
     The function is removed; what remains inside the cores (views, copies,
@@ -1161,12 +1162,16 @@ def TesselKeepOnChip : Pass<"tessel-keep-on-chip", "::mlir::ModuleOp"> {
     engine reads the other tile's SRAM). A tile frees the slices it holds
     at its `tessel.fence` marked `tessel.release` with the buffer's name,
     where tessel-convert-to-device has every op that reads the buffer done
-    on every tile. The DRAM buffer, left unused, is erased.
+    on every tile (a slice no op reads is freed where it was; a tile that
+    holds slices but has no release fence is an error). The DRAM buffer,
+    left unused, is erased.
 
-    A slice another tile reads is named there by a `tessel.buffer` on the
-    holder's tile without an address (`@<buffer>.held<N>`); its allocation
-    carries `tessel.held_as` with that name, and tessel-allocate-sram
-    replaces the buffer with views of the holder's arena.
+    A slice that is read is read through a `tessel.buffer` on the holder's
+    tile without an address (`@<buffer>.held<N>`), on every tile, its
+    holder included, so that tessel-schedule issues each read a step ahead;
+    its allocation carries `tessel.held_as` with that name, and
+    tessel-allocate-sram replaces the buffer with views of the holder's
+    arena.
 
     A buffer that something other than a transfer uses, that a transfer
     reads or writes through other than subviews with constant offsets and
@@ -1205,8 +1210,9 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     As lowered, a core loads a step's operands, waits, computes, stores and
     waits again: its DMA engine and its compute units take turns. This pass
     issues each load (from DRAM, or from a slice kept on chip:
-    tessel-keep-on-chip) one step early, while the previous step computes, and moves the load's `tessel.wait` down to the first
-    instruction that reads the loaded buffer (or frees it). The load's SRAM
+    tessel-keep-on-chip) one step early, while the previous step computes,
+    and moves the load's `tessel.wait` down to the first instruction that
+    reads the loaded buffer (or frees it). The load's SRAM
     buffer is then live alongside the previous step's, the second buffer
     `tessel-tile-for-sram` sized steps for; `tessel-allocate-sram`, which
     runs after this pass, places both.
