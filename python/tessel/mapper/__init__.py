@@ -72,15 +72,10 @@ def map_module(module, arch, method: str = "cpsat",
 def map_graph(g: Graph, arch, method: str = "cpsat",
               options: MapperOptions | None = None) -> Solution:
     """The mapping of ``g``: each op's placement by ``method``, then the
-    results kept on chip (:mod:`tessel.mapper.on_chip`), where the ops run
-    one after another (one pipeline stage): a kept result's holders free it
-    only after its last reader, which pipeline stages would have to wait
-    for."""
+    results kept on chip (:mod:`tessel.mapper.on_chip`)."""
     options = options or MapperOptions()
     solution = solve(g, arch, method, options)
-    if options.on_chip and len(solution.stage_cycles()) == 1:
-        solution = keep_on_chip(g, solution, arch)
-    return solution
+    return keep_on_chip(g, solution, arch) if options.on_chip else solution
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

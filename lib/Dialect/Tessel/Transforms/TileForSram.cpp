@@ -322,12 +322,9 @@ int64_t getPosition(func::FuncOp func, Operation *op,
 /// (its largest output slice, the outputs of the part's ops taken whole)
 /// held from the forall to the last op that reads its results, directly
 /// or through reshapes and slices outside any op and through epilogues.
-FailureOr<SmallVector<HeldResult>> getHeldResults(func::FuncOp func,
-                                                   OpBuilder &builder,
-                                                   int64_t alignment) {
-  DenseMap<Operation *, int64_t> positions;
-  for (auto [index, op] : llvm::enumerate(func.getBody().front()))
-    positions[&op] = static_cast<int64_t>(index);
+FailureOr<SmallVector<HeldResult>>
+getHeldResults(func::FuncOp func, OpBuilder &builder, int64_t alignment,
+               const DenseMap<Operation *, int64_t> &positions) {
   SmallVector<HeldResult> held;
   for (auto forall : func.getBody().getOps<scf::ForallOp>()) {
     auto mapping = forall->getAttrOfType<MappingAttr>(
@@ -395,13 +392,14 @@ struct TileForSram : impl::TesselTileForSramBase<TileForSram> {
         getResidentBytesPerTile(rewriter, parts);
     if (failed(reserved))
       return signalPassFailure();
-    FailureOr<SmallVector<HeldResult>> held = getHeldResults(
-        getOperation(), rewriter, arch.getTileSramAlignment());
-    if (failed(held))
-      return signalPassFailure();
+    // Each op's place in the function, for the spans results are held.
     DenseMap<Operation *, int64_t> positions;
     for (auto [index, op] : llvm::enumerate(getOperation().getBody().front()))
       positions[&op] = static_cast<int64_t>(index);
+    FailureOr<SmallVector<HeldResult>> held = getHeldResults(
+        getOperation(), rewriter, arch.getTileSramAlignment(), positions);
+    if (failed(held))
+      return signalPassFailure();
     for (auto [op, mapping] : parts) {
       rewriter.setInsertionPoint(op);
       FailureOr<SmallVector<int64_t>> bounds = getLoopBounds(rewriter, op);
