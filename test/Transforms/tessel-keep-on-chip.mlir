@@ -120,10 +120,11 @@ tessel.device @uncovered arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
-// Read through a reshape: not a window of the buffer, so it stays in DRAM.
+// Read through a reshape that splits a dimension: a box of the view is no
+// box of the buffer, so it stays in DRAM.
 tessel.device @reshaped arch #tiny {
   %t0 = tessel.tile(0, 0)
-  // expected-warning @+1 {{stays in DRAM: 'memref.expand_shape' uses it}}
+  // expected-warning @+1 {{stays in DRAM: a transfer reads or writes it through a view that is not a subview with constant offsets and unit strides, nor a reshape that only adds or removes dimensions of one element}}
   %h = tessel.dram_buffer @h scratch {tessel.on_chip} : memref<8x8xf32, #dram>
   tessel.core(%t0) {
     %s = memref.alloc() : memref<8x8xf32, #sram>
@@ -136,5 +137,82 @@ tessel.device @reshaped arch #tiny {
     %ld = tessel.dma %e to %in : memref<2x4x8xf32, #dram> to memref<2x4x8xf32, #sram>
     tessel.wait %ld
     memref.dealloc %in : memref<2x4x8xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Read through reshapes that only add or remove dimensions of one element
+// (a batch matmul's 8x8 of a 1x8x8 result): the window of the view is a
+// box of the buffer, so the slices cover it as they would a window of the
+// buffer itself, each cut to the read's shape.
+// CHECK-LABEL: tessel.device @unit_reshapes
+// CHECK-NOT:     tessel.dram_buffer @h
+// CHECK-DAG:     %[[HELD0:.+]] = tessel.buffer @h.held{{[0-9]+}} on %tile_0_0 : memref<4x8xf32, #sram>
+// CHECK-DAG:     %[[HELD1:.+]] = tessel.buffer @h.held{{[0-9]+}} on %tile_0_1 : memref<4x8xf32, #sram>
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           %[[IN:.+]] = memref.alloc() : memref<1x8x4xf32, #sram>
+// CHECK:           %[[OWN:.+]] = memref.subview %[[HELD0]][0, 0] [4, 4] [1, 1]
+// CHECK:           %[[TOP:.+]] = memref.subview %[[IN]][0, 0, 0] [1, 4, 4] [1, 1, 1] : memref<1x8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+// CHECK:           tessel.dma %[[OWN]] to %[[TOP]]
+// CHECK:           %[[THEIRS:.+]] = memref.subview %[[HELD1]][0, 0] [4, 4] [1, 1]
+// CHECK:           %[[BOTTOM:.+]] = memref.subview %[[IN]][0, 4, 0] [1, 4, 4] [1, 1, 1]
+// CHECK:           tessel.dma %[[THEIRS]] to %[[BOTTOM]]
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           %[[IN1:.+]] = memref.alloc() : memref<8x4xf32, #sram>
+// CHECK:           memref.subview %[[HELD0]][0, 4] [4, 4] [1, 1]
+// CHECK:           memref.subview %[[IN1]][0, 0] [4, 4] [1, 1]
+// CHECK:           memref.subview %[[HELD1]][0, 4] [4, 4] [1, 1]
+// CHECK:           memref.subview %[[IN1]][4, 0] [4, 4] [1, 1]
+// CHECK-NOT:     memref.expand_shape
+// CHECK-NOT:     memref.collapse_shape
+tessel.device @unit_reshapes arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %h = tessel.dram_buffer @h scratch {tessel.on_chip} : memref<8x8xf32, #dram>
+  %go0 = tessel.semaphore on %t0
+  %go1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %s = memref.alloc() : memref<4x8xf32, #sram>
+    tessel.vector_fill 1.0, %s : memref<4x8xf32, #sram>
+    %top = memref.subview %h[0, 0] [4, 8] [1, 1] : memref<8x8xf32, #dram> to memref<4x8xf32, strided<[8, 1]>, #dram>
+    %st = tessel.dma %s to %top : memref<4x8xf32, #sram> to memref<4x8xf32, strided<[8, 1]>, #dram>
+    tessel.wait %st
+    memref.dealloc %s : memref<4x8xf32, #sram>
+    tessel.signal %go1
+    tessel.wait_semaphore %go0
+    %e = memref.expand_shape %h [[0, 1], [2]] output_shape [1, 8, 8] : memref<8x8xf32, #dram> into memref<1x8x8xf32, #dram>
+    %cols = memref.subview %e[0, 0, 0] [1, 8, 4] [1, 1, 1] : memref<1x8x8xf32, #dram> to memref<1x8x4xf32, strided<[64, 8, 1]>, #dram>
+    %in = memref.alloc() : memref<1x8x4xf32, #sram>
+    %ld = tessel.dma %cols to %in : memref<1x8x4xf32, strided<[64, 8, 1]>, #dram> to memref<1x8x4xf32, #sram>
+    tessel.wait %ld
+    memref.dealloc %in : memref<1x8x4xf32, #sram>
+    tessel.signal %go1
+    tessel.wait_semaphore %go0
+    tessel.fence {tessel.release = @h}
+  }
+  tessel.core(%t1) {
+    %s = memref.alloc() : memref<4x8xf32, #sram>
+    tessel.vector_fill 2.0, %s : memref<4x8xf32, #sram>
+    %bottom = memref.subview %h[4, 0] [4, 8] [1, 1] : memref<8x8xf32, #dram> to memref<4x8xf32, strided<[8, 1], offset: 32>, #dram>
+    %st = tessel.dma %s to %bottom : memref<4x8xf32, #sram> to memref<4x8xf32, strided<[8, 1], offset: 32>, #dram>
+    tessel.wait %st
+    memref.dealloc %s : memref<4x8xf32, #sram>
+    tessel.signal %go0
+    tessel.wait_semaphore %go1
+    %e = memref.expand_shape %h [[0, 1], [2]] output_shape [1, 8, 8] : memref<8x8xf32, #dram> into memref<1x8x8xf32, #dram>
+    %c = memref.collapse_shape %e [[0, 1], [2]] : memref<1x8x8xf32, #dram> into memref<8x8xf32, #dram>
+    %cols = memref.subview %c[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #dram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #dram>
+    %in = memref.alloc() : memref<8x4xf32, #sram>
+    %ld = tessel.dma %cols to %in : memref<8x4xf32, strided<[8, 1], offset: 4>, #dram> to memref<8x4xf32, #sram>
+    tessel.wait %ld
+    memref.dealloc %in : memref<8x4xf32, #sram>
+    tessel.signal %go0
+    tessel.wait_semaphore %go1
+    tessel.fence {tessel.release = @h}
   }
 }

@@ -13,7 +13,8 @@ from tessel.ir import Context
 from tessel.mapper import (MapperOptions, choose_epilogues, graph, legalize,
                            map_graph)
 from tessel.mapper.graph import Access, Op, Operand
-from tessel.mapper.on_chip import HELD_FRACTION, keep_on_chip, most_pieces, pieces
+from tessel.mapper.on_chip import (HELD_FRACTION, keep_on_chip, most_pieces, pieces,
+                                   unit_reshape)
 
 
 def mapped(module, x, arch, **options):
@@ -83,6 +84,50 @@ def test_pieces_a_step_reads():
     assert pieces(writer, (16, 16), (16, 16, 3, 3), conv.operands[0]) == 9
     # The whole padded tensor: its border is not read.
     assert pieces(writer, (64, 64), (64, 64, 3, 3), conv.operands[0]) == 1
+
+
+def test_pieces_through_a_reshape_of_unit_dimensions():
+    rows = (Access(((0, 1),)), Access(((1, 1),)))
+    writer = _op(0, (64, 64), rows)
+    # Read as 1 x 64 x 64 (a batch matmul's view of a matrix): the larger
+    # dimensions pair up in order, as if read as it is.
+    batched = (Access(((0, 1),)), Access(((1, 1),)), Access(((2, 1),)))
+    read = Operand(shape=(1, 64, 64), elem_bytes=4, access=batched,
+                   source=("op", 0))
+    assert unit_reshape((1, 64, 64), (64, 64))
+    assert pieces(writer, (16, 64), (1, 64, 8), read) == 4
+    assert pieces(writer, (64, 64), (1, 16, 16), read) == 1
+    # 64 x 64 as 8 x 8 x 64 splits a dimension: no box of one is one of
+    # the other.
+    assert not unit_reshape((8, 8, 64), (64, 64))
+
+
+class _Heads(torch.nn.Module):
+    """Scores of 4 heads, then each head's rows scaled: the batch matmul's
+    4 x 64 x 64 result read as 1 x 4 x 64 x 64."""
+
+    def forward(self, q, k):
+        s = torch.bmm(q, k.transpose(1, 2))
+        return torch.softmax(s.unsqueeze(0), dim=-1) * 2.0
+
+
+def test_reads_through_a_reshape_of_unit_dimensions_are_not_an_obstacle():
+    torch.manual_seed(0)
+    model = fe.import_torch(_Heads().eval(), (torch.randn(4, 64, 32),
+                                              torch.randn(4, 64, 32)), name="m")
+    target = arch_model.load("tessel-4x4")
+    with Context():
+        m = parse_imported(model.mlir, target, model.signature)
+        legalize(m)
+        g = choose_epilogues(graph.from_module(
+            m, roles=[a.kind for a in model.signature.args]), target,
+            MapperOptions(time_limit_s=10))
+    solution = map_graph(g, target, "cpsat", MapperOptions(time_limit_s=10))
+    # The batch matmul's reader reads it as 1 x 4 x 64 x 64: what decides
+    # is how many pieces a step reads, not the reshape.
+    bmm = next(op for op in g.ops if op.name == "linalg.batch_matmul")
+    note = next(n for n in solution.notes if n.startswith(f"{bmm.label()}:"))
+    assert "reshape" not in note and ("pieces a step" in note or "on chip" in note)
 
 
 def test_not_kept_where_its_part_takes_too_much_sram():

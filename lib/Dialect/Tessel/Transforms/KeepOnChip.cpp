@@ -17,9 +17,11 @@
 // slice is one tessel-schedule issues a step ahead, as a load.
 //
 // All or nothing per buffer: one whose accesses are not all transfers of
-// windows (subviews with constant offsets and unit strides), or whose
-// windows the stored slices do not cover exactly, stays in DRAM, with a
-// warning that says why.
+// windows (subviews with constant offsets and unit strides, through
+// reshapes that only add or remove dimensions of one element, as a batch
+// matmul's `12x128x64` of a `1x12x128x64` result), or whose windows the
+// stored slices do not cover exactly, stays in DRAM, with a warning that
+// says why.
 //
 //===----------------------------------------------------------------------===//
 
@@ -40,11 +42,15 @@ namespace mlir::tessel {
 
 namespace {
 
+/// A view dimension that walks no dimension of the buffer: one of a single
+/// element that a reshape added.
+constexpr int64_t kNoDim = -1;
+
 /// A box of a buffer, in the buffer's coordinates, and for each dimension of
-/// the view that names it, the buffer dimension it walks.
+/// the view that names it, the buffer dimension it walks (kNoDim for none).
 struct Window {
   SmallVector<int64_t> lo, size;
-  SmallVector<unsigned> dims;
+  SmallVector<int64_t> dims;
 
   int64_t volume() const {
     int64_t product = 1;
@@ -54,8 +60,35 @@ struct Window {
   }
 };
 
+/// For each dimension of the wider of a reshape's two shapes, the dimension
+/// of the narrower one it is, where the reshape only adds or removes
+/// dimensions of one element (`1x12x128xf32` as `12x128xf32`): a group's
+/// one dimension of more than one element (or its first, where all have
+/// one) is the narrow dimension, the others are kNoDim. Failure where a
+/// group holds two dimensions of more than one element: the reshape merges
+/// or splits them, and a box of one shape is no box of the other.
+FailureOr<SmallVector<int64_t>>
+pairUnitReshape(ArrayRef<int64_t> wide,
+                ArrayRef<ReassociationIndices> groups) {
+  SmallVector<int64_t> narrowDim(wide.size(), kNoDim);
+  for (auto [narrow, group] : llvm::enumerate(groups)) {
+    int64_t chosen = group.front();
+    unsigned larger = 0;
+    for (int64_t dim : group)
+      if (wide[dim] != 1) {
+        chosen = dim;
+        ++larger;
+      }
+    if (larger > 1)
+      return failure();
+    narrowDim[chosen] = narrow;
+  }
+  return narrowDim;
+}
+
 /// The window of `root` that `view` is, through subviews with constant
-/// offsets and unit strides; failure for any other view.
+/// offsets and unit strides and reshapes that only add or remove dimensions
+/// of one element; failure for any other view.
 FailureOr<Window> getWindow(Value view, Value root) {
   if (view == root) {
     auto type = cast<MemRefType>(root.getType());
@@ -65,6 +98,31 @@ FailureOr<Window> getWindow(Value view, Value root) {
     for (unsigned dim = 0; dim < type.getRank(); ++dim)
       whole.dims.push_back(dim);
     return whole;
+  }
+  if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>()) {
+    FailureOr<Window> outer = getWindow(expand.getSrc(), root);
+    FailureOr<SmallVector<int64_t>> narrowDim = pairUnitReshape(
+        expand.getResultType().getShape(), expand.getReassociationIndices());
+    if (failed(outer) || failed(narrowDim))
+      return failure();
+    Window window{outer->lo, outer->size, {}};
+    for (int64_t narrow : *narrowDim)
+      window.dims.push_back(narrow == kNoDim ? kNoDim : outer->dims[narrow]);
+    return window;
+  }
+  if (auto collapse = view.getDefiningOp<memref::CollapseShapeOp>()) {
+    FailureOr<Window> outer = getWindow(collapse.getSrc(), root);
+    FailureOr<SmallVector<int64_t>> narrowDim =
+        pairUnitReshape(collapse.getSrcType().getShape(),
+                        collapse.getReassociationIndices());
+    if (failed(outer) || failed(narrowDim))
+      return failure();
+    Window window{outer->lo, outer->size, {}};
+    window.dims.assign(collapse.getResultType().getRank(), kNoDim);
+    for (auto [wide, narrow] : llvm::enumerate(*narrowDim))
+      if (narrow != kNoDim)
+        window.dims[narrow] = outer->dims[wide];
+    return window;
   }
   auto subview = view.getDefiningOp<memref::SubViewOp>();
   if (!subview)
@@ -82,9 +140,11 @@ FailureOr<Window> getWindow(Value view, Value root) {
     std::optional<int64_t> st = getConstantIntValue(stride);
     if (!o || !s || !st || *st != 1)
       return failure();
-    unsigned dim = outer->dims[k];
-    window.lo[dim] += *o;
-    window.size[dim] = *s;
+    int64_t dim = outer->dims[k];
+    if (dim != kNoDim) {
+      window.lo[dim] += *o;
+      window.size[dim] = *s;
+    }
     if (!dropped.test(k))
       window.dims.push_back(dim);
   }
@@ -129,9 +189,10 @@ struct Read {
 Value cutToBox(OpBuilder &builder, Location loc, Value view,
                const Window &window, const Window &box) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
-  for (unsigned dim : window.dims) {
-    offsets.push_back(builder.getIndexAttr(box.lo[dim] - window.lo[dim]));
-    sizes.push_back(builder.getIndexAttr(box.size[dim]));
+  for (int64_t dim : window.dims) {
+    bool walks = dim != kNoDim;
+    offsets.push_back(builder.getIndexAttr(walks ? box.lo[dim] - window.lo[dim] : 0));
+    sizes.push_back(builder.getIndexAttr(walks ? box.size[dim] : 1));
     strides.push_back(builder.getIndexAttr(1));
   }
   auto type = cast<MemRefType>(view.getType());
@@ -184,15 +245,17 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
     while (!worklist.empty()) {
       Value view = worklist.pop_back_val();
       for (Operation *user : view.getUsers()) {
-        if (auto subview = dyn_cast<memref::SubViewOp>(user)) {
-          worklist.push_back(subview.getResult());
+        if (isa<memref::SubViewOp, memref::ExpandShapeOp,
+                memref::CollapseShapeOp>(user)) {
+          worklist.push_back(user->getResult(0));
           continue;
         }
         auto dma = dyn_cast<DmaOp>(user);
         if (!dma) {
           why = "'" + user->getName().getStringRef().str() +
                 "' uses it (only transfers of subviews with constant offsets "
-                "and unit strides are kept on chip)";
+                "and unit strides, and of reshapes that add or remove "
+                "dimensions of one element, are kept on chip)";
           return failure();
         }
         auto core = dma->getParentOfType<CoreOp>();
@@ -201,7 +264,8 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
             getWindow(stores ? dma.getTarget() : dma.getSource(), root);
         if (failed(window)) {
           why = "a transfer reads or writes it through a view that is not a "
-                "subview with constant offsets and unit strides";
+                "subview with constant offsets and unit strides, nor a reshape "
+                "that only adds or removes dimensions of one element";
           return failure();
         }
         if (!stores) {
@@ -313,12 +377,12 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
   /// Erases the views of `view` (and their views) that nothing uses.
   static void eraseUnusedViews(Value view) {
     for (Operation *user : llvm::make_early_inc_range(view.getUsers())) {
-      auto subview = dyn_cast<memref::SubViewOp>(user);
-      if (!subview)
+      if (!isa<memref::SubViewOp, memref::ExpandShapeOp,
+               memref::CollapseShapeOp>(user))
         continue;
-      eraseUnusedViews(subview.getResult());
-      if (subview->use_empty())
-        subview->erase();
+      eraseUnusedViews(user->getResult(0));
+      if (user->use_empty())
+        user->erase();
     }
   }
 
