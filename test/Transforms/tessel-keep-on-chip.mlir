@@ -147,7 +147,8 @@ tessel.device @reshaped arch #tiny {
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
 // Read through reshapes that only add or remove dimensions of one element
-// (a batch matmul's 8x8 of a 1x8x8 result): the window of the view is a
+// (an 8x8 result read as 1x8x8, as a layer norm reads a matmul's): the
+// window of the view is a
 // box of the buffer, so the slices cover it as they would a window of the
 // buffer itself, each cut to the read's shape.
 // CHECK-LABEL: tessel.device @unit_reshapes

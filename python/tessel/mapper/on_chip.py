@@ -55,7 +55,8 @@ LIVE_FRACTION = 4
 
 
 # The readers that read a kept result through a reshape of unit dimensions.
-# The contractions' do not: GPT-2's block on tessel-4x4 kept two layer
+# Matmuls, convolutions and windowed ops do not: GPT-2's block on
+# tessel-4x4 kept two layer
 # norms' outputs that its matmuls read as matrices, and the transposed keys
 # its batch matmul reads, and ran 1.7 % slower (706,190 -> 717,903 cycles);
 # the BERT layer, whose layer norms read its matmuls' results so, ran 2.0 %
@@ -86,7 +87,10 @@ def unit_reshape(shape, other) -> bool:
     """Whether ``shape`` is ``other`` with dimensions of one element added
     or removed (a reshape that reads every element at the same indices of
     the other dimensions)."""
-    return _larger_dims(shape, shape) == _larger_dims(other, other)
+    # A rank-0 tensor has no dimension to pair (tessel-keep-on-chip keeps
+    # it in DRAM).
+    return (len(shape) > 0 and len(other) > 0
+            and _larger_dims(shape, shape) == _larger_dims(other, other))
 
 
 def pieces(writer: Op, steps: tuple[int, ...], read_steps: tuple[int, ...],
@@ -102,6 +106,7 @@ def pieces(writer: Op, steps: tuple[int, ...], read_steps: tuple[int, ...],
     if not read.padded and shape != out_shape:
         # Read through a reshape of unit dimensions (``unit_reshape``): the
         # other dimensions pair up in order.
+        assert unit_reshape(shape, out_shape), (shape, out_shape)
         window, shape = _larger_dims(window, shape), _larger_dims(shape, shape)
         piece, out_shape = (_larger_dims(piece, out_shape),
                             _larger_dims(out_shape, out_shape))
@@ -168,11 +173,13 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                 return f"{reader.label()} writes into its result"
             if not o.padded and o.shape != out.shape:
                 if not unit_reshape(o.shape, out.shape):
-                    return (f"{reader.label()} reads it through a reshape "
-                            "that merges or splits dimensions")
+                    return (f"{reader.label()} reads it at other indices "
+                            "(a slice, or a reshape that merges or splits "
+                            "dimensions)")
                 if reader.kind not in _READ_THROUGH_RESHAPES:
-                    return (f"{reader.label()} reads it through a reshape as "
-                            f"the operand of a {reader.kind}")
+                    return (f"{reader.label()} reads it through a reshape, "
+                            "and only elementwise ops, reductions and copies "
+                            "read a kept result so")
             count = pieces(op, choice.candidate.estimate.steps,
                            choices[r].candidate.estimate.steps, o)
             if count > most_pieces(arch):

@@ -64,7 +64,8 @@ struct Window {
 /// of the narrower one it is, where the reshape only adds or removes
 /// dimensions of one element (`1x12x128xf32` as `12x128xf32`): a group's
 /// one dimension of more than one element (or its first, where all have
-/// one) is the narrow dimension, the others are kNoDim. Failure where a
+/// one: any of them walks one element, at offset 0) is the narrow
+/// dimension, the others are kNoDim. Failure where a
 /// group holds two dimensions of more than one element: the reshape merges
 /// or splits them, and a box of one shape is no box of the other.
 FailureOr<SmallVector<int64_t>>
@@ -99,7 +100,11 @@ FailureOr<Window> getWindow(Value view, Value root) {
       whole.dims.push_back(dim);
     return whole;
   }
+  // A rank-0 side has no dimension to pair: the two ends of a transfer
+  // cut from it would differ in rank.
   if (auto expand = view.getDefiningOp<memref::ExpandShapeOp>()) {
+    if (expand.getSrcType().getRank() == 0)
+      return failure();
     FailureOr<Window> outer = getWindow(expand.getSrc(), root);
     FailureOr<SmallVector<int64_t>> narrowDim = pairUnitReshape(
         expand.getResultType().getShape(), expand.getReassociationIndices());
@@ -111,6 +116,8 @@ FailureOr<Window> getWindow(Value view, Value root) {
     return window;
   }
   if (auto collapse = view.getDefiningOp<memref::CollapseShapeOp>()) {
+    if (collapse.getResultType().getRank() == 0)
+      return failure();
     FailureOr<Window> outer = getWindow(collapse.getSrc(), root);
     FailureOr<SmallVector<int64_t>> narrowDim =
         pairUnitReshape(collapse.getSrcType().getShape(),
@@ -141,6 +148,8 @@ FailureOr<Window> getWindow(Value view, Value root) {
     if (!o || !s || !st || *st != 1)
       return failure();
     int64_t dim = outer->dims[k];
+    if (dim == kNoDim && (*o != 0 || *s != 1))
+      return failure();
     if (dim != kNoDim) {
       window.lo[dim] += *o;
       window.size[dim] = *s;
@@ -185,13 +194,16 @@ struct Read {
 /// `view` (a view of `window`, whose view dimensions walk `window.dims`)
 /// cut down to `box`, a box inside `window`, with the box's dimensions of
 /// more than one element as its shape (the last dimension where none has
-/// more): both ends of a transfer cut from the same box have one shape.
+/// more): both ends of a transfer cut from the same box have one shape. A
+/// view dimension that walks no buffer dimension (kNoDim) is cut at 0, one
+/// element.
 Value cutToBox(OpBuilder &builder, Location loc, Value view,
                const Window &window, const Window &box) {
   SmallVector<OpFoldResult> offsets, sizes, strides;
   for (int64_t dim : window.dims) {
     bool walks = dim != kNoDim;
-    offsets.push_back(builder.getIndexAttr(walks ? box.lo[dim] - window.lo[dim] : 0));
+    offsets.push_back(
+        builder.getIndexAttr(walks ? box.lo[dim] - window.lo[dim] : 0));
     sizes.push_back(builder.getIndexAttr(walks ? box.size[dim] : 1));
     strides.push_back(builder.getIndexAttr(1));
   }
