@@ -56,11 +56,10 @@ LIVE_FRACTION = 4
 
 # The readers that read a kept result through a reshape of unit dimensions.
 # Matmuls, convolutions and windowed ops do not: GPT-2's block on
-# tessel-4x4 kept two layer
-# norms' outputs that its matmuls read as matrices, and the transposed keys
-# its batch matmul reads, and ran 1.7 % slower (706,190 -> 717,903 cycles);
-# the BERT layer, whose layer norms read its matmuls' results so, ran 2.0 %
-# faster (683,757 -> 670,295).
+# tessel-4x4 kept two layer norms' outputs that its matmuls read as
+# matrices, and the transposed keys its batch matmul reads, and ran 1.7 %
+# slower (706,190 -> 717,903 cycles); the BERT layer, whose layer norms
+# read its matmuls' results so, ran 1.8 % faster (683,757 -> 671,205).
 _READ_THROUGH_RESHAPES = ("elementwise", "reduction", "copy")
 
 
