@@ -217,3 +217,81 @@ tessel.device @unit_reshapes arch #tiny {
     tessel.fence {tessel.release = @h}
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// One row of the buffer read as a vector: the subview's row dimension, of
+// one element, is what the collapse removes; the read is the row's box.
+// CHECK-LABEL: tessel.device @one_row
+// CHECK-DAG:     %[[HELD0:.+]] = tessel.buffer @h.held{{[0-9]+}} on %tile_0_0 : memref<4x8xf32, #sram>
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           %[[IN:.+]] = memref.alloc() : memref<8xf32, #sram>
+// CHECK:           %[[ROW:.+]] = memref.subview %[[HELD0]][3, 0] [1, 8] [1, 1] : memref<4x8xf32, #sram> to memref<8xf32, strided<[1], offset: 24>, #sram>
+// CHECK:           %[[ALL:.+]] = memref.subview %[[IN]][0] [8] [1]
+// CHECK:           tessel.dma %[[ROW]] to %[[ALL]]
+tessel.device @one_row arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %h = tessel.dram_buffer @h scratch {tessel.on_chip} : memref<8x8xf32, #dram>
+  %go0 = tessel.semaphore on %t0
+  %go1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %s = memref.alloc() : memref<4x8xf32, #sram>
+    tessel.vector_fill 1.0, %s : memref<4x8xf32, #sram>
+    %top = memref.subview %h[0, 0] [4, 8] [1, 1] : memref<8x8xf32, #dram> to memref<4x8xf32, strided<[8, 1]>, #dram>
+    %st = tessel.dma %s to %top : memref<4x8xf32, #sram> to memref<4x8xf32, strided<[8, 1]>, #dram>
+    tessel.wait %st
+    memref.dealloc %s : memref<4x8xf32, #sram>
+    tessel.signal %go1
+    tessel.wait_semaphore %go0
+    tessel.fence {tessel.release = @h}
+  }
+  tessel.core(%t1) {
+    %s = memref.alloc() : memref<4x8xf32, #sram>
+    tessel.vector_fill 2.0, %s : memref<4x8xf32, #sram>
+    %bottom = memref.subview %h[4, 0] [4, 8] [1, 1] : memref<8x8xf32, #dram> to memref<4x8xf32, strided<[8, 1], offset: 32>, #dram>
+    %st = tessel.dma %s to %bottom : memref<4x8xf32, #sram> to memref<4x8xf32, strided<[8, 1], offset: 32>, #dram>
+    tessel.wait %st
+    memref.dealloc %s : memref<4x8xf32, #sram>
+    tessel.wait_semaphore %go1
+    %row = memref.subview %h[3, 0] [1, 8] [1, 1] : memref<8x8xf32, #dram> to memref<1x8xf32, strided<[8, 1], offset: 24>, #dram>
+    %flat = memref.collapse_shape %row [[0, 1]] : memref<1x8xf32, strided<[8, 1], offset: 24>, #dram> into memref<8xf32, strided<[1], offset: 24>, #dram>
+    %in = memref.alloc() : memref<8xf32, #sram>
+    %ld = tessel.dma %flat to %in : memref<8xf32, strided<[1], offset: 24>, #dram> to memref<8xf32, #sram>
+    tessel.wait %ld
+    memref.dealloc %in : memref<8xf32, #sram>
+    tessel.signal %go0
+    tessel.fence {tessel.release = @h}
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A 1x1 result read as a scalar: a rank-0 view has no dimension to pair
+// with the buffer's, so it stays in DRAM.
+tessel.device @scalar arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  // expected-warning @+1 {{stays in DRAM: a transfer reads or writes it through a view that is not a subview with constant offsets and unit strides, nor a reshape that only adds or removes dimensions of one element}}
+  %h = tessel.dram_buffer @h scratch {tessel.on_chip} : memref<1x1xf32, #dram>
+  tessel.core(%t0) {
+    %s = memref.alloc() : memref<1x1xf32, #sram>
+    tessel.vector_fill 1.0, %s : memref<1x1xf32, #sram>
+    %st = tessel.dma %s to %h : memref<1x1xf32, #sram> to memref<1x1xf32, #dram>
+    tessel.wait %st
+    memref.dealloc %s : memref<1x1xf32, #sram>
+    %c = memref.collapse_shape %h [] : memref<1x1xf32, #dram> into memref<f32, #dram>
+    %in = memref.alloc() : memref<f32, #sram>
+    %ld = tessel.dma %c to %in : memref<f32, #dram> to memref<f32, #sram>
+    tessel.wait %ld
+    memref.dealloc %in : memref<f32, #sram>
+    tessel.fence {tessel.release = @h}
+  }
+}

@@ -93,6 +93,9 @@ class Operand:
     # Read through a tessel.pad_view of its source: a window of the padded
     # tensor, of which the part inside the source is loaded.
     padded: bool = False
+    # The view ops it is read through, from the reader back to its source
+    # (``tensor.expand_shape``, ``tensor.extract_slice``, ...).
+    views: tuple[str, ...] = ()
 
     @cached_property
     def indexed_loops(self) -> frozenset[int]:
@@ -276,6 +279,22 @@ def _source(value, op_index_of) -> list[tuple[str, int | None]]:
     return [("new", None)]
 
 
+def _views(value, op_index_of) -> tuple[str, ...]:
+    """The names of the view ops ``value`` is, from it back to the op
+    result or argument it views (the first operand of each)."""
+    from ..ir import BlockArgument
+
+    names = []
+    value = value.maybe_downcast()
+    while not isinstance(value, BlockArgument):
+        owner = value.owner
+        if owner in op_index_of or owner.name not in _VIEW_OPS:
+            break
+        names.append(owner.name)
+        value = owner.operands[0].maybe_downcast()
+    return tuple(names)
+
+
 def _defined_by(value, name: str) -> bool:
     """Whether ``value`` is the result of an op named ``name``."""
     from ..ir import OpResult
@@ -404,7 +423,8 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
                                     elem_bytes=_elem_bytes(value.type.element_type),
                                     access=access, is_output=is_output,
                                     read=read, source=source, role=role,
-                                    padded=padded))
+                                    padded=padded,
+                                    views=_views(op.operands[k], index_of)))
         kind = _NAMED_KINDS.get(opname)
         if kind is None:
             kind = "reduction" if "reduction" in iterators else "elementwise"
