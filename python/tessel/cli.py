@@ -15,7 +15,7 @@ Subcommands:
                    the reference, and keep them in DIR/run for `tessel report`;
                    --target gpu / cpu-emulation runs it on the emulation
                    target instead (outputs only, no timing)
-  map MODEL        map a zoo model over the grid; --explain prints per op
+  map MODEL        map a model over the grid; --explain prints per op
                    the region, split, step sizes and predicted cycles
 
 Progress lines go to stderr; --quiet leaves them out, for scripts.
@@ -267,9 +267,11 @@ def main(argv: list[str] | None = None) -> int:
                      help="model time only, skip the arithmetic")
     sim.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
     sim.set_defaults(run=_simulate)
-    mp = sub.add_parser("map", help="map a zoo model over the grid (needs the "
+    mp = sub.add_parser("map", help="map a model over the grid (needs the "
                         "compiler and the frontend)")
-    mp.add_argument("model", help="a zoo case name, e.g. mlp")
+    mp.add_argument("model", help="a zoo case name (e.g. mlp), FILE.py[:FUNC] "
+                    "(FUNC, default build, returns (module, example_inputs)), "
+                    "an .onnx file or a saved imported model directory")
     mp.add_argument("--arch", default=arch_model.DEFAULT_ARCH,
                     help="a preset name or a YAML path")
     mp.add_argument("--mapper", choices=("heuristic", "cpsat"), default="cpsat")

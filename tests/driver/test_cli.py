@@ -105,3 +105,14 @@ def test_broken_files_beside_the_program_are_named(tmp_path, capsys):
     assert cli.main(["simulate", str(prog), "-q"]) == 1
     err = capsys.readouterr().err
     assert "outputs.npz" in err and "cannot read it as .npz" in err
+
+
+def test_map_a_model_of_ones_own_script(capsys):
+    # The models `tessel compile` takes, not only the zoo's.
+    assert cli.main(["map", MODEL, "--arch", "tessel-4x4", "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "predicted latency" in out and "drivermodels.py:" in out
+    assert cli.main(["map", MODEL + ":nosuch", "--arch", "tessel-4x4"]) == 1
+    assert "defines no function nosuch()" in capsys.readouterr().err
+    assert cli.main(["map", "nosuch", "--arch", "tessel-4x4"]) == 1
+    assert "not a zoo case" in capsys.readouterr().err

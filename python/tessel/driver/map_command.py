@@ -1,4 +1,5 @@
-"""``tessel map MODEL``: map a zoo model and print the decision."""
+"""``tessel map MODEL``: map a model (a zoo case, or any model ``tessel
+compile`` takes) and print the decision."""
 
 from __future__ import annotations
 
@@ -14,18 +15,21 @@ def run(args) -> int:
     from ..mapper import (MapperOptions, choose_epilogues, explain, graph, legalize,
                           map_graph)
 
+    from ..errors import TesselError
+    from . import source
+
     try:
-        case = zoo.get(args.model)
         target = arch_model.load(args.arch)
         options = MapperOptions(objective=args.objective, max_stages=args.stages,
                                 resident_weights=args.resident_weights,
                                 time_limit_s=args.time_limit)
-    except (KeyError, ValueError) as e:
+        if args.model in zoo.names():
+            model = _import_zoo_case(fe, zoo.get(args.model))
+        else:
+            model = source.from_spec(args.model)[0].importer()
+    except (KeyError, ValueError, TesselError) as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 1
-    module, inputs = case.build()
-    module.eval()
-    model = fe.import_torch(module, inputs)
     with Context():
         m = parse_imported(model.mlir, target, model.signature)
         legalize(m)
@@ -45,3 +49,16 @@ def run(args) -> int:
     for line in explain.weight_report(g, target):
         print(line)
     return 0
+
+
+def _import_zoo_case(fe, case):
+    """The imported model of a zoo case, a training step's (which ``tessel
+    compile`` refuses) included."""
+    built = case.build()
+    if case.training:
+        module, loss_fn, inputs, targets = built
+        return fe.import_torch_training(module, loss_fn, inputs, targets,
+                                        name=case.name)
+    module, inputs = built
+    module.eval()
+    return fe.import_torch(module, inputs)
