@@ -157,3 +157,20 @@ def test_over_pipeline_stages_nothing_is_kept():
     staged = replace(solution, choices=tuple(
         replace(c, stage=1) if c.op == last else c for c in solution.choices))
     assert keep_on_chip(g, staged, arch) == staged
+
+
+def test_the_live_set_is_chosen_whole():
+    # On one tile of 1000 bytes (a quarter for results held at once): A
+    # (150 bytes) is live over ops 0-3, B (120) over 1-2, C (120) over 2-3.
+    # In program order A alone would stay (150 bytes); B and C together
+    # hold more and fit at every op (240).
+    from tessel.mapper.on_chip import _choose, _Held
+
+    rows = (Access(((0, 1),)), Access(((1, 1),)))
+    tile = frozenset({(0, 0)})
+    held = [_Held(_op(i, (8, 8), rows), part, last, tile)
+            for i, part, last in ((0, 150, 3), (1, 120, 2), (2, 120, 3))]
+    assert _choose(held, 1000) == {1, 2}
+    # On another tile, B's writer no longer overlaps: A and B fit together.
+    held[1] = _Held(held[1].op, 120, 2, frozenset({(0, 1)}))
+    assert _choose(held, 1000) == {0, 1}

@@ -33,15 +33,16 @@ keeps it whole and the SRAM holds it:
   tessel-4x4, its 3 x 3 convolutions reading 9 slices a window, ran 0.6 %
   slower with them kept;
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
-  and every result held on a tile at once at most ``1 / LIVE_FRACTION``:
-  the ops between keep most of their SRAM for their own steps.
+  and, chosen together over the live set (CP-SAT, ``_choose``), every
+  result held on a tile at once at most ``1 / LIVE_FRACTION``: the ops
+  between keep most of their SRAM for their own steps.
 
 Otherwise it goes to DRAM, and ``notes`` say why (``tessel map --explain``).
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 from .cost import _loaded_once
 from .graph import Graph, Op, readers_of
@@ -194,6 +195,74 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
     return None
 
 
+@dataclass(frozen=True)
+class _Held:
+    """A result that may stay on chip: its writer, the bytes each of its
+    tiles holds, from the writer to the last op that reads it."""
+
+    op: Op
+    part: int
+    last: int
+    tiles: frozenset
+
+
+def _budgets(held: list) -> list:
+    """The live-set constraints: for each tile and op that some held result
+    spans, the results held there (the writer's own included), which may
+    take ``1 / LIVE_FRACTION`` of the tile's SRAM. Tiles alike give one
+    constraint."""
+    rows = set()
+    tiles = set().union(*(h.tiles for h in held)) if held else set()
+    for t in sorted(tiles):
+        for i in sorted({i for h in held if t in h.tiles
+                         for i in range(h.op.index, h.last + 1)}):
+            live = tuple(k for k, h in enumerate(held)
+                         if t in h.tiles and h.op.index <= i <= h.last)
+            rows.add((live, i, t))
+    return sorted(rows)
+
+
+def _choose(held: list, sram_bytes: int) -> set:
+    """The held results to keep: the most bytes on chip (CP-SAT) such that
+    on every tile, at every op, the results held there at once take at most
+    ``1 / LIVE_FRACTION`` of its SRAM (``_budgets``). The ops' steps are
+    not a bound: an op over which a result is held sizes its steps in what
+    is left (tessel-tile-for-sram), which paid where it was measured (the
+    BERT FFN on tessel-16x16, 122,497 -> 103,166 cycles, its second matmul
+    over the first's result)."""
+    from ortools.sat.python import cp_model
+
+    if not held:
+        return set()
+    m = cp_model.CpModel()
+    keep = [m.NewBoolVar(f"keep{k}") for k in range(len(held))]
+    for live in sorted({live for live, _, _ in _budgets(held)}):
+        m.Add(sum(held[k].part * keep[k] for k in live)
+              <= sram_bytes // LIVE_FRACTION)
+    m.Maximize(sum(h.part * len(h.tiles) * v for h, v in zip(held, keep)))
+    solver = cp_model.CpSolver()
+    solver.parameters.num_workers = 1
+    solver.parameters.random_seed = 0
+    solver.parameters.max_deterministic_time = 10.0
+    if solver.Solve(m) not in (cp_model.OPTIMAL, cp_model.FEASIBLE):
+        return set()
+    return {k for k, v in enumerate(keep) if solver.Value(v)}
+
+
+def _why_not(k: int, held: list, kept: set, graph: Graph,
+             sram_bytes: int) -> str:
+    """Where held result ``k``, left out, would not fit beside the kept ones."""
+    for live, i, t in _budgets(held):
+        if k in live:
+            others = sum(held[j].part for j in live if j in kept)
+            if others + held[k].part > sram_bytes // LIVE_FRACTION:
+                return (f"{held[k].part} bytes per tile with {others} held "
+                        f"already at {graph.ops[i].label()} on tile {t}, of "
+                        f"{sram_bytes} bytes of SRAM (1/{LIVE_FRACTION} for "
+                        "results held)")
+    return f"{held[k].part} bytes per tile: other results kept hold more"
+
+
 def keep_on_chip(graph: Graph, solution, arch):
     """``solution`` with ``on_chip`` naming the ops whose results stay on
     chip on ``arch`` (module docstring) and a note per op considered; as
@@ -205,40 +274,40 @@ def keep_on_chip(graph: Graph, solution, arch):
     sram_bytes = arch.tile.sram.bytes
     readers = readers_of(graph.ops)
     choices = {c.op: c for c in solution.choices}
-    n = len(graph.ops)
-    live: dict[tuple[int, int], list[int]] = {}   # tile -> bytes per op index
-    kept, notes = [], []
+    held, notes = [], {}
     for choice in sorted(solution.choices, key=lambda c: c.op):
         op = graph.ops[choice.op]
         why = obstacle(graph, choice, readers, choices, arch)
         if why is not None:
             if not op.folded and op.kind != "fill":
-                notes.append(f"{op.label()}: result to DRAM: {why}")
+                notes[op.index] = f"{op.label()}: result to DRAM: {why}"
             continue
         p = choice.placement
         part = held_bytes(op, p.parts)
         if part < setup_bytes(arch) and any(
                 choices[r].placement.shared
                 for r in readers[_result_writer(op).index]):
-            notes.append(f"{op.label()}: result to DRAM: {part} bytes per tile, "
-                         f"less than the {setup_bytes(arch)} a transfer moves "
-                         "in its setup time, for readers that share their loads")
+            notes[op.index] = (f"{op.label()}: result to DRAM: {part} bytes per "
+                               f"tile, less than the {setup_bytes(arch)} a "
+                               "transfer moves in its setup time, for readers "
+                               "that share their loads")
             continue
-        last = max(readers[_result_writer(op).index])
-        tiles = [(p.row + r, p.col + c) for r in range(p.rows) for c in range(p.cols)]
-        peak = max(max(live.get(t, [0] * n)[op.index:last + 1]) for t in tiles)
-        if part * HELD_FRACTION > sram_bytes or \
-                (peak + part) * LIVE_FRACTION > sram_bytes:
-            notes.append(f"{op.label()}: result to DRAM: {part} bytes per tile "
-                         f"with {peak} held already, of {sram_bytes} bytes of "
-                         "SRAM")
+        if part * HELD_FRACTION > sram_bytes:
+            notes[op.index] = (f"{op.label()}: result to DRAM: {part} bytes per "
+                               f"tile, more than 1/{HELD_FRACTION} of "
+                               f"{sram_bytes} bytes of SRAM")
             continue
-        for t in tiles:
-            held = live.setdefault(t, [0] * n)
-            for i in range(op.index, last + 1):
-                held[i] += part
-        kept.append(op.index)
-        notes.append(f"{op.label()}: result on chip, {part} bytes per tile on "
-                     f"{len(tiles)} tiles, until {graph.ops[last].label()}")
-    return replace(solution, on_chip=frozenset(kept),
-                   notes=solution.notes + tuple(notes))
+        held.append(_Held(op, part, max(readers[_result_writer(op).index]),
+                          frozenset((p.row + r, p.col + c) for r in range(p.rows)
+                                    for c in range(p.cols))))
+    kept = _choose(held, sram_bytes)
+    for k, h in enumerate(held):
+        if k in kept:
+            notes[h.op.index] = (f"{h.op.label()}: result on chip, {h.part} bytes "
+                                 f"per tile on {len(h.tiles)} tiles, until "
+                                 f"{graph.ops[h.last].label()}")
+        else:
+            notes[h.op.index] = (f"{h.op.label()}: result to DRAM: " +
+                                 _why_not(k, held, kept, graph, sram_bytes))
+    return replace(solution, on_chip=frozenset(held[k].op.index for k in kept),
+                   notes=solution.notes + tuple(notes[i] for i in sorted(notes)))
