@@ -47,4 +47,25 @@ func.func @padded(%x: tensor<1x2x6x6xf32>, %w: tensor<4x2x3x3xf32>) -> tensor<1x
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 1, 2, 1, 1, 1, 1]>}
   return %0 : tensor<1x4x6x6xf32>
 }
+// A transposed view bufferizes to a memref.transpose of its source's
+// buffer, and the part's window is a strided subview of the view (the one
+// allocation is the result's).
+// CHECK-LABEL: func.func @transposed
+// CHECK-SAME:    (%[[X:.+]]: memref<1x8x4x16xf32, #dram>
+// CHECK-NEXT:    %[[T:.+]] = memref.transpose %[[X]] (d0, d1, d2, d3) -> (d0, d2, d1, d3) : memref<1x8x4x16xf32, #dram> to memref<1x4x8x16xf32, strided<[512, 16, 64, 1]>, #dram>
+// CHECK:         scf.forall
+// CHECK:           memref.subview %[[T]][0, %{{.+}}, 0, 0] [1, 2, 8, 16] [1, 1, 1, 1] : memref<1x4x8x16xf32, strided<[512, 16, 64, 1]>, #dram> to memref<1x2x8x16xf32, strided<[512, 16, 64, 1], offset: ?>, #dram>
+func.func @transposed(%x: tensor<1x8x4x16xf32>) -> tensor<1x4x8x16xf32> {
+  %t = tessel.transpose_view %x permutation [0, 2, 1, 3] : tensor<1x8x4x16xf32> to tensor<1x4x8x16xf32>
+  %e = tensor.empty() : tensor<1x4x8x16xf32>
+  %0 = scf.forall (%i) = (0) to (4) step (2) shared_outs(%o = %e) -> (tensor<1x4x8x16xf32>) {
+    %ti = tensor.extract_slice %t[0, %i, 0, 0] [1, 2, 8, 16] [1, 1, 1, 1] : tensor<1x4x8x16xf32> to tensor<1x2x8x16xf32>
+    %oi = tensor.extract_slice %o[0, %i, 0, 0] [1, 2, 8, 16] [1, 1, 1, 1] : tensor<1x4x8x16xf32> to tensor<1x2x8x16xf32>
+    %r = linalg.exp ins(%ti : tensor<1x2x8x16xf32>) outs(%oi : tensor<1x2x8x16xf32>) -> tensor<1x2x8x16xf32>
+    scf.forall.in_parallel {
+      tensor.parallel_insert_slice %r into %o[0, %i, 0, 0] [1, 2, 8, 16] [1, 1, 1, 1] : tensor<1x2x8x16xf32> into tensor<1x4x8x16xf32>
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [1, 2, 1, 1]>}
+  return %0 : tensor<1x4x8x16xf32>
+}
 }

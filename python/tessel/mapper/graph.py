@@ -39,7 +39,7 @@ _NAMED_KINDS = {
 # tessel.pad_view's border is filled in SRAM, not read).
 _VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape",
              "tensor.extract_slice", "tensor.insert_slice", "tensor.reshape",
-             "tensor.cast", "tessel.pad_view")
+             "tensor.cast", "tessel.pad_view", "tessel.transpose_view")
 
 
 class GraphError(TesselError, ValueError):

@@ -1530,3 +1530,20 @@ func.func @pad_view_sram(%x: memref<4x8xf32, #tessel.memory_space<sram>>) {
   %p = tessel.pad_view %x low [0, 1] high [0, 1] value 0.0 : memref<4x8xf32, #tessel.memory_space<sram>> to memref<4x10xf32, #tessel.memory_space<sram>>
   return
 }
+
+// -----
+
+func.func @transpose_view_permutation(%x: tensor<4x8x16xf32>) {
+  // expected-error @+1 {{permutation [0, 0, 2] is not a permutation of the rank-3 source's dimensions}}
+  %t = tessel.transpose_view %x permutation [0, 0, 2] : tensor<4x8x16xf32> to tensor<4x4x16xf32>
+  return
+}
+
+// -----
+
+// A transposed view's dimensions are its source's, permuted.
+func.func @transpose_view_shape(%x: tensor<4x8x16xf32>) {
+  // expected-error @+1 {{result dimension 0 is 4, expected 8 (source dimension 1)}}
+  %t = tessel.transpose_view %x permutation [1, 0, 2] : tensor<4x8x16xf32> to tensor<4x8x16xf32>
+  return
+}

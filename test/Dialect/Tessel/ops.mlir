@@ -186,6 +186,14 @@ func.func @pad_view(%x: tensor<4x8xf32>, %m: memref<4x8xf32, #dram>) -> tensor<4
   return %p : tensor<4x11xf32>
 }
 
+// A transposed view of a tensor.
+// CHECK-LABEL: func.func @transpose_view
+// CHECK:         tessel.transpose_view %{{.+}} permutation [0, 2, 1, 3] : tensor<1x128x12x64xf32> to tensor<1x12x128x64xf32>
+func.func @transpose_view(%x: tensor<1x128x12x64xf32>) -> tensor<1x12x128x64xf32> {
+  %t = tessel.transpose_view %x permutation [0, 2, 1, 3] : tensor<1x128x12x64xf32> to tensor<1x12x128x64xf32>
+  return %t : tensor<1x12x128x64xf32>
+}
+
 // CHECK-LABEL: func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 func.func private @types(!tessel.tile, !tessel.token, !tessel.semaphore)
 }

@@ -575,6 +575,100 @@ PadViewOp::bufferize(RewriterBase &rewriter,
 }
 
 //===----------------------------------------------------------------------===//
+// TransposeViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult TransposeViewOp::verify() {
+  auto source = cast<RankedTensorType>(getSource().getType());
+  auto result = cast<RankedTensorType>(getResult().getType());
+  if (source.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the source's "
+                         << source.getElementType();
+  ArrayRef<int64_t> permutation = getPermutation();
+  int64_t rank = source.getRank();
+  if (result.getRank() != rank || static_cast<int64_t>(permutation.size()) != rank ||
+      !isPermutationVector(permutation))
+    return emitOpError() << "permutation " << llvm::interleaved_array(permutation)
+                         << " is not a permutation of the rank-" << rank
+                         << " source's dimensions";
+  for (int64_t d = 0; d < rank; ++d)
+    if (result.getDimSize(d) != source.getDimSize(permutation[d]))
+      return emitOpError() << "result dimension " << d << " is "
+                           << result.getDimSize(d) << ", expected "
+                           << source.getDimSize(permutation[d])
+                           << " (source dimension " << permutation[d] << ")";
+  return success();
+}
+
+Value TransposeViewOp::getViewSource() { return getSource(); }
+
+// Bufferized, the view views its source's buffer: it reads and writes
+// nothing itself, and the source's buffer is what its result aliases.
+bool TransposeViewOp::bufferizesToMemoryRead(
+    OpOperand &, const bufferization::AnalysisState &) {
+  return false;
+}
+
+bool TransposeViewOp::bufferizesToMemoryWrite(
+    OpOperand &, const bufferization::AnalysisState &) {
+  return false;
+}
+
+bufferization::AliasingValueList
+TransposeViewOp::getAliasingValues(OpOperand &,
+                                   const bufferization::AnalysisState &) {
+  return {{getResult(), bufferization::BufferRelation::Unknown}};
+}
+
+/// The type of the `memref.transpose` by `permutation` of `source`: its
+/// shape and strides permuted, its offset kept.
+static MemRefType getTransposedType(MemRefType source,
+                                    ArrayRef<int64_t> permutation) {
+  auto [strides, offset] = source.getStridesAndOffset();
+  SmallVector<int64_t> shape, permuted;
+  for (int64_t d : permutation) {
+    shape.push_back(source.getDimSize(d));
+    permuted.push_back(strides[d]);
+  }
+  return MemRefType::get(
+      shape, source.getElementType(),
+      StridedLayoutAttr::get(source.getContext(), offset, permuted),
+      source.getMemorySpace());
+}
+
+FailureOr<bufferization::BufferLikeType>
+TransposeViewOp::getBufferType(Value value,
+                               const bufferization::BufferizationOptions &options,
+                               const bufferization::BufferizationState &state,
+                               SmallVector<Value> &invocationStack) {
+  FailureOr<bufferization::BufferLikeType> source =
+      bufferization::getBufferType(getSource(), options, state,
+                                   invocationStack);
+  if (failed(source))
+    return failure();
+  return cast<bufferization::BufferLikeType>(
+      getTransposedType(cast<MemRefType>(*source), getPermutation()));
+}
+
+LogicalResult
+TransposeViewOp::bufferize(RewriterBase &rewriter,
+                           const bufferization::BufferizationOptions &options,
+                           bufferization::BufferizationState &state) {
+  FailureOr<Value> source =
+      bufferization::getBuffer(rewriter, getSource(), options, state);
+  if (failed(source))
+    return failure();
+  AffineMap map = AffineMap::getPermutationMap(
+      llvm::map_to_vector(getPermutation(),
+                          [](int64_t d) { return static_cast<unsigned>(d); }),
+      getContext());
+  bufferization::replaceOpWithNewBufferizedOp<memref::TransposeOp>(
+      rewriter, *this, *source, AffineMapAttr::get(map));
+  return success();
+}
+
+//===----------------------------------------------------------------------===//
 // DmaOp, WaitOp, WaitSemaphoreOp
 //===----------------------------------------------------------------------===//
 

@@ -37,7 +37,7 @@ bool isInContract(Operation *op) {
     return true;
   // What the legalize passes make of a pad: their output, mapped, is lowered
   // again from the start.
-  if (isa<PadViewOp>(op))
+  if (isa<PadViewOp, TransposeViewOp>(op))
     return true;
   StringRef dialect = op->getName().getDialectNamespace();
   return llvm::is_contained(kAllowedDialects, dialect) &&

@@ -151,7 +151,7 @@ Access getAccess(scf::ForallOp forall) {
   auto record = [&](SmallVectorImpl<Value> &list, Value value) {
     // The buffer a view is a view of.
     auto memref = dyn_cast<TypedValue<BaseMemRefType>>(value);
-    Value root = memref ? memref::skipViewLikeOps(memref) : value;
+    Value root = memref ? getViewRoot(memref) : value;
     if (root.getParentRegion() == funcBody && !llvm::is_contained(list, root))
       list.push_back(root);
   };
@@ -290,7 +290,8 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       // Constants and views of DRAM buffers (reshapes, slices) carry no
       // work: the cores that use them get their own copies.
       if (isa<memref::AllocOp, memref::DeallocOp, memref::GetGlobalOp,
-              func::ReturnOp, arith::ConstantOp, ViewLikeOpInterface>(op))
+              func::ReturnOp, arith::ConstantOp, ViewLikeOpInterface,
+              memref::TransposeOp>(op))
         continue;
       return op.emitOpError()
              << "is outside any partitioned op; run tessel-partition first";
@@ -408,7 +409,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
           return fail("is not a tensor between ops");
         if (llvm::any_of(returnOp.getOperands(), [&](Value value) {
               auto view = dyn_cast<TypedValue<BaseMemRefType>>(value);
-              return view && memref::skipViewLikeOps(view) == buffer;
+              return view && getViewRoot(view) == buffer;
             }))
           return fail("is a model output, which goes to DRAM");
         // What the passes before made of the op (an accumulator loaded
@@ -631,7 +632,7 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       Operation *def = value.getDefiningOp();
       if (map.contains(value) || !def ||
           def->getBlock() != &func.getBody().front() ||
-          !isa<arith::ConstantOp, ViewLikeOpInterface>(def))
+          !isa<arith::ConstantOp, ViewLikeOpInterface, memref::TransposeOp>(def))
         return;
       for (Value operand : def->getOperands())
         capture(operand);

@@ -300,7 +300,7 @@ struct KeepOnChip : impl::TesselKeepOnChipBase<KeepOnChip> {
   /// `alloc`, which `store` stores: the slice then holds what was stored.
   static bool isComputedLast(DmaOp store, memref::AllocOp alloc) {
     for (Operation *op = store->getNextNode(); op; op = op->getNextNode()) {
-      if (isa<ViewLikeOpInterface, memref::DeallocOp>(op))
+      if (isa<ViewLikeOpInterface, memref::TransposeOp, memref::DeallocOp>(op))
         continue;
       if (llvm::any_of(op->getOperands(), [&](Value operand) {
             return isa<MemRefType>(operand.getType()) &&

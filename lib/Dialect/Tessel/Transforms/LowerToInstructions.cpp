@@ -635,7 +635,8 @@ struct Lowering {
       return false;
     for (Operation *prev = op->getPrevNode();
          prev && prev != buffer.getDefiningOp(); prev = prev->getPrevNode()) {
-      if (isa<ViewLikeOpInterface, memref::AllocOp, arith::ConstantOp>(prev))
+      if (isa<ViewLikeOpInterface, memref::TransposeOp, memref::AllocOp,
+              arith::ConstantOp>(prev))
         continue;
       bool touches = llvm::any_of(prev->getOperands(), [&](Value v) {
         return isa<MemRefType>(v.getType()) && getViewRoot(v) == buffer;

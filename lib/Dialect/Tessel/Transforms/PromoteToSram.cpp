@@ -32,6 +32,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Epilogues.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/Weights.h"
@@ -238,14 +239,13 @@ linalg::LinalgOp getPartitionOp(scf::ForallOp forall) {
 /// Whether `value` is a memref that views `buffer`.
 bool isViewOf(Value value, Value buffer) {
   auto memref = dyn_cast<TypedValue<BaseMemRefType>>(value);
-  return memref && memref::skipViewLikeOps(memref) == buffer;
+  return memref && getViewRoot(memref) == buffer;
 }
 
 /// The DRAM buffer `view` is a view of, if it is allocated in the function
 /// `forall` belongs to.
 memref::AllocOp getFunctionBuffer(Value view, scf::ForallOp forall) {
-  auto root = memref::skipViewLikeOps(cast<TypedValue<BaseMemRefType>>(view))
-                  .getDefiningOp<memref::AllocOp>();
+  auto root = getViewRoot(view).getDefiningOp<memref::AllocOp>();
   if (!root || root->getBlock() != forall->getBlock() || isInSram(root))
     return {};
   return root;
@@ -506,7 +506,7 @@ Operation *getDefinitionAfter(Value value, Operation *producer) {
 /// allocation, or a view of such values.
 bool canDefineBefore(Value value, Operation *producer) {
   Operation *def = getDefinitionAfter(value, producer);
-  return !def || (isa<memref::AllocOp, ViewLikeOpInterface>(def) &&
+  return !def || (isa<memref::AllocOp, ViewLikeOpInterface, memref::TransposeOp>(def) &&
                   llvm::all_of(def->getOperands(), [&](Value operand) {
                     return canDefineBefore(operand, producer);
                   }));
@@ -566,8 +566,7 @@ DenseMap<Operation *, Epilogue> findEpilogues(func::FuncOp func) {
       continue;
     // An output the producer reads must be a buffer of its own, to be
     // replaced by a fresh one.
-    Value outputBuffer = memref::skipViewLikeOps(
-        cast<TypedValue<BaseMemRefType>>(epilogue.output));
+    Value outputBuffer = getViewRoot(epilogue.output);
     epilogue.overwritesProducerInput = usesBuffer(producer, outputBuffer);
     if (epilogue.overwritesProducerInput &&
         (outputBuffer != epilogue.output ||
@@ -695,7 +694,7 @@ bool isCopiedOncePerElement(Value view, ArrayRef<scf::ForOp> loops) {
 Value getSeedSlice(RewriterBase &rewriter, OpOperand &operand,
                    const FilledAccumulator &filled) {
   Value value = operand.get();
-  Value buffer = memref::skipViewLikeOps(cast<TypedValue<BaseMemRefType>>(value));
+  Value buffer = getViewRoot(value);
   int64_t rank = cast<MemRefType>(value.getType()).getRank();
   return mirrorViews(rewriter, value, buffer, filled.seed,
                      getBroadcastInputMap(rewriter.getContext(), rank,

@@ -268,6 +268,41 @@ def Tessel_PadViewOp : Tessel_Op<"pad_view", [
   let hasVerifier = 1;
 }
 
+def Tessel_TransposeViewOp : Tessel_Op<"transpose_view", [
+    Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>,
+    DeclareOpInterfaceMethods<BufferizableOpInterface, [
+        "bufferizesToMemoryRead", "bufferizesToMemoryWrite",
+        "getAliasingValues", "getBufferType", "bufferize"]>]> {
+  let summary = "A tensor seen with its dimensions permuted, held nowhere";
+  let description = [{
+    `source` with its dimensions permuted as `linalg.transpose` with
+    `permutation` would give (result dimension `i` is source dimension
+    `permutation[i]`), but held nowhere: an op that reads a window of the
+    result loads it from where `source` is, through a strided view. A
+    transpose between ops then costs no DRAM buffer and no copy through the
+    chip (docs/lowering.md, "Transposes read in place").
+
+    `tessel-transposes-as-views` makes one of a `linalg.transpose` that
+    keeps the innermost dimension (so a load still moves rows of contiguous
+    elements) and whose every user reads it as a linalg input, directly or
+    through a reshape its strides allow. Bufferized, it is a
+    `memref.transpose` of the source's buffer.
+
+    ```mlir
+    %t = tessel.transpose_view %x permutation [0, 2, 1, 3]
+        : tensor<1x128x12x64xf32> to tensor<1x12x128x64xf32>
+    ```
+  }];
+  let arguments = (ins AnyStaticShapeTensor:$source,
+                       DenseI64ArrayAttr:$permutation);
+  let results = (outs AnyStaticShapeTensor:$result);
+  let assemblyFormat = [{
+    $source `permutation` $permutation attr-dict `:` type($source) `to`
+    type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement and synchronization
 //===----------------------------------------------------------------------===//

@@ -325,6 +325,38 @@ def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TesselTransposesAsViews
+    : Pass<"tessel-transposes-as-views", "::mlir::func::FuncOp"> {
+  let summary = "Read transposes between ops in place, through strided views";
+  let description = [{
+    A `linalg.transpose` between ops moves data only: mapped, it loads its
+    input and stores the permuted copy through DRAM, and its readers load
+    the copy back. A DMA reads a strided window as well as a contiguous
+    one, so this pass makes the transpose a `tessel.transpose_view`, which
+    its readers' loads read from the untransposed tensor: no op, no buffer,
+    no copy. Only where the permutation keeps the innermost dimension, of
+    at least 64 bytes (a load still moves rows of contiguous elements), and
+    every user reads it as a linalg input, directly or through one reshape
+    its permuted strides allow (a collapse of dimensions that are not
+    contiguous would need a copy).
+
+    ```mlir
+    %t = linalg.transpose ins(%x : tensor<1x128x12x64xf32>)
+           outs(%e : tensor<1x12x128x64xf32>) permutation = [0, 2, 1, 3]
+    %c = tensor.collapse_shape %t [[0, 1], [2], [3]]
+           : tensor<1x12x128x64xf32> into tensor<12x128x64xf32>
+    // becomes
+    %t = tessel.transpose_view %x permutation [0, 2, 1, 3]
+           : tensor<1x128x12x64xf32> to tensor<1x12x128x64xf32>
+    ```
+  }];
+  let dependentDialects = ["::mlir::tessel::TesselDialect"];
+  let statistics = [
+    Statistic<"numTransposesAsViews", "num-transposes-as-views",
+              "Number of transposes read in place">
+  ];
+}
+
 def TesselMaterializeCopies
     : Pass<"tessel-materialize-copies", "::mlir::func::FuncOp"> {
   let summary = "Turn pads, concatenations and slice insertions into linalg "
