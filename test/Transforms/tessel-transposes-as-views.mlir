@@ -56,3 +56,41 @@ func.func @stays(%k: tensor<12x128x64xf32>, %s: tensor<4x8x8xf32>, %x: tensor<2x
   %t3 = linalg.transpose ins(%x : tensor<2x4x32xf32>) outs(%e3 : tensor<4x2x32xf32>) permutation = [1, 0, 2]
   return %t, %t2, %t3 : tensor<12x64x128xf32>, tensor<8x4x8xf32>, tensor<4x2x32xf32>
 }
+
+// -----
+
+// Read directly and through an expand by elementwise ops: one view for
+// both.
+// CHECK-LABEL: func.func @direct_and_expanded
+// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[T:.+]] = tessel.transpose_view
+// CHECK:         tensor.expand_shape %[[T]]
+func.func @direct_and_expanded(%x: tensor<8x4x16xf32>) -> (tensor<4x8x16xf32>, tensor<1x4x8x16xf32>) {
+  %e = tensor.empty() : tensor<4x8x16xf32>
+  %t = linalg.transpose ins(%x : tensor<8x4x16xf32>) outs(%e : tensor<4x8x16xf32>) permutation = [1, 0, 2]
+  %o = tensor.empty() : tensor<4x8x16xf32>
+  %a = linalg.exp ins(%t : tensor<4x8x16xf32>) outs(%o : tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+  %x4 = tensor.expand_shape %t [[0, 1], [2], [3]] output_shape [1, 4, 8, 16] : tensor<4x8x16xf32> into tensor<1x4x8x16xf32>
+  %o4 = tensor.empty() : tensor<1x4x8x16xf32>
+  %b = linalg.exp ins(%x4 : tensor<1x4x8x16xf32>) outs(%o4 : tensor<1x4x8x16xf32>) -> tensor<1x4x8x16xf32>
+  return %a, %b : tensor<4x8x16xf32>, tensor<1x4x8x16xf32>
+}
+
+// -----
+
+// Written into (an op's init) or a weight (kept or streamed at its own
+// shape): the transposes stay.
+// CHECK-LABEL: func.func @written_or_weight
+// CHECK-COUNT-2: linalg.transpose
+// CHECK-NOT:     tessel.transpose_view
+func.func @written_or_weight(%x: tensor<8x4x16xf32>, %w: tensor<8x4x16xf32> {tessel.kind = "weight"}) -> (tensor<4x8x16xf32>, tensor<4x8x16xf32>) {
+  %e = tensor.empty() : tensor<4x8x16xf32>
+  %t = linalg.transpose ins(%x : tensor<8x4x16xf32>) outs(%e : tensor<4x8x16xf32>) permutation = [1, 0, 2]
+  %c = arith.constant 1.0 : f32
+  %f = linalg.fill ins(%c : f32) outs(%t : tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+  %e2 = tensor.empty() : tensor<4x8x16xf32>
+  %tw = linalg.transpose ins(%w : tensor<8x4x16xf32>) outs(%e2 : tensor<4x8x16xf32>) permutation = [1, 0, 2]
+  %o = tensor.empty() : tensor<4x8x16xf32>
+  %g = linalg.exp ins(%tw : tensor<4x8x16xf32>) outs(%o : tensor<4x8x16xf32>) -> tensor<4x8x16xf32>
+  return %f, %g : tensor<4x8x16xf32>, tensor<4x8x16xf32>
+}

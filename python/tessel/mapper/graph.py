@@ -508,7 +508,8 @@ def epilogue_obstacle(ops, readers: dict[int, list[int]], producer: Op) -> str |
               and o.source != ("op", producer.index)]
     if not _at_own_indices(theirs[0]) or theirs[0].elem_bytes != outs[0].elem_bytes \
             or len(reads) != 1 or not _at_own_indices(reads[0]) \
-            or reads[0].shape != outs[0].shape:
+            or reads[0].shape != outs[0].shape \
+            or "tessel.transpose_view" in reads[0].views:
         return f"its reader {op.label()} reads it at other indices"
     if not all(_reads_in_order(o) for o in others):
         return f"its reader {op.label()} reads another input out of order"

@@ -176,6 +176,9 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                 continue
             if o.is_output:
                 return f"{reader.label()} writes into its result"
+            if "tessel.transpose_view" in o.views:
+                return (f"{reader.label()} reads it at other indices (through "
+                        "a transposed view)")
             if not o.padded and o.shape != out.shape:
                 if not unit_reshape(o.shape, out.shape) or \
                         not set(o.views) <= _UNIT_RESHAPES:

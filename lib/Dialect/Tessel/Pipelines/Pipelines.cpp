@@ -47,7 +47,6 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
-  pm.addNestedPass<func::FuncOp>(createTesselTransposesAsViews());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
   pm.addNestedPass<func::FuncOp>(createTesselCollapseEpilogueReshapes());
@@ -55,6 +54,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselHoistEpilogueOperands());
   pm.addPass(createCanonicalizerKeepingPartitions());
   pm.addNestedPass<func::FuncOp>(createTesselMergeDuplicateReductions());
+  // Last, once the users of each transpose are final.
+  pm.addNestedPass<func::FuncOp>(createTesselTransposesAsViews());
 }
 
 void tessel::buildLoweringPipeline(OpPassManager &pm,

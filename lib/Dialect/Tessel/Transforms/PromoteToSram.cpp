@@ -436,11 +436,15 @@ Value viewAgain(OpBuilder &builder, Value view, Value old, Value fresh,
     return fresh;
   if (Value again = taken.lookup(view))
     return again;
-  auto viewLike = cast<ViewLikeOpInterface>(view.getDefiningOp());
+  // A view-like op, or a memref.transpose (a view too, without the
+  // interface).
+  Operation *def = view.getDefiningOp();
+  Value source = isa<memref::TransposeOp>(def)
+                     ? cast<memref::TransposeOp>(def).getIn()
+                     : cast<ViewLikeOpInterface>(def).getViewSource();
   IRMapping mapping;
-  mapping.map(viewLike.getViewSource(),
-              viewAgain(builder, viewLike.getViewSource(), old, fresh, taken));
-  Value again = builder.clone(*viewLike, mapping)
+  mapping.map(source, viewAgain(builder, source, old, fresh, taken));
+  Value again = builder.clone(*def, mapping)
                     ->getResult(cast<OpResult>(view).getResultNumber());
   taken[view] = again;
   return again;
