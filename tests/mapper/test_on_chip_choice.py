@@ -164,13 +164,13 @@ def test_the_live_set_is_chosen_whole():
     # (150 bytes) is live over ops 0-3, B (120) over 1-2, C (120) over 2-3.
     # In program order A alone would stay (150 bytes); B and C together
     # hold more and fit at every op (240).
-    from tessel.mapper.on_chip import _choose, _Held
+    from tessel.mapper.on_chip import _budgets, _choose, _Held
 
     rows = (Access(((0, 1),)), Access(((1, 1),)))
     tile = frozenset({(0, 0)})
     held = [_Held(_op(i, (8, 8), rows), part, last, tile)
             for i, part, last in ((0, 150, 3), (1, 120, 2), (2, 120, 3))]
-    assert _choose(held, 1000) == {1, 2}
+    assert _choose(held, _budgets(held), 1000) == {1, 2}
     # On another tile, B's writer no longer overlaps: A and B fit together.
     held[1] = _Held(held[1].op, 120, 2, frozenset({(0, 1)}))
-    assert _choose(held, 1000) == {0, 1}
+    assert _choose(held, _budgets(held), 1000) == {0, 1}

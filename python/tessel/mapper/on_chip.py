@@ -58,8 +58,8 @@ LIVE_FRACTION = 4
 # The readers that read a kept result through a reshape of unit dimensions.
 # Matmuls, convolutions and windowed ops do not: GPT-2's block on
 # tessel-4x4 kept two layer norms' outputs that its matmuls read as
-# matrices, and the transposed keys its batch matmul reads, and ran 1.7 %
-# slower (706,190 -> 717,903 cycles); the BERT layer, whose layer norms
+# matrices, and the transposed keys its batch matmul reads, and ran 2.0 %
+# slower (706,190 -> 720,442 cycles); the BERT layer, whose layer norms
 # read its matmuls' results so, ran 1.8 % faster (683,757 -> 671,205).
 _READ_THROUGH_RESHAPES = ("elementwise", "reduction", "copy")
 
@@ -225,7 +225,7 @@ def _budgets(held: list) -> list:
     return sorted(rows)
 
 
-def _choose(held: list, sram_bytes: int) -> set:
+def _choose(held: list, budgets: list, sram_bytes: int) -> set:
     """The held results to keep: the most bytes on chip (CP-SAT) such that
     on every tile, at every op, the results held there at once take at most
     ``1 / LIVE_FRACTION`` of its SRAM (``_budgets``). The ops' steps are
@@ -239,7 +239,7 @@ def _choose(held: list, sram_bytes: int) -> set:
         return set()
     m = cp_model.CpModel()
     keep = [m.NewBoolVar(f"keep{k}") for k in range(len(held))]
-    for live in sorted({live for live, _, _ in _budgets(held)}):
+    for live in sorted({live for live, _, _ in budgets}):
         m.Add(sum(held[k].part * keep[k] for k in live)
               <= sram_bytes // LIVE_FRACTION)
     m.Maximize(sum(h.part * len(h.tiles) * v for h, v in zip(held, keep)))
@@ -252,10 +252,10 @@ def _choose(held: list, sram_bytes: int) -> set:
     return {k for k, v in enumerate(keep) if solver.Value(v)}
 
 
-def _why_not(k: int, held: list, kept: set, graph: Graph,
+def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
              sram_bytes: int) -> str:
     """Where held result ``k``, left out, would not fit beside the kept ones."""
-    for live, i, t in _budgets(held):
+    for live, i, t in budgets:
         if k in live:
             others = sum(held[j].part for j in live if j in kept)
             if others + held[k].part > sram_bytes // LIVE_FRACTION:
@@ -303,7 +303,8 @@ def keep_on_chip(graph: Graph, solution, arch):
         held.append(_Held(op, part, max(readers[_result_writer(op).index]),
                           frozenset((p.row + r, p.col + c) for r in range(p.rows)
                                     for c in range(p.cols))))
-    kept = _choose(held, sram_bytes)
+    budgets = _budgets(held)
+    kept = _choose(held, budgets, sram_bytes)
     for k, h in enumerate(held):
         if k in kept:
             notes[h.op.index] = (f"{h.op.label()}: result on chip, {h.part} bytes "
@@ -311,6 +312,6 @@ def keep_on_chip(graph: Graph, solution, arch):
                                  f"{graph.ops[h.last].label()}")
         else:
             notes[h.op.index] = (f"{h.op.label()}: result to DRAM: " +
-                                 _why_not(k, held, kept, graph, sram_bytes))
+                                 _why_not(k, held, budgets, kept, graph, sram_bytes))
     return replace(solution, on_chip=frozenset(held[k].op.index for k in kept),
                    notes=solution.notes + tuple(notes[i] for i in sorted(notes)))
