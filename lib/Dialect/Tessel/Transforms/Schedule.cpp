@@ -4,9 +4,10 @@
 // waits again, so its DMA engine and its compute units take turns. This pass
 // overlaps them: each load (from DRAM, or of a slice a tile keeps on chip)
 // is issued one step early, while the previous step computes, and its wait
-// moves to the first instruction that reads what it loaded. The load's SRAM buffer is then allocated while the
-// previous step's buffers are still live, which is the second buffer that
-// `tessel-tile-for-sram` reserved room for.
+// moves to the first instruction that reads what it loaded. The load's SRAM
+// buffer is then allocated while the previous step's buffers are still
+// live, which is the second buffer that `tessel-tile-for-sram` reserved
+// room for.
 //
 // A load is never moved across synchronization (a wait orders it with other
 // tiles' writes) or a fence (into another op, whose buffers the step sizes

@@ -2,14 +2,14 @@
 //
 // Tiles of an op split over a rectangle often read the same elements of an
 // operand (from DRAM, or from the tile that keeps it on chip,
-// tessel-keep-on-chip): a matmul split over rows and columns reads each row panel of its
-// left operand on every tile of a grid row, and each column panel of its
-// right operand on every tile of a grid column; a convolution split over
-// rows and columns of its output reads the rows and columns around each
-// tile's block (the halo) on the neighbouring tiles too. Loaded tile by
-// tile, those bytes cross the chip's few DRAM channels once per tile. This
-// pass has one tile read them and multicast them into every reader's own
-// buffer.
+// tessel-keep-on-chip): a matmul split over rows and columns reads each row
+// panel of its left operand on every tile of a grid row, and each column
+// panel of its right operand on every tile of a grid column; a convolution
+// split over rows and columns of its output reads the rows and columns
+// around each tile's block (the halo) on the neighbouring tiles too. Loaded
+// tile by tile, those bytes cross the chip's few DRAM channels once per
+// tile. This pass has one tile read them and multicast them into every
+// reader's own buffer.
 //
 // Which loads can share is decided per op (the `tessel.share` mark
 // tessel-convert-to-device puts on the loads of an op mapped `shared`) and
