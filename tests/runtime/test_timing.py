@@ -122,6 +122,51 @@ def test_an_instruction_between_matmuls_ends_the_run():
     assert run(b).cycles == 2 * one + fill
 
 
+def _two_runs_around_a_load(a, wait: bool):
+    """Two runs of two 256 x 32 x 32 bf16 blocks; between them a load from
+    DRAM (issued, and if ``wait`` waited on)."""
+    m, k, n = 256, 32, 32
+    b = ProgramBuilder(a)
+    x = b.add_buffer("x", "input", (4096,), "f32")
+    t = b.tile(0, 0, tokens=1)
+    _matmuls(b, t, [("bf16", m, k, n)] * 2)
+    t.dma(0, 0, "f32", (4096,), dram(x.offset, (1,)), sram(300000, (1,)))
+    if wait:
+        t.wait(0)
+    _matmuls(b, t, [("bf16", m, k, n)] * 2)
+    return run(b)
+
+
+def test_a_run_goes_on_across_control_instructions_that_do_not_stall():
+    # The dma is issued between the runs and nothing waits on it: the array
+    # never empties, the second run saves the first one's drain (K + N - 1)
+    # and its own fill (K, hidden by the last stream of M): one run of four
+    # blocks plus the dma's issue cycle.
+    a = ARCH("systolic-32x32")
+    m, k, n = 256, 32, 32
+    res = _two_runs_around_a_load(a, wait=False)
+    apart = 2 * (k + 2 * m + (k + n - 1)) + 1
+    assert res.cycles == k + 4 * m + (k + n - 1) + 1 == apart - 95 == 1120
+    assert res.tiles[(0, 0)].mac == 1119 and res.tiles[(0, 0)].busy == 1120
+    # One weight buffer: every block pays its own fill and drain.
+    single = _two_runs_around_a_load(
+        ARCH("systolic-32x32", **{"tile.mac.weight_buffers": 1}), wait=False)
+    assert single.tiles[(0, 0)].mac == 4 * (k + (k + n - 1) + m)
+
+
+def test_a_stall_between_runs_ends_the_run():
+    # Waiting on the load stalls the tile until it lands: the array
+    # empties, and the second run pays its fill and drain again.
+    a = ARCH("systolic-32x32")
+    m, k, n = 256, 32, 32
+    res = _two_runs_around_a_load(a, wait=True)
+    one_run = k + 2 * m + (k + n - 1)
+    load = 20 + 16384 / a.dram.bytes_per_cycle + a.dram.latency_cycles
+    # The dma issued at the first run's end, the second run from its landing.
+    assert res.cycles == one_run + load + one_run == 1590
+    assert res.tiles[(0, 0)].mac == 2 * one_run
+
+
 def test_matmul_init_times_as_matmul_and_continues_the_run():
     # Starting the sums at zero changes no timing: a matmul_init among
     # matmuls is one more block of the run.

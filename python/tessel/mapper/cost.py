@@ -202,7 +202,11 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
     possible; for a matmul or a convolution each also with reduction steps
     of ``array_rows`` and of four times that (the MAC array's rows: shorter
     steps leave rows idle; a convolution's kernel loops are shorter still,
-    so the cap cuts its channels) (distinct, in that order)."""
+    so the cap cuts its channels) (distinct, in that order). For a
+    matmul or a convolution each then also with a short last step: its
+    outermost parallel loop cut into steps an eighth shorter, the rest a
+    last step of its own, whose result leaves soon after the compute (the
+    step before its last is stored under it)."""
     out = []
     variants = [(None, 0)]
     if op.macs:
@@ -215,6 +219,15 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
         steps = step_sizes(op, part, budget, skip_weights, keep, reduction_step)
         if steps is not None and steps not in out:
             out.append(steps)
+    if op.kind in ("matmul", "batch_matmul", "conv"):
+        for steps in list(out):
+            cut = [l for l in op.parallel_loops if 1 < steps[l] < part[l]]
+            if not cut or part[cut[0]] % steps[cut[0]]:
+                continue
+            shorter = list(steps)
+            shorter[cut[0]] -= max(1, steps[cut[0]] // 8)
+            if tuple(shorter) not in out:
+                out.append(tuple(shorter))
     return out
 
 
@@ -232,8 +245,11 @@ def mac_dtype(op: Op) -> str:
     return _DTYPE_OF_BYTES.get(op.operands[0].elem_bytes if op.operands else 4, "f32")
 
 
-def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
-    """Cycles of the instructions one step of ``op`` becomes."""
+def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) -> int:
+    """Cycles of the instructions one step of ``op`` becomes; ``joined``:
+    as a step whose run of matmul blocks goes on from the previous step's
+    (docs/simulator.md, *Runs joined across control instructions*), its
+    first fill hidden and no drain of its own."""
     elems = math.prod(step)
     item = op.operands[-1].elem_bytes if op.operands else 4
     dtype = mac_dtype(op)
@@ -256,6 +272,8 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
         # (taken as its own stream), the first block its whole fill, the
         # run one drain.
         steady = sum(c * max(f, s) for c, (f, _, s) in shapes)
+        if joined:
+            return repeats * steady
         f1, _, s1 = shapes[0][1]
         return repeats * steady + min(f1, s1) + max(d for _, (_, d, _) in shapes)
 
@@ -292,6 +310,25 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...]) -> int:
         total += vector_cycles(arch, "reduce_add", e, (e + math.prod(shape)) * item)
     out = math.prod(shape)
     return total + vector_cycles(arch, "add", out, out * item * 3)
+
+
+def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int) -> int:
+    """How many pieces tessel-early-stores cuts the store of a step's
+    ``nbytes`` result into: the MAC array finishes it a block of
+    ``mac.cols`` along the shorter of its two sides at a time (the longer
+    one streams), each piece at least what the DMA moves in four times its
+    setup. One where an epilogue runs on the whole slice after the blocks."""
+    if op.kind not in ("matmul", "batch_matmul", "conv") or op.epilogue is not None:
+        return 1
+    if op.kind == "conv":
+        n, f, oh, ow = step[:4]
+        sides = (f, oh * ow)
+    else:
+        sides = step[-3:-1]
+    blocks = _ceil_div(min(sides), arch.tile.mac.cols)
+    dma = arch.tile.dma
+    least = 4 * dma.setup_cycles * min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
+    return max(1, min(blocks, nbytes // least))
 
 
 def _conv_cycles(step: tuple[int, ...], blocks) -> int:
@@ -374,6 +411,15 @@ def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
     for shape_counts in product(*pieces):
         yield (tuple(s for s, _ in shape_counts),
                math.prod(c for _, c in shape_counts))
+
+
+def _last_transfer(o: Operand, part: tuple[int, ...],
+                   steps: tuple[int, ...]) -> tuple[int, ...]:
+    """The slice shape of the last of :func:`_transfers`: the last
+    (remainder) chunk of each loop it iterates."""
+    last = _innermost_cut_loop(o, part, steps)
+    return tuple(_chunks(p, s)[-1][0] if l <= last else s
+                 for l, (p, s) in enumerate(zip(part, steps)))
 
 
 def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
@@ -598,6 +644,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     moved = [o for o in op.operands
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
     compute = load_total = store_total = gather_total = last_store = 0.0
+    # What the steps' runs of matmul blocks save where each goes on from
+    # the previous step's (the simulator joins them when the tile does not
+    # stall in between).
+    joinable = 0.0
     bytes_per_tile = 0
     num_steps = 0
     # Steps of equal shape cost the same: at most two sizes per loop.
@@ -605,7 +655,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         shape = tuple(s for s, _ in shape_counts)
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
-        compute += count * compute_cycles(op, arch, shape)
+        one_step = compute_cycles(op, arch, shape)
+        compute += count * one_step
+        if op.macs and arch.tile.mac.weight_buffers > 1:
+            joinable += count * (one_step - compute_cycles(op, arch, shape, joined=True))
         # A step's lookups: one gather from DRAM, waited for where it is
         # issued (its indices are the step's own loads).
         if op.gathered_bytes:
@@ -616,6 +669,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
     own_first = shared_first = kept_fill = 0.0
+    accumulator_set = False
     # Whether a split reduction's partials, which tessel-partition always
     # fills, are set in SRAM (see _partials_cycles).
     partials_in_sram = False
@@ -628,6 +682,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         filled = o.filled or (o.is_output and red_parts > 1)
         in_sram = o.read and filled and _loaded_once(o, part, steps)
         partials_in_sram |= in_sram and red_parts > 1
+        accumulator_set |= in_sram
         loaded = o.read and not in_sram
         if o.filled and loaded and red_parts == 1:
             nbytes = o.slice_bytes(part)
@@ -658,8 +713,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
-            if o.is_output:
-                last_store = max(last_store, one)
+            if o.is_output and shape == _last_transfer(o, part, steps):
+                # The last step's store, or of its pieces the last
+                # (tessel-early-stores), stands after the compute.
+                pieces = early_store_pieces(op, arch, shape, b)
+                last_store = max(last_store,
+                                 transfer_cycles(arch, b / pieces, o_rate, o_hops)
+                                 + handshake)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
@@ -696,6 +756,16 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 bytes_per_tile += count * b
     first_load = max(own_first, shared_first)
     transfer = load_total + store_total
+    # Joined are the steps after the first, but for the first of each
+    # result slice where vector work on the accumulator (setting it, an
+    # epilogue) comes between. Only a lone tile's: the tiles of a rectangle
+    # wait between steps for each other's credits and deliveries, and
+    # whether those waits stall (which ends a run) is not known here.
+    if joinable and placement.tiles == 1:
+        slices = sum(c for _, c in _transfers(next(o for o in op.operands
+                                                   if o.is_output), part, steps))
+        breaks = slices if op.epilogue is not None or accumulator_set else 1
+        compute -= joinable * max(0, num_steps - breaks) / num_steps
 
     reduce = 0
     if red_parts > 1:

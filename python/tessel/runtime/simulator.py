@@ -31,7 +31,8 @@ from .program import Program
 from .results import (STALL_CAUSES, DeadlockError, SimulationError, SimulationResult,
                       TagStats, TileStats)
 from .timing import (ISSUE_CYCLES, dram_channel_for, element_count, matmul_phases,
-                     matmul_run_cycles, vector_timing, xy_route)
+                     matmul_run_cycles, matmul_run_edges, matmul_run_joined,
+                     vector_timing, xy_route)
 
 # Instruction kinds of the pre-decoded streams (a dma_multicast is a _DMA:
 # one transfer, with several destinations).
@@ -57,7 +58,8 @@ class _Tile:
                  "cum_vec", "next_ctrl", "thunks", "n", "pc", "tokens",
                  "sems", "blocked", "block_t", "finished", "done_at",
                  "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
-                 "channels", "queues", "to_dst", "static", "copies")
+                 "channels", "queues", "to_dst", "static", "copies",
+                 "run_tail", "joined", "joined_by_tag")
 
 
 class _StaticTile:
@@ -67,7 +69,7 @@ class _StaticTile:
 
     __slots__ = ("instrs", "n", "kinds", "args", "cum", "cum_mac", "cum_vec",
                  "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes",
-                 "whole_stream")
+                 "whole_stream", "run_heads", "run_tails")
 
     def totals(self, done: int) -> tuple[dict, int, float, int]:
         """Of the first ``done`` instructions: per tag ``[instructions, busy
@@ -131,6 +133,10 @@ class _Static:
         st.tags = [ins.tag for ins in instrs]
         st.macs, st.mac_peak, st.sram_bytes = [0] * n, [0.0] * n, [0] * n
         mm_cache = self._mm_cache
+        # Double-buffered weights let a run go on across control
+        # instructions that do not stall (docs/simulator.md).
+        joins = a.tile.mac.weight_buffers > 1
+        st.run_heads, st.run_tails = {}, {}
         run: list[tuple[int, int, int]] = []  # the matmuls since the last other instruction
         for j, ins in enumerate(instrs):
             op = ins.op
@@ -178,6 +184,13 @@ class _Static:
                         cum[i + 1] = cum[i] + c
                         cum_mac[i + 1] = cum_mac[i] + c
                         cum_vec[i + 1] = cum_vec[i]
+                    if joins:
+                        # Its edges, for joining the runs before and after
+                        # it across control instructions (_run_tile).
+                        head, tail = matmul_run_edges(run)
+                        if first == 0 or kinds[first - 1] != _COMPUTE:
+                            st.run_heads[first] = head
+                        st.run_tails[j + 1] = tail
                     run = []
                     continue
                 else:
@@ -399,6 +412,9 @@ class _Simulator:
         t.done_at = 0.0
         t.stalls = dict.fromkeys(STALL_CAUSES, 0.0)
         t.ctrl_cycles = 0
+        t.run_tail = None
+        t.joined = 0
+        t.joined_by_tag = {}
         t.runs = [] if self.trace else None
         t.stall_log = []
         t.channels = [None] * a.tile.dma.channels
@@ -505,9 +521,21 @@ class _Simulator:
                     thunks = tile.thunks
                     for k in range(pc, j):
                         thunks[k]()
+                st = tile.static
+                saved = 0
+                if tile.run_tail is not None:
+                    head = st.run_heads.get(pc)
+                    if head is not None:
+                        # The array did not empty since the tile's last
+                        # run: this one goes on from it.
+                        saved = matmul_run_joined(tile.run_tail, head)
+                        tile.joined += saved
+                        tag = tile.instrs[pc].tag
+                        tile.joined_by_tag[tag] = tile.joined_by_tag.get(tag, 0) + saved
+                tile.run_tail = st.run_tails.get(j)
                 if tile.runs is not None:
-                    tile.runs.append((pc, j, t))
-                t += tile.cum[j] - tile.cum[pc]
+                    tile.runs.append((pc, j, t - saved))
+                t += tile.cum[j] - tile.cum[pc] - saved
                 pc = j
                 continue
             if heap and heap[0][0] < t:
@@ -555,6 +583,7 @@ class _Simulator:
         resume = t if t > start else start
         stall = resume - start
         if stall > 0:
+            tile.run_tail = None        # the array emptied while it waited
             tile.stalls[cause] += stall
             tile.stall_log.append((tile.pc, start, resume, cause))
         tile.blocked = None
@@ -808,7 +837,7 @@ class _Simulator:
             done = tl.pc if not tl.finished else tl.n
             s.instructions = done
             total_instr += done
-            s.mac = tl.cum_mac[done]
+            s.mac = tl.cum_mac[done] - tl.joined
             s.vector = tl.cum_vec[done]
             s.control = tl.ctrl_cycles
             s.busy = s.mac + s.vector + s.control
@@ -819,7 +848,7 @@ class _Simulator:
             for tag, (count, busy, tag_macs, db, nb) in per_tag.items():
                 ts = tag_stats(tag)
                 ts.instructions += count
-                ts.busy += busy
+                ts.busy += busy - tl.joined_by_tag.get(tag, 0)
                 ts.macs += tag_macs
                 ts.dram_bytes += db
                 ts.noc_bytes += nb

@@ -70,6 +70,34 @@ def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
     return charged
 
 
+def matmul_run_edges(phases: list[tuple[int, int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+    """What a run of double-buffered matmul blocks shares with its
+    neighbours across control instructions (:func:`matmul_run_joined`):
+    ``(fill of its first block, its cycles as charged)`` and ``(stream of
+    its last block, cycles from its last stream's end to its last result's
+    leaving)``."""
+    streamed, end, prev_stream = 0, 0, None
+    for f, d, s in phases:
+        streamed += (f if prev_stream is None else max(0, f - prev_stream)) + s
+        end = max(end, streamed + d)
+        prev_stream = s
+    return (phases[0][0], end), (phases[-1][2], end - streamed)
+
+
+def matmul_run_joined(tail: tuple[int, int], head: tuple[int, int]) -> int:
+    """The cycles a run of double-buffered matmul blocks saves when it
+    continues the tile's previous run: only control instructions that did
+    not stall lie between them, so the array never emptied. ``tail`` is the
+    previous run's last-block edge, ``head`` this run's first-block edge
+    (:func:`matmul_run_edges`). Joined, the first block's weights shift in
+    during the previous last block's stream and its rows follow that
+    block's: it saves the previous run's drain and the part of its own fill
+    that stream hides, never more than its own cycles."""
+    last_stream, drain = tail
+    fill, cycles = head
+    return min(cycles, drain + min(fill, last_stream))
+
+
 def vector_cycles(arch, latency_key: str, elements: int, sram_bytes: int) -> int:
     v = arch.tile.vector
     return v.latency[latency_key] + max(

@@ -87,6 +87,8 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   // them; their readers fetch them there.
   pm.addPass(createTesselKeepOnChip());
   pm.addPass(createTesselSchedule());
+  // Each block of a result leaves as soon as it is final.
+  pm.addPass(createTesselEarlyStores());
   pm.addPass(createTesselAllocateSram());
   // Tiles that load the same slice at the same step share one load.
   pm.addPass(createTesselShareLoads());

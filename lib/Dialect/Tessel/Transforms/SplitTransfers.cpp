@@ -59,38 +59,51 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
       int64_t rate =
           std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
       int64_t minPieceBytes = arch.getTileDmaSetupCycles() * rate;
+      // DMA channels `g * channels + i` all read DRAM channel `i`: stores
+      // take the groups in turn, so that one store's setup and latency
+      // run under the previous one's data.
+      unsigned groups = arch.getTileDmaChannels() % channels
+                            ? 1
+                            : arch.getTileDmaChannels() / channels;
+      unsigned nextGroup = 0;
       SmallVector<DmaOp> transfers;
       core.walk([&](DmaOp dma) { transfers.push_back(dma); });
-      for (DmaOp dma : transfers)
-        split(dma, channels, minPieceBytes);
+      for (DmaOp dma : transfers) {
+        bool store = isInDram(dma.getTarget());
+        if (split(dma, channels, minPieceBytes,
+                  store ? nextGroup * channels : 0) &&
+            store)
+          nextGroup = (nextGroup + 1) % groups;
+      }
     });
   }
 
   /// Cuts `dma`, a transfer between DRAM and the tile's SRAM on no named
   /// channel, along its outermost dimension of more than one element into
   /// up to `channels` pieces of at least `minPieceBytes`, piece `i` on DMA
-  /// channel `i`.
-  void split(DmaOp dma, unsigned channels, int64_t minPieceBytes) {
+  /// channel `firstChannel + i`; whether it did.
+  bool split(DmaOp dma, unsigned channels, int64_t minPieceBytes,
+             unsigned firstChannel) {
     if (dma.getChannel() ||
         isInDram(dma.getSource()) == isInDram(dma.getTarget()))
-      return;
+      return false;
     auto type = cast<MemRefType>(dma.getSource().getType());
     // A piece is a subview of both ends, which needs strided layouts.
     if (!type.isStrided() ||
         !cast<MemRefType>(dma.getTarget().getType()).isStrided())
-      return;
+      return false;
     ArrayRef<int64_t> shape = type.getShape();
     const auto *outer =
         llvm::find_if(shape, [](int64_t size) { return size > 1; });
     if (outer == shape.end())
-      return;
+      return false;
     unsigned dim = outer - shape.begin();
     int64_t bytes = type.getNumElements() *
                     llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     int64_t pieces = std::min<int64_t>(
         {static_cast<int64_t>(channels), shape[dim], bytes / minPieceBytes});
     if (pieces < 2)
-      return;
+      return false;
 
     OpBuilder builder(dma);
     Location loc = dma.getLoc();
@@ -101,12 +114,13 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
       Value source = slab(builder, loc, dma.getSource(), dim, begin, size);
       Value target = slab(builder, loc, dma.getTarget(), dim, begin, size);
       auto piece = DmaOp::create(builder, loc, source, target,
-                                 builder.getI32IntegerAttr(i));
+                                 builder.getI32IntegerAttr(firstChannel + i));
       piece->setDiscardableAttrs(dma->getDiscardableAttrDictionary());
       tokens.push_back(piece.getToken());
     }
     replaceTransfer(dma, tokens);
     ++numSplit;
+    return true;
   }
 };
 

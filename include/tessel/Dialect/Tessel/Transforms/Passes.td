@@ -1375,6 +1375,44 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
+  let summary = "Store each block of a result slice once it is final";
+  let description = [{
+    A step stores its result slice after its last instruction, but the MAC
+    array finishes the slice block by block (a block of output channels or
+    of columns at a time), each final after its own last product. A
+    `tessel.dma` from a core's SRAM to DRAM is cut along its outermost
+    dimension of more than one element into the pieces that become final
+    at different instructions (reading the elements each instruction
+    touches from its views' strided layouts), and each piece is issued
+    right after the last instruction that writes it; where the store was
+    waited for, all its pieces are. A piece moves up past compute,
+    transfers and waits that do not touch its elements, never past a
+    signal, a semaphore wait, a fence, a multicast, a gather or a transfer
+    of the DRAM buffer it writes, and is at least what the tile's DMA moves
+    in four times its setup (smaller ones join a neighbour). Runs before
+    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
+    own.
+
+    ```mlir
+    tessel.matmul %a, %w0, %c0 : ...   // writes rows 0-31 of %c
+    tessel.matmul %a, %w1, %c1 : ...   // writes rows 32-63 of %c
+    %t = tessel.dma %c to %out : memref<64x392xf32, #sram> to memref<...>
+    // becomes
+    tessel.matmul %a, %w0, %c0 : ...
+    %t0 = tessel.dma %c_0 to %out_0 : memref<32x392xf32, ...> to ...
+    tessel.matmul %a, %w1, %c1 : ...
+    %t1 = tessel.dma %c_1 to %out_1 : memref<32x392xf32, ...> to ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numSplit", "num-split", "Number of stores cut into pieces">
+  ];
+}
+
 def TesselSplitTransfers : Pass<"tessel-split-transfers", "::mlir::ModuleOp"> {
   let summary = "Spread a large DRAM transfer over the DRAM channels a tile "
                 "has to itself";

@@ -1,0 +1,102 @@
+// RUN: tessel-opt %s -split-input-file -tessel-early-stores | FileCheck %s
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// A 4 x 4 array; a piece is at least 4 x setup (2) x rate (8) = 64 bytes.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Two blocks of four columns each: the first block's columns (128 bytes)
+// leave right after its product, the second's where the store was; the
+// wait takes both pieces. Rows are not cut: the last product writes every
+// row.
+// CHECK-LABEL: tessel.device @columns
+// CHECK:         tessel.matmul %[[X:.+]], %{{.+}}, %[[C0:.+]] :
+// CHECK-NEXT:    %[[S0:.+]] = memref.subview %[[ACC:.+]][0, 0] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[D0:.+]] = memref.subview %[[Y:.+]][0, 0] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[T0:.+]] = tessel.dma %[[S0]] to %[[D0]] :
+// CHECK:         tessel.matmul %[[X]], %{{.+}}, %[[C1:.+]] :
+// CHECK-NEXT:    %[[S1:.+]] = memref.subview %[[ACC]][0, 4] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[D1:.+]] = memref.subview %[[Y]][0, 4] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[T1:.+]] = tessel.dma %[[S1]] to %[[D1]] :
+// CHECK-NEXT:    tessel.wait %[[T0]], %[[T1]]
+tessel.device @columns arch #tiny {
+  %t = tessel.tile(0, 0)
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Stores that stay whole: past a signal (the first block's columns may not
+// leave before it), after an elementwise op over the whole result (every
+// column final at once), after a load of the DRAM buffer stored into, and
+// pieces under 64 bytes (two rows of 4 x 2 elements, 32 bytes each).
+// CHECK-LABEL: tessel.device @whole
+// CHECK-NOT:     tessel.dma {{.*}}strided
+// CHECK:         tessel.wait
+tessel.device @whole arch #tiny {
+  %t = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %sem = tessel.semaphore on %t1
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  %z = tessel.dram_buffer @z output : memref<8x8xf32, #dram>
+  %u = tessel.dram_buffer @u output : memref<8x8xf32, #dram>
+  %v = tessel.dram_buffer @v output : memref<8x8xf32, #dram>
+  %q = tessel.dram_buffer @q output : memref<2x8xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    // A signal between the blocks.
+    %a = memref.alloc() : memref<8x8xf32, #sram>
+    %a0 = memref.subview %a[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    %a1 = memref.subview %a[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x, %w0, %a0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.signal %sem
+    tessel.matmul %x, %w1, %a1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %sa = tessel.dma %a to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    // An elementwise op over the whole result.
+    %b = memref.alloc() : memref<8x8xf32, #sram>
+    %b0 = memref.subview %b[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    %b1 = memref.subview %b[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x, %w0, %b0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul %x, %w1, %b1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.vector_unary exp %b, %b : memref<8x8xf32, #sram>, memref<8x8xf32, #sram>
+    %sb = tessel.dma %b to %z : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    // A load of the DRAM buffer stored into, between the blocks.
+    %c = memref.alloc() : memref<8x8xf32, #sram>
+    %c0 = memref.subview %c[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    %c1 = memref.subview %c[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %e = memref.alloc() : memref<8x8xf32, #sram>
+    tessel.matmul %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %l = tessel.dma %u to %e : memref<8x8xf32, #dram> to memref<8x8xf32, #sram>
+    tessel.matmul %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %sc = tessel.dma %c to %u : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    // The blocks' pieces under the minimum.
+    %d = memref.alloc() : memref<2x8xf32, #sram>
+    %x2 = memref.alloc() : memref<2x4xf32, #sram>
+    %d0 = memref.subview %d[0, 0] [2, 4] [1, 1] : memref<2x8xf32, #sram> to memref<2x4xf32, strided<[8, 1]>, #sram>
+    %d1 = memref.subview %d[0, 4] [2, 4] [1, 1] : memref<2x8xf32, #sram> to memref<2x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x2, %w0, %d0 : memref<2x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<2x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul %x2, %w1, %d1 : memref<2x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<2x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %sd = tessel.dma %d to %q : memref<2x8xf32, #sram> to memref<2x8xf32, #dram>
+    tessel.wait %sa, %sb, %sc, %sd, %l
+  }
+}
