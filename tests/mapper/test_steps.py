@@ -5,11 +5,13 @@ steps it writes into the mapping are the cheapest it costed."""
 
 import dataclasses
 
+from tessel import arch as arch_model
+
 from tessel.ir import Context, Module
 from tessel.mapper import graph
-from tessel.mapper.cost import (Placement, _estimate_steps, dram_link, estimate,
-                                scratch_bytes, step_candidates, step_sizes,
-                                transfer_cycles)
+from tessel.mapper.cost import (Placement, _estimate_steps, dram_link,
+                                early_store_pieces, estimate, scratch_bytes,
+                                step_candidates, step_sizes, transfer_cycles)
 
 from test_search import small_arch
 
@@ -35,6 +37,14 @@ CONV = """
 func.func @f(%x: tensor<1x2x10x10xf32>, %w: tensor<16x2x3x3xf32>, %y: tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32> {
   %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x2x10x10xf32>, tensor<16x2x3x3xf32>) outs(%y : tensor<1x16x8x8xf32>) -> tensor<1x16x8x8xf32>
   return %r : tensor<1x16x8x8xf32>
+}
+"""
+
+
+MATMUL = """
+func.func @f(%a: tensor<256x128xf32>, %b: tensor<128x128xf32>, %c: tensor<256x128xf32>) -> tensor<256x128xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x128xf32>) outs(%c : tensor<256x128xf32>) -> tensor<256x128xf32>
+  return %r : tensor<256x128xf32>
 }
 """
 
@@ -72,13 +82,7 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     # tessel-tile-for-sram's own rule halves this matmul's 256 streamed rows
     # twice (64 rows a step); keeping them whole pays each block's fill and
     # drain a quarter as often, and the cost model finds it cheaper.
-    text = """
-    func.func @f(%a: tensor<256x128xf32>, %b: tensor<128x128xf32>, %c: tensor<256x128xf32>) -> tensor<256x128xf32> {
-      %r = linalg.matmul ins(%a, %b : tensor<256x128xf32>, tensor<128x128xf32>) outs(%c : tensor<256x128xf32>) -> tensor<256x128xf32>
-      return %r : tensor<256x128xf32>
-    }
-    """
-    op = _only_op(text)
+    op = _only_op(MATMUL)
     arch = small_arch(1, 1)
     placement = Placement(0, 0, 1, 1, (1, 1, 1))
     own = step_sizes(op, op.loops, arch.tile.sram.bytes)
@@ -90,6 +94,43 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
     chosen = estimate(op, arch, placement)
     assert chosen.steps[0] == 256
     assert chosen.cycles == min(costs.values()) < costs[own]
+
+
+def test_matmul_is_offered_a_short_last_step():
+    # On a lone tile, beside each even cut the same with the streamed loop
+    # (the rows) an eighth shorter: the rest is a last step of its own,
+    # whose blocks, and the last piece of its store, are small
+    # (tessel-early-stores).
+    op = _only_op(MATMUL)
+    arch = small_arch(1, 1)
+    own = step_sizes(op, op.loops, arch.tile.sram.bytes)
+    loop = 0
+    assert 1 < own[loop] < op.loops[loop]
+    shorter = list(own)
+    shorter[loop] -= own[loop] // 8
+    candidates = step_candidates(op, op.loops, arch.tile.sram.bytes,
+                                 array_rows=arch.tile.mac.rows, short_last=True)
+    assert tuple(shorter) in candidates
+    # On a rectangle of tiles, whose stores share DRAM, not offered.
+    assert tuple(shorter) not in step_candidates(
+        op, op.loops, arch.tile.sram.bytes, array_rows=arch.tile.mac.rows)
+    assert op.loops[loop] % shorter[loop] < shorter[loop]
+
+
+def test_store_pieces_are_the_blocks_along_the_shorter_side():
+    # A 256 x 128 result on systolic-32x32's 32 x 32 array: the 256 rows
+    # stream, the 128 columns are 4 blocks, each final at its own
+    # instruction; a piece is at least 4 DMA setups' worth (4 x 20 x 64 =
+    # 5120 bytes).
+    op = _only_op(MATMUL)
+    arch = arch_model.load("systolic-32x32")
+    assert early_store_pieces(op, arch, (256, 128, 32), 256 * 128 * 4) == 4
+    assert early_store_pieces(op, arch, (8, 128, 32), 8 * 128 * 4) == 1
+    # A tile whose four DMA channels each read one of its four DRAM
+    # channels: a piece's DRAM latency would not overlap another's, and
+    # tessel-early-stores keeps the store whole.
+    assert early_store_pieces(op, small_arch(1, 1), (256, 128, 32),
+                              256 * 128 * 4) == 1
 
 
 def test_convolution_is_offered_channel_steps():

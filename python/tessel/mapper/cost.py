@@ -195,18 +195,22 @@ def step_sizes(op: Op, part: tuple[int, ...], budget: int,
 
 
 def step_candidates(op: Op, part: tuple[int, ...], budget: int,
-                    skip_weights: bool = False,
-                    array_rows: int = 0) -> list[tuple[int, ...]]:
+                    skip_weights: bool = False, array_rows: int = 0,
+                    short_last: bool = False) -> list[tuple[int, ...]]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
     possible; for a matmul or a convolution each also with reduction steps
     of ``array_rows`` and of four times that (the MAC array's rows: shorter
     steps leave rows idle; a convolution's kernel loops are shorter still,
-    so the cap cuts its channels) (distinct, in that order). For a
-    matmul or a convolution each then also with a short last step: its
-    outermost parallel loop cut into steps an eighth shorter, the rest a
-    last step of its own, whose result leaves soon after the compute (the
-    step before its last is stored under it)."""
+    so the cap cuts its channels) (distinct, in that order). With
+    ``short_last`` (a lone tile's part), for a
+    matmul or a convolution each then also with a short last step: the
+    loop the array streams (a matmul's rows, a convolution's output rows)
+    cut into steps an eighth shorter, the rest a last step of its own,
+    whose result leaves soon after the compute (the step before its last
+    is stored under it). Not the loops across the array's columns: a short
+    last step there would leave columns idle; nor for an op with an
+    epilogue, whose result leaves as a whole after it."""
     out = []
     variants = [(None, 0)]
     if op.macs:
@@ -219,16 +223,22 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
         steps = step_sizes(op, part, budget, skip_weights, keep, reduction_step)
         if steps is not None and steps not in out:
             out.append(steps)
-    if op.kind in ("matmul", "batch_matmul", "conv"):
+    streamed = _STREAMED_LOOP.get(op.kind)
+    if short_last and streamed is not None and op.epilogue is None:
         for steps in list(out):
-            cut = [l for l in op.parallel_loops if 1 < steps[l] < part[l]]
-            if not cut or part[cut[0]] % steps[cut[0]]:
+            s = steps[streamed]
+            if not 1 < s < part[streamed] or part[streamed] % s:
                 continue
             shorter = list(steps)
-            shorter[cut[0]] -= max(1, steps[cut[0]] // 8)
+            shorter[streamed] -= max(1, s // 8)
             if tuple(shorter) not in out:
                 out.append(tuple(shorter))
     return out
+
+
+# The loop whose iterations a weight-stationary array streams as a block's
+# rows: a matmul's (and a batch's) rows, a convolution's output rows.
+_STREAMED_LOOP = {"matmul": 0, "batch_matmul": 1, "conv": 2}
 
 
 def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
@@ -312,13 +322,19 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) ->
     return total + vector_cycles(arch, "add", out, out * item * 3)
 
 
-def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int) -> int:
+def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
+                       tile: tuple[int, int] = (0, 0)) -> int:
     """How many pieces tessel-early-stores cuts the store of a step's
-    ``nbytes`` result into: the MAC array finishes it a block of
-    ``mac.cols`` along the shorter of its two sides at a time (the longer
-    one streams), each piece at least what the DMA moves in four times its
-    setup. One where an epilogue runs on the whole slice after the blocks."""
+    ``nbytes`` result on ``tile`` into: the MAC array finishes it a block
+    of ``mac.cols`` along the shorter of its two sides at a time (the
+    longer one streams), each piece at least what the DMA moves in four
+    times its setup. One where an epilogue runs on the whole slice after
+    the blocks, and where the tile has no second DMA channel for each DRAM
+    channel it spreads a transfer over (the pieces' latencies would not
+    overlap)."""
     if op.kind not in ("matmul", "batch_matmul", "conv") or op.epilogue is not None:
+        return 1
+    if arch.tile.dma.channels < 2 * arch.split_channels(*tile):
         return 1
     if op.kind == "conv":
         n, f, oh, ow = step[:4]
@@ -615,7 +631,8 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
         return None
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
-                                 array_rows=arch.tile.mac.rows)
+                                 array_rows=arch.tile.mac.rows,
+                                 short_last=placement.tiles == 1)
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link)
@@ -648,6 +665,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # the previous step's (the simulator joins them when the tile does not
     # stall in between).
     joinable = 0.0
+    # A lone tile waits for no other between steps: its runs join, its
+    # stores leave in pieces, and the model costs both.
+    lone = placement.tiles == 1
     bytes_per_tile = 0
     num_steps = 0
     # Steps of equal shape cost the same: at most two sizes per loop.
@@ -713,13 +733,27 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
-            if o.is_output and shape == _last_transfer(o, part, steps):
-                # The last step's store, or of its pieces the last
-                # (tessel-early-stores), stands after the compute.
-                pieces = early_store_pieces(op, arch, shape, b)
-                last_store = max(last_store,
-                                 transfer_cycles(arch, b / pieces, o_rate, o_hops)
-                                 + handshake)
+            if o.is_output and not lone:
+                # The largest slice's store: on a rectangle of tiles, whose
+                # pieces (below) share the DRAM channels with the other
+                # tiles', the model keeps to what it was measured against.
+                last_store = max(last_store, one)
+            elif o.is_output and shape == _last_transfer(o, part, steps):
+                # The last step's store stands after the compute; cut into
+                # pieces that leave as the step's blocks finish
+                # (tessel-early-stores), its last piece, or what the step's
+                # compute did not drain of the whole.
+                tail = one
+                pieces = early_store_pieces(op, arch, shape, b,
+                                            (placement.row, placement.col))
+                if pieces > 1:
+                    last_step = tuple(_chunks(p, s)[-1][0]
+                                      for p, s in zip(part, steps))
+                    drained = (compute_cycles(op, arch, last_step)
+                               * (pieces - 1) / pieces)
+                    tail = max(transfer_cycles(arch, b / pieces, o_rate, o_hops)
+                               + handshake, one - drained)
+                last_store = max(last_store, tail)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
@@ -761,7 +795,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # epilogue) comes between. Only a lone tile's: the tiles of a rectangle
     # wait between steps for each other's credits and deliveries, and
     # whether those waits stall (which ends a run) is not known here.
-    if joinable and placement.tiles == 1:
+    if joinable and lone:
         slices = sum(c for _, c in _transfers(next(o for o in op.operands
                                                    if o.is_output), part, steps))
         breaks = slices if op.epilogue is not None or accumulator_set else 1

@@ -178,6 +178,18 @@ void mlir::tessel::replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens) {
   transfer.erase();
 }
 
+Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,
+                               unsigned dim, int64_t offset, int64_t size) {
+  auto type = cast<MemRefType>(view.getType());
+  SmallVector<int64_t> offsets(type.getRank(), 0);
+  SmallVector<int64_t> sizes(type.getShape());
+  SmallVector<int64_t> strides(type.getRank(), 1);
+  offsets[dim] = offset;
+  sizes[dim] = size;
+  return memref::SubViewOp::create(builder, loc, view, offsets, sizes,
+                                   strides);
+}
+
 Value mlir::tessel::getViewRoot(Value view) {
   while (Operation *def = view.getDefiningOp()) {
     if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def))

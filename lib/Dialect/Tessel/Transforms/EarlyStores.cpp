@@ -15,7 +15,10 @@
 // its elements, never past synchronization (a signal, a semaphore wait, a
 // fence), a multicast or a gather, or a transfer of the DRAM buffer it
 // writes. A piece is at least what the tile's DMA moves in four times its
-// setup, so the added transfers cost little against what they hide.
+// setup, so the added transfers cost little against what they hide. A
+// transfer holds its DMA channel through the DRAM latency as well, so the
+// pass cuts only on a tile with a second DMA channel for each DRAM channel
+// it uses, where consecutive pieces' latencies overlap.
 //
 // Before tessel-allocate-sram, while every SRAM buffer is its own
 // allocation: which elements an instruction touches is read from its views'
@@ -61,16 +64,18 @@ struct Extent {
 };
 
 /// The elements of its allocation that `view` spans, from its strided
-/// layout; nullopt where that is not known (a byte-shifted `memref.view`
-/// on the way, a dynamic layout), which callers read as all of them.
+/// layout; nullopt where that is not known (another view on the way, such
+/// as a byte-shifted `memref.view`, or a dynamic layout), which callers
+/// read as all of them.
 std::optional<Extent> extentOf(Value view) {
+  // Through the views whose strided layouts count from the allocation's
+  // first element.
   for (Value v = view; Operation *def = v.getDefiningOp();) {
     if (isa<memref::AllocOp>(def))
       break;
-    if (isa<memref::ViewOp>(def))
-      return std::nullopt;
-    if (auto viewLike = dyn_cast<ViewLikeOpInterface>(def))
-      v = viewLike.getViewSource();
+    if (isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::CastOp,
+            memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+      v = cast<ViewLikeOpInterface>(def).getViewSource();
     else if (auto transpose = dyn_cast<memref::TransposeOp>(def))
       v = transpose.getIn();
     else
@@ -79,7 +84,8 @@ std::optional<Extent> extentOf(Value view) {
   auto type = cast<MemRefType>(view.getType());
   SmallVector<int64_t> strides;
   int64_t offset;
-  if (!type.hasStaticShape() || failed(type.getStridesAndOffset(strides, offset)) ||
+  if (!type.hasStaticShape() ||
+      failed(type.getStridesAndOffset(strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
@@ -105,26 +111,14 @@ bool touches(Operation *op, Value root, const Extent &extent) {
 
 /// Whether a store may not move up past `op` at all.
 bool isBarrier(Operation *op, Value dramRoot) {
-  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(op) ||
+  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(
+          op) ||
       op->getNumRegions() != 0)
     return true;
   if (auto dma = dyn_cast<DmaOp>(op))
     return getViewRoot(dma.getSource()) == dramRoot ||
            getViewRoot(dma.getTarget()) == dramRoot;
   return false;
-}
-
-/// `view` cut to `[offset, offset + size)` along `dim`.
-Value slab(OpBuilder &builder, Location loc, Value view, unsigned dim,
-           int64_t offset, int64_t size) {
-  auto type = cast<MemRefType>(view.getType());
-  SmallVector<int64_t> offsets(type.getRank(), 0);
-  SmallVector<int64_t> sizes(type.getShape());
-  SmallVector<int64_t> strides(type.getRank(), 1);
-  offsets[dim] = offset;
-  sizes[dim] = size;
-  return memref::SubViewOp::create(builder, loc, view, offsets, sizes,
-                                   strides);
 }
 
 /// The address ops in `block` that compute `values` and stand at or after
@@ -251,7 +245,8 @@ SmallVector<Piece> piecesOf(ArrayRef<Operation *> writers, Operation *store,
   for (auto [i, w] : llvm::enumerate(writers)) {
     Operation *after = w ? w : store;
     int64_t at = static_cast<int64_t>(i);
-    if (!pieces.empty() && (pieces.back().after == after || small(pieces.back()))) {
+    if (!pieces.empty() &&
+        (pieces.back().after == after || small(pieces.back()))) {
       pieces.back().end = at + 1;
       pieces.back().after = later(pieces.back().after, after);
     } else {
@@ -270,6 +265,15 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
   void runOnOperation() override {
     getOperation().walk([&](CoreOp core) {
       ArchAttr arch = lookupArch(core);
+      // A transfer holds its DMA channel through the DRAM latency too; the
+      // pieces' latencies overlap only where a second DMA channel reads
+      // the same DRAM channels (the stores take the channels in turn,
+      // tessel-split-transfers). Elsewhere each piece would add a latency
+      // to a tile whose channels may already be the bottleneck.
+      TileOp tile = core.getTileOp();
+      if (arch.getTileDmaChannels() <
+          2 * arch.getSplitChannels(tile.getRow(), tile.getCol()))
+        return;
       int64_t rate =
           std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
       int64_t minPieceBytes = 4 * arch.getTileDmaSetupCycles() * rate;
@@ -350,7 +354,8 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         continue;
       int64_t rowBytes = type.getNumElements() / shape[d] *
                          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
-      SmallVector<Piece> cut = piecesOf(writers, store, rowBytes, minPieceBytes);
+      SmallVector<Piece> cut =
+          piecesOf(writers, store, rowBytes, minPieceBytes);
       if (cut.size() > pieces.size()) {
         pieces = std::move(cut);
         dim = d;
@@ -384,8 +389,9 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         builder.setInsertionPointAfter(piece.after);
       Location loc = store.getLoc();
       int64_t size = piece.end - piece.begin;
-      Value from = slab(builder, loc, source, dim, piece.begin, size);
-      Value to = slab(builder, loc, store.getTarget(), dim, piece.begin, size);
+      Value from = createSlab(builder, loc, source, dim, piece.begin, size);
+      Value to =
+          createSlab(builder, loc, store.getTarget(), dim, piece.begin, size);
       auto dma = DmaOp::create(builder, loc, from, to, store.getChannelAttr());
       dma->setDiscardableAttrs(store->getDiscardableAttrDictionary());
       at = dma;

@@ -33,19 +33,6 @@ bool isInDram(Value view) {
   return getMemorySpace(cast<MemRefType>(view.getType())) == MemorySpace::dram;
 }
 
-/// `view` cut to `[offset, offset + size)` along `dim`.
-Value slab(OpBuilder &builder, Location loc, Value view, unsigned dim,
-           int64_t offset, int64_t size) {
-  auto type = cast<MemRefType>(view.getType());
-  SmallVector<int64_t> offsets(type.getRank(), 0);
-  SmallVector<int64_t> sizes(type.getShape());
-  SmallVector<int64_t> strides(type.getRank(), 1);
-  offsets[dim] = offset;
-  sizes[dim] = size;
-  return memref::SubViewOp::create(builder, loc, view, offsets, sizes,
-                                   strides);
-}
-
 struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
   void runOnOperation() override {
     getOperation().walk([&](CoreOp core) {
@@ -111,8 +98,10 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
     SmallVector<Value> tokens;
     for (int64_t begin = 0, i = 0; begin < shape[dim]; begin += chunk, ++i) {
       int64_t size = std::min(chunk, shape[dim] - begin);
-      Value source = slab(builder, loc, dma.getSource(), dim, begin, size);
-      Value target = slab(builder, loc, dma.getTarget(), dim, begin, size);
+      Value source =
+          createSlab(builder, loc, dma.getSource(), dim, begin, size);
+      Value target =
+          createSlab(builder, loc, dma.getTarget(), dim, begin, size);
       auto piece = DmaOp::create(builder, loc, source, target,
                                  builder.getI32IntegerAttr(firstChannel + i));
       piece->setDiscardableAttrs(dma->getDiscardableAttrDictionary());

@@ -38,6 +38,11 @@ Value getViewRoot(Value view);
 /// by others (pieces of it, or a multicast that delivers it) calls this.
 void replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens);
 
+/// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
+/// one end of a piece of a transfer.
+Value createSlab(OpBuilder &builder, Location loc, Value view, unsigned dim,
+                 int64_t offset, int64_t size);
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELOPS_H
