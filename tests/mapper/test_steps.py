@@ -97,7 +97,7 @@ def test_mapper_keeps_a_weight_stationary_stream_whole_when_cheaper():
 
 
 def test_matmul_is_offered_a_short_last_step():
-    # On a lone tile, beside each even cut the same with the streamed loop
+    # Beside each even cut the same with the streamed loop
     # (the rows) an eighth shorter: the rest is a last step of its own,
     # whose blocks, and the last piece of its store, are small
     # (tessel-early-stores).
@@ -111,7 +111,7 @@ def test_matmul_is_offered_a_short_last_step():
     candidates = step_candidates(op, op.loops, arch.tile.sram.bytes,
                                  array_rows=arch.tile.mac.rows, short_last=True)
     assert tuple(shorter) in candidates
-    # On a rectangle of tiles, whose stores share DRAM, not offered.
+    # Not for an op with an epilogue, whose result leaves whole after it.
     assert tuple(shorter) not in step_candidates(
         op, op.loops, arch.tile.sram.bytes, array_rows=arch.tile.mac.rows)
     assert op.loops[loop] % shorter[loop] < shorter[loop]

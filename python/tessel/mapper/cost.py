@@ -203,7 +203,7 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
     of ``array_rows`` and of four times that (the MAC array's rows: shorter
     steps leave rows idle; a convolution's kernel loops are shorter still,
     so the cap cuts its channels) (distinct, in that order). With
-    ``short_last`` (a lone tile's part), for a
+    ``short_last`` (an op without an epilogue), for a
     matmul or a convolution each then also with a short last step: the
     loop the array streams (a matmul's rows, a convolution's output rows)
     cut into steps an eighth shorter, the rest a last step of its own,
@@ -632,7 +632,7 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
                                  array_rows=arch.tile.mac.rows,
-                                 short_last=placement.tiles == 1)
+                                 short_last=op.epilogue is None)
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link)
@@ -665,8 +665,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # the previous step's (the simulator joins them when the tile does not
     # stall in between).
     joinable = 0.0
-    # A lone tile waits for no other between steps: its runs join, its
-    # stores leave in pieces, and the model costs both.
+    # A lone tile waits for no other between steps: its runs join.
     lone = placement.tiles == 1
     bytes_per_tile = 0
     num_steps = 0
@@ -733,10 +732,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
             store_total += count * one * int(o.is_output)
-            if o.is_output and not lone:
-                # The largest slice's store: on a rectangle of tiles, whose
-                # pieces (below) share the DRAM channels with the other
-                # tiles', the model keeps to what it was measured against.
+            if o.is_output and op.epilogue is not None:
+                # The largest slice's store: an epilogue's result leaves
+                # whole after it, and steps of two sizes, which its last
+                # store would favour, measured slower (docs/mapper.md).
                 last_store = max(last_store, one)
             elif o.is_output and shape == _last_transfer(o, part, steps):
                 # The last step's store stands after the compute; cut into
