@@ -321,9 +321,9 @@ def test_spatially_split_convolution_reads_each_input_row_once():
 def test_one_tile_stores_its_output_over_both_its_dram_channels():
     """On systolic-32x32 both DRAM channels are the tile's own: each
     transfer of the 1x1 convolution's output (32 KB and more) goes out as
-    two halves on DMA channels 0 and 1, which read and write DRAM channels 0
-    and 1, and the result matches PyTorch, bit for bit on the CPU
-    emulator."""
+    two halves on a pair of DMA channels (0 and 1, or 2 and 3: stores take
+    the pairs in turn), which read and write DRAM channels 0 and 1, and the
+    result matches PyTorch, bit for bit on the CPU emulator."""
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(32, 128, 1, bias=False).eval()
     x = torch.randn(1, 32, 28, 28)
@@ -333,7 +333,8 @@ def test_one_tile_stores_its_output_over_both_its_dram_channels():
     stores = [ins for ins in program.decoded()[(0, 0)]
               if ins.op == "dma" and ins["dst"].kind == "dram"]
     assert sum(4 * np.prod(ins["sizes"]) for ins in stores) == out.nbytes
-    assert {ins["channel"] for ins in stores} == {0, 1}
+    assert {ins["channel"] for ins in stores} <= {0, 1, 2, 3}
+    assert {ins["channel"] % 2 for ins in stores} == {0, 1}
     assert len(stores) % 2 == 0
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                conv(x).detach().numpy(), rtol=1e-5, atol=1e-5)
