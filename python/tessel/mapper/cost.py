@@ -632,7 +632,7 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
                                  array_rows=arch.tile.mac.rows,
-                                 short_last=op.epilogue is None)
+                                 short_last=True)
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link)

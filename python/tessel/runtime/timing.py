@@ -70,7 +70,8 @@ def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
     return charged
 
 
-def matmul_run_edges(phases: list[tuple[int, int, int]]) -> tuple[tuple[int, int], tuple[int, int]]:
+def matmul_run_edges(phases: list[tuple[int, int, int]]
+                     ) -> tuple[tuple[int, int], tuple[int, int]]:
     """What a run of double-buffered matmul blocks shares with its
     neighbours across control instructions (:func:`matmul_run_joined`):
     ``(fill of its first block, its cycles as charged)`` and ``(stream of

@@ -1425,8 +1425,12 @@ def TesselSplitTransfers : Pass<"tessel-split-transfers", "::mlir::ModuleOp"> {
     piece per such channel (at most the tile's DMA channels, each piece at
     least what a channel moves in its setup time), piece `i` on DMA channel
     `i`, which reads from the `i`-th of them; where the transfer was waited
-    for, all its pieces are. Tiles that share their DRAM channels keep
-    their transfers whole: their own transfers already fill the channels.
+    for, all its pieces are. Where the tile has DMA channels to spare (a
+    multiple of the DRAM channels: DMA channel `g * n + i` also reads the
+    `i`-th), stores take the groups of channels in turn, so that one
+    store's setup and DRAM latency run under the previous one's data.
+    Tiles that share their DRAM channels keep their transfers whole: their
+    own transfers already fill the channels.
 
     ```mlir
     %t = tessel.dma %y to %out : memref<256x392xf32, #sram> to memref<...>
