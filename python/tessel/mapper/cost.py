@@ -676,7 +676,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         num_steps += count
         one_step = compute_cycles(op, arch, shape)
         compute += count * one_step
-        if op.macs and arch.tile.mac.weight_buffers > 1:
+        if lone and op.macs and arch.tile.mac.weight_buffers > 1:
             joinable += count * (one_step - compute_cycles(op, arch, shape, joined=True))
         # A step's lookups: one gather from DRAM, waited for where it is
         # issued (its indices are the step's own loads).
@@ -727,6 +727,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
                      if shared > 1 else 0)
         first_handshake = handshake + 2 * (readers - 1) * _ISSUE
+        last_shape = (_last_transfer(o, part, steps)
+                      if o.is_output and op.epilogue is None else None)
         for shape, count in _transfers(o, part, steps):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
@@ -737,7 +739,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 # whole after it, and steps of two sizes, which its last
                 # store would favour, measured slower (docs/mapper.md).
                 last_store = max(last_store, one)
-            elif o.is_output and shape == _last_transfer(o, part, steps):
+            elif o.is_output and shape == last_shape:
                 # The last step's store stands after the compute; cut into
                 # pieces that leave as the step's blocks finish
                 # (tessel-early-stores), its last piece, or what the step's
@@ -794,7 +796,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # epilogue) comes between. Only a lone tile's: the tiles of a rectangle
     # wait between steps for each other's credits and deliveries, and
     # whether those waits stall (which ends a run) is not known here.
-    if joinable and lone:
+    if joinable:
         slices = sum(c for _, c in _transfers(next(o for o in op.operands
                                                    if o.is_output), part, steps))
         breaks = slices if op.epilogue is not None or accumulator_set else 1
