@@ -5,8 +5,8 @@
 // systolic-32x32 a 1x1 convolution's last 401 KB take 3,254 cycles after
 // its last product. But the MAC array finishes a slice block by block (a
 // block of output channels, of columns), and each block is final after its
-// own last product. This pass cuts such a store along its outermost
-// dimension of more than one element into the pieces that become final at
+// own last product. This pass cuts such a store, along the dimension of the
+// slice that gives the most, into the pieces that become final at
 // different instructions and issues each piece right after the last
 // instruction that writes it: only the last block's piece is left after the
 // compute. Where the store was waited for, all its pieces are.

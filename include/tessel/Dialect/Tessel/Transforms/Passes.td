@@ -1381,18 +1381,20 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     A step stores its result slice after its last instruction, but the MAC
     array finishes the slice block by block (a block of output channels or
     of columns at a time), each final after its own last product. A
-    `tessel.dma` from a core's SRAM to DRAM is cut along its outermost
-    dimension of more than one element into the pieces that become final
-    at different instructions (reading the elements each instruction
-    touches from its views' strided layouts), and each piece is issued
-    right after the last instruction that writes it; where the store was
-    waited for, all its pieces are. A piece moves up past compute,
+    `tessel.dma` from a core's SRAM to DRAM is cut, along the dimension of
+    the slice that gives the most, into the pieces that become final at
+    different instructions (reading the elements each instruction touches
+    from its views' strided layouts), and each piece is issued right after
+    the last instruction that writes it; where the store was waited for,
+    all its pieces are. A piece moves up past compute,
     transfers and waits that do not touch its elements, never past a
     signal, a semaphore wait, a fence, a multicast, a gather or a transfer
     of the DRAM buffer it writes, and is at least what the tile's DMA moves
-    in four times its setup (smaller ones join a neighbour). Runs before
-    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
-    own.
+    in four times its setup (smaller ones join a neighbour). A transfer
+    holds its DMA channel through the DRAM latency as well, so stores are
+    cut only on a tile with a second DMA channel for each DRAM channel it
+    uses. Runs before `tessel-allocate-sram`, while each SRAM buffer is an
+    allocation of its own.
 
     ```mlir
     tessel.matmul %a, %w0, %c0 : ...   // writes rows 0-31 of %c
