@@ -58,6 +58,16 @@ def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
     stream end plus its drain, charged to the last block."""
     if arch.tile.mac.weight_buffers == 1:
         return [f + d + s for f, d, s in phases]
+    charged, streamed, end = _double_buffered_run(phases)
+    if charged:
+        charged[-1] += end - streamed
+    return charged
+
+
+def _double_buffered_run(phases: list[tuple[int, int, int]]
+                         ) -> tuple[list[int], int, int]:
+    """Each block's exposed fill plus stream, when the last stream ends and
+    when the last result leaves, for a run with two weight buffers."""
     charged, streamed, end, prev_stream = [], 0, 0, None
     for f, d, s in phases:
         exposed = f if prev_stream is None else max(0, f - prev_stream)
@@ -65,9 +75,7 @@ def matmul_run_cycles(arch, phases: list[tuple[int, int, int]]) -> list[int]:
         streamed += exposed + s
         end = max(end, streamed + d)
         prev_stream = s
-    if charged:
-        charged[-1] += end - streamed
-    return charged
+    return charged, streamed, end
 
 
 def matmul_run_edges(phases: list[tuple[int, int, int]]
@@ -77,11 +85,7 @@ def matmul_run_edges(phases: list[tuple[int, int, int]]
     ``(fill of its first block, its cycles as charged)`` and ``(stream of
     its last block, cycles from its last stream's end to its last result's
     leaving)``."""
-    streamed, end, prev_stream = 0, 0, None
-    for f, d, s in phases:
-        streamed += (f if prev_stream is None else max(0, f - prev_stream)) + s
-        end = max(end, streamed + d)
-        prev_stream = s
+    _, streamed, end = _double_buffered_run(phases)
     return (phases[0][0], end), (phases[-1][2], end - streamed)
 
 

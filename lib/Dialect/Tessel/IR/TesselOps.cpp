@@ -8,6 +8,7 @@
 
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
@@ -176,6 +177,17 @@ void mlir::tessel::replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens) {
       wait.getTokensMutable().assign(waited);
   }
   transfer.erase();
+}
+
+bool mlir::tessel::isInSpace(Value view, MemorySpace space) {
+  return getMemorySpace(cast<MemRefType>(view.getType())) == space;
+}
+
+bool mlir::tessel::isAddressOp(Operation *op) {
+  return isa<memref::SubViewOp, memref::ViewOp, memref::TransposeOp,
+             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
+             memref::ReinterpretCastOp, memref::AllocOp, arith::ConstantOp>(
+      op);
 }
 
 Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,

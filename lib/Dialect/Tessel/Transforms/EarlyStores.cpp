@@ -43,18 +43,6 @@ namespace mlir::tessel {
 
 namespace {
 
-bool isInSpace(Value view, MemorySpace space) {
-  return getMemorySpace(cast<MemRefType>(view.getType())) == space;
-}
-
-/// Ops that only name memory; they can move with the transfers that use
-/// them.
-bool isAddressOp(Operation *op) {
-  return isa<memref::SubViewOp, memref::TransposeOp, memref::ExpandShapeOp,
-             memref::CollapseShapeOp, memref::CastOp, memref::ReinterpretCastOp,
-             arith::ConstantOp>(op);
-}
-
 /// An inclusive range of elements of an allocation.
 struct Extent {
   int64_t first, last;

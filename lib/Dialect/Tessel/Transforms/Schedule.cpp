@@ -46,19 +46,6 @@ namespace mlir::tessel {
 
 namespace {
 
-/// Ops that only name memory: views, reshapes, allocations and constants.
-/// They can move with the instructions that use them.
-bool isAddressOp(Operation *op) {
-  return isa<memref::SubViewOp, memref::ViewOp, memref::TransposeOp,
-             memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
-             memref::ReinterpretCastOp, memref::AllocOp, arith::ConstantOp>(
-      op);
-}
-
-bool isInSpace(Value view, MemorySpace space) {
-  return getMemorySpace(cast<MemRefType>(view.getType())) == space;
-}
-
 /// Whether `view` is a slice a tile keeps on chip (tessel-keep-on-chip),
 /// another's or this one's: a tessel.buffer not yet placed.
 bool isKeptSlice(Value view) {

@@ -38,6 +38,13 @@ Value getViewRoot(Value view);
 /// by others (pieces of it, or a multicast that delivers it) calls this.
 void replaceTransfer(DmaOp transfer, ArrayRef<Value> tokens);
 
+/// Whether `view` (a memref) lies in memory space `space`.
+bool isInSpace(Value view, MemorySpace space);
+
+/// Ops that only name memory: views, reshapes, allocations and constants.
+/// They can move with the instructions that use them.
+bool isAddressOp(Operation *op);
+
 /// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
 /// one end of a piece of a transfer.
 Value createSlab(OpBuilder &builder, Location loc, Value view, unsigned dim,
