@@ -263,6 +263,36 @@ def test_accumulator_stays_in_sram_across_reduction_steps():
                                layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_first_step_starts_on_the_first_piece_of_its_loads():
+    """A 1x1 convolution on one tile of systolic-32x32 in steps of 8 output
+    rows: the first step's window is waited for before any compute, so
+    tessel-early-loads splits its first block of products into blocks of
+    two output rows (its window in four pieces, each waited for before the
+    block that reads it); later steps keep whole blocks. The result
+    matches PyTorch, and the CPU emulator bit for bit."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(64, 64, 1, bias=False).eval()
+    x = torch.randn(1, 64, 16, 16)
+    model = fe.import_torch(conv, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+               "parts = [1, 1, 1, 1, 1, 1, 1], steps = [1, 64, 8, 16, 64, 1, 1]>")
+    fill = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+            "parts = [1, 1, 1, 1]>")
+    program = compile_imported(with_mappings(model, conv_2d_nchw_fchw=mapping,
+                                             fill=fill), "systolic-32x32")
+    (instrs,) = program.decoded().values()
+    rows = [ins["g"] * ins["m"] for ins in instrs
+            if ins.op in ("matmul", "matmul_init")]
+    assert rows[:4] == [32, 32, 32, 32] and set(rows[4:]) == {128}
+    feeds = {model.signature.inputs[0].name: x.numpy()}
+    out_name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[out_name]
+    np.testing.assert_allclose(simulated, conv(x).detach().numpy(),
+                               rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(emulate(program, feeds, device="cpu").outputs[out_name],
+                                  simulated)
+
+
 def test_a_slice_read_by_more_tiles_than_one_multicast_carries_goes_in_groups():
     """A matmul split by rows over 64 tiles, mapped shared: every tile reads
     the whole weight, more tiles than one dma_multicast carries (58). The

@@ -148,6 +148,17 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "shared";
     return success();
   }
+  if (attr.getName() == getFirstLoadAttrName()) {
+    auto dma = dyn_cast<DmaOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !dma ||
+        getMemorySpace(cast<MemRefType>(dma.getSource().getType())) !=
+            MemorySpace::dram)
+      return op->emitError()
+             << "'" << getFirstLoadAttrName()
+             << "' is a unit attribute of a tessel.dma from DRAM: a piece "
+                "of an op's first loads (tessel-early-loads)";
+    return success();
+  }
   if (attr.getName() != getArchAttrName())
     return op->emitError() << "unknown tessel attribute '"
                            << attr.getName().getValue() << "'";

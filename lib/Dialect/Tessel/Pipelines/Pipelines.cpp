@@ -89,6 +89,8 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createTesselSchedule());
   // Each block of a result leaves as soon as it is final.
   pm.addPass(createTesselEarlyStores());
+  // An op's first step starts on the first piece of its loads.
+  pm.addPass(createTesselEarlyLoads());
   pm.addPass(createTesselAllocateSram());
   // Tiles that load the same slice at the same step share one load.
   pm.addPass(createTesselShareLoads());

@@ -45,6 +45,11 @@ def Tessel_Dialect : Dialect {
     /// tessel-share-loads lets the tiles that load the same slice at the
     /// same step of that op share one load.
     static ::llvm::StringRef getShareAttrName() { return "tessel.share"; }
+    /// The unit attribute on a piece of an op's first loads on a tile
+    /// (tessel-early-loads): tessel-split-transfers spreads such pieces, as
+    /// stores, over the tile's groups of DMA channels in turn, so that one
+    /// piece's setup and DRAM latency run under the previous one's data.
+    static ::llvm::StringRef getFirstLoadAttrName() { return "tessel.first_load"; }
     /// The unit attribute on an elementwise op the mapper runs as the
     /// epilogue of the op before it, and on its partition (scf.forall):
     /// on each slice of the producer's result in SRAM, before it is stored

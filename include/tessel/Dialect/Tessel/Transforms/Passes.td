@@ -1415,6 +1415,54 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
+  let summary = "Start an op's first step on the first piece of its loads";
+  let description = [{
+    After `tessel-schedule` every step's loads are issued under the
+    previous step's compute, but an op's first step on a tile has nothing
+    to run under: the tile issues its loads and waits for all of them. A
+    `tessel.dma` from DRAM into a core's own SRAM whose wait follows it
+    with no compute in between is cut, along the dimension of the slice
+    that gives the most, into the pieces that different instructions read
+    first (reading the elements each instruction touches from its views'
+    strided layouts), and each piece is waited for just before its first
+    reader. Where that first reader is a weight-stationary `tessel.matmul`
+    that streams the whole load as its rows, it is first split into blocks
+    of fewer rows, each reading its own piece. The pieces of the loads
+    issued together go out in the order they are read.
+
+    A piece is at least what the tile's DMA moves in four times its setup
+    and a load is cut into at most four: each piece holds its DMA channel
+    through a setup and the DRAM latency of its own. A load marked for
+    sharing (`tessel-share-loads`) stays whole. Runs before
+    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
+    own.
+
+    ```mlir
+    %t = tessel.dma %x to %a : memref<...> to memref<512x32xf32, #sram>
+    tessel.wait %t
+    tessel.matmul init %a, %w, %c : memref<512x32xf32, #sram>, ...
+    // becomes
+    %t0 = tessel.dma %x_0 to %a_0 : ... to memref<128x32xf32, ...>
+    ...
+    %t3 = tessel.dma %x_3 to %a_3 : ... to memref<128x32xf32, ...>
+    tessel.wait %t0
+    tessel.matmul init %a_0, %w, %c_0 : memref<128x32xf32, ...>, ...
+    tessel.wait %t1
+    tessel.matmul init %a_1, %w, %c_1 : ...
+    ...
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numCut", "num-cut", "Number of loads cut into pieces">,
+    Statistic<"numBlocksSplit", "num-blocks-split",
+              "Number of matmul blocks split into rows">
+  ];
+}
+
 def TesselSplitTransfers : Pass<"tessel-split-transfers", "::mlir::ModuleOp"> {
   let summary = "Spread a large DRAM transfer over the DRAM channels a tile "
                 "has to itself";

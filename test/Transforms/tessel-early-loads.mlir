@@ -1,0 +1,91 @@
+// RUN: tessel-opt %s -split-input-file -tessel-early-loads | FileCheck %s
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// A 4 x 4 array; a piece is at least 4 x setup (2) x rate (8) = 64 bytes.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// An op's first step: both loads are waited for before any compute. The
+// first block streams all 8 rows of %x (128 bytes), so it is split into two
+// blocks of 4 rows, each reading its own piece of %x; the weights' columns
+// are read first by different blocks. The pieces go out in the order they
+// are read, each waited for just before its first reader.
+// CHECK-LABEL: tessel.device @first_step
+// CHECK-DAG:     %[[X0:.+]] = memref.subview %[[XS:.+]][0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram>
+// CHECK-DAG:     %[[X1:.+]] = memref.subview %[[XS]][4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram>
+// CHECK-DAG:     %[[W0:.+]] = memref.subview %[[WS:.+]][0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram>
+// CHECK-DAG:     %[[W1:.+]] = memref.subview %[[WS]][0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram>
+// CHECK:         %[[TW0:.+]] = tessel.dma %{{.+}} to %[[W0]] {tessel.first_load}
+// CHECK-NEXT:    %[[TX0:.+]] = tessel.dma %{{.+}} to %[[X0]] {tessel.first_load}
+// CHECK-NEXT:    %[[TX1:.+]] = tessel.dma %{{.+}} to %[[X1]] {tessel.first_load}
+// CHECK-NEXT:    %[[TW1:.+]] = tessel.dma %{{.+}} to %[[W1]] {tessel.first_load}
+// CHECK-NOT:     tessel.dma
+// CHECK:         tessel.wait %[[TW0]], %[[TX0]]
+// CHECK-NEXT:    tessel.matmul init %{{.+}}, %{{.+}}, %{{.+}} : memref<4x4xf32, strided<[4, 1]>, #sram>
+// CHECK:         tessel.wait %[[TX1]]
+// CHECK-NEXT:    tessel.matmul init %{{.+}}, %{{.+}}, %{{.+}} : memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+// CHECK:         tessel.wait %[[TW1]]
+// CHECK-NEXT:    tessel.matmul init %{{.+}}, %{{.+}}, %{{.+}} : memref<8x4xf32, #sram>
+tessel.device @first_step arch #tiny {
+  %t = tessel.tile(0, 0)
+  %xd = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %wd = tessel.dram_buffer @w weight : memref<4x8xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  tessel.core(%t) {
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %tw = tessel.dma %wd to %w : memref<4x8xf32, #dram> to memref<4x8xf32, #sram>
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %tx = tessel.dma %xd to %x : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    tessel.wait %tx, %tw
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul init %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul init %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Loads that stay whole: one issued under compute (a later step's, waited
+// for after the product), one marked for sharing, and one too small to cut
+// (64 bytes: two pieces would be under 64 bytes each).
+// CHECK-LABEL: tessel.device @whole
+// CHECK-NOT:     tessel.first_load
+// CHECK-NOT:     memref.subview %{{.+}}[4, 0]
+tessel.device @whole arch #tiny {
+  %t = tessel.tile(0, 0)
+  %xd = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %wd = tessel.dram_buffer @w weight : memref<4x8xf32, #dram>
+  %sd = tessel.dram_buffer @s input : memref<4x4xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x8xf32, #dram>
+  tessel.core(%t) {
+    %s = memref.alloc() : memref<4x4xf32, #sram>
+    %ts = tessel.dma %sd to %s : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %tw = tessel.dma %wd to %w {tessel.share = 0 : i64} : memref<4x8xf32, #dram> to memref<4x8xf32, #sram>
+    tessel.wait %ts, %tw
+    %acc = memref.alloc() : memref<4x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul init %s, %w0, %c0 : memref<4x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %tx = tessel.dma %xd to %x : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul init %s, %w1, %c1 : memref<4x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.wait %tx
+    %acc2 = memref.alloc() : memref<8x4xf32, #sram>
+    tessel.matmul init %x, %s, %acc2 : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
+    %st = tessel.dma %acc to %y : memref<4x8xf32, #sram> to memref<4x8xf32, #dram>
+    tessel.wait %st
+  }
+}
