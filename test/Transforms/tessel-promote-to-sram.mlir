@@ -154,8 +154,8 @@ func.func @accumulator_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x
 }
 
 // An input keeps a buffer per step even where the inner loops do not index
-// it (the rows of `a` over the column steps): loading it once for all of them
-// measured slower (docs/lowering.md).
+// it (the rows of `a` over the column steps) but an outer one does: loading
+// it once for several steps measured slower (docs/lowering.md).
 // CHECK-LABEL: func.func @input_across_steps
 // CHECK:           scf.for %[[I:.+]] =
 // CHECK:             %[[A:.+]] = memref.subview %{{.+}}[%[[I]], 0] [16, 64]
@@ -177,6 +177,33 @@ func.func @input_across_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32
         %cij = memref.subview %c[%i, %j] [16, 8] [1, 1] : memref<32x16xf32, #dram> to memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>
         linalg.matmul ins(%ai, %bj : memref<16x64xf32, strided<[64, 1], offset: ?>, #dram>, memref<64x8xf32, strided<[16, 1], offset: ?>, #dram>) outs(%cij : memref<16x8xf32, strided<[16, 1], offset: ?>, #dram>)
       }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  return
+}
+
+// An input that no step loop changes (`b`, under steps of rows that take
+// every column) is loaded once, before the loops, kept across them and
+// freed after them; the rows of `a` still change with every step.
+// CHECK-LABEL: func.func @input_kept_across_all_steps
+// CHECK:           %[[BS:.+]] = memref.alloc() : memref<64x16xf32, #sram>
+// CHECK-NEXT:      memref.copy %{{.+}}, %[[BS]] : memref<64x16xf32, #dram> to memref<64x16xf32, #sram>
+// CHECK:           scf.for
+// CHECK:             %[[AS:.+]] = memref.alloc() : memref<16x64xf32, #sram>
+// CHECK:             memref.copy %{{.+}}, %[[AS]]
+// CHECK-NOT:         memref.copy %{{.+}}, %[[BS]] :
+// CHECK:             linalg.matmul ins(%[[AS]], %[[BS]] : memref<16x64xf32, #sram>, memref<64x16xf32, #sram>)
+// CHECK:           }
+// CHECK-NEXT:      memref.dealloc %[[BS]]
+func.func @input_kept_across_all_steps(%a: memref<32x64xf32, #dram>, %b: memref<64x16xf32, #dram>, %c: memref<32x16xf32, #dram>) {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      %ai = memref.subview %a[%i, 0] [16, 64] [1, 1] : memref<32x64xf32, #dram> to memref<16x64xf32, strided<[64, 1], offset: ?>, #dram>
+      %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+      linalg.matmul ins(%ai, %b : memref<16x64xf32, strided<[64, 1], offset: ?>, #dram>, memref<64x16xf32, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
     }
   } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
   return

@@ -268,7 +268,8 @@ def test_first_step_starts_on_the_first_piece_of_its_loads():
     rows: the first step's window is waited for before any compute, so
     tessel-early-loads splits its first block of products into blocks of
     two output rows (its window in four pieces, each waited for before the
-    block that reads it); later steps keep whole blocks. The result
+    block that reads it); later steps keep whole blocks. The weights, which
+    no step changes, are loaded once (tessel-promote-to-sram). The result
     matches PyTorch, and the CPU emulator bit for bit."""
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(64, 64, 1, bias=False).eval()
@@ -284,6 +285,9 @@ def test_first_step_starts_on_the_first_piece_of_its_loads():
     rows = [ins["g"] * ins["m"] for ins in instrs
             if ins.op in ("matmul", "matmul_init")]
     assert rows[:4] == [32, 32, 32, 32] and set(rows[4:]) == {128}
+    weight_loads, _ = dram_transfers(program, "weight")
+    # Once: two pieces, each spread over the tile's two DRAM channels.
+    assert weight_loads == 4
     feeds = {model.signature.inputs[0].name: x.numpy()}
     out_name = model.signature.outputs[0].name
     simulated = simulate(program, feeds).outputs[out_name]

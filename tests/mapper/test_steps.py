@@ -156,7 +156,8 @@ def test_accumulator_moves_once_per_output_step():
     # tessel-promote-to-sram keeps a matmul's accumulator in SRAM across the
     # reduction's steps: over 4 steps along k the inputs move once each
     # (A 32 KiB, B 16 KiB), the 8 KiB accumulator in and out once, not 4
-    # times. Cut along m instead, each step moves its own rows of it.
+    # times. Cut along m instead, each step moves its own rows of it, and
+    # B, which no step changes, is loaded once and kept.
     text = """
     func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
       %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
@@ -166,7 +167,30 @@ def test_accumulator_moves_once_per_output_step():
     op = _only_op(text)
     arch = small_arch(1, 1)
     assert _whole_part(op, arch, (64, 32, 32)).dram_bytes == 32768 + 16384 + 2 * 8192
-    assert _whole_part(op, arch, (16, 32, 128)).dram_bytes == 32768 + 4 * 16384 + 2 * 8192
+    assert _whole_part(op, arch, (16, 32, 128)).dram_bytes == 32768 + 16384 + 2 * 8192
+
+
+def test_input_no_step_changes_is_costed_once_on_a_lone_tile_only():
+    # tessel-promote-to-sram loads B once when the steps cut only m. A lone
+    # tile is costed so; on a rectangle B is costed at every step (the one
+    # placement where costing it once chose worse steps, docs/mapper.md).
+    text = """
+    func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+      %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+      return %r : tensor<64x32xf32>
+    }
+    """
+    op = _only_op(text)
+    arch = small_arch(1, 2)
+    lone = _whole_part(op, arch, (16, 32, 128))
+    pair = Placement(0, 0, 1, 2, (1, 2, 1))
+    split = _estimate_steps(op, arch, pair, (64, 16, 128), (16, 16, 128),
+                            resident=False, resident_bytes=0, overlap_dma=True,
+                            program_tiles=None, link=dram_link(arch, pair))
+    assert lone.dram_bytes == 32768 + 16384 + 2 * 8192
+    # Each of the two tiles: A's 32 KiB, its half of B at each of 4 steps,
+    # its half of C in and out.
+    assert split.dram_bytes == 2 * (32768 + 4 * 8192 + 2 * 4096)
 
 
 ZERO_INIT_MATMUL = """
@@ -273,12 +297,12 @@ def test_bias_seeds_the_accumulator_and_relu_runs_as_its_epilogue():
     assert broadcast.folded and out.filled and out.seed_dims == (1,)
     assert relu.folded and matmul.epilogue is not None
     arch = small_arch(1, 1)
-    # In steps of 16 rows (each loading the whole right operand): four
-    # accumulators, each loading the 32 columns of the bias; the result goes
-    # to DRAM once, the ReLU's.
+    # In steps of 16 rows (the whole right operand, which no step changes,
+    # loaded once): four accumulators, each loading the 32 columns of the
+    # bias; the result goes to DRAM once, the ReLU's.
     a, b, c, bias = 64 * 128 * 4, 128 * 32 * 4, 64 * 32 * 4, 32 * 4
     assert _whole_part(matmul, arch, (16, 32, 128)).dram_bytes \
-        == a + 4 * b + c + 4 * bias
+        == a + b + c + 4 * bias
     # The ReLU's temporaries (its maximum and its zero) and its input's
     # slice (counted as tessel-tile-for-sram does) share the step's SRAM.
     plain = dataclasses.replace(matmul, epilogue=None)

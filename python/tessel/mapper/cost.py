@@ -414,14 +414,17 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
             + hops * arch.noc.hop_cycles + arch.dram.latency_cycles)
 
 
-def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]):
+def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
+               kept: bool = True):
     """``(slice shape, count)`` of the transfers of operand ``o`` over a
-    part cut into ``steps``: an input's, one per step; an output's, one per
+    part cut into ``steps``: an input's, one per step, or (``kept``) one in
+    all where no loop cut into steps indexes it; an output's, one per
     iteration of the step loops (loops cut into more than one step,
     outermost first) down to the innermost one that indexes it.
     tessel-promote-to-sram keeps an accumulator in SRAM across the loops
-    inside that one, the reduction's steps."""
-    last = _innermost_cut_loop(o, part, steps)
+    inside that one, the reduction's steps, and an input that no step
+    changes across all of them."""
+    last = _innermost_cut_loop(o, part, steps, kept)
     pieces = [_chunks(p, s) if l <= last else [(s, 1)]
               for l, (p, s) in enumerate(zip(part, steps))]
     for shape_counts in product(*pieces):
@@ -439,20 +442,24 @@ def _last_transfer(o: Operand, part: tuple[int, ...],
 
 
 def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
-                        steps: tuple[int, ...]) -> int:
+                        steps: tuple[int, ...], kept: bool = True) -> int:
     """The innermost loop cut into more than one step that indexes ``o``
-    (for an input, that is cut at all), or -1."""
-    return max((l for l, (p, s) in enumerate(zip(part, steps))
-                if s < p and (not o.is_output or l in o.indexed_loops)),
-               default=-1)
+    (for an input, that is cut at all, unless none indexes it and
+    ``kept``), or -1."""
+    cut = [l for l, (p, s) in enumerate(zip(part, steps)) if s < p]
+    indexing = [l for l in cut if l in o.indexed_loops]
+    if o.is_output or (kept and not indexing):
+        return max(indexing, default=-1)
+    return max(cut, default=-1)
 
 
-def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> bool:
+def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
+                 kept: bool = True) -> bool:
     """Whether operand ``o`` is loaded once per element: no loop cut into
     steps that does not index it lies outside the innermost one that does.
     An accumulator whose fill is folded into it is then set in SRAM instead
     (tessel-promote-to-sram)."""
-    last = _innermost_cut_loop(o, part, steps)
+    last = _innermost_cut_loop(o, part, steps, kept)
     return all(l in o.indexed_loops
                for l, (p, s) in enumerate(zip(part[:last + 1], steps)) if s < p)
 
@@ -566,8 +573,10 @@ def balances_over_channels(arch, o: Operand, part: tuple[int, ...],
     tessel-16x16 went from 1 x 16 to 4 x 8 tiles and ran 5 % slower). An
     input loaded again at later steps was predicted far too fast: BERT's
     512 x 768 -> 3072 matmul in steps of 48 columns, predicted 57,658
-    cycles and simulated 69,003 (61,458 in the steps it had)."""
-    return (_loaded_once(o, part, steps)
+    cycles and simulated 69,003 (61,458 in the steps it had). An input no
+    step changes counts as loaded at every step here, as on every
+    rectangle (:func:`_estimate_steps`)."""
+    return (_loaded_once(o, part, steps, kept=False)
             and o.slice_bytes(steps) >= 4 * fixed_transfer_bytes(arch))
 
 
@@ -729,7 +738,14 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         first_handshake = handshake + 2 * (readers - 1) * _ISSUE
         last_shape = (_last_transfer(o, part, steps)
                       if o.is_output and op.epilogue is None else None)
-        for shape, count in _transfers(o, part, steps):
+        # An input no step changes, of at least what a transfer moves in
+        # its fixed cost, is loaded once and kept (tessel-promote-to-sram);
+        # costed so on a lone tile only. On a rectangle it is costed at
+        # every step: costed once, one of ResNet-18's 3x3 convolutions on
+        # tessel-4x4 took steps of 14 rows and all 64 channels instead of
+        # 28 rows and 32, and the model ran 3,063 cycles slower.
+        kept = lone and o.slice_bytes(part) >= fixed_transfer_bytes(arch)
+        for shape, count in _transfers(o, part, steps, kept=kept):
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)

@@ -276,36 +276,16 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     // For every dimension of the slice, the first instruction that touches
     // each of its indices (a write into the buffer orders after the load
     // as a read does).
-    SmallVector<SmallVector<Operation *>> reader;
-    int64_t unassigned = 0;
-    for (int64_t size : shape) {
-      reader.emplace_back(size > 1 ? size : 0, nullptr);
-      unassigned += reader.back().size();
-    }
-    int64_t budget = kMaxElementsVisited;
-    SmallVector<int64_t> index;
-    for (Operation *op = wait->getNextNode(); op && unassigned;
+    IndexClaims firstReaders(root, *box);
+    for (Operation *op = wait->getNextNode(); op && !firstReaders.complete();
          op = op->getNextNode()) {
       if (isAddressOp(op) || isa<memref::DeallocOp>(op) ||
           !touchesExtent(op, root, *whole))
         continue;
-      for (Value operand : op->getOperands()) {
-        if (!isa<MemRefType>(operand.getType()) || getViewRoot(operand) != root)
-          continue;
-        std::optional<StridedBox> touched = StridedBox::of(operand);
-        if (!touched || (budget -= touched->elements()) < 0)
-          return std::nullopt;
-        touched->forEachElement([&](int64_t element) {
-          if (!box->indexOf(element, index))
-            return;
-          for (auto [d, i] : llvm::enumerate(index))
-            if (!reader[d].empty() && !reader[d][i]) {
-              reader[d][i] = op;
-              --unassigned;
-            }
-        });
-      }
+      if (!firstReaders.claim(op))
+        return std::nullopt;
     }
+    ArrayRef<SmallVector<Operation *>> reader = firstReaders.getClaims();
 
     // Never read: waited where the load was.
     auto earlier = [](Operation *a, Operation *b) {

@@ -116,38 +116,18 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     // Walk up from the store to a barrier: for every dimension of the
     // slice, the last instruction that writes each of its indices.
     Value dramRoot = getViewRoot(store.getTarget());
-    SmallVector<SmallVector<Operation *>> writer;
-    int64_t unassigned = 0;
-    for (int64_t size : shape) {
-      writer.emplace_back(size > 1 ? size : 0, nullptr);
-      unassigned += writer.back().size();
-    }
-    int64_t budget = kMaxElementsVisited;
-    SmallVector<int64_t> index;
-    for (Operation *op = store->getPrevNode(); op && unassigned;
+    IndexClaims lastWriters(root, *box);
+    for (Operation *op = store->getPrevNode(); op && !lastWriters.complete();
          op = op->getPrevNode()) {
       if (isBarrier(op, dramRoot) || op == root.getDefiningOp())
         break;
       if (isAddressOp(op) || isa<memref::AllocOp, memref::DeallocOp>(op) ||
           !touchesExtent(op, root, *whole))
         continue;
-      for (Value operand : op->getOperands()) {
-        if (!isa<MemRefType>(operand.getType()) || getViewRoot(operand) != root)
-          continue;
-        std::optional<StridedBox> touched = StridedBox::of(operand);
-        if (!touched || (budget -= touched->elements()) < 0)
-          return; // too many elements to tell which indices it writes
-        touched->forEachElement([&](int64_t element) {
-          if (!box->indexOf(element, index))
-            return;
-          for (auto [d, i] : llvm::enumerate(index))
-            if (!writer[d].empty() && !writer[d][i]) {
-              writer[d][i] = op;
-              --unassigned;
-            }
-        });
-      }
+      if (!lastWriters.claim(op))
+        return; // too many elements to tell which indices it writes
     }
+    SmallVector<SmallVector<Operation *>> writer(lastWriters.getClaims());
 
     // Written by the instruction just before the store is final where the
     // store is.

@@ -8,9 +8,14 @@
 // accumulator of a reduction split into steps) gets its buffer once, outside
 // those loops: it stays in SRAM across the reduction's steps and is stored
 // once, after the last, instead of being loaded and stored by every step.
-// Inputs keep a buffer per step: loading an input once for several steps
-// was measured slower than the traffic it saved (MobileNetV2's block on
-// tessel-16x16: 13 % more cycles for 41 KB less DRAM traffic).
+// An input that no step loop changes (a convolution's weights under steps
+// of output rows that take every channel) gets its buffer once too, loaded
+// before the loops and kept across them, instead of loaded again by every
+// step, where it is at least what one transfer moves in its DMA setup and
+// DRAM latency. Other inputs keep a buffer per step: loading an input once for
+// several steps (once per iteration of the outer loops) was measured
+// slower than the traffic it saved (MobileNetV2's block on tessel-16x16:
+// 13 % more cycles for 41 KB less DRAM traffic).
 //
 // An accumulator whose DRAM buffer a partitioned fill has just set to a
 // constant (the zero init of a matmul or convolution, a max pooling's
@@ -801,7 +806,19 @@ T *findForOutput(DenseMap<Operation *, T> &found, OpOperand &operand,
 }
 
 struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
+  int64_t fixedTransferBytes = 0;
+
   void runOnOperation() override {
+    // What one transfer moves in the time of its DMA setup and DRAM
+    // latency (without a target, nothing): a smaller input is kept per step
+    // (its loads are mostly latency, and keeping the per-row statistics of
+    // BERT's layer norms on tessel-4x4 across their steps ran 213 cycles
+    // slower).
+    if (ArchAttr arch = lookupArch(getOperation()))
+      fixedTransferBytes =
+          (arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles()) *
+          std::min(arch.getTileDmaBytesPerCycle(),
+                   arch.getDramBytesPerCycle());
     // Found before any copy is inserted into a partition.
     DenseMap<Operation *, FilledAccumulator> filledAccumulators =
         findFilledAccumulators(getOperation());
@@ -831,11 +848,19 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
       scf::ForOp loops = stepLoops.empty() ? scf::ForOp() : stepLoops.back();
       // Decided before anything is inserted into the loops.
       SmallVector<scf::ForOp> invariantLoops;
-      for (OpOperand &operand : op->getOpOperands())
-        invariantLoops.push_back(
-            op.isDpsInit(&operand)
-                ? getInvariantLoops(operand.get(), op, stepLoops)
-                : scf::ForOp());
+      SmallVector<bool> keptInputs;
+      for (OpOperand &operand : op->getOpOperands()) {
+        scf::ForOp outer = getInvariantLoops(operand.get(), op, stepLoops);
+        bool isOutput = op.isDpsInit(&operand);
+        invariantLoops.push_back(isOutput ? outer : scf::ForOp());
+        auto type = dyn_cast<MemRefType>(operand.get().getType());
+        keptInputs.push_back(
+            !isOutput && outer && outer == loops && type &&
+            type.hasStaticShape() &&
+            type.getNumElements() *
+                    llvm::divideCeil(type.getElementTypeBitWidth(), 8) >=
+                fixedTransferBytes);
+      }
       // The fill or broadcast that set the accumulator, if the op starts
       // from it once per output element.
       auto filledInit = [&](OpOperand &operand, ArrayRef<scf::ForOp> around)
@@ -858,7 +883,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         fusedEpilogues.insert(epilogue->partition);
         return epilogue;
       };
-      SmallVector<Value> buffers, residentBuffers;
+      SmallVector<Value> buffers, residentBuffers, keptBuffers;
       // A weight a resident op reads besides its operands (the seed of its
       // accumulator, an input of its epilogue) stays in SRAM with the other
       // weights, so that a stream loads it once: the step's slice of it,
@@ -917,6 +942,20 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
           ++numOperandsPromoted;
           continue;
         }
+        if (keptInputs[operand.getOperandNumber()]) {
+          // The same for every step: loaded once, before the loops.
+          OpBuilder::InsertionGuard guard(rewriter);
+          rewriter.setInsertionPoint(loops);
+          FailureOr<std::pair<Value, Value>> promoted =
+              allocateInSram(rewriter, operand, value);
+          if (failed(promoted))
+            return signalPassFailure();
+          memref::CopyOp::create(rewriter, loc, value, promoted->second);
+          operand.set(promoted->second);
+          keptBuffers.push_back(promoted->first);
+          ++numOperandsPromoted;
+          continue;
+        }
         bool isOutput = op.isDpsInit(&operand);
         bool initialized = !isOutput || op.payloadUsesValueFromOperand(&operand);
         const FilledAccumulator *filled =
@@ -953,6 +992,8 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         memref::DeallocOp::create(rewriter, loc, buffer);
       if (loops)
         rewriter.setInsertionPointAfter(loops);
+      for (Value buffer : keptBuffers)
+        memref::DeallocOp::create(rewriter, loc, buffer);
       for (Value buffer : residentBuffers)
         memref::DeallocOp::create(rewriter, loc, buffer)
             ->setAttr(TesselDialect::getResidentAttrName(),

@@ -114,6 +114,35 @@ bool StridedBox::indexOf(int64_t element,
   return rest == 0;
 }
 
+IndexClaims::IndexClaims(Value root, const StridedBox &box)
+    : root(root), box(box) {
+  for (int64_t size : box.sizes) {
+    claims.emplace_back(size > 1 ? size : 0, nullptr);
+    unclaimed += claims.back().size();
+  }
+}
+
+bool IndexClaims::claim(Operation *op) {
+  SmallVector<int64_t> index;
+  for (Value operand : op->getOperands()) {
+    if (!isa<MemRefType>(operand.getType()) || getViewRoot(operand) != root)
+      continue;
+    std::optional<StridedBox> touched = StridedBox::of(operand);
+    if (!touched || (budget -= touched->elements()) < 0)
+      return false;
+    touched->forEachElement([&](int64_t element) {
+      if (!box.indexOf(element, index))
+        return;
+      for (auto [d, i] : llvm::enumerate(index))
+        if (!claims[d].empty() && !claims[d][i]) {
+          claims[d][i] = op;
+          --unclaimed;
+        }
+    });
+  }
+  return true;
+}
+
 SmallVector<TransferPiece> mlir::tessel::getTransferPieces(
     ArrayRef<Operation *> at, Operation *fallback, int64_t rowBytes,
     int64_t minPieceBytes,

@@ -66,6 +66,36 @@ struct StridedBox {
 /// tell which of its indices each touches (a step's slice is far smaller).
 constexpr int64_t kMaxElementsVisited = int64_t{1} << 24;
 
+/// For every dimension of a transfer's slice (`box`, a view of allocation
+/// `root`), the instruction each of its indices is claimed by: the first
+/// of the instructions offered (`claim`) that touches an element at that
+/// index. A store offers the instructions before it, last first (each
+/// index's last writer); a load those after its wait (each index's first
+/// reader).
+class IndexClaims {
+public:
+  IndexClaims(Value root, const StridedBox &box);
+
+  /// Claims for `op` the unclaimed indices whose elements it touches; false
+  /// where its views cannot be read, or would take more than
+  /// `kMaxElementsVisited` elements in all.
+  bool claim(Operation *op);
+
+  /// Whether every index of every dimension of more than one is claimed.
+  bool complete() const { return unclaimed == 0; }
+
+  /// Per dimension, the instruction claiming each index (null: none);
+  /// empty for a dimension of one index.
+  ArrayRef<SmallVector<Operation *>> getClaims() const { return claims; }
+
+private:
+  Value root;
+  const StridedBox &box;
+  SmallVector<SmallVector<Operation *>> claims;
+  int64_t unclaimed = 0;
+  int64_t budget = kMaxElementsVisited;
+};
+
 /// One piece of a transfer cut along one dimension: indices `[begin, end)`,
 /// and the instruction it is placed by (the last to write it, or the first
 /// to read it).
