@@ -152,19 +152,21 @@ def test_convolution_is_offered_channel_steps():
             < _whole_part(op, arch, op.loops).cycles)
 
 
+MATMUL_64x32x128 = """
+func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
+  %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
+  return %r : tensor<64x32xf32>
+}
+"""
+
+
 def test_accumulator_moves_once_per_output_step():
     # tessel-promote-to-sram keeps a matmul's accumulator in SRAM across the
     # reduction's steps: over 4 steps along k the inputs move once each
     # (A 32 KiB, B 16 KiB), the 8 KiB accumulator in and out once, not 4
     # times. Cut along m instead, each step moves its own rows of it, and
     # B, which no step changes, is loaded once and kept.
-    text = """
-    func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
-      %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
-      return %r : tensor<64x32xf32>
-    }
-    """
-    op = _only_op(text)
+    op = _only_op(MATMUL_64x32x128)
     arch = small_arch(1, 1)
     assert _whole_part(op, arch, (64, 32, 32)).dram_bytes == 32768 + 16384 + 2 * 8192
     assert _whole_part(op, arch, (16, 32, 128)).dram_bytes == 32768 + 16384 + 2 * 8192
@@ -174,13 +176,7 @@ def test_input_no_step_changes_is_costed_once_on_a_lone_tile_only():
     # tessel-promote-to-sram loads B once when the steps cut only m. A lone
     # tile is costed so; on a rectangle B is costed at every step (the one
     # placement where costing it once chose worse steps, docs/mapper.md).
-    text = """
-    func.func @f(%a: tensor<64x128xf32>, %b: tensor<128x32xf32>, %c: tensor<64x32xf32>) -> tensor<64x32xf32> {
-      %r = linalg.matmul ins(%a, %b : tensor<64x128xf32>, tensor<128x32xf32>) outs(%c : tensor<64x32xf32>) -> tensor<64x32xf32>
-      return %r : tensor<64x32xf32>
-    }
-    """
-    op = _only_op(text)
+    op = _only_op(MATMUL_64x32x128)
     arch = small_arch(1, 2)
     lone = _whole_part(op, arch, (16, 32, 128))
     pair = Placement(0, 0, 1, 2, (1, 2, 1))

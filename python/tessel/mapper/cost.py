@@ -415,7 +415,7 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
 
 
 def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
-               kept: bool = True):
+               kept: bool = False):
     """``(slice shape, count)`` of the transfers of operand ``o`` over a
     part cut into ``steps``: an input's, one per step, or (``kept``) one in
     all where no loop cut into steps indexes it; an output's, one per
@@ -442,7 +442,7 @@ def _last_transfer(o: Operand, part: tuple[int, ...],
 
 
 def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
-                        steps: tuple[int, ...], kept: bool = True) -> int:
+                        steps: tuple[int, ...], kept: bool = False) -> int:
     """The innermost loop cut into more than one step that indexes ``o``
     (for an input, that is cut at all, unless none indexes it and
     ``kept``), or -1."""
@@ -453,13 +453,12 @@ def _innermost_cut_loop(o: Operand, part: tuple[int, ...],
     return max(cut, default=-1)
 
 
-def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
-                 kept: bool = True) -> bool:
+def _loaded_once(o: Operand, part: tuple[int, ...], steps: tuple[int, ...]) -> bool:
     """Whether operand ``o`` is loaded once per element: no loop cut into
     steps that does not index it lies outside the innermost one that does.
     An accumulator whose fill is folded into it is then set in SRAM instead
     (tessel-promote-to-sram)."""
-    last = _innermost_cut_loop(o, part, steps, kept)
+    last = _innermost_cut_loop(o, part, steps)
     return all(l in o.indexed_loops
                for l, (p, s) in enumerate(zip(part[:last + 1], steps)) if s < p)
 
@@ -576,7 +575,7 @@ def balances_over_channels(arch, o: Operand, part: tuple[int, ...],
     cycles and simulated 69,003 (61,458 in the steps it had). An input no
     step changes counts as loaded at every step here, as on every
     rectangle (:func:`_estimate_steps`)."""
-    return (_loaded_once(o, part, steps, kept=False)
+    return (_loaded_once(o, part, steps)
             and o.slice_bytes(steps) >= 4 * fixed_transfer_bytes(arch))
 
 

@@ -439,6 +439,15 @@ unsigned ArchAttr::getSplitChannels(int64_t row, int64_t col) const {
       1, std::min<int64_t>(own.size(), getTileDmaChannels()));
 }
 
+int64_t ArchAttr::getTransferBytesPerCycle() const {
+  return std::min(getTileDmaBytesPerCycle(), getDramBytesPerCycle());
+}
+
+int64_t ArchAttr::getFixedTransferBytes() const {
+  return (getTileDmaSetupCycles() + getDramLatencyCycles()) *
+         getTransferBytesPerCycle();
+}
+
 ArchAttr mlir::tessel::lookupArch(Operation *op) {
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
     if (auto device = dyn_cast<DeviceOp>(parent))

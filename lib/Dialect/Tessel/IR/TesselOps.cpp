@@ -190,6 +190,13 @@ bool mlir::tessel::isAddressOp(Operation *op) {
       op);
 }
 
+bool mlir::tessel::touchesBuffer(Operation *op, Value buffer) {
+  if (isAddressOp(op) || isa<memref::DeallocOp>(op))
+    return false;
+  return llvm::any_of(op->getOperands(),
+                      [&](Value v) { return getViewRoot(v) == buffer; });
+}
+
 Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,
                                unsigned dim, int64_t offset, int64_t size) {
   auto type = cast<MemRefType>(view.getType());

@@ -77,17 +77,10 @@ WaitOp getHeadWait(DmaOp load) {
   return {};
 }
 
-/// Whether `op` names or touches the memory of `root`.
-bool usesRoot(Operation *op, Value root) {
-  return llvm::any_of(op->getOperands(), [&](Value v) {
-    return isa<MemRefType>(v.getType()) && getViewRoot(v) == root;
-  });
-}
-
 /// The first instruction after `from` that touches `root`.
 Operation *getFirstToucher(Operation *from, Value root) {
   for (Operation *op = from->getNextNode(); op; op = op->getNextNode())
-    if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) && usesRoot(op, root))
+    if (touchesBuffer(op, root))
       return op;
   return nullptr;
 }
@@ -103,9 +96,8 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
   void runOnOperation() override {
     getOperation().walk([&](CoreOp core) {
       ArchAttr arch = lookupArch(core);
-      int64_t rate =
-          std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
-      minPieceBytes = 4 * arch.getTileDmaSetupCycles() * rate;
+      minPieceBytes =
+          4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
       splitBlocks = arch.getTileMacDataflow() == "weight_stationary";
       // The loads issued together, with nothing but other transfers and
       // address ops between them, each followed by its wait before any work.

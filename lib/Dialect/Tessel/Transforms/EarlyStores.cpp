@@ -88,9 +88,8 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       if (arch.getTileDmaChannels() <
           2 * arch.getSplitChannels(tile.getRow(), tile.getCol()))
         return;
-      int64_t rate =
-          std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
-      int64_t minPieceBytes = 4 * arch.getTileDmaSetupCycles() * rate;
+      int64_t minPieceBytes =
+          4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
       SmallVector<DmaOp> stores;
       for (Operation &op : core.getBody().front().getOperations())
         if (auto dma = dyn_cast<DmaOp>(op);

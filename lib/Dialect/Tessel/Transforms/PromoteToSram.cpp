@@ -815,10 +815,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
     // BERT's layer norms on tessel-4x4 across their steps ran 213 cycles
     // slower).
     if (ArchAttr arch = lookupArch(getOperation()))
-      fixedTransferBytes =
-          (arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles()) *
-          std::min(arch.getTileDmaBytesPerCycle(),
-                   arch.getDramBytesPerCycle());
+      fixedTransferBytes = arch.getFixedTransferBytes();
     // Found before any copy is inserted into a partition.
     DenseMap<Operation *, FilledAccumulator> filledAccumulators =
         findFilledAccumulators(getOperation());

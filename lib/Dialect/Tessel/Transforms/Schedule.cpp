@@ -67,14 +67,6 @@ bool isStore(DmaOp dma) {
          isInSpace(dma.getTarget(), MemorySpace::dram);
 }
 
-/// Whether `op` touches the memory of `buffer` (rather than only naming it).
-bool touches(Operation *op, Value buffer) {
-  if (isAddressOp(op) || isa<memref::DeallocOp>(op))
-    return false;
-  return llvm::any_of(op->getOperands(),
-                      [&](Value v) { return getViewRoot(v) == buffer; });
-}
-
 /// Adds to `ops` the address ops in `block` that `values` are computed by,
 /// directly or through each other.
 void addAddressOps(ValueRange values, Block &block,
@@ -151,7 +143,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       for (Operation *op = wait->getNextNode(); op && !firstUse;
            op = op->getNextNode()) {
         auto dealloc = dyn_cast<memref::DeallocOp>(op);
-        if (llvm::any_of(buffers, [&](Value b) { return touches(op, b); }) ||
+        if (llvm::any_of(buffers, [&](Value b) { return touchesBuffer(op, b); }) ||
             (dealloc && isBuffer(dealloc.getMemref())) ||
             isa<SignalOp, WaitSemaphoreOp>(op) ||
             op->hasTrait<OpTrait::IsTerminator>())
@@ -203,7 +195,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         bool gathersWritten =
             gather && llvm::is_contained(written, getViewRoot(gather.getTable()));
         if ((dma && isStore(dma)) || readsWritten || gathersWritten ||
-            llvm::any_of(buffers, [&](Value b) { return touches(op, b); }) ||
+            llvm::any_of(buffers, [&](Value b) { return touchesBuffer(op, b); }) ||
             isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp>(op) ||
             op->hasTrait<OpTrait::IsTerminator>())
           stop = op;
@@ -264,7 +256,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       // Synchronization orders the load with other tiles' writes; a fence
       // ends the op's part; and the target must not be in use (a buffer
       // allocated before the load).
-      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op) || touches(op, target))
+      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op) || touchesBuffer(op, target))
         return op;
       if (auto wait = dyn_cast<WaitOp>(op)) {
         for (Value token : wait.getTokens()) {

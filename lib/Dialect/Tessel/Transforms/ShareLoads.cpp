@@ -880,9 +880,7 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
 
     // What one transfer moves in the time of its fixed cost.
     ArchAttr arch = device.getArch();
-    int64_t bytesPerTransferCost =
-        (arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles()) *
-        std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
+    int64_t bytesPerTransferCost = arch.getFixedTransferBytes();
 
     Sharing sharing(*cores, arch, bytesPerTransferCost);
     for (auto [group, count] : positions)

@@ -29,10 +29,6 @@ namespace mlir::tessel {
 
 namespace {
 
-bool isInDram(Value view) {
-  return getMemorySpace(cast<MemRefType>(view.getType())) == MemorySpace::dram;
-}
-
 struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
   void runOnOperation() override {
     getOperation().walk([&](CoreOp core) {
@@ -43,9 +39,8 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
         return;
       // Below this many bytes a piece moves in less time than its setup:
       // the added transfers would cost what the split saves.
-      int64_t rate =
-          std::min(arch.getTileDmaBytesPerCycle(), arch.getDramBytesPerCycle());
-      int64_t minPieceBytes = arch.getTileDmaSetupCycles() * rate;
+      int64_t minPieceBytes =
+          arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
       // DMA channels `g * channels + i` all read DRAM channel `i`: stores,
       // and the pieces of an op's first loads (tessel-early-loads), take
       // the groups in turn, so that one transfer's setup and latency run
@@ -59,7 +54,7 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
       SmallVector<DmaOp> transfers;
       core.walk([&](DmaOp dma) { transfers.push_back(dma); });
       for (DmaOp dma : transfers) {
-        bool turns = isInDram(dma.getTarget()) ||
+        bool turns = isInSpace(dma.getTarget(), MemorySpace::dram) ||
                      dma->hasAttr(TesselDialect::getFirstLoadAttrName());
         if (split(dma, channels, minPieceBytes,
                   turns ? nextGroup * channels : 0) &&
@@ -76,7 +71,8 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
   bool split(DmaOp dma, unsigned channels, int64_t minPieceBytes,
              unsigned firstChannel) {
     if (dma.getChannel() ||
-        isInDram(dma.getSource()) == isInDram(dma.getTarget()))
+        isInSpace(dma.getSource(), MemorySpace::dram) ==
+            isInSpace(dma.getTarget(), MemorySpace::dram))
       return false;
     auto type = cast<MemRefType>(dma.getSource().getType());
     // A piece is a subview of both ends, which needs strided layouts.

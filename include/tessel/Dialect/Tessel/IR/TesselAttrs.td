@@ -92,6 +92,12 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
     /// itself, nearest to it and to no other tile, at most its DMA
     /// channels; 1 where it has fewer than two.
     unsigned getSplitChannels(int64_t row, int64_t col) const;
+    /// The bytes per cycle one DRAM transfer moves: the slower of a DMA
+    /// channel and a DRAM channel.
+    int64_t getTransferBytesPerCycle() const;
+    /// What one DRAM transfer moves in the time of its fixed cost (DMA
+    /// setup and DRAM latency); the mapper's `fixed_transfer_bytes`.
+    int64_t getFixedTransferBytes() const;
     /// The element-type spellings of the schema ("f32", "bf16", "i8", ...),
     /// or an empty string for a type no unit supports.
     static ::llvm::StringRef getDtypeName(::mlir::Type elementType);

@@ -45,6 +45,10 @@ bool isInSpace(Value view, MemorySpace space);
 /// They can move with the instructions that use them.
 bool isAddressOp(Operation *op);
 
+/// Whether `op` touches the memory of `buffer` (rather than only naming or
+/// freeing it): an instruction or transfer with an operand viewing it.
+bool touchesBuffer(Operation *op, Value buffer);
+
 /// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
 /// one end of a piece of a transfer.
 Value createSlab(OpBuilder &builder, Location loc, Value view, unsigned dim,
