@@ -91,6 +91,9 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createTesselEarlyStores());
   // An op's first step starts on the first piece of its loads.
   pm.addPass(createTesselEarlyLoads());
+  // Where stores and loads share DMA channels, a store leaves in pieces
+  // between the next steps' loads.
+  pm.addPass(createTesselSpreadStores());
   pm.addPass(createTesselAllocateSram());
   // Tiles that load the same slice at the same step share one load.
   pm.addPass(createTesselShareLoads());

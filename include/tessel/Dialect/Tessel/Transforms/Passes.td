@@ -1463,6 +1463,51 @@ def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
   ];
 }
 
+def TesselSpreadStores : Pass<"tessel-spread-stores", "::mlir::ModuleOp"> {
+  let summary = "Issue a store's pieces between the next steps' loads";
+  let description = [{
+    Each DMA channel runs its transfers in issue order. On a tile whose
+    DRAM channels are its own but whose DMA channels make no second group
+    for them, stores and loads share the channels, and the loads of the
+    next step queue behind a step's store although the store is waited for
+    only steps later, where its buffer is freed. A `tessel.dma` from a
+    core's SRAM to DRAM is cut along its outermost dimension and its pieces
+    are issued one after each run of loads from DRAM before its wait (the
+    last run excepted), so each takes a step's spare time on the channels;
+    the store is waited for where it was. A piece is at least what the
+    tile's DMA moves in four times its setup over all its DRAM channels. A
+    piece moves down past compute, transfers and waits that do not touch
+    the slice it reads, never past a signal, a semaphore wait, a fence, a
+    multicast, a gather or a transfer of the DRAM buffer it writes. Runs
+    before `tessel-allocate-sram`, while each SRAM buffer is an allocation
+    of its own.
+
+    ```mlir
+    %s = tessel.dma %acc to %y : memref<64x32xf32, #sram> to ...
+    %l0 = tessel.dma %x0 to %a0 : ...      // the next step's loads
+    ...
+    %l1 = tessel.dma %x1 to %a1 : ...      // the step after
+    ...
+    tessel.wait %s
+    // becomes
+    %l0 = tessel.dma %x0 to %a0 : ...
+    %s0 = tessel.dma %acc_0 to %y_0 : memref<32x32xf32, ...> to ...
+    ...
+    %l1 = tessel.dma %x1 to %a1 : ...
+    %s1 = tessel.dma %acc_1 to %y_1 : memref<32x32xf32, ...> to ...
+    ...
+    tessel.wait %s0, %s1
+    ```
+  }];
+  let dependentDialects = [
+    "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
+  ];
+  let statistics = [
+    Statistic<"numSpread", "num-spread",
+              "Number of stores issued in pieces between later loads">
+  ];
+}
+
 def TesselSplitTransfers : Pass<"tessel-split-transfers", "::mlir::ModuleOp"> {
   let summary = "Spread a large DRAM transfer over the DRAM channels a tile "
                 "has to itself";

@@ -1,0 +1,207 @@
+//===- SpreadStores.cpp - A store's pieces between the next steps' loads ---===//
+//
+// Each DMA channel runs its transfers one after another, in issue order
+// (docs/simulator.md). On a tile whose DRAM channels are its own but whose
+// DMA channels make no second group for them (bench/archs/
+// systolic-32x32-768k.yaml: four DMA channels over three DRAM channels),
+// a step's store and the next steps' loads share the same channels: a
+// 229 KB accumulator slice of a GEMM leaves in 4,800 cycles, and the loads
+// the tile issues for its next step queue behind it, so the MAC array
+// waits for them. Yet the store is waited for only where its buffer is
+// freed, steps later.
+//
+// This pass cuts such a store along its outermost dimension and issues the
+// pieces one after each run of loads from DRAM that the tile issues before
+// the store's wait (the last run excepted, whose step the wait follows):
+// each piece takes a step's spare time on the channels instead of the whole
+// store holding up one step's loads. Only a store that does hold them up
+// is cut: one that, with the loads issued after it, takes the channels
+// longer than the MAC array takes for the products until the next run of
+// loads (ResNet-18's second convolution's stores leave under its steps
+// whole; cut, the pieces' issue added 18 cycles). The pieces are at least what the tile's
+// DMA moves in four times its setup over all its DRAM channels
+// (tessel-split-transfers then spreads each over them), and the store is
+// waited for where it was. A piece moves down past compute, transfers and
+// waits that do not touch the slice it reads, never past a signal, a
+// semaphore wait, a fence, a multicast, a gather or a transfer of the DRAM
+// buffer it writes.
+//
+// Before tessel-allocate-sram, while every SRAM buffer is its own
+// allocation: which elements an instruction touches is read from its views'
+// strided layouts.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
+
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+
+#include <optional>
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELSPREADSTORES
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Whether `op` is a load from DRAM into the core's SRAM.
+bool isDramLoad(Operation *op) {
+  auto dma = dyn_cast<DmaOp>(op);
+  return dma && isInSpace(dma.getSource(), MemorySpace::dram) &&
+         isInSpace(dma.getTarget(), MemorySpace::sram);
+}
+
+/// The bytes `dma` moves.
+int64_t getTransferBytes(DmaOp dma) {
+  auto type = cast<MemRefType>(dma.getSource().getType());
+  return type.getNumElements() *
+         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// Whether a store may not move down past `op` at all.
+bool isBarrier(Operation *op, Value dramRoot) {
+  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(
+          op) ||
+      op->getNumRegions() != 0)
+    return true;
+  if (auto dma = dyn_cast<DmaOp>(op))
+    return getViewRoot(dma.getSource()) == dramRoot ||
+           getViewRoot(dma.getTarget()) == dramRoot;
+  return false;
+}
+
+struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
+  /// What the tile's DMA moves per cycle over all its DRAM channels.
+  int64_t bytesPerCycle = 0;
+
+  void runOnOperation() override {
+    getOperation().walk([&](CoreOp core) {
+      ArchAttr arch = lookupArch(core);
+      // Where a second DMA channel reads each DRAM channel, stores take
+      // their own (tessel-split-transfers) and queue behind no load; where
+      // tiles share their DRAM channels, the emitter spreads transfers over
+      // the DMA channels in turn.
+      TileOp tile = core.getTileOp();
+      unsigned channels = arch.getSplitChannels(tile.getRow(), tile.getCol());
+      if (channels < 2 || arch.getTileDmaChannels() >= 2 * channels)
+        return;
+      bytesPerCycle = arch.getTransferBytesPerCycle() * channels;
+      int64_t minPieceBytes = 4 * arch.getTileDmaSetupCycles() * bytesPerCycle;
+      SmallVector<DmaOp> stores;
+      for (Operation &op : core.getBody().front().getOperations())
+        if (auto dma = dyn_cast<DmaOp>(op);
+            dma && isInSpace(dma.getSource(), MemorySpace::sram) &&
+            isInSpace(dma.getTarget(), MemorySpace::dram))
+          stores.push_back(dma);
+      for (DmaOp store : stores)
+        spread(store, minPieceBytes);
+    });
+  }
+
+  /// The last load from DRAM before each run of MAC-array products between
+  /// `store` and its wait: where the tile has issued the loads of a step.
+  /// None if the store is not waited for once, in its block; up to the
+  /// first instruction that touches the slice it reads or that it may not
+  /// pass.
+  SmallVector<Operation *> findRunEnds(DmaOp store) {
+    SmallVector<Operation *> ends;
+    if (!store.getToken().hasOneUse())
+      return ends;
+    Operation *wait = *store.getToken().getUsers().begin();
+    if (wait->getBlock() != store->getBlock())
+      return ends;
+    Value source = store.getSource();
+    Value root = getViewRoot(source);
+    std::optional<Extent> extent = getExtent(source);
+    if (!root.getDefiningOp<memref::AllocOp>() || !extent)
+      return ends;
+    Value dramRoot = getViewRoot(store.getTarget());
+    Operation *lastLoad = nullptr;
+    for (Operation *op = store->getNextNode(); op != wait;
+         op = op->getNextNode()) {
+      if (isAddressOp(op) || isa<memref::DeallocOp>(op))
+        continue;
+      if (isBarrier(op, dramRoot) || touchesExtent(op, root, *extent))
+        break;
+      if (isDramLoad(op))
+        lastLoad = op;
+      else if (isa<MatmulOp>(op) && lastLoad) {
+        ends.push_back(lastLoad);
+        lastLoad = nullptr;
+      }
+    }
+    return ends;
+  }
+
+  /// Whether `store` and the loads up to `runEnd` take the tile's DRAM
+  /// channels longer than the MAC array takes at its peak for the products
+  /// from there to `nextRunEnd` (a bound below the compute that hides
+  /// them).
+  bool holdsUpLoads(DmaOp store, Operation *runEnd, Operation *nextRunEnd,
+                    ArchAttr arch) {
+    int64_t bytes = getTransferBytes(store);
+    for (Operation *op = store->getNextNode(); op != runEnd->getNextNode();
+         op = op->getNextNode())
+      if (isDramLoad(op))
+        bytes += getTransferBytes(cast<DmaOp>(op));
+    int64_t macCycles = 0;
+    for (Operation *op = runEnd->getNextNode(); op != nextRunEnd;
+         op = op->getNextNode()) {
+      auto matmul = dyn_cast<MatmulOp>(op);
+      if (!matmul)
+        continue;
+      auto lhs = cast<MemRefType>(matmul.getLhs().getType());
+      auto rhs = cast<MemRefType>(matmul.getRhs().getType());
+      macCycles += lhs.getNumElements() * rhs.getShape().back() /
+                   std::max<int64_t>(
+                       arch.getMacsPerCycle(lhs.getElementType()), 1);
+    }
+    return bytes > macCycles * bytesPerCycle;
+  }
+
+  void spread(DmaOp store, int64_t minPieceBytes) {
+    auto type = cast<MemRefType>(store.getSource().getType());
+    if (!type.isStrided() ||
+        !cast<MemRefType>(store.getTarget().getType()).isStrided())
+      return;
+    ArrayRef<int64_t> shape = type.getShape();
+    const auto *outer =
+        llvm::find_if(shape, [](int64_t size) { return size > 1; });
+    if (outer == shape.end())
+      return;
+    unsigned dim = outer - shape.begin();
+    int64_t bytes = getTransferBytes(store);
+    // No piece after the last run: the wait follows its step and would
+    // wait for the piece.
+    SmallVector<Operation *> ends = findRunEnds(store);
+    int64_t pieces = std::min<int64_t>({static_cast<int64_t>(ends.size()) - 1,
+                                        shape[dim], bytes / minPieceBytes});
+    if (pieces < 2 ||
+        !holdsUpLoads(store, ends[0], ends[1], lookupArch(store)))
+      return;
+
+    Location loc = store.getLoc();
+    int64_t chunk = llvm::divideCeil(shape[dim], pieces);
+    SmallVector<Value> tokens;
+    for (int64_t begin = 0, i = 0; begin < shape[dim]; begin += chunk, ++i) {
+      OpBuilder builder = OpBuilder::atBlockEnd(store->getBlock());
+      builder.setInsertionPointAfter(ends[i]);
+      int64_t size = std::min(chunk, shape[dim] - begin);
+      Value from =
+          createSlab(builder, loc, store.getSource(), dim, begin, size);
+      Value to = createSlab(builder, loc, store.getTarget(), dim, begin, size);
+      auto piece = DmaOp::create(builder, loc, from, to, store.getChannelAttr());
+      piece->setDiscardableAttrs(store->getDiscardableAttrDictionary());
+      tokens.push_back(piece.getToken());
+    }
+    replaceTransfer(store, tokens);
+    ++numSpread;
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel
