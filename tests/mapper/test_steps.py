@@ -4,14 +4,18 @@ test/Transforms/tessel-tile-for-sram.mlir give the same steps), and the
 steps it writes into the mapping are the cheapest it costed."""
 
 import dataclasses
+from pathlib import Path
 
 from tessel import arch as arch_model
+from tessel.runtime.timing import vector_cycles
 
 from tessel.ir import Context, Module
 from tessel.mapper import graph
 from tessel.mapper.cost import (Placement, _estimate_steps, dram_link,
                                 early_store_pieces, estimate, scratch_bytes,
-                                step_candidates, step_sizes, transfer_cycles)
+                                spread_store_pieces, sram_step_bytes,
+                                step_candidates,
+                                step_sizes, transfer_cycles)
 
 from test_search import small_arch
 
@@ -116,6 +120,96 @@ def test_matmul_is_offered_a_short_last_step():
         op, op.loops, arch.tile.sram.bytes, array_rows=arch.tile.mac.rows)
     # The rest is a step of its own, shorter than the others.
     assert 0 < op.loops[loop] % shorter[loop] < shorter[loop]
+
+
+# A one-tile arch of 768 KiB whose four DMA channels make no second group for
+# its three DRAM channels of 16 B/cycle: stores and loads share channels.
+ARCH_768K = Path(__file__).resolve().parents[2] / "bench/archs/systolic-32x32-768k.yaml"
+
+
+def _matmul(m, k, n):
+    return f"""
+func.func @f(%a: tensor<{m}x{k}xf32>, %b: tensor<{k}x{n}xf32>) -> tensor<{m}x{n}xf32> {{
+  %e = tensor.empty() : tensor<{m}x{n}xf32>
+  %zero = arith.constant 0.0 : f32
+  %c = linalg.fill ins(%zero : f32) outs(%e : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  %r = linalg.matmul ins(%a, %b : tensor<{m}x{k}xf32>, tensor<{k}x{n}xf32>) outs(%c : tensor<{m}x{n}xf32>) -> tensor<{m}x{n}xf32>
+  return %r : tensor<{m}x{n}xf32>
+}}
+"""
+
+
+def test_matmul_is_offered_longer_streams():
+    # BERT's FFN2 (512 x 3072 -> 768) on the 768 KiB tile: halving alone
+    # never reaches 512-row streams over 128 columns; the longer-stream
+    # variant of 256 x 192 steps does (each block pays its weights' way
+    # through the SRAM port once per stream).
+    matmul = _ops(_matmul(512, 3072, 768))[1]
+    arch = arch_model.load(str(ARCH_768K))
+    budget = arch.tile.sram.bytes
+    plain = step_candidates(matmul, matmul.loops, budget,
+                            array_rows=arch.tile.mac.rows, short_last=True)
+    longer = step_candidates(matmul, matmul.loops, budget,
+                             array_rows=arch.tile.mac.rows, short_last=True,
+                             array_cols=arch.tile.mac.cols)
+    assert (256, 192, 32) in plain and (512, 128, 32) not in plain
+    assert (512, 128, 32) in longer
+    # The added ones take whole columns of the array and fit SRAM.
+    for steps in set(longer) - set(plain):
+        assert steps[1] % arch.tile.mac.cols == 0
+        assert sram_step_bytes(matmul, steps) <= budget
+
+
+def test_store_spread_between_loads_where_it_holds_them_up():
+    # The 768 KiB tile: a 256 x 256 accumulator (256 KiB) and a step's 64
+    # KiB of loads take the three channels longer than the step's 2,048
+    # cycles of products at 48 B/cycle; the 32 steps of the next slice
+    # carry it in 31 pieces (none after the last), each at least 4 setups
+    # at 48 B/cycle (3,840 bytes).
+    matmul = _ops(_matmul(1024, 1024, 1024))[1]
+    arch = arch_model.load(str(ARCH_768K))
+    nbytes = 256 * 256 * 4
+    assert spread_store_pieces(matmul, arch, (256, 256, 32), nbytes, 32) == 31
+    # Steps whose products hide the store and the loads: it stays whole.
+    assert spread_store_pieces(matmul, arch, (256, 256, 1024), nbytes, 1) == 1
+    # Too few bytes for two pieces.
+    assert spread_store_pieces(matmul, arch, (4, 8, 32), 4 * 8 * 4, 32) == 1
+    # systolic-32x32's stores take DMA channels of their own.
+    assert spread_store_pieces(matmul, arch_model.load("systolic-32x32"),
+                               (256, 256, 32), nbytes, 32) == 1
+
+
+def test_short_steps_that_cannot_hide_their_loads_are_costed_so():
+    # GEMM 1024^3 on the 768 KiB tile in steps of 224 rows: the last
+    # 128-row chunk reloads a whole 32 KiB panel of the right operand per
+    # step and computes for less time than that takes, which the other
+    # steps' slack does not make up (simulated: 1,177,535 cycles against
+    # 1,126,923 for steps of 256 rows).
+    matmul = _ops(_matmul(1024, 1024, 1024))[1]
+    arch = arch_model.load(str(ARCH_768K))
+    uneven = _whole_part(matmul, arch, (224, 256, 32))
+    even = _whole_part(matmul, arch, (256, 256, 32))
+    assert uneven.cycles > even.cycles
+    assert estimate(matmul, arch, Placement(0, 0, 1, 1, (1, 1, 1))).steps == (256, 256, 32)
+
+
+def test_zero_fill_runs_no_code_where_the_matmul_starts_from_init():
+    # On a tile with DRAM channels of its own a matmul's zero fill becomes
+    # its first blocks' init (tessel-lower-to-instructions): no vector
+    # instruction per accumulator. Elsewhere each accumulator set in SRAM
+    # is filled by one.
+    matmul = _ops(_matmul(256, 128, 64))[1]
+    own = arch_model.load("systolic-32x32")
+    d = own.to_dict()
+    d["name"] = "systolic-32x32-shared"
+    d["grid"] = {"rows": 1, "cols": 2}
+    shared = arch_model.Arch.from_dict(d)
+    assert own.split_channels(0, 0) == 2 and shared.split_channels(0, 0) == 1
+    steps = (64, 64, 128)
+    filled = _whole_part(matmul, shared, steps).compute
+    folded = _whole_part(matmul, own, steps).compute
+    fills = 4 * vector_cycles(shared, "add", 64 * 64, 64 * 64 * 4)
+    assert filled - folded == fills
 
 
 def test_store_pieces_are_the_blocks_along_the_shorter_side():

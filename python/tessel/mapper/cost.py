@@ -196,7 +196,8 @@ def step_sizes(op: Op, part: tuple[int, ...], budget: int,
 
 def step_candidates(op: Op, part: tuple[int, ...], budget: int,
                     skip_weights: bool = False, array_rows: int = 0,
-                    short_last: bool = False) -> list[tuple[int, ...]]:
+                    short_last: bool = False,
+                    array_cols: int = 0) -> list[tuple[int, ...]]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
     possible; for a matmul or a convolution each also with reduction steps
@@ -210,7 +211,13 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
     whose result leaves soon after the compute (the step before its last
     is stored under it). Not the loops across the array's columns: a short
     last step there would leave columns idle; nor for an op with an
-    epilogue, whose result leaves as a whole after it."""
+    epilogue, whose result leaves as a whole after it. With ``array_cols``
+    (the MAC array's columns), for a matmul or a convolution each then also
+    with longer streams: the streamed loop's steps twice as long, the loop
+    across the array's columns cut to the most whole columns of the array
+    that still fit (each block streamed through the array pays its weights'
+    way through the SRAM port once, docs/simulator.md: halving only, the
+    2 x 192 rows of BERT's FFN2 on a 768 KiB tile never became 512 x 128)."""
     out = []
     variants = [(None, 0)]
     if op.macs:
@@ -224,6 +231,20 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
         if steps is not None and steps not in out:
             out.append(steps)
     streamed = _STREAMED_LOOP.get(op.kind)
+    if array_cols and streamed is not None:
+        across = _COLUMNS_LOOP[op.kind]
+        for steps in list(out):
+            if steps[streamed] >= part[streamed] or steps[across] <= array_cols:
+                continue
+            longer = list(steps)
+            longer[streamed] = min(part[streamed], 2 * steps[streamed])
+            for cols in range(steps[across] - steps[across] % array_cols,
+                              0, -array_cols):
+                longer[across] = cols
+                if sram_step_bytes(op, tuple(longer), skip_weights) <= budget:
+                    if tuple(longer) not in out:
+                        out.append(tuple(longer))
+                    break
     if short_last and streamed is not None and op.epilogue is None:
         for steps in list(out):
             s = steps[streamed]
@@ -239,6 +260,9 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
 # The loop whose iterations a weight-stationary array streams as a block's
 # rows: a matmul's (and a batch's) rows, a convolution's output rows.
 _STREAMED_LOOP = {"matmul": 0, "batch_matmul": 1, "conv": 2}
+# The loop across the array's columns: a matmul's (and a batch's) columns, a
+# convolution's output channels.
+_COLUMNS_LOOP = {"matmul": 1, "batch_matmul": 2, "conv": 1}
 
 
 def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
@@ -345,6 +369,40 @@ def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     dma = arch.tile.dma
     least = 4 * dma.setup_cycles * min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
     return max(1, min(blocks, nbytes // least))
+
+
+def spread_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
+                        runs: int, tile: tuple[int, int] = (0, 0)) -> int:
+    """How many pieces tessel-spread-stores issues the store of a step's
+    ``nbytes`` result on ``tile`` in, ``runs`` steps of loads before it is
+    waited for: one after each but the last, each at least what the tile's
+    DMA moves in four times its setup over its DRAM channels, where the
+    tile's stores and loads share its DMA channels and the store, with the
+    step's loads, takes them longer than the step's products take the MAC
+    array at its peak. One elsewhere (the store leaves whole)."""
+    split = arch.split_channels(*tile)
+    if not op.macs or split < 2 or arch.tile.dma.channels >= 2 * split:
+        return 1
+    dma = arch.tile.dma
+    rate = min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle) * split
+    loads = sum(o.slice_bytes(step) for o in op.operands if o.read and not o.is_output)
+    mac_cycles = math.prod(step) / max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
+    if nbytes + loads <= mac_cycles * rate:
+        return 1
+    rows = next((e for e in _result_slice(op, step) if e > 1), 1)
+    pieces = min(runs - 1, rows, nbytes // (4 * dma.setup_cycles * rate))
+    return pieces if pieces > 1 else 1
+
+
+def _dram_bound(op: Op, arch, placement: Placement, nbytes: float) -> bool:
+    """Whether a tile's ``nbytes`` of DRAM transfers for its part of ``op``
+    take its DRAM channels longer than its products take the MAC array at
+    its peak (tessel-spread-stores then moves no store)."""
+    dma = arch.tile.dma
+    rate = (min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
+            * arch.split_channels(placement.row, placement.col))
+    peak = max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
+    return nbytes > op.macs / placement.tiles / peak * rate
 
 
 def _conv_cycles(step: tuple[int, ...], blocks) -> int:
@@ -637,10 +695,13 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                       + _epilogue_weight_bytes(op, part)) if resident else 0
     if resident_bytes >= sram:
         return None
+    # Longer streams are offered to a lone tile (measured there only).
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
                                  array_rows=arch.tile.mac.rows,
-                                 short_last=True)
+                                 short_last=True,
+                                 array_cols=(arch.tile.mac.cols
+                                             if placement.tiles == 1 else 0))
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link)
@@ -678,11 +739,14 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     bytes_per_tile = 0
     num_steps = 0
     # Steps of equal shape cost the same: at most two sizes per loop.
+    # (shape, count, compute of one step) of the steps of each shape.
+    step_shapes = []
     for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
         shape = tuple(s for s, _ in shape_counts)
         count = math.prod(c for _, c in shape_counts)
         num_steps += count
         one_step = compute_cycles(op, arch, shape)
+        step_shapes.append((shape, count, one_step))
         compute += count * one_step
         if lone and op.macs and arch.tile.mac.weight_buffers > 1:
             joinable += count * (one_step - compute_cycles(op, arch, shape, joined=True))
@@ -696,11 +760,19 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
     own_first = shared_first = kept_fill = 0.0
+    # Per moved operand: (operand, transfers per step, rate, hops, loaded).
+    per_step = []
+    spread_extra = 0.0
     accumulator_set = False
     # Whether a split reduction's partials, which tessel-partition always
     # fills, are set in SRAM (see _partials_cycles).
     partials_in_sram = False
+    # On a tile with DRAM channels of its own a matmul's zero fill becomes
+    # its first blocks' `init` (tessel-lower-to-instructions): no vector op.
+    folds_zero_fill = False
     for o in moved:
+        folds_zero_fill = (op.kind == "matmul" and o.is_output and not o.seed_dims
+                           and arch.split_channels(placement.row, placement.col) > 1)
         # An accumulator starting from a fill: set in SRAM where it is loaded
         # once per element (the fill then runs no code), else loaded, and
         # the fill runs after all, costed here on this op's rectangle (a
@@ -744,11 +816,25 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # tessel-4x4 took steps of 14 rows and all 64 channels instead of
         # 28 rows and 32, and the model ran 3,063 cycles slower.
         kept = lone and o.slice_bytes(part) >= fixed_transfer_bytes(arch)
-        for shape, count in _transfers(o, part, steps, kept=kept):
+        transfers = list(_transfers(o, part, steps, kept=kept))
+        if o.is_output:
+            slices = sum(c for _, c in transfers)
+        if loaded or o.is_output:
+            per_step.append((o, sum(c for _, c in transfers) / num_steps,
+                             o_rate, o_hops, loaded))
+        for shape, count in transfers:
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             load_total += count * one * int(loaded)
-            store_total += count * one * int(o.is_output)
+            if o.is_output:
+                store_total += count * one
+                # A store spread between the next result slice's steps
+                # pays a setup and a latency per piece.
+                pieces = spread_store_pieces(op, arch, steps, b,
+                                             num_steps // slices,
+                                             (placement.row, placement.col))
+                spread_extra += (count * (pieces - 1)
+                                 * transfer_cycles(arch, 0, o_rate, o_hops))
             if o.is_output and op.epilogue is not None:
                 # The largest slice's store: an epilogue's result leaves
                 # whole after it, and steps of two sizes, which its last
@@ -771,7 +857,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                                + handshake, one - drained)
                 last_store = max(last_store, tail)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
-            if in_sram:
+            if in_sram and not folds_zero_fill:
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
                 # Set from a seed: its slice is loaded first, unless it is
                 # kept with the resident weights.
@@ -805,7 +891,29 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 load_total += count * transfer_cycles(arch, b, rate, hops)
                 bytes_per_tile += count * b
     first_load = max(own_first, shared_first)
+    # tessel-spread-stores leaves the stores of a tile whose transfers
+    # outlast its products where they are.
+    spreads = spread_extra > 0 and not _dram_bound(op, arch, placement, bytes_per_tile)
+    store_total += spread_extra if spreads else 0.0
     transfer = load_total + store_total
+    # Steps of two or more shapes (a short last chunk of a loop): a shape
+    # whose loads and stores take longer than its compute stalls the tile
+    # by the difference, whatever slack the others have (a lone tile's:
+    # measured there; GEMM 1024^3 in steps of 224 rows on a 768 KiB tile
+    # stalled 41,000 cycles in its last 128 rows).
+    if lone and overlap_dma and len(step_shapes) > 1:
+        for shape, count, one_step in step_shapes:
+            moving = 0.0
+            for o, per, o_rate, o_hops, loaded in per_step:
+                b = o.slice_bytes(shape)
+                one = transfer_cycles(arch, b, o_rate, o_hops)
+                if o.is_output and spreads:
+                    pieces = spread_store_pieces(op, arch, shape, b,
+                                                 int(1 / per),
+                                                 (placement.row, placement.col))
+                    one += (pieces - 1) * transfer_cycles(arch, 0, o_rate, o_hops)
+                moving += per * one
+            compute += count * max(0.0, moving - one_step)
     # Joined are the steps after the first, but for the first of each
     # result slice where vector work on the accumulator (setting it, an
     # epilogue) comes between. Only a lone tile's: the tiles of a rectangle

@@ -12,19 +12,26 @@
 //
 // This pass cuts such a store along its outermost dimension and issues the
 // pieces one after each run of loads from DRAM that the tile issues before
-// the store's wait (the last run excepted, whose step the wait follows):
-// each piece takes a step's spare time on the channels instead of the whole
-// store holding up one step's loads. Only a store that does hold them up
-// is cut: one that, with the loads issued after it, takes the channels
-// longer than the MAC array takes for the products until the next run of
-// loads (ResNet-18's second convolution's stores leave under its steps
-// whole; cut, the pieces' issue added 18 cycles). The pieces are at least what the tile's
-// DMA moves in four times its setup over all its DRAM channels
-// (tessel-split-transfers then spreads each over them), and the store is
-// waited for where it was. A piece moves down past compute, transfers and
-// waits that do not touch the slice it reads, never past a signal, a
-// semaphore wait, a fence, a multicast, a gather or a transfer of the DRAM
-// buffer it writes.
+// the store's wait, the last run excepted where there are others (the wait
+// follows that run's step and would wait for the piece): each piece takes a
+// step's spare time on the channels instead of the whole store holding up
+// one step's loads. With one run before the wait, or too few bytes to cut,
+// the whole store goes out after the first run's loads (ResNet-18's second
+// convolution on that tile: its last step's loads had waited 2,218 cycles
+// behind the store before it). Only a store that does hold the loads up is
+// moved: one that, with the loads issued after it, takes the channels
+// longer than the MAC array takes at its peak for the products before the
+// tile waits for those loads (the convolution's other stores leave under
+// its steps where they are; cut, the pieces' issue had added 18 cycles),
+// and only on a tile whose transfers take its DRAM channels no longer than
+// its products take the MAC array: otherwise the channels are busy in any
+// order, and moving the stores only adds pieces.
+// The pieces are at least what the tile's DMA moves in four times its
+// setup over all its DRAM channels (tessel-split-transfers then spreads
+// each over them), and the store is waited for where it was. A piece moves
+// down past compute, transfers and waits that do not touch the slice it
+// reads, never past a signal, a semaphore wait, a fence, a multicast, a
+// gather or a transfer of the DRAM buffer it writes.
 //
 // Before tessel-allocate-sram, while every SRAM buffer is its own
 // allocation: which elements an instruction touches is read from its views'
@@ -39,6 +46,7 @@
 #include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -60,6 +68,14 @@ int64_t getTransferBytes(DmaOp dma) {
   auto type = cast<MemRefType>(dma.getSource().getType());
   return type.getNumElements() *
          llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+}
+
+/// The cycles `matmul`'s products take the MAC array at its peak.
+int64_t getPeakCycles(MatmulOp matmul, ArchAttr arch) {
+  auto lhs = cast<MemRefType>(matmul.getLhs().getType());
+  auto rhs = cast<MemRefType>(matmul.getRhs().getType());
+  return lhs.getNumElements() * rhs.getShape().back() /
+         std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1);
 }
 
 /// Whether a store may not move down past `op` at all.
@@ -91,12 +107,26 @@ struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
         return;
       bytesPerCycle = arch.getTransferBytesPerCycle() * channels;
       int64_t minPieceBytes = 4 * arch.getTileDmaSetupCycles() * bytesPerCycle;
+      // A tile whose transfers take its DRAM channels longer than its
+      // products take the MAC array keeps the channels busy in any order:
+      // moving its stores only adds pieces (the 1x1 convolution on the
+      // 768 KiB tile, 28 cycles).
       SmallVector<DmaOp> stores;
-      for (Operation &op : core.getBody().front().getOperations())
-        if (auto dma = dyn_cast<DmaOp>(op);
-            dma && isInSpace(dma.getSource(), MemorySpace::sram) &&
-            isInSpace(dma.getTarget(), MemorySpace::dram))
-          stores.push_back(dma);
+      int64_t dramBytes = 0, macCycles = 0;
+      for (Operation &op : core.getBody().front().getOperations()) {
+        if (auto dma = dyn_cast<DmaOp>(op)) {
+          bool store = isInSpace(dma.getSource(), MemorySpace::sram) &&
+                       isInSpace(dma.getTarget(), MemorySpace::dram);
+          if (store)
+            stores.push_back(dma);
+          if (store || isDramLoad(dma))
+            dramBytes += getTransferBytes(dma);
+        }
+        if (auto matmul = dyn_cast<MatmulOp>(op))
+          macCycles += getPeakCycles(matmul, arch);
+      }
+      if (dramBytes > macCycles * bytesPerCycle)
+        return;
       for (DmaOp store : stores)
         spread(store, minPieceBytes);
     });
@@ -137,28 +167,27 @@ struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
     return ends;
   }
 
-  /// Whether `store` and the loads up to `runEnd` take the tile's DRAM
-  /// channels longer than the MAC array takes at its peak for the products
-  /// from there to `nextRunEnd` (a bound below the compute that hides
-  /// them).
-  bool holdsUpLoads(DmaOp store, Operation *runEnd, Operation *nextRunEnd,
-                    ArchAttr arch) {
+  /// Whether `store` and the loads issued after it up to `runEnd` take
+  /// the tile's DRAM channels longer than the MAC array takes at its peak
+  /// for the products before the tile waits for one of those loads: a
+  /// bound below the compute that hides them.
+  bool holdsUpLoads(DmaOp store, Operation *runEnd, ArchAttr arch) {
     int64_t bytes = getTransferBytes(store);
+    llvm::SmallPtrSet<Value, 8> loads;
     for (Operation *op = store->getNextNode(); op != runEnd->getNextNode();
          op = op->getNextNode())
-      if (isDramLoad(op))
+      if (isDramLoad(op)) {
         bytes += getTransferBytes(cast<DmaOp>(op));
+        loads.insert(cast<DmaOp>(op).getToken());
+      }
     int64_t macCycles = 0;
-    for (Operation *op = runEnd->getNextNode(); op != nextRunEnd;
-         op = op->getNextNode()) {
-      auto matmul = dyn_cast<MatmulOp>(op);
-      if (!matmul)
-        continue;
-      auto lhs = cast<MemRefType>(matmul.getLhs().getType());
-      auto rhs = cast<MemRefType>(matmul.getRhs().getType());
-      macCycles += lhs.getNumElements() * rhs.getShape().back() /
-                   std::max<int64_t>(
-                       arch.getMacsPerCycle(lhs.getElementType()), 1);
+    for (Operation *op = runEnd->getNextNode(); op; op = op->getNextNode()) {
+      if (auto wait = dyn_cast<WaitOp>(op))
+        if (llvm::any_of(wait.getTokens(),
+                         [&](Value token) { return loads.contains(token); }))
+          break;
+      if (auto matmul = dyn_cast<MatmulOp>(op))
+        macCycles += getPeakCycles(matmul, arch);
     }
     return bytes > macCycles * bytesPerCycle;
   }
@@ -175,15 +204,23 @@ struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
       return;
     unsigned dim = outer - shape.begin();
     int64_t bytes = getTransferBytes(store);
-    // No piece after the last run: the wait follows its step and would
-    // wait for the piece.
     SmallVector<Operation *> ends = findRunEnds(store);
-    int64_t pieces = std::min<int64_t>({static_cast<int64_t>(ends.size()) - 1,
-                                        shape[dim], bytes / minPieceBytes});
-    if (pieces < 2 ||
-        !holdsUpLoads(store, ends[0], ends[1], lookupArch(store)))
+    if (ends.empty())
       return;
-
+    if (!holdsUpLoads(store, ends[0], lookupArch(store)))
+      return;
+    // No piece after the last run where there are others: the wait follows
+    // its step, and the piece would hold the wait up.
+    int64_t runs = std::max<int64_t>(1, ends.size() - 1);
+    int64_t pieces =
+        std::min<int64_t>({runs, shape[dim], bytes / minPieceBytes});
+    if (pieces < 2) {
+      // Too small to cut, or one run before the wait: the whole store
+      // after the first run's loads.
+      store->moveAfter(ends[0]);
+      ++numSpread;
+      return;
+    }
     Location loc = store.getLoc();
     int64_t chunk = llvm::divideCeil(shape[dim], pieces);
     SmallVector<Value> tokens;

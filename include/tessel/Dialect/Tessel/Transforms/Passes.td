@@ -1471,16 +1471,23 @@ def TesselSpreadStores : Pass<"tessel-spread-stores", "::mlir::ModuleOp"> {
     for them, stores and loads share the channels, and the loads of the
     next step queue behind a step's store although the store is waited for
     only steps later, where its buffer is freed. A `tessel.dma` from a
-    core's SRAM to DRAM is cut along its outermost dimension and its pieces
-    are issued one after each run of loads from DRAM before its wait (the
-    last run excepted), so each takes a step's spare time on the channels;
-    the store is waited for where it was. A piece is at least what the
-    tile's DMA moves in four times its setup over all its DRAM channels. A
-    piece moves down past compute, transfers and waits that do not touch
-    the slice it reads, never past a signal, a semaphore wait, a fence, a
-    multicast, a gather or a transfer of the DRAM buffer it writes. Runs
-    before `tessel-allocate-sram`, while each SRAM buffer is an allocation
-    of its own.
+    core's SRAM to DRAM that, with the loads issued after it, takes the
+    channels longer than the MAC array takes at its peak for the products
+    before the tile waits for those loads, is cut along its outermost
+    dimension and its pieces are issued one after each run of loads from
+    DRAM before its wait (the last run excepted where there are others), so
+    each takes a step's spare time on the channels; with one run, or too few
+    bytes to cut, the whole store goes out after that run. The store is
+    waited for where it was. A piece is at least what the tile's DMA moves
+    in four times its setup over all its DRAM channels. A tile whose
+    transfers take its DRAM channels longer than its products take the MAC
+    array keeps the channels busy in any order: its stores stay where they
+    are. A piece moves down
+    past compute, transfers and waits that do not touch the slice it reads,
+    never past a signal, a semaphore wait, a fence, a multicast, a gather or
+    a transfer of the DRAM buffer it writes. Runs before
+    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
+    own.
 
     ```mlir
     %s = tessel.dma %acc to %y : memref<64x32xf32, #sram> to ...
@@ -1504,7 +1511,7 @@ def TesselSpreadStores : Pass<"tessel-spread-stores", "::mlir::ModuleOp"> {
   ];
   let statistics = [
     Statistic<"numSpread", "num-spread",
-              "Number of stores issued in pieces between later loads">
+              "Number of stores issued after later loads, whole or in pieces">
   ];
 }
 
