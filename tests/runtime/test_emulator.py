@@ -55,6 +55,20 @@ def host_kernel(tmp_path_factory):
     return ctypes.CDLL(str(lib))
 
 
+def test_kernel_source_is_its_files_in_order():
+    # The CUDA source lives in kernels/ beside the module, in the package
+    # as installed: the numerics, a row's execution, the kernel, after the
+    # #defines the module writes.
+    from importlib import resources
+    kernels = resources.files("tessel.runtime.emulator") / "kernels"
+    parts = [(kernels / name).read_text(encoding="utf-8") for name in kernel._PARTS]
+    source = kernel.source()
+    assert source.endswith("".join(parts))
+    assert "#define OP_MATMUL" in source[:source.index(parts[0])]
+    assert "DEV float isa_exp" in parts[0] and "exec_row" in parts[1]
+    assert "__global__" in parts[2] and "host_run_rows" in parts[2]
+
+
 def run_host_kernel(lib, program, inputs, threads: int = 1) -> dict:
     """The program through the kernel's exec_row on the host, rows in the
     cooperative schedule's order, each row's work split over ``threads``

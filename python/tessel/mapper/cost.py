@@ -358,7 +358,7 @@ def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     overlap)."""
     if op.kind not in ("matmul", "batch_matmul", "conv") or op.epilogue is not None:
         return 1
-    if arch.tile.dma.channels < 2 * arch.split_channels(*tile):
+    if arch.tile.dma.channels < 2 * _split_channels(arch, *tile):
         return 1
     if op.kind == "conv":
         n, f, oh, ow = step[:4]
@@ -380,7 +380,7 @@ def spread_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     tile's stores and loads share its DMA channels and the store, with the
     step's loads, takes them longer than the step's products take the MAC
     array at its peak. One elsewhere (the store leaves whole)."""
-    split = arch.split_channels(*tile)
+    split = _split_channels(arch, *tile)
     if not op.macs or split < 2 or arch.tile.dma.channels >= 2 * split:
         return 1
     dma = arch.tile.dma
@@ -400,7 +400,7 @@ def _dram_bound(op: Op, arch, placement: Placement, nbytes: float) -> bool:
     its peak (tessel-spread-stores then moves no store)."""
     dma = arch.tile.dma
     rate = (min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
-            * arch.split_channels(placement.row, placement.col))
+            * _split_channels(arch, placement.row, placement.col))
     peak = max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
     return nbytes > op.macs / placement.tiles / peak * rate
 
@@ -429,6 +429,20 @@ def arch_key(arch) -> str:
 
 
 _PATHS: dict = {}
+# id(arch) -> (arch, {(row, col): Arch.split_channels}); the arch is held so
+# that its id stays its own.
+_SPLIT: dict = {}
+
+
+def _split_channels(arch, row: int, col: int) -> int:
+    """``arch.split_channels(row, col)``, cached (it visits every tile)."""
+    held, table = _SPLIT.get(id(arch), (None, None))
+    if held is not arch:
+        table = {}
+        _SPLIT[id(arch)] = (arch, table)
+    if (row, col) not in table:
+        table[row, col] = arch.split_channels(row, col)
+    return table[row, col]
 
 
 def _dram_paths(arch, row: int, col: int, rows: int, cols: int):
@@ -695,13 +709,14 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                       + _epilogue_weight_bytes(op, part)) if resident else 0
     if resident_bytes >= sram:
         return None
-    # Longer streams are offered to a lone tile (measured there only).
+    # Longer streams are offered on a one-tile arch: on the grids no
+    # mapping took them, and costing them slowed the mapper by half.
+    one_tile = arch.grid.rows * arch.grid.cols == 1
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
                                  array_rows=arch.tile.mac.rows,
                                  short_last=True,
-                                 array_cols=(arch.tile.mac.cols
-                                             if placement.tiles == 1 else 0))
+                                 array_cols=arch.tile.mac.cols if one_tile else 0)
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link)
@@ -772,7 +787,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     folds_zero_fill = False
     for o in moved:
         folds_zero_fill = (op.kind == "matmul" and o.is_output and not o.seed_dims
-                           and arch.split_channels(placement.row, placement.col) > 1)
+                           and _split_channels(arch, placement.row, placement.col) > 1)
         # An accumulator starting from a fill: set in SRAM where it is loaded
         # once per element (the fill then runs no code), else loaded, and
         # the fill runs after all, costed here on this op's rectangle (a
