@@ -709,8 +709,8 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                       + _epilogue_weight_bytes(op, part)) if resident else 0
     if resident_bytes >= sram:
         return None
-    # Longer streams are offered on a one-tile arch: on the grids no
-    # mapping took them, and costing them slowed the mapper by half.
+    # Longer streams are offered on a one-tile arch: offered on the grids
+    # to ops on one tile, no mapping took them (docs/mapper.md).
     one_tile = arch.grid.rows * arch.grid.cols == 1
     candidates = step_candidates(op, part, sram - resident_bytes,
                                  skip_weights=resident,
@@ -924,7 +924,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 one = transfer_cycles(arch, b, o_rate, o_hops)
                 if o.is_output and spreads:
                     pieces = spread_store_pieces(op, arch, shape, b,
-                                                 int(1 / per),
+                                                 round(1 / per),
                                                  (placement.row, placement.col))
                     one += (pieces - 1) * transfer_cycles(arch, 0, o_rate, o_hops)
                 moving += per * one

@@ -197,6 +197,17 @@ bool mlir::tessel::touchesBuffer(Operation *op, Value buffer) {
                       [&](Value v) { return getViewRoot(v) == buffer; });
 }
 
+bool mlir::tessel::isStoreBarrier(Operation *op, Value dramRoot) {
+  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(
+          op) ||
+      op->getNumRegions() != 0)
+    return true;
+  if (auto dma = dyn_cast<DmaOp>(op))
+    return getViewRoot(dma.getSource()) == dramRoot ||
+           getViewRoot(dma.getTarget()) == dramRoot;
+  return false;
+}
+
 Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,
                                unsigned dim, int64_t offset, int64_t size) {
   auto type = cast<MemRefType>(view.getType());

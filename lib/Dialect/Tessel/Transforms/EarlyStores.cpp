@@ -44,18 +44,6 @@ namespace mlir::tessel {
 
 namespace {
 
-/// Whether a store may not move up past `op` at all.
-bool isBarrier(Operation *op, Value dramRoot) {
-  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(
-          op) ||
-      op->getNumRegions() != 0)
-    return true;
-  if (auto dma = dyn_cast<DmaOp>(op))
-    return getViewRoot(dma.getSource()) == dramRoot ||
-           getViewRoot(dma.getTarget()) == dramRoot;
-  return false;
-}
-
 /// The address ops in `block` that compute `values` and stand at or after
 /// `point`, operands before users; false if one of them is not an address
 /// op (it cannot move).
@@ -118,7 +106,7 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     IndexClaims lastWriters(root, *box);
     for (Operation *op = store->getPrevNode(); op && !lastWriters.complete();
          op = op->getPrevNode()) {
-      if (isBarrier(op, dramRoot) || op == root.getDefiningOp())
+      if (isStoreBarrier(op, dramRoot) || op == root.getDefiningOp())
         break;
       if (isAddressOp(op) || isa<memref::AllocOp, memref::DeallocOp>(op) ||
           !touchesExtent(op, root, *whole))

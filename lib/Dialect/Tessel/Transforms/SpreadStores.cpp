@@ -78,18 +78,6 @@ int64_t getPeakCycles(MatmulOp matmul, ArchAttr arch) {
          std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1);
 }
 
-/// Whether a store may not move down past `op` at all.
-bool isBarrier(Operation *op, Value dramRoot) {
-  if (isa<SignalOp, WaitSemaphoreOp, FenceOp, DmaMulticastOp, DmaGatherOp>(
-          op) ||
-      op->getNumRegions() != 0)
-    return true;
-  if (auto dma = dyn_cast<DmaOp>(op))
-    return getViewRoot(dma.getSource()) == dramRoot ||
-           getViewRoot(dma.getTarget()) == dramRoot;
-  return false;
-}
-
 struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
   /// What the tile's DMA moves per cycle over all its DRAM channels.
   int64_t bytesPerCycle = 0;
@@ -155,7 +143,7 @@ struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
          op = op->getNextNode()) {
       if (isAddressOp(op) || isa<memref::DeallocOp>(op))
         continue;
-      if (isBarrier(op, dramRoot) || touchesExtent(op, root, *extent))
+      if (isStoreBarrier(op, dramRoot) || touchesExtent(op, root, *extent))
         break;
       if (isDramLoad(op))
         lastLoad = op;

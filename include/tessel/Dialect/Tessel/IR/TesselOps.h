@@ -49,6 +49,11 @@ bool isAddressOp(Operation *op);
 /// freeing it): an instruction or transfer with an operand viewing it.
 bool touchesBuffer(Operation *op, Value buffer);
 
+/// Whether a store into the DRAM buffer `dramRoot` may not move past `op`
+/// at all: synchronization (a signal, a semaphore wait, a fence), a
+/// multicast, a gather, an op with regions, or a transfer of that buffer.
+bool isStoreBarrier(Operation *op, Value dramRoot);
+
 /// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
 /// one end of a piece of a transfer.
 Value createSlab(OpBuilder &builder, Location loc, Value view, unsigned dim,
