@@ -5,6 +5,7 @@ import contextlib
 import dataclasses
 import filecmp
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -293,6 +294,38 @@ def test_first_step_starts_on_the_first_piece_of_its_loads():
     simulated = simulate(program, feeds).outputs[out_name]
     np.testing.assert_allclose(simulated, conv(x).detach().numpy(),
                                rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(emulate(program, feeds, device="cpu").outputs[out_name],
+                                  simulated)
+
+
+ARCH_768K = str(Path(__file__).resolve().parents[2]
+                / "bench/archs/systolic-32x32-768k.yaml")
+
+
+def test_stores_go_out_between_the_next_steps_loads():
+    """A 512 x 512 x 512 matmul on a tile whose four DMA channels read its
+    three DRAM channels, in steps of 256 x 256 x 32: each 256 KB result
+    slice would hold up the next step's loads in the channels' queues, so
+    tessel-spread-stores issues each of the first three in 15 pieces after
+    the next slice's first 15 steps' loads (tessel-split-transfers then
+    spreads each piece over the three channels); the last slice, with no
+    loads after it, leaves whole, one piece per channel. The result matches
+    PyTorch, and the CPU emulator bit for bit."""
+    torch.manual_seed(0)
+    layer = torch.nn.Linear(512, 512, bias=False).eval()
+    x = torch.randn(512, 512)
+    model = fe.import_torch(layer, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+               "parts = [1, 1, 1], steps = [256, 256, 32]>")
+    program = compile_imported(with_mappings(model, matmul=mapping), ARCH_768K)
+    _, stores = dram_transfers(program, "output")
+    # Unspread: four slices, three pieces each.
+    assert stores > 3 * 15 + 3
+    feeds = {model.signature.inputs[0].name: x.numpy()}
+    out_name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[out_name]
+    np.testing.assert_allclose(simulated, layer(x).detach().numpy(),
+                               rtol=1e-4, atol=1e-4)
     np.testing.assert_array_equal(emulate(program, feeds, device="cpu").outputs[out_name],
                                   simulated)
 
