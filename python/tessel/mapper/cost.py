@@ -367,7 +367,7 @@ def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
         sides = step[-3:-1]
     blocks = _ceil_div(min(sides), arch.tile.mac.cols)
     dma = arch.tile.dma
-    least = 4 * dma.setup_cycles * min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
+    least = 4 * dma.setup_cycles * transfer_rate(arch)
     return max(1, min(blocks, nbytes // least))
 
 
@@ -383,14 +383,13 @@ def spread_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     split = _split_channels(arch, *tile)
     if not op.macs or split < 2 or arch.tile.dma.channels >= 2 * split:
         return 1
-    dma = arch.tile.dma
-    rate = min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle) * split
+    rate = transfer_rate(arch) * split
     loads = sum(o.slice_bytes(step) for o in op.operands if o.read and not o.is_output)
     mac_cycles = math.prod(step) / max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
     if nbytes + loads <= mac_cycles * rate:
         return 1
     rows = next((e for e in _result_slice(op, step) if e > 1), 1)
-    pieces = min(runs - 1, rows, nbytes // (4 * dma.setup_cycles * rate))
+    pieces = min(runs - 1, rows, nbytes // (4 * arch.tile.dma.setup_cycles * rate))
     return pieces if pieces > 1 else 1
 
 
@@ -398,9 +397,7 @@ def _dram_bound(op: Op, arch, placement: Placement, nbytes: float) -> bool:
     """Whether a tile's ``nbytes`` of DRAM transfers for its part of ``op``
     take its DRAM channels longer than its products take the MAC array at
     its peak (tessel-spread-stores then moves no store)."""
-    dma = arch.tile.dma
-    rate = (min(dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
-            * _split_channels(arch, placement.row, placement.col))
+    rate = transfer_rate(arch) * _split_channels(arch, placement.row, placement.col)
     peak = max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
     return nbytes > op.macs / placement.tiles / peak * rate
 
@@ -592,12 +589,18 @@ def halo_fraction(arch, o: Operand, loops: tuple[int, ...], parts: tuple[int, ..
     return fraction if pays else 1.0
 
 
+def transfer_rate(arch) -> int:
+    """What one transfer moves per cycle between DRAM and a tile: the
+    slower of its DMA channel and its DRAM channel (ArchAttr's
+    getTransferBytesPerCycle)."""
+    return min(arch.tile.dma.bytes_per_cycle, arch.dram.bytes_per_cycle)
+
+
 def fixed_transfer_bytes(arch) -> int:
     """What one transfer moves in the time of its fixed cost (DMA setup and
     DRAM latency); tessel-share-loads' threshold for cutting windows and for
     choosing leaders by load."""
-    return ((arch.tile.dma.setup_cycles + arch.dram.latency_cycles)
-            * min(arch.tile.dma.bytes_per_cycle, arch.dram.bytes_per_cycle))
+    return (arch.tile.dma.setup_cycles + arch.dram.latency_cycles) * transfer_rate(arch)
 
 
 def shares_slices(op: Op, parts: tuple[int, ...]) -> bool:
@@ -775,7 +778,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
     own_first = shared_first = kept_fill = 0.0
-    # Per moved operand: (operand, transfers per step, rate, hops, loaded).
+    # Per moved operand: (operand, transfers per step, rate, hops).
     per_step = []
     spread_extra = 0.0
     accumulator_set = False
@@ -784,10 +787,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     partials_in_sram = False
     # On a tile with DRAM channels of its own a matmul's zero fill becomes
     # its first blocks' `init` (tessel-lower-to-instructions): no vector op.
-    folds_zero_fill = False
+    folds_zero_fills = (op.kind == "matmul"
+                        and _split_channels(arch, placement.row, placement.col) > 1)
     for o in moved:
-        folds_zero_fill = (op.kind == "matmul" and o.is_output and not o.seed_dims
-                           and _split_channels(arch, placement.row, placement.col) > 1)
         # An accumulator starting from a fill: set in SRAM where it is loaded
         # once per element (the fill then runs no code), else loaded, and
         # the fill runs after all, costed here on this op's rectangle (a
@@ -836,7 +838,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             slices = sum(c for _, c in transfers)
         if loaded or o.is_output:
             per_step.append((o, sum(c for _, c in transfers) / num_steps,
-                             o_rate, o_hops, loaded))
+                             o_rate, o_hops))
         for shape, count in transfers:
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
@@ -872,7 +874,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                                + handshake, one - drained)
                 last_store = max(last_store, tail)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
-            if in_sram and not folds_zero_fill:
+            if in_sram and not (folds_zero_fills and not o.seed_dims):
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
                 # Set from a seed: its slice is loaded first, unless it is
                 # kept with the resident weights.
@@ -919,7 +921,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     if lone and overlap_dma and len(step_shapes) > 1:
         for shape, count, one_step in step_shapes:
             moving = 0.0
-            for o, per, o_rate, o_hops, loaded in per_step:
+            for o, per, o_rate, o_hops in per_step:
                 b = o.slice_bytes(shape)
                 one = transfer_cycles(arch, b, o_rate, o_hops)
                 if o.is_output and spreads:

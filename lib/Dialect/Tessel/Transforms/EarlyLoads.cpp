@@ -218,8 +218,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       }
     }
     auto type = cast<MemRefType>(load.getTarget().getType());
-    int64_t loadBytes = type.getNumElements() *
-                        llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t loadBytes = getSizeInBytes(type);
     int64_t count = std::min(
         {kMaxPieces, distinct, loadBytes / std::max<int64_t>(1, minPieceBytes)});
     if (!dim || count < 2)

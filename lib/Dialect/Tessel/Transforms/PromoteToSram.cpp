@@ -853,10 +853,7 @@ struct PromoteToSram : impl::TesselPromoteToSramBase<PromoteToSram> {
         auto type = dyn_cast<MemRefType>(operand.get().getType());
         keptInputs.push_back(
             !isOutput && outer && outer == loops && type &&
-            type.hasStaticShape() &&
-            type.getNumElements() *
-                    llvm::divideCeil(type.getElementTypeBitWidth(), 8) >=
-                fixedTransferBytes);
+            type.hasStaticShape() && getSizeInBytes(type) >= fixedTransferBytes);
       }
       // The fill or broadcast that set the accumulator, if the op starts
       // from it once per output element.

@@ -85,8 +85,7 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
     if (outer == shape.end())
       return false;
     unsigned dim = outer - shape.begin();
-    int64_t bytes = type.getNumElements() *
-                    llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+    int64_t bytes = getSizeInBytes(type);
     int64_t pieces = std::min<int64_t>(
         {static_cast<int64_t>(channels), shape[dim], bytes / minPieceBytes});
     if (pieces < 2)

@@ -65,9 +65,7 @@ bool isDramLoad(Operation *op) {
 
 /// The bytes `dma` moves.
 int64_t getTransferBytes(DmaOp dma) {
-  auto type = cast<MemRefType>(dma.getSource().getType());
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return getSizeInBytes(cast<MemRefType>(dma.getSource().getType()));
 }
 
 /// The cycles `matmul`'s products take the MAC array at its peak.
