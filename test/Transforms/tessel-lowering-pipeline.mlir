@@ -5,18 +5,22 @@
 #arch = #tessel.arch<{clock_mhz = 1000, dram = {attach = [[0, 0], [0, 3], [3, 0], [3, 3]], bytes_per_cycle = 32, capacity_bytes = 8589934592, channels = 4, latency_cycles = 100}, grid = {cols = 4, rows = 4}, name = "tessel-4x4", noc = {hop_cycles = 2, link_bytes_per_cycle = 32, routing = "xy", topology = "mesh"}, tile = {dma = {bytes_per_cycle = 32, channels = 2, setup_cycles = 20}, mac = {cols = 16, dataflow = "weight_stationary", macs_per_cycle = {bf16 = 256, f16 = 256, f32 = 256, i8 = 256}, rows = 16}, sram = {alignment = 64, banks = 8, bytes = 262144, bytes_per_cycle = 64}, vector = {dtypes = ["f32", "f16", "bf16"], lanes = 16, latency = {abs = 1, add = 2, cast = 2, cmp = 1, div = 12, erf = 10, sin = 10, cos = 10, exp = 8, log = 8, max = 1, min = 1, mul = 3, neg = 1, recip = 8, reduce_add = 4, reduce_max = 2, rsqrt = 10, select = 1, sqrt = 10, sub = 2, tanh = 10}}}}>
 // The whole pipeline: one device whose cores are instruction streams.
 // CHECK-LABEL: tessel.device @mlp arch #arch {
-// CHECK-DAG:     tessel.dram_buffer @arg0 input : memref<128x64xf32, #dram>
-// CHECK-DAG:     tessel.dram_buffer @result0 output : memref<8x10xf32, #dram>
+// Every decision the program format needs is in the IR: DRAM offsets (first
+// fit, 64-byte aligned, in declaration order), semaphore ids per tile, DMA
+// channels in turn and the lowest free token slot.
+// CHECK-DAG:     tessel.dram_buffer @arg0 input at 0 : memref<128x64xf32, #dram>
+// CHECK-DAG:     tessel.dram_buffer @result0 output at 86592 : memref<8x10xf32, #dram>
+// CHECK-DAG:     tessel.semaphore on %tile_0_0 id 0
 // Every tile has one SRAM arena, at address 0.
 // CHECK:         %[[ARENA:.+]] = tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<{{[0-9]+}}xi8, #sram>
 // CHECK:         tessel.core(%tile_0_0) {
 // The first op (the weight transpose) on this tile's 8 features: load,
 // copy through a transposed view, store, then the barrier.
 // CHECK:           %[[IN:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<{{[0-9]+}}xi8, #sram> to memref<8x64xf32, #sram>
-// CHECK:           %[[T:.+]] = tessel.dma %{{.+}} to %[[IN]]
+// CHECK:           %[[T:.+]] = tessel.dma %{{.+}} to %[[IN]] channel 0 slot 0
 // CHECK:           tessel.wait %[[T]]
 // CHECK:           tessel.vector_unary copy
-// CHECK:           tessel.dma
+// CHECK:           tessel.dma {{.*}} channel 1 slot 0
 // CHECK:           tessel.signal
 // CHECK:           tessel.wait_semaphore
 // The first matmul: 8x64 by 64x8 on a 16x16 array, 4 blocks along k.

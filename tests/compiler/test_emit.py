@@ -10,6 +10,7 @@ import pytest
 
 from tessel.compiler.emit import EmitError, _find_device, emit_program
 from tessel.ir import Context, Module
+from tessel.passmanager import PassManager
 from tessel.runtime import isa
 from tessel.runtime.disasm import disassemble
 from tessel.runtime.numerics import exp as isa_exp
@@ -38,12 +39,27 @@ PRELUDE = """
 """
 
 
+# The passes that make the decisions the emitter reads (the end of
+# tessel-lowering-pipeline).
+ASSIGN = ("builtin.module(tessel-assign-dram-addresses,tessel-assign-semaphore-ids,"
+          "tessel-assign-dma-channels,tessel-assign-dma-slots)")
+
+
+def parse_device(body: str, assign: bool = True) -> Module:
+    """A module holding the device ``body`` (the text inside
+    ``tessel.device``), its decisions assigned unless ``assign`` is false;
+    inside a Context."""
+    module = Module.parse(PRELUDE + "tessel.device @main arch #tiny {\n"
+                          + body + "\n}\n")
+    if assign:
+        PassManager.parse(ASSIGN).run(module.operation)
+    return module
+
+
 def emit(body: str, **kwargs):
     """Emit the device ``body`` (the text inside ``tessel.device``)."""
     with Context():
-        module = Module.parse(PRELUDE + "tessel.device @main arch #tiny {\n"
-                              + body + "\n}\n")
-        return emit_program(module, **kwargs)
+        return emit_program(parse_device(body), **kwargs)
 
 
 def rng_array(shape, seed):
@@ -423,6 +439,26 @@ def test_error_buffer_without_address():
                          weights={"w": rng_array((4, 4), 1)})
     assert "SRAM buffer @b" in message and "has no address" in message
     assert "run SRAM allocation first" in message
+
+
+@pytest.mark.parametrize("skipped, subject", [
+    ("tessel-assign-dram-addresses", "DRAM buffer @x"),
+    ("tessel-assign-semaphore-ids", "'tessel.semaphore'"),
+    ("tessel-assign-dma-channels", "'tessel.dma' at model.py:11:0 has no channel"),
+    ("tessel-assign-dma-slots", "'tessel.dma' at model.py:11:0 has no slot"),
+])
+def test_error_decision_missing(skipped, subject):
+    """The emitter makes no decision of its own: IR without one of the
+    tessel-assign-* passes is refused with the pass to run."""
+    body = ONE_TILE.replace("tessel.core(%t00) {",
+                            "%s = tessel.semaphore on %t00\n  tessel.core(%t00) {")
+    passes = ASSIGN.replace(skipped + ",", "").replace("," + skipped, "")
+    with Context():
+        module = parse_device(body, assign=False)
+        PassManager.parse(passes).run(module.operation)
+        with pytest.raises(EmitError) as info:
+            emit_program(module, weights={"w": rng_array((4, 4), 1)})
+    assert subject in str(info.value) and str(info.value).endswith(f"; run {skipped}")
 
 
 def test_error_unknown_op_in_core():

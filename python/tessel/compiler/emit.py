@@ -2,11 +2,14 @@
 a :class:`~tessel.runtime.program.Program` (docs/isa.md, "Emitting from tessel
 IR").
 
-The IR is emitted as it is: every decision the ISA needs (DRAM offsets, DMA
-token slots and channels, semaphore numbers, tags) is either read from the IR
-or made here by a fixed rule, so the same IR gives the same bytes. The program
-is built with the runtime's :class:`~tessel.runtime.program.ProgramBuilder`,
-so what the simulator reads is exactly what was validated here.
+The IR is emitted as it is: every decision the program needs is read from
+the IR (DRAM offsets, semaphore ids, DMA channels and token slots, which the
+``tessel-assign-*`` passes at the end of ``tessel-lowering-pipeline`` make),
+and IR that lacks one is refused with the pass to run. Only the encoding is
+made here: tags numbered by first appearance, views folded to the ISA's rank
+4. The same IR gives the same bytes. The program is built with the runtime's
+:class:`~tessel.runtime.program.ProgramBuilder`, so what the simulator reads
+is exactly what was validated here.
 
     from tessel.compiler.emit import emit_program
 
@@ -31,7 +34,7 @@ from ..ir import (DenseElementsAttr, DenseI64ArrayAttr, FloatAttr, IntegerAttr,
 from ..frontend.locations import describe_location
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
-from ..runtime.program import (DRAM_ALIGNMENT, Program, ProgramBuilder,
+from ..runtime.program import (Program, ProgramBuilder,
                                ProgramError, dram, sram)
 
 __all__ = ["EmitError", "emit_program"]
@@ -189,18 +192,18 @@ def _dtype(element_type, what: str) -> str:
 # ---------------------------------------------------------------------------
 
 class _Tile:
-    """Per-core state: token slots in use and the next DMA channel."""
+    """Per-core state: the token slots of the transfers not yet waited
+    for."""
 
     def __init__(self, row: int, col: int):
         self.row, self.col = row, col
-        self.pending: dict[Operation, int] = {}   # tessel.dma → its slot
+        self.pending: dict[Operation, int] = {}   # transfer → its slot
         self.slots_used = 0
-        self.next_channel = 0
 
-    def take_slot(self, dma: Operation) -> int:
-        busy = set(self.pending.values())
-        slot = next(i for i in range(len(busy) + 1) if i not in busy)
-        self.pending[dma] = slot
+    def take_slot(self, transfer: Operation) -> int:
+        """The transfer's ``slot`` (tessel-assign-dma-slots), now pending."""
+        slot = _decision(transfer, "slot", "a token slot", "tessel-assign-dma-slots")
+        self.pending[transfer] = slot
         self.slots_used = max(self.slots_used, slot + 1)
         return slot
 
@@ -270,32 +273,24 @@ class _Emitter:
 
     def declare_semaphore(self, op: Operation) -> None:
         rc = self.tile_of(op)
+        index = _decision(op, "id", "an id", "tessel-assign-semaphore-ids")
         inits = self.sem_inits.setdefault(rc, [])
-        self.semaphores[op] = (*rc, len(inits))
-        inits.append(_int_attr(op.attributes["init"]))
+        inits.extend([0] * (index + 1 - len(inits)))  # ids the tile does not use
+        self.semaphores[op] = (*rc, index)
+        inits[index] = _int_attr(op.attributes["init"])
 
     def declare_dram(self, ops: list[Operation]) -> None:
-        """Buffers with ``at`` keep it; the others, in declaration order, take
-        the lowest multiple of 64 where they overlap nothing placed so far."""
-        decls = []
+        """Each buffer at its ``at`` (tessel-assign-dram-addresses)."""
+        weight_names = set()
         for op in ops:
             name = op.attributes["sym_name"].value
             mtype = MemRefType(op.results[0].type)
             dtype = _dtype(mtype.element_type, f"DRAM buffer @{name}")
-            size = isa.DTYPE_SIZE[dtype] * int(np.prod(mtype.shape, dtype=np.int64))
-            at = (_int_attr(op.attributes["address"])
-                  if "address" in op.attributes else None)
-            decls.append((op, name, tuple(mtype.shape), dtype, size, at))
-        taken = [(at, at + size) for *_, size, at in decls if at is not None]
-        weight_names = set()
-        for op, name, shape, dtype, size, offset in decls:
-            if offset is None:
-                offset = 0
-                for lo, hi in sorted(taken):
-                    if offset + size <= lo or size == 0:
-                        break
-                    offset = max(offset, -(-hi // DRAM_ALIGNMENT) * DRAM_ALIGNMENT)
-                taken.append((offset, offset + size))
+            shape = tuple(mtype.shape)
+            if "address" not in op.attributes:
+                raise EmitError(f"DRAM buffer @{name}{_where(op)} has no address "
+                                "('at'); run tessel-assign-dram-addresses")
+            offset = _int_attr(op.attributes["address"])
             kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
             data = None
             if kind == "weight":
@@ -483,13 +478,11 @@ class _Emitter:
             emit(self, tile, stream, op, self.tag(op))
         self.builder.tile(row, col, tokens=tile.slots_used)
 
-    def channel(self, tile: _Tile, op: Operation) -> int:
-        """The DMA channel of a transfer: its own, or round-robin."""
-        if "channel" in op.attributes:  # checked against the arch by the verifier
-            return _int_attr(op.attributes["channel"])
-        channel = tile.next_channel % self.arch.tile.dma.channels
-        tile.next_channel += 1
-        return channel
+    @staticmethod
+    def channel(tile: _Tile, op: Operation) -> int:
+        """The transfer's DMA channel (tessel-assign-dma-channels; the
+        verifier checked it against the arch)."""
+        return _decision(op, "channel", "a DMA channel", "tessel-assign-dma-channels")
 
     @staticmethod
     def endpoint(r: _Ref, strides):
@@ -538,10 +531,10 @@ class _Emitter:
     def emit_wait(self, tile: _Tile, s, op: Operation, tag) -> None:
         slots = []
         for value in op.operands:
-            dma = value.owner.operation
+            transfer = value.owner.operation
             # A token already waited for has completed: nothing to wait for.
-            if dma in tile.pending:
-                slots.append(tile.pending.pop(dma))
+            if transfer in tile.pending:
+                slots.append(tile.pending.pop(transfer))
         if slots:
             s.wait(slots, tag=tag)
 
@@ -631,6 +624,14 @@ _INSTRUCTIONS = {f"tessel.{name}": getattr(_Emitter, f"emit_{name}") for name in
     "vector_unary",
     "vector_binary", "vector_binary_imm", "vector_fill", "vector_compare",
     "vector_select", "vector_reduce")}
+
+
+def _decision(op: Operation, attribute: str, what: str, pass_name: str) -> int:
+    """The integer ``attribute`` of ``op``, a decision a pass makes; the
+    error names the op and the pass to run when it is missing."""
+    if attribute not in op.attributes:
+        raise EmitError(f"{_name(op)} has no {attribute} ({what}); run {pass_name}")
+    return _int_attr(op.attributes[attribute])
 
 
 def _fit_rank(shape: tuple[int, ...], strides: list[tuple[int, ...]],

@@ -1556,3 +1556,42 @@ func.func @transpose_view_shape(%x: tensor<4x8x16xf32>) {
   %t = tessel.transpose_view %x permutation [1, 0, 2] : tensor<4x8x16xf32> to tensor<4x8x16xf32>
   return
 }
+
+// -----
+
+// A semaphore's id is its index in its tile's list: two of one tile cannot
+// share one (two tiles can).
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  // expected-note @+1 {{the other semaphore}}
+  %a = tessel.semaphore on %t id 1
+  %b = tessel.semaphore on %u id 1
+  // expected-error @+1 {{'tessel.semaphore' op has id 1, which another semaphore of tile (0, 0) has; run tessel-assign-semaphore-ids to number them}}
+  %c = tessel.semaphore on %t id 1
+}
+
+// -----
+
+// A token slot names one pending transfer: it is free again only after a
+// wait on the transfer that holds it.
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  tessel.core(%t) {
+    %0 = tessel.dma %x to %a channel 0 slot 0 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %0
+    // expected-note @+1 {{the transfer holding it}}
+    %1 = tessel.dma %x to %a channel 0 slot 0 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %2 = tessel.dma %x to %a channel 1 slot 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %2
+    // expected-error @+1 {{'tessel.dma' op takes token slot 0, which an earlier transfer of the core still holds (no tessel.wait on its token in between); run tessel-assign-dma-slots}}
+    %3 = tessel.dma %x to %a channel 1 slot 0 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    tessel.wait %1, %3
+  }
+}

@@ -46,10 +46,10 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:   %[[IDS:.+]] = memref.reinterpret_cast %ids to offset: [0], sizes: [2, 4], strides: [1, 0]
 // CHECK:   %g = tessel.buffer @g on %tile_0_0 at 320 : memref<2x4xf32, #sram>
 // CHECK:   %[[READY:sem.*]] = tessel.semaphore on %tile_0_1
-// CHECK:   %[[DONE:sem.*]] = tessel.semaphore on %tile_0_0 init 1
+// CHECK:   %[[DONE:sem.*]] = tessel.semaphore on %tile_0_0 init 1 id 0
 // CHECK:   tessel.core(%tile_0_0) {
 // CHECK:     %[[T0:dma.*]] = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
-// CHECK:     %[[T1:dma.*]] = tessel.dma %w to %b channel 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+// CHECK:     %[[T1:dma.*]] = tessel.dma %w to %b channel 1 slot 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
 // CHECK:     tessel.wait %[[T0]], %[[T1]]
 // CHECK:     tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %a to offset: [0], sizes: [2, 3, 4], strides: [16, 4, 1]
@@ -69,10 +69,10 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     %[[T2:dma.*]] = tessel.dma %[[HALF]] to %[[YHALF]]
 // CHECK:     %[[T3:dma.*]] = tessel.dma %c to %in
 // CHECK:     tessel.wait %[[T2]], %[[T3]]
-// CHECK:     %[[M:multicast.*]] = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     %[[M:multicast.*]] = tessel.dma_multicast %x to %a, %in channel 0 slot 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.wait %[[M]]
 // CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1]
-// CHECK:     %[[G:gather.*]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 8 index_stride 4 to %g channel 1 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
+// CHECK:     %[[G:gather.*]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 8 index_stride 4 to %g channel 1 slot 0 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
 // CHECK:     tessel.wait %[[G]]
 // CHECK:     tessel.fence
 // CHECK:     tessel.signal %[[READY]]
@@ -107,10 +107,10 @@ tessel.device @main arch #tiny {
   %ids = memref.reinterpret_cast %ids0 to offset: [0], sizes: [2, 4], strides: [1, 0] : memref<2xi64, #sram> to memref<2x4xi64, strided<[1, 0]>, #sram>
   %gathered = tessel.buffer @g on %t00 at 320 : memref<2x4xf32, #sram>
   %ready = tessel.semaphore on %t01
-  %done = tessel.semaphore on %t00 init 1
+  %done = tessel.semaphore on %t00 init 1 id 0
   tessel.core(%t00) {
     %t0 = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
-    %t1 = tessel.dma %w to %b channel 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %t1 = tessel.dma %w to %b channel 1 slot 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
     tessel.wait %t0, %t1
     tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
     // Two groups of 3 rows, 4 rows apart in %a and 3 in %c.
@@ -131,10 +131,10 @@ tessel.device @main arch #tiny {
     %t2 = tessel.dma %half to %yhalf : memref<4x4xf32, strided<[4, 1]>, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>
     %t3 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
     tessel.wait %t2, %t3
-    %m = tessel.dma_multicast %x to %a, %in channel 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    %m = tessel.dma_multicast %x to %a, %in channel 0 slot 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.wait %m
     %rows = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1] : memref<8x4xf32, #dram> to memref<2x4xf32, strided<[0, 1]>, #dram>
-    %g = tessel.dma_gather %rows[%ids] rows 8 index_stride 4 to %gathered channel 1 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
+    %g = tessel.dma_gather %rows[%ids] rows 8 index_stride 4 to %gathered channel 1 slot 0 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
     tessel.wait %g
     tessel.fence
     tessel.signal %ready

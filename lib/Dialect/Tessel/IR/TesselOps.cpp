@@ -15,6 +15,7 @@
 #include "mlir/IR/OpImplementation.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/TypeSwitch.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/Support/InterleavedRange.h"
@@ -208,6 +209,34 @@ bool mlir::tessel::isStoreBarrier(Operation *op, Value dramRoot) {
   return false;
 }
 
+bool mlir::tessel::isTransfer(Operation *op) {
+  return isa<DmaOp, DmaMulticastOp, DmaGatherOp>(op);
+}
+
+std::optional<uint32_t> mlir::tessel::getTransferChannel(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<uint32_t>>(op)
+      .Case<DmaOp, DmaMulticastOp, DmaGatherOp>(
+          [](auto transfer) { return transfer.getChannel(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+std::optional<uint32_t> mlir::tessel::getTransferSlot(Operation *op) {
+  return TypeSwitch<Operation *, std::optional<uint32_t>>(op)
+      .Case<DmaOp, DmaMulticastOp, DmaGatherOp>(
+          [](auto transfer) { return transfer.getSlot(); })
+      .Default([](Operation *) { return std::nullopt; });
+}
+
+void mlir::tessel::setTransferChannel(Operation *op, uint32_t channel) {
+  TypeSwitch<Operation *>(op).Case<DmaOp, DmaMulticastOp, DmaGatherOp>(
+      [&](auto transfer) { transfer.setChannel(channel); });
+}
+
+void mlir::tessel::setTransferSlot(Operation *op, uint32_t slot) {
+  TypeSwitch<Operation *>(op).Case<DmaOp, DmaMulticastOp, DmaGatherOp>(
+      [&](auto transfer) { transfer.setSlot(slot); });
+}
+
 Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,
                                unsigned dim, int64_t offset, int64_t size) {
   auto type = cast<MemRefType>(view.getType());
@@ -258,6 +287,8 @@ struct Placed {
 
 LogicalResult verifyNoOverlap(SmallVectorImpl<Placed> &placed,
                               StringRef where) {
+  // An empty buffer holds no byte, so it overlaps nothing wherever it is.
+  llvm::erase_if(placed, [](const Placed &p) { return p.begin == p.end; });
   llvm::sort(placed, [](const Placed &a, const Placed &b) {
     return a.begin < b.begin;
   });
@@ -310,6 +341,25 @@ LogicalResult DeviceOp::verifyRegions() {
                               << describeTile(core.getTileOp())
                               << "; a tile runs one program";
     diag.attachNote(it->second.getLoc()) << "first core here";
+    return diag;
+  }
+
+  // A semaphore's id is its index in the program's list for its tile.
+  llvm::DenseMap<std::pair<Operation *, uint32_t>, SemaphoreOp> semaphoreIds;
+  for (auto semaphore : body.getOps<SemaphoreOp>()) {
+    std::optional<uint32_t> id = semaphore.getId();
+    if (!id)
+      continue;
+    auto [it, inserted] =
+        semaphoreIds.try_emplace({semaphore.getTileOp(), *id}, semaphore);
+    if (inserted)
+      continue;
+    InFlightDiagnostic diag =
+        semaphore.emitOpError()
+        << "has id " << *id << ", which another semaphore of tile "
+        << describeTile(semaphore.getTileOp())
+        << " has; run tessel-assign-semaphore-ids to number them";
+    diag.attachNote(it->second.getLoc()) << "the other semaphore";
     return diag;
   }
 
@@ -396,6 +446,39 @@ TileOp CoreOp::getTileOp() { return getTile().getDefiningOp<TileOp>(); }
 LogicalResult CoreOp::verify() {
   if (!getTileOp())
     return emitOpError("tile operand must be the result of a tessel.tile");
+  return success();
+}
+
+LogicalResult CoreOp::verifyRegions() {
+  // A token slot names one pending transfer: a transfer given a slot that an
+  // earlier one still holds would make a wait on either wait on both. The
+  // core runs its ops in order; a wait frees the slots of its tokens.
+  llvm::DenseMap<uint32_t, Operation *> held;
+  for (Operation &op : getBody().front()) {
+    if (auto wait = dyn_cast<WaitOp>(op)) {
+      for (Value token : wait.getTokens()) {
+        Operation *transfer = token.getDefiningOp();
+        std::optional<uint32_t> slot =
+            transfer ? getTransferSlot(transfer) : std::nullopt;
+        if (slot && held.lookup(*slot) == transfer)
+          held.erase(*slot);
+      }
+      continue;
+    }
+    std::optional<uint32_t> slot = getTransferSlot(&op);
+    if (!slot)
+      continue;
+    auto [it, inserted] = held.try_emplace(*slot, &op);
+    if (inserted)
+      continue;
+    InFlightDiagnostic diag = op.emitOpError()
+                              << "takes token slot " << *slot
+                              << ", which an earlier transfer of the core "
+                                 "still holds (no tessel.wait on its token "
+                                 "in between); run tessel-assign-dma-slots";
+    diag.attachNote(it->second->getLoc()) << "the transfer holding it";
+    return diag;
+  }
   return success();
 }
 

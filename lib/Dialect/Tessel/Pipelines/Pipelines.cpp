@@ -101,6 +101,12 @@ void tessel::buildLoweringPipeline(OpPassManager &pm,
   pm.addPass(createTesselSplitTransfers());
   // Nothing that can deadlock is emitted.
   pm.addPass(createTesselCheckSynchronization());
+  // The decisions the program format needs, in the IR: DRAM offsets,
+  // semaphore ids, DMA channels and token slots.
+  pm.addPass(createTesselAssignDramAddresses());
+  pm.addPass(createTesselAssignSemaphoreIds());
+  pm.addPass(createTesselAssignDmaChannels());
+  pm.addPass(createTesselAssignDmaSlots());
 }
 
 void tessel::registerPipelines() {

@@ -54,6 +54,17 @@ bool touchesBuffer(Operation *op, Value buffer);
 /// multicast, a gather, an op with regions, or a transfer of that buffer.
 bool isStoreBarrier(Operation *op, Value dramRoot);
 
+/// Whether `op` is a transfer of its tile's DMA engine (`tessel.dma`,
+/// `tessel.dma_multicast`, `tessel.dma_gather`): it runs on a DMA channel
+/// and holds a token slot until a `tessel.wait` on its token.
+bool isTransfer(Operation *op);
+
+/// The DMA channel and the token slot of transfer `op`, where assigned.
+std::optional<uint32_t> getTransferChannel(Operation *op);
+std::optional<uint32_t> getTransferSlot(Operation *op);
+void setTransferChannel(Operation *op, uint32_t channel);
+void setTransferSlot(Operation *op, uint32_t slot);
+
 /// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
 /// one end of a piece of a transfer.
 Value createSlab(OpBuilder &builder, Location loc, Value view, unsigned dim,

@@ -110,6 +110,7 @@ def Tessel_CoreOp : Tessel_Op<"core", [
   let regions = (region SizedRegion<1>:$body);
   let assemblyFormat = "`(` $tile `)` attr-dict-with-keyword $body";
   let hasVerifier = 1;
+  let hasRegionVerifier = 1;
   let skipDefaultBuilders = 1;
   let builders = [OpBuilder<(ins "Value":$tile)>];
   let extraClassDeclaration = [{
@@ -212,16 +213,25 @@ def Tessel_SemaphoreOp : Tessel_Op<"semaphore", [
   let description = [{
     Creates a semaphore in the SRAM of `tile` with an initial count
     (default 0). Any core may `tessel.signal` it; only the core of the
-    owning tile may `tessel.wait_semaphore` on it.
+    owning tile may `tessel.wait_semaphore` on it. `id` is its number among
+    the tile's semaphores in the program (`tessel-assign-semaphore-ids`);
+    no two semaphores of a tile share one.
 
     ```mlir
-    %ready = tessel.semaphore on %tile_1_0 init 0
+    %ready = tessel.semaphore on %tile_1_0 init 0 id 2
     ```
   }];
   let arguments = (ins Tessel_TileType:$tile,
-                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$init);
+                       DefaultValuedAttr<ConfinedAttr<I32Attr, [IntNonNegative]>, "0">:$init,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$id);
   let results = (outs Tessel_SemaphoreType:$result);
-  let assemblyFormat = "`on` $tile (`init` $init^)? attr-dict";
+  let assemblyFormat = "`on` $tile (`init` $init^)? (`id` $id^)? attr-dict";
+  let builders = [
+    // Before ids are assigned (tessel-assign-semaphore-ids).
+    OpBuilder<(ins "Value":$tile, "uint32_t":$init), [{
+      build($_builder, $_state, tile, init, IntegerAttr());
+    }]>
+  ];
   let extraClassDeclaration = [{
     TileOp getTileOp();
   }];
@@ -317,25 +327,35 @@ def Tessel_DmaOp : Tessel_Op<"dma", [
     done. The issuing tile's DMA engine runs it, so one end must be that
     tile's SRAM; the other end is DRAM (through a DRAM channel and the NoC)
     or another tile's SRAM (over the NoC). DRAM-to-DRAM copies have no path.
-    `channel` selects the engine's channel once channels are assigned.
+    `channel` selects the engine's channel (`tessel-assign-dma-channels`)
+    and `slot` the token slot the transfer holds until a `tessel.wait` on
+    its token (`tessel-assign-dma-slots`); a slot is not given to a second
+    transfer while the first is pending.
 
     Operands are `tessel.buffer` / `tessel.dram_buffer` results or views of
     them (`memref.subview`, reshapes), which is how a tile of a larger array
     is moved.
 
     ```mlir
-    %t = tessel.dma %x to %a channel 1
+    %t = tessel.dma %x to %a channel 1 slot 0
         : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
     ```
   }];
   let arguments = (ins Tessel_StaticMemRef:$source, Tessel_StaticMemRef:$target,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$slot);
   let results = (outs Tessel_TokenType:$token);
   let assemblyFormat = [{
-    $source `to` $target (`channel` $channel^)? attr-dict `:`
+    $source `to` $target (`channel` $channel^)? (`slot` $slot^)? attr-dict `:`
     type($source) `to` type($target)
   }];
   let hasVerifier = 1;
+  let builders = [
+    // Before channels and slots are assigned (tessel-assign-dma-*).
+    OpBuilder<(ins "Value":$source, "Value":$target, "IntegerAttr":$channel), [{
+      build($_builder, $_state, source, target, channel, IntegerAttr());
+    }]>
+  ];
 }
 
 def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
@@ -356,6 +376,7 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     learns that its target has arrived from a `tessel.signal` the issuing
     tile sends after this op: a signal is ordered after the transfers into
     its tile's SRAM that the signalling tile started before it.
+    `channel` and `slot` are as for `tessel.dma`.
 
     ```mlir
     %t = tessel.dma_multicast %a to %b0, %b1, %b2 channel 0
@@ -365,7 +386,8 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
   }];
   let arguments = (ins Tessel_StaticMemRef:$source,
                        Variadic<Tessel_StaticMemRef>:$targets,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$slot);
   let results = (outs Tessel_TokenType:$token);
   let extraClassDeclaration = [{
     /// The most targets one instruction carries at any rank: the ISA's
@@ -373,10 +395,15 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     static constexpr unsigned kMaxTargets = 58;
   }];
   let assemblyFormat = [{
-    $source `to` $targets (`channel` $channel^)? attr-dict `:`
+    $source `to` $targets (`channel` $channel^)? (`slot` $slot^)? attr-dict `:`
     type($source) `to` type($targets)
   }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "Value":$source, "ValueRange":$targets, "IntegerAttr":$channel), [{
+      build($_builder, $_state, source, targets, channel, IntegerAttr());
+    }]>
+  ];
 }
 
 def Tessel_DmaGatherOp : Tessel_Op<"dma_gather", [
@@ -394,7 +421,8 @@ def Tessel_DmaGatherOp : Tessel_Op<"dma_gather", [
     `[0, rows)`, or with `wrap` in `[-rows, rows)`, a negative one counting
     from the end as in Python (`x[ids]`): the executors stop the program at
     one outside, naming it (docs/isa.md), so an id out of a vocabulary is
-    never a wild read.
+    never a wild read. `channel` and `slot` are as for
+    `tessel.dma`.
 
     An embedding lookup of a 2x8 batch of ids in a 100x16 table:
 
@@ -409,14 +437,23 @@ def Tessel_DmaGatherOp : Tessel_Op<"dma_gather", [
                        Tessel_StaticMemRef:$target,
                        ConfinedAttr<I64Attr, [IntPositive]>:$rows,
                        I64Attr:$index_stride, UnitAttr:$wrap,
-                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel);
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel,
+                       OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$slot);
   let results = (outs Tessel_TokenType:$token);
   let assemblyFormat = [{
     $table `[` $indices `]` `rows` $rows (`wrap` $wrap^)? `index_stride` $index_stride `to`
-    $target (`channel` $channel^)? attr-dict `:` type($table) `,`
+    $target (`channel` $channel^)? (`slot` $slot^)? attr-dict `:` type($table) `,`
     type($indices) `to` type($target)
   }];
   let hasVerifier = 1;
+  let builders = [
+    OpBuilder<(ins "Value":$table, "Value":$indices, "Value":$target,
+                   "IntegerAttr":$rows, "IntegerAttr":$index_stride,
+                   "UnitAttr":$wrap, "IntegerAttr":$channel), [{
+      build($_builder, $_state, table, indices, target, rows, index_stride,
+            wrap, channel, IntegerAttr());
+    }]>
+  ];
 }
 
 def Tessel_FenceOp : Tessel_Op<"fence", [HasParent<"CoreOp">]> {

@@ -1629,4 +1629,101 @@ def TesselAllocateSram
   ];
 }
 
+//===----------------------------------------------------------------------===//
+// The program's resources: each decision the program format needs, made in
+// the IR (docs/isa.md, "Emitting from tessel IR").
+//===----------------------------------------------------------------------===//
+
+def TesselAssignDramAddresses
+    : Pass<"tessel-assign-dram-addresses", "::mlir::ModuleOp"> {
+  let summary = "Give every DRAM buffer its byte offset";
+  let description = [{
+    A `tessel.dram_buffer` without `at` gets one: in declaration order, the
+    lowest multiple of 64 bytes (the program format's DRAM alignment) where
+    it overlaps neither a buffer that had an `at` nor one placed before it.
+    Buffers with `at` keep it. A buffer that would end past the arch's DRAM
+    capacity is an error naming it, its bytes and the capacity.
+
+    ```mlir
+    %x = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+    %w = tessel.dram_buffer @w weight at 256 : memref<4x4xf32, #dram>
+    %y = tessel.dram_buffer @y output : memref<8x4xf32, #dram>
+    // becomes
+    %x = tessel.dram_buffer @x input at 0 : memref<8x4xf32, #dram>
+    %w = tessel.dram_buffer @w weight at 256 : memref<4x4xf32, #dram>
+    %y = tessel.dram_buffer @y output at 128 : memref<8x4xf32, #dram>
+    ```
+  }];
+}
+
+def TesselAssignSemaphoreIds
+    : Pass<"tessel-assign-semaphore-ids", "::mlir::ModuleOp"> {
+  let summary = "Number each tile's semaphores";
+  let description = [{
+    A `tessel.semaphore` without `id` gets the lowest id its tile's other
+    semaphores do not have, in declaration order: with none given, a
+    tile's semaphores are 0, 1, 2, ... as declared. The id is the
+    semaphore's index in the tile's list in the program (`semaphores` in
+    the manifest), which `signal` and `wait_semaphore` name.
+
+    ```mlir
+    %a = tessel.semaphore on %tile_0_1 init 3
+    %b = tessel.semaphore on %tile_0_1
+    %c = tessel.semaphore on %tile_0_0
+    // becomes
+    %a = tessel.semaphore on %tile_0_1 init 3 id 0
+    %b = tessel.semaphore on %tile_0_1 id 1
+    %c = tessel.semaphore on %tile_0_0 id 0
+    ```
+  }];
+}
+
+def TesselAssignDmaChannels
+    : Pass<"tessel-assign-dma-channels", "::mlir::ModuleOp"> {
+  let summary = "Give every transfer a DMA channel";
+  let description = [{
+    A transfer (`tessel.dma`, `tessel.dma_multicast`, `tessel.dma_gather`)
+    that names no channel takes the next of its tile's DMA channels in
+    turn, counting over the core's transfers without one in program order,
+    so that consecutive transfers run side by side. Channels named earlier
+    (`tessel-split-transfers`, `tessel-share-loads`) are kept.
+
+    ```mlir
+    %t0 = tessel.dma %x0 to %a0 : ...
+    %t1 = tessel.dma %y to %out channel 1 : ...
+    %t2 = tessel.dma %x1 to %a1 : ...
+    // becomes, with 4 channels
+    %t0 = tessel.dma %x0 to %a0 channel 0 : ...
+    %t1 = tessel.dma %y to %out channel 1 : ...
+    %t2 = tessel.dma %x1 to %a1 channel 1 : ...
+    ```
+  }];
+}
+
+def TesselAssignDmaSlots
+    : Pass<"tessel-assign-dma-slots", "::mlir::ModuleOp"> {
+  let summary = "Give every transfer the token slot it holds until waited for";
+  let description = [{
+    A transfer holds a token slot of its tile from its issue to the first
+    `tessel.wait` on its token. In each core, in program order, a transfer
+    without `slot` takes the lowest slot no pending transfer holds; a wait
+    frees the slots of its tokens. The program's `tokens` for the tile is
+    then the highest slot plus one, the most transfers pending at once.
+    Slots given earlier are kept; one given while an earlier transfer still
+    holds it is an error (the core's verifier says which).
+
+    ```mlir
+    %t0 = tessel.dma %x0 to %a0 channel 0 : ...
+    %t1 = tessel.dma %x1 to %a1 channel 1 : ...
+    tessel.wait %t0
+    %t2 = tessel.dma %x2 to %a2 channel 2 : ...
+    // becomes
+    %t0 = tessel.dma %x0 to %a0 channel 0 slot 0 : ...
+    %t1 = tessel.dma %x1 to %a1 channel 1 slot 1 : ...
+    tessel.wait %t0
+    %t2 = tessel.dma %x2 to %a2 channel 2 slot 0 : ...
+    ```
+  }];
+}
+
 #endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_PASSES_TD
