@@ -20,7 +20,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "examples"))
 import tessel  # noqa: E402
 from tessel import frontend, zoo  # noqa: E402
 
-STAGES = ("import", "map", "lower", "emit", "simulate", "check")
+STAGES = ("import", "legalize", "map", "lower", "emit", "simulate", "check")
 DEFAULT_MODELS = ("tiny_transformer", "mlp", "small_cnn")
 
 

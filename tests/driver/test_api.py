@@ -141,6 +141,44 @@ def test_lowering_failure_keeps_the_ir_and_reproduces(tmp_path):
     assert rerun.returncode != 0 and "math.atan2" in rerun.stderr
 
 
+def test_stages_run_in_the_order_of_the_table():
+    from tessel.compiler.lower import STAGES
+
+    assert [name for name, _ in STAGES] == ["legalize", "map", "lower", "emit"]
+    result = tessel.compile_and_simulate(torch.nn.Linear(8, 4), (torch.randn(2, 8),),
+                                         mapper="heuristic")
+    assert list(result.timings)[:5] == ["import", "legalize", "map", "lower", "emit"]
+    # Without a mapper tessel-default-mapping maps in the lowering.
+    result = tessel.compile_and_simulate(torch.nn.Linear(8, 4), (torch.randn(2, 8),),
+                                         mapper="default")
+    assert list(result.timings)[:4] == ["import", "legalize", "lower", "emit"]
+
+
+def test_legalize_failure_names_its_stage_and_reproduces(tmp_path):
+    # A loop is outside the input contract, which legalize checks first.
+    from tessel.compiler import LoweringError, lower_to_device
+
+    loop = """
+func.func @loop(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %c0 = arith.constant 0 : index
+  %c1 = arith.constant 1 : index
+  %c4 = arith.constant 4 : index
+  %y = scf.for %i = %c0 to %c4 step %c1 iter_args(%acc = %x) -> tensor<4xf32> {
+    scf.yield %acc : tensor<4xf32>
+  }
+  return %y : tensor<4xf32>
+}"""
+    with pytest.raises(LoweringError) as info:
+        lower_to_device(loop, "tessel-4x4")
+    e = info.value
+    assert e.stage == "legalize" and "legalizing for tessel-4x4 failed" in str(e)
+    assert e.ir_path.name == "legalize-input.mlir" and "scf.for" in e.ir_path.read_text()
+    assert e.repro == f"tessel-opt {e.ir_path} -tessel-legalize-pipeline"
+    rerun = subprocess.run([tool_path("tessel-opt"), str(e.ir_path),
+                            "-tessel-legalize-pipeline"], capture_output=True, text=True)
+    assert rerun.returncode != 0 and "outside Tessel's input contract" in rerun.stderr
+
+
 def test_emit_failure_keeps_the_device_ir(tmp_path, monkeypatch):
     # The emitter's input is printed only when it fails (it reads the module
     # and leaves it as it was).

@@ -1,16 +1,20 @@
-"""Compiling an imported model: the lowering pipeline and the emitter, from
-Python.
+"""Compiling an imported model: the stages after import, in one table.
 
-``lower_to_device`` runs ``tessel-lowering-pipeline`` (the same passes
-``tessel-opt -tessel-lowering-pipeline`` runs) on an imported model's
-linalg-on-tensors; ``lower_and_emit`` also maps it first, with a mapping
-the caller gives, and emits the program.
+``STAGES`` lists them in order, each a function over one in-memory module:
+legalize (``tessel-legalize-pipeline``, once), map (the caller's mapping;
+without one ``tessel-default-mapping`` maps in the lowering), lower
+(``tessel-lowering-pipeline`` on the legalized module) and emit.
+``lower_and_emit`` runs the table for an imported model; ``lower_to_device``
+only lowers. A failed legalize or lower keeps a copy of its input (cloned
+in memory, printed only then) and names the ``tessel-opt`` command that
+reproduces it.
 """
 
 from __future__ import annotations
 
 import contextlib
 import tempfile
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
@@ -21,30 +25,41 @@ from . import diagnostics
 from .emit import emit_program
 
 
-def pipeline(stream: int = 1) -> str:
-    """The pass pipeline string; ``stream`` inputs computed one after
-    another (``tessel-convert-to-device``'s option)."""
+def _pipeline_options(stream: int, legalize: bool) -> list[str]:
     if isinstance(stream, bool) or not isinstance(stream, int) or stream < 1:
         raise ValueError(f"stream must be a positive number of inputs, got {stream!r}")
-    return ("builtin.module(tessel-lowering-pipeline)" if stream == 1 else
-            f"builtin.module(tessel-lowering-pipeline{{stream={stream}}})")
+    return [f"stream={stream}"] * (stream > 1) + ["legalize=false"] * (not legalize)
+
+
+def pipeline(stream: int = 1, legalize: bool = True) -> str:
+    """The pass pipeline string; ``stream`` inputs computed one after
+    another (``tessel-convert-to-device``'s option); ``legalize=False`` for
+    a module already legalized."""
+    options = _pipeline_options(stream, legalize)
+    return ("builtin.module(tessel-lowering-pipeline"
+            + (f"{{{' '.join(options)}}}" if options else "") + ")")
+
+
+LEGALIZE = "builtin.module(tessel-legalize-pipeline)"
 
 
 class LoweringError(TesselError, RuntimeError):
-    """A stage of the lowering failed; the message has MLIR's diagnostics.
-    ``ir_path`` is the file holding the IR the pipeline failed on and
-    ``repro`` the ``tessel-opt`` command that reproduces the failure."""
+    """A pass pipeline failed; the message has MLIR's diagnostics.
+    ``stage`` is the stage that ran it (``legalize`` or ``lower``),
+    ``ir_path`` the file holding the IR it failed on and ``repro`` the
+    ``tessel-opt`` command that reproduces the failure."""
 
     def __init__(self, message: str, *, ir_path: Path | None = None,
-                 repro: str | None = None):
+                 repro: str | None = None, stage: str = "lower"):
         super().__init__(message)
         self.ir_path = ir_path
         self.repro = repro
+        self.stage = stage
 
 
-# ``stage(name, module)``: a context manager around each step of a compile
-# ("map", "lower", "emit"), so a driver can time it, show progress and say
-# which step failed. The default does nothing.
+# ``stage(name, module)``: a context manager around each stage of a compile
+# (the names in ``STAGES``), so a driver can time it, show progress and say
+# which stage failed. The default does nothing.
 Stage = Callable[[str, Any], contextlib.AbstractContextManager]
 
 
@@ -52,12 +67,13 @@ def no_stage(name: str, module: Any) -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
-def _keep_failed_ir(text: str, failure_dir: str | Path | None) -> Path:
+def _keep_failed_ir(text: str, failure_dir: str | Path | None, stage: str) -> Path:
     """Writes the IR a pipeline failed on where a person can find it."""
     directory = Path(failure_dir) if failure_dir else Path(
         tempfile.mkdtemp(prefix="tessel-failure-"))
     directory.mkdir(parents=True, exist_ok=True)
-    path = directory / "lowering-input.mlir"
+    path = directory / ("lowering-input.mlir" if stage == "lower"
+                        else f"{stage}-input.mlir")
     path.write_text(text)
     return path
 
@@ -102,42 +118,117 @@ def parse_imported(mlir: str, target: arch_model.Arch, signature=None):
 Mapping = Callable[[Any, arch_model.Arch], None]
 
 
-def _lower(mlir: str, target: arch_model.Arch, signature, mapping: Mapping | None = None,
-           stage: Stage = no_stage, failure_dir=None, stream: int = 1):
-    """The lowered module, in the current Context. ``mapping`` maps the ops
-    first; tessel-default-mapping then leaves them as mapped (without one
-    it maps them itself)."""
-    passes = pipeline(stream)
+@dataclass
+class Compilation:
+    """What the stages of one compile share: the imported model, the
+    target, the one module they transform in turn, and the program at the
+    end."""
+
+    model: Any
+    target: arch_model.Arch
+    module: Any
+    mapping: Mapping | None = None
+    stream: int = 1
+    failure_dir: str | Path | None = None
+    program: Program | None = field(default=None, repr=False)
+
+
+_DOING = {"legalize": "legalizing", "lower": "lowering"}
+
+
+def _run_pipeline(c: Compilation, passes: str, stage: str, repro_flag: str) -> None:
+    """Runs ``passes`` on the module. The pass manager leaves a failed
+    module half-transformed, so the input is kept as a clone (printed only
+    if the pipeline fails) to reproduce the failure."""
     from ..passmanager import PassManager
 
-    module = parse_imported(mlir, target, signature)
-    if mapping is not None:
-        with stage("map", module):
-            mapping(module, target)
-    with stage("lower", module):
-        # The pass manager leaves a failed module half-transformed: keep the
-        # input (with tessel.arch and any mapping) to reproduce the failure.
-        before = module.operation.get_asm(enable_debug_info=True)
-        try:
-            # Verifying after every pass is half of BERT's pass time; the
-            # result is verified once, and tessel-opt (the repro command)
-            # verifies after each pass to find the one at fault.
-            pm = PassManager.parse(passes)
-            pm.enable_verifier(False)
-            pm.run(module.operation)
-            module.operation.verify()
-        except Exception as e:  # MLIRError carries the diagnostics
-            path = _keep_failed_ir(before, failure_dir)
-            repro = f"tessel-opt {path} -tessel-lowering-pipeline" + (
-                f"=stream={stream}" if stream > 1 else "")
-            failure = diagnostics.parse(str(e))
-            headline = (f"{failure.headline()}\n{diagnostics.ADVICE}\n"
-                        if failure else "")
-            raise LoweringError(
-                f"{headline}lowering for {target.name} failed:\n{e}\nthe IR it "
-                f"failed on: {path}\nreproduce with: {repro}", ir_path=path,
-                repro=repro) from e
-    return module
+    before = c.module.operation.clone()
+    try:
+        # Verifying after every pass is half of BERT's pass time; the
+        # result is verified once, and tessel-opt (the repro command)
+        # verifies after each pass to find the one at fault.
+        pm = PassManager.parse(passes)
+        pm.enable_verifier(False)
+        pm.run(c.module.operation)
+        c.module.operation.verify()
+    except Exception as e:  # MLIRError carries the diagnostics
+        path = _keep_failed_ir(before.operation.get_asm(enable_debug_info=True),
+                               c.failure_dir, stage)
+        repro = f"tessel-opt {path} {repro_flag}"
+        failure = diagnostics.parse(str(e))
+        headline = (f"{failure.headline()}\n{diagnostics.ADVICE}\n"
+                    if failure else "")
+        raise LoweringError(
+            f"{headline}{_DOING[stage]} for {c.target.name} failed:\n{e}\nthe IR it "
+            f"failed on: {path}\nreproduce with: {repro}", ir_path=path,
+            repro=repro, stage=stage) from e
+    finally:
+        before.erase()
+
+
+def legalize(c: Compilation) -> None:
+    """``tessel-legalize-pipeline``: the form the mapper reads and the
+    lowering starts from."""
+    _run_pipeline(c, LEGALIZE, "legalize", "-tessel-legalize-pipeline")
+
+
+def map_ops(c: Compilation) -> None:
+    """The caller's mapping, written into the legalized module as
+    ``#tessel.mapping``s."""
+    c.mapping(c.module, c.target)
+
+
+def lower(c: Compilation) -> None:
+    """``tessel-lowering-pipeline`` on the legalized (and mapped) module,
+    down to a ``tessel.device`` with every decision of the program in it.
+
+    After a mapping the pipeline legalizes again, first: legalize is not a
+    fixpoint in the order of ops (a second run moves some, and with them
+    the order of the DRAM buffers), and the programs are those of the
+    mapped module legalized again. Without one the module is as the
+    legalize stage left it."""
+    again = c.mapping is not None
+    options = _pipeline_options(c.stream, legalize=again)
+    _run_pipeline(c, pipeline(c.stream, legalize=again), "lower",
+                  "-tessel-lowering-pipeline"
+                  + (f"='{' '.join(options)}'" if options else ""))
+
+
+def emit(c: Compilation) -> None:
+    """The program: the device encoded, the model's weights in DRAM."""
+    from ..ir import StringAttr
+
+    # Weights the program never reads have no DRAM buffer.
+    placed = {StringAttr(op.attributes["sym_name"]).value
+              for device in c.module.body.operations
+              for op in device.regions[0].blocks[0].operations
+              if op.operation.name == "tessel.dram_buffer"}
+    weights = {k: v for k, v in c.model.weights.items() if k in placed}
+    # lower verified the module.
+    c.program = emit_program(c.module, weights=weights, verify=False)
+
+
+# The stages after import, in order. "map" runs only with a mapping; without
+# one tessel-default-mapping maps each op at the start of "lower".
+STAGES: tuple[tuple[str, Callable[[Compilation], None]], ...] = (
+    ("legalize", legalize),
+    ("map", map_ops),
+    ("lower", lower),
+    ("emit", emit),
+)
+
+
+def run_stages(c: Compilation, stage: Stage = no_stage, *,
+               until: str = "emit") -> None:
+    """Runs ``STAGES`` on ``c`` in order, up to and including ``until``,
+    each inside ``stage(name, module)``."""
+    for name, run in STAGES:
+        if name == "map" and c.mapping is None:
+            continue
+        with stage(name, c.module):
+            run(c)
+        if name == until:
+            return
 
 
 def lower_to_device(mlir: str, arch: Any = None, *, signature=None,
@@ -149,35 +240,34 @@ def lower_to_device(mlir: str, arch: Any = None, *, signature=None,
     marked as such."""
     from ..ir import Context
 
+    target = arch_model.load(arch)
     with Context():
-        return str(_lower(mlir, arch_model.load(arch), signature, stream=stream))
+        c = Compilation(None, target, parse_imported(mlir, target, signature),
+                        stream=stream)
+        run_stages(c, until="lower")
+        return str(c.module)
 
 
 def lower_and_emit(model, arch: Any = None, *, mapping: Mapping | None = None,
                    stage: Stage = no_stage, failure_dir=None, stream: int = 1) -> Program:
     """The program for an imported model (``tessel.frontend.ImportedModel``)
-    on ``arch``: mapped by ``mapping`` (else tessel-default-mapping),
-    lowered, emitted with the model's weights in DRAM. The instructions
-    keep the model's source locations, which become the program's tags
-    (per-layer reports). ``stream`` > 1 compiles a program that computes
-    that many inputs one after another, overlapping the mapping's pipeline
-    stages: input ``x`` becomes ``x[0]`` .. ``x[stream-1]``, and likewise
-    each output. ``stage`` wraps the steps "map", "lower" and "emit" (see
-    ``Stage``); a failed lowering keeps its input IR in ``failure_dir``
-    (default: a fresh temporary directory) and names it in the
-    ``LoweringError``. ``tessel.driver.compile_imported`` chooses the
+    on ``arch``: ``STAGES`` run on it (legalized, mapped by ``mapping``,
+    else tessel-default-mapping, lowered, emitted with the model's weights
+    in DRAM). The instructions keep the model's source locations, which
+    become the program's tags (per-layer reports). ``stream`` > 1 compiles a
+    program that computes that many inputs one after another, overlapping
+    the mapping's pipeline stages: input ``x`` becomes ``x[0]`` ..
+    ``x[stream-1]``, and likewise each output. ``stage`` wraps each stage
+    (see ``Stage``); a failed legalize or lower keeps its input IR in
+    ``failure_dir`` (default: a fresh temporary directory) and names it in
+    the ``LoweringError``. ``tessel.driver.compile_imported`` chooses the
     mapping by the mapper's name."""
-    from ..ir import Context, StringAttr
+    from ..ir import Context
 
+    target = arch_model.load(arch)
     with Context():
-        module = _lower(model.mlir, arch_model.load(arch), model.signature,
-                        mapping, stage, failure_dir, stream)
-        # Weights the program never reads have no DRAM buffer.
-        placed = {StringAttr(op.attributes["sym_name"]).value
-                  for device in module.body.operations
-                  for op in device.regions[0].blocks[0].operations
-                  if op.operation.name == "tessel.dram_buffer"}
-        weights = {k: v for k, v in model.weights.items() if k in placed}
-        with stage("emit", module):
-            # _lower verified the module.
-            return emit_program(module, weights=weights, verify=False)
+        pipeline(stream)  # a bad stream is the caller's error, before any work
+        c = Compilation(model, target, parse_imported(model.mlir, target, model.signature),
+                        mapping, stream, failure_dir)
+        run_stages(c, stage)
+        return c.program

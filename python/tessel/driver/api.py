@@ -184,7 +184,7 @@ class _stage_errors:
             return False
         from ..compiler import LoweringError
         if isinstance(error, LoweringError):
-            raise StageError("lower", str(error), ir_path=error.ir_path,
+            raise StageError(error.stage, str(error), ir_path=error.ir_path,
                              repro=error.repro) from error
         raise StageError(self.stage, f"{type(error).__name__}: {error}") from error
 
@@ -220,10 +220,11 @@ class _IrDump:
 
 
 class _HookedStage:
-    """The stage hook compile_imported calls around map, lower and emit:
-    times the step, writes the IR after it where ``dump_ir`` asks, and on a
-    failure of map or emit keeps the IR and the imported model with the
-    commands that reproduce it (the lowering keeps its own, in lower.py)."""
+    """The stage hook compile_imported calls around each stage of
+    ``tessel.compiler.lower.STAGES``: times it, writes the IR after it where
+    ``dump_ir`` asks, and on a failure of map or emit keeps the IR and the
+    imported model with the commands that reproduce it (legalize and lower
+    keep their own, in lower.py)."""
 
     def __init__(self, name, module, stages, failures, imported, opts, dump: _IrDump):
         self.name, self.module, self.stages = name, module, stages
@@ -234,33 +235,38 @@ class _HookedStage:
     def __enter__(self):
         self.dump.before_first_stage(self.module)
         self.timer.__enter__()
-        # The mapper's input, printed before it runs: its legalize passes
-        # leave a failed module half-transformed. The emitter only reads the
-        # module, so its input is printed if it fails (the lowered IR of a
-        # BERT layer is 39 MB of text, 2.3 s to print). The lowering keeps
-        # its own (lower.py).
-        self.before = (self.module.operation.get_asm(enable_debug_info=True)
-                       if self.name == "map" else None)
+        # The mapper's input, cloned before it runs: a failed mapping can
+        # leave some ops mapped. The emitter only reads the module, so its
+        # input is printed if it fails (the lowered IR of a BERT layer is
+        # 39 MB of text, 2.3 s to print). Legalize and lower keep their own
+        # (lower.py).
+        self.before = self.module.operation.clone() if self.name == "map" else None
         return self
 
     def __exit__(self, kind, error, tb):
         self.timer.__exit__(kind, error, tb)
+        try:
+            return self._after(error)
+        finally:
+            if self.before is not None:
+                self.before.erase()
+
+    def _after(self, error) -> bool:
         if error is None:
             self.dump.write(self.name, self.module)
             return False
-        if self.name == "lower" or not isinstance(error, Exception):
+        if self.name in ("legalize", "lower") or not isinstance(error, Exception):
             return False
         where = self.failures.make()
         ir = where / f"{self.name}-input.mlir"
-        ir.write_text(self.before if self.before is not None
-                      else self.module.operation.get_asm(enable_debug_info=True))
+        failed_on = self.before if self.before is not None else self.module
+        ir.write_text(failed_on.operation.get_asm(enable_debug_info=True))
         model_dir = self.imported.save(where / "model", overwrite=True)
         again = (f"tessel compile {model_dir} -a {self.opts.arch.name} "
                  f"--mapper {self.opts.mapper}")
         if self.name == "map":
-            from ..mapper import LEGALIZE
-            repro = (f"tessel-opt {ir} -pass-pipeline='{LEGALIZE}' (the legalize "
-                     f"passes the mapper runs first); the mapper itself: {again}")
+            repro = (f"tessel-opt {ir} (parses and verifies the legalized IR the "
+                     f"mapper read); the mapper itself: {again}")
         else:
             repro = (f"tessel-opt {ir} (parses and verifies the device IR the emitter "
                      f"read); the emitter itself: {again}")

@@ -58,7 +58,7 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
 
     def mapping(module, target):
         mapped["graph"], mapped["solution"] = map_module(module, target, "cpsat", options,
-                                                         roles=roles)
+                                                         roles=roles, legalized=True)
 
     program = lower_and_emit(model, target, mapping=mapping)
     result = simulate(program, numerics=False, trace=True)

@@ -36,6 +36,8 @@ def _mapping(model, mapper: str, mapper_options):
     roles = [a.kind for a in model.signature.args] if model.signature else None
 
     def mapping(module, target):
-        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles)
+        # The compiler's legalize stage ran just before.
+        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles,
+                              legalized=True)
 
     return mapping

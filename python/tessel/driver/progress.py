@@ -11,6 +11,7 @@ import time
 # What a person sees while a stage runs.
 DOING = {
     "import": "importing the model (torch-mlir, own process)",
+    "legalize": "legalizing (tessel-legalize-pipeline)",
     "map": "mapping ops onto the grid",
     "lower": "lowering (tessel-lowering-pipeline)",
     "emit": "emitting the program",

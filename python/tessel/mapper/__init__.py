@@ -56,11 +56,13 @@ def legalize(module) -> None:
 
 def map_module(module, arch, method: str = "cpsat",
                options: MapperOptions | None = None, *, roles=None,
-               name: str = "model") -> tuple[Graph, Solution]:
-    """Legalizes ``module``, maps it and writes the mapping into it."""
+               name: str = "model", legalized: bool = False) -> tuple[Graph, Solution]:
+    """Legalizes ``module`` (unless ``legalized``: the compiler's legalize
+    stage ran), maps it and writes the mapping into it."""
     from . import graph as graph_mod
 
-    legalize(module)
+    if not legalized:
+        legalize(module)
     options = options or MapperOptions()
     g = choose_epilogues(graph_mod.from_module(module, name=name, roles=roles),
                          arch, options)

@@ -60,7 +60,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
 
 void tessel::buildLoweringPipeline(OpPassManager &pm,
                                    const LoweringPipelineOptions &options) {
-  buildLegalizePipeline(pm);
+  if (options.legalize)
+    buildLegalizePipeline(pm);
   // Map and split over the grid; run elementwise consumers on their
   // producers' tiles; size each tile's steps for SRAM.
   pm.addPass(createTesselDefaultMapping());

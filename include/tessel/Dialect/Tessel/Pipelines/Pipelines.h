@@ -18,6 +18,11 @@ struct LoweringPipelineOptions
       llvm::cl::desc("Number of inputs the program computes one after "
                      "another, pipelined across the mapping's stages"),
       llvm::cl::init(1)};
+  Option<bool> legalize{
+      *this, "legalize",
+      llvm::cl::desc("Start with tessel-legalize-pipeline (off for a module "
+                     "the driver's legalize stage left as it is)"),
+      llvm::cl::init(true)};
 };
 
 /// Adds the passes that bring imported linalg-on-tensors into the form the
