@@ -89,3 +89,90 @@ tessel.device @whole arch #tiny {
     tessel.wait %st
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// Two DRAM channels of the tile's own and two DMA channels, no second group
+// for them: each channel runs the pieces in the order they are issued.
+#own = #tessel.arch<{name = "own", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 0]]}}>
+
+// A pad border's fill between the weights' load and the window's: where
+// pieces queue in issue order, both loads are still cut (their pieces go
+// out after the fill, in the order they are read), as in @first_step.
+// CHECK-LABEL: tessel.device @fill_between
+// CHECK:         tessel.vector_fill
+// CHECK:         %[[TW0:.+]] = tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK-NEXT:    %[[TX0:.+]] = tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK-NEXT:    %[[TX1:.+]] = tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK-NEXT:    %[[TW1:.+]] = tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK:         tessel.wait %[[TW0]], %[[TX0]]
+tessel.device @fill_between arch #own {
+  %t = tessel.tile(0, 0)
+  %xd = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %wd = tessel.dram_buffer @w weight : memref<4x8xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  tessel.core(%t) {
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %tw = tessel.dma %wd to %w : memref<4x8xf32, #dram> to memref<4x8xf32, #sram>
+    %pad = memref.alloc() : memref<2x4xf32, #sram>
+    tessel.vector_fill 0.0, %pad : memref<2x4xf32, #sram>
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %tx = tessel.dma %xd to %x : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    tessel.wait %tx, %tw
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul init %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul init %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %s
+    tessel.vector_unary copy %pad, %pad : memref<2x4xf32, #sram>, memref<2x4xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same on one DRAM channel that both DMA channels read: a later piece
+// would run beside the window's first one and take half its share of DRAM,
+// so the fill ends the group. The weights' load, waited for only after the
+// fill, stays whole; the window's is cut.
+// CHECK-LABEL: tessel.device @fill_between_shared_channel
+// CHECK:         %[[TW:.+]] = tessel.dma %{{.+}} to %{{.+}} : memref<4x8xf32, #dram> to memref<4x8xf32, #sram>
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    tessel.vector_fill
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK-NEXT:    tessel.dma %{{.+}} to %{{.+}} {tessel.first_load} : memref<4x4xf32
+// CHECK-NOT:     tessel.first_load
+tessel.device @fill_between_shared_channel arch #tiny {
+  %t = tessel.tile(0, 0)
+  %xd = tessel.dram_buffer @x input : memref<8x4xf32, #dram>
+  %wd = tessel.dram_buffer @w weight : memref<4x8xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  tessel.core(%t) {
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %tw = tessel.dma %wd to %w : memref<4x8xf32, #dram> to memref<4x8xf32, #sram>
+    %pad = memref.alloc() : memref<2x4xf32, #sram>
+    tessel.vector_fill 0.0, %pad : memref<2x4xf32, #sram>
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %tx = tessel.dma %xd to %x : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
+    tessel.wait %tx, %tw
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul init %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul init %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %s
+    tessel.vector_unary copy %pad, %pad : memref<2x4xf32, #sram>, memref<2x4xf32, #sram>
+  }
+}

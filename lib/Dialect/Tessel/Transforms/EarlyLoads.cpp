@@ -15,7 +15,11 @@
 // 1x1 convolution's first block streams), the block is first split into
 // blocks of fewer rows, each reading its own piece. The pieces of a tile's
 // loads at one point are issued in the order they are read, so the DMA
-// channels deliver first what is needed first.
+// channels deliver first what is needed first. On a tile whose channels run
+// the pieces strictly in issue order (DRAM channels of its own, no second
+// group of DMA channels for them), loads with a padded window's border
+// fills between them count as issued at one point: a 3x3 convolution's
+// first weights are cut too, not only its window.
 //
 // A piece is at least what the tile's DMA moves in four times its setup,
 // and a load is cut into at most `kMaxPieces`: each piece holds its DMA
@@ -64,14 +68,24 @@ bool isOwnLoad(DmaOp dma) {
          !dma->hasAttr(TesselDialect::getShareAttrName());
 }
 
+/// Whether `op` fills memory none of `roots` is with a constant: a pad
+/// border's few columns, too short to hide a load under.
+bool isFillOfOthers(Operation *op, ArrayRef<Value> roots) {
+  return isa<VectorFillOp>(op) && llvm::none_of(roots, [&](Value root) {
+           return touchesBuffer(op, root);
+         });
+}
+
 /// The wait for `load` if it follows the load with nothing but control in
-/// between (the tile would stall on the whole load there); else null.
-WaitOp getHeadWait(DmaOp load) {
+/// between, or with `passFills` fills of other buffers too (the tile would
+/// stall on the whole load there); else null.
+WaitOp getHeadWait(DmaOp load, bool passFills) {
+  Value root = getViewRoot(load.getTarget());
   for (Operation *op = load->getNextNode(); op; op = op->getNextNode()) {
     if (auto wait = dyn_cast<WaitOp>(op))
       if (llvm::is_contained(wait.getTokens(), load.getToken()))
         return wait;
-    if (!isControl(op))
+    if (!isControl(op) && !(passFills && isFillOfOthers(op, root)))
       return {};
   }
   return {};
@@ -99,15 +113,33 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       minPieceBytes =
           4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
       splitBlocks = arch.getTileMacDataflow() == "weight_stationary";
-      // The loads issued together, with nothing but other transfers and
-      // address ops between them, each followed by its wait before any work.
+      // Where the tile's DRAM channels are its own and its DMA channels make
+      // no second group for them, each channel runs the pieces of a step's
+      // loads in the order they are issued (tessel-split-transfers spreads
+      // each piece over all of them), so a load behind a pad border's fills
+      // is cut too: its later pieces queue behind the first ones. With a
+      // second group (systolic-32x32), or DMA channels sharing one DRAM
+      // channel, later pieces run beside the first ones and take their
+      // share of DRAM: there the fills end the group.
+      unsigned own = arch.getSplitChannels(core.getTileOp().getRow(),
+                                           core.getTileOp().getCol());
+      passFills = own >= 2 && arch.getTileDmaChannels() < 2 * own;
+      // The loads issued together, with nothing but other transfers, address
+      // ops (and, where `passFills`, fills of other buffers) between them,
+      // each followed by its wait before any work.
       SmallVector<SmallVector<DmaOp>> groups(1);
+      SmallVector<Value> groupRoots;
       for (Operation &op : core.getBody().front()) {
-        if (!isa<DmaOp>(op) && !isAddressOp(&op) && !groups.back().empty())
+        if (!isa<DmaOp>(op) && !isAddressOp(&op) && !groups.back().empty() &&
+            !(passFills && isFillOfOthers(&op, groupRoots))) {
           groups.emplace_back();
+          groupRoots.clear();
+        }
         auto dma = dyn_cast<DmaOp>(op);
-        if (dma && isOwnLoad(dma) && getHeadWait(dma))
+        if (dma && isOwnLoad(dma) && getHeadWait(dma, passFills)) {
           groups.back().push_back(dma);
+          groupRoots.push_back(getViewRoot(dma.getTarget()));
+        }
       }
       for (ArrayRef<DmaOp> group : groups)
         if (!group.empty())
@@ -123,7 +155,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     for (DmaOp load : group) {
       Value root = getViewRoot(load.getTarget());
       auto block =
-          dyn_cast_or_null<MatmulOp>(getFirstToucher(getHeadWait(load), root));
+          dyn_cast_or_null<MatmulOp>(getFirstToucher(getHeadWait(load, passFills), root));
       if (splitBlocks && block && getViewRoot(block.getLhs()) == root &&
           getViewRoot(block.getRhs()) != root &&
           getViewRoot(block.getAcc()) != root && splitRows(block, load))
@@ -131,7 +163,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     }
     SmallVector<CutLoad> cuts;
     for (DmaOp load : group)
-      if (std::optional<CutLoad> cut = cutByFirstReader(load, getHeadWait(load)))
+      if (std::optional<CutLoad> cut = cutByFirstReader(load, getHeadWait(load, passFills)))
         cuts.push_back(std::move(*cut));
     if (cuts.empty())
       return;
@@ -306,6 +338,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
 
   int64_t minPieceBytes = 0;
   bool splitBlocks = false;
+  bool passFills = false;
 };
 
 } // namespace

@@ -1429,7 +1429,13 @@ def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
     reader. Where that first reader is a weight-stationary `tessel.matmul`
     that streams the whole load as its rows, it is first split into blocks
     of fewer rows, each reading its own piece. The pieces of the loads
-    issued together go out in the order they are read.
+    issued together go out in the order they are read. On a tile whose DRAM
+    channels are its own and whose DMA channels make no second group for
+    them, where each channel runs the pieces in the order they are issued,
+    loads issued with fills of other buffers between them (a padded
+    window's border) count as issued together, and their pieces go out
+    after those fills; elsewhere a later piece would run beside the first
+    one and take its share of DRAM, and a fill ends the group.
 
     A piece is at least what the tile's DMA moves in four times its setup
     and a load is cut into at most four: each piece holds its DMA channel
