@@ -100,3 +100,81 @@ tessel.device @whole arch #tiny {
     tessel.wait %sa, %sb, %sc, %sd, %l
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+// Two DRAM channels of the tile's own, two DMA channels: no second group, so
+// the channels run transfers in issue order. Four MACs a cycle: each 8 x 4 x
+// 4 product takes 32 cycles.
+#own = #tessel.arch<{name = "own", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 4}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 0]]}}>
+
+// Only the core's last store is cut (nothing queues behind it); the earlier
+// one stays whole. The core's transfers (320 bytes, 20 cycles at 16 bytes a
+// cycle) take less than its products (64 cycles).
+// CHECK-LABEL: tessel.device @last_only
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<4x4xf32, #sram> to memref<4x4xf32, #dram>
+// CHECK:         tessel.matmul
+// CHECK-NEXT:    memref.subview %{{.+}}[0, 0] [8, 4] [1, 1]
+// CHECK-NEXT:    memref.subview %{{.+}}[0, 0] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[T0:.+]] = tessel.dma
+// CHECK:         tessel.matmul
+// CHECK-NEXT:    memref.subview %{{.+}}[0, 4] [8, 4] [1, 1]
+// CHECK-NEXT:    memref.subview %{{.+}}[0, 4] [8, 4] [1, 1]
+// CHECK-NEXT:    %[[T1:.+]] = tessel.dma
+// CHECK-NEXT:    tessel.wait %{{.+}}, %[[T0]], %[[T1]]
+tessel.device @last_only arch #own {
+  %t = tessel.tile(0, 0)
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  %z = tessel.dram_buffer @z output : memref<4x4xf32, #dram>
+  tessel.core(%t) {
+    %e = memref.alloc() : memref<4x4xf32, #sram>
+    %se = tessel.dma %e to %z : memref<4x4xf32, #sram> to memref<4x4xf32, #dram>
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %se, %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#own = #tessel.arch<{name = "own", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 4}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 0]]}}>
+
+// The same tile, its transfers (1,280 bytes, 80 cycles) longer than its
+// products (64 cycles): the channels are busy in any order, and the pieces'
+// setups and latencies would only add. The last store stays whole.
+// CHECK-LABEL: tessel.device @dram_bound
+// CHECK-NOT:     tessel.dma {{.*}}strided
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+tessel.device @dram_bound arch #own {
+  %t = tessel.tile(0, 0)
+  %y = tessel.dram_buffer @y output : memref<8x8xf32, #dram>
+  %big = tessel.dram_buffer @big input : memref<256xf32, #dram>
+  tessel.core(%t) {
+    %b = memref.alloc() : memref<256xf32, #sram>
+    %l = tessel.dma %big to %b : memref<256xf32, #dram> to memref<256xf32, #sram>
+    tessel.wait %l
+    %x = memref.alloc() : memref<8x4xf32, #sram>
+    %w = memref.alloc() : memref<4x8xf32, #sram>
+    %acc = memref.alloc() : memref<8x8xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1]>, #sram>
+    tessel.matmul %x, %w0, %c0 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1]>, #sram>, memref<8x4xf32, strided<[8, 1]>, #sram>
+    %w1 = memref.subview %w[0, 4] [4, 4] [1, 1] : memref<4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %c1 = memref.subview %acc[0, 4] [8, 4] [1, 1] : memref<8x8xf32, #sram> to memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    tessel.matmul %x, %w1, %c1 : memref<8x4xf32, #sram>, memref<4x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<8x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %s = tessel.dma %acc to %y : memref<8x8xf32, #sram> to memref<8x8xf32, #dram>
+    tessel.wait %s
+  }
+}

@@ -12,10 +12,9 @@ from tessel.runtime.timing import vector_cycles
 from tessel.ir import Context, Module
 from tessel.mapper import graph
 from tessel.mapper.cost import (Placement, _estimate_steps, dram_link,
-                                early_store_pieces, estimate, scratch_bytes,
-                                spread_store_pieces, sram_step_bytes,
-                                step_candidates,
-                                step_sizes, transfer_cycles)
+                                early_store_pieces, estimate, runs_in_issue_order,
+                                scratch_bytes, spread_store_pieces, sram_step_bytes,
+                                step_candidates, step_sizes, transfer_cycles)
 
 from test_search import small_arch
 
@@ -177,6 +176,22 @@ def test_store_spread_between_loads_where_it_holds_them_up():
     # systolic-32x32's stores take DMA channels of their own.
     assert spread_store_pieces(matmul, arch_model.load("systolic-32x32"),
                                (256, 256, 32), nbytes, 32) == 1
+
+
+def test_last_store_cut_where_transfers_run_in_issue_order():
+    """tessel-early-stores: on the 768 KiB tile (DRAM channels of its own,
+    no second group of DMA channels) only the tile's last store is cut into
+    the blocks the array finishes; on systolic-32x32 (a second group) every
+    step's store is."""
+    matmul = _ops(_matmul(256, 256, 256))[1]
+    step, nbytes = (256, 256, 32), 256 * 256 * 4
+    tight = arch_model.load(str(ARCH_768K))
+    assert runs_in_issue_order(tight, (0, 0))
+    assert early_store_pieces(matmul, tight, step, nbytes) == 1
+    assert early_store_pieces(matmul, tight, step, nbytes, last=True) == 8
+    roomy = arch_model.load("systolic-32x32")
+    assert not runs_in_issue_order(roomy, (0, 0))
+    assert early_store_pieces(matmul, roomy, step, nbytes) == 8
 
 
 def test_short_steps_that_cannot_hide_their_loads_are_costed_so():

@@ -346,8 +346,16 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) ->
     return total + vector_cycles(arch, "add", out, out * item * 3)
 
 
+def runs_in_issue_order(arch, tile: tuple[int, int]) -> bool:
+    """Whether ``tile`` has at least two DRAM channels of its own and fewer
+    than two DMA channels for each, so that its transfers reach DRAM in the
+    order they are issued (the passes' ``runsTransfersInIssueOrder``)."""
+    split = _split_channels(arch, *tile)
+    return split >= 2 and arch.tile.dma.channels < 2 * split
+
+
 def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
-                       tile: tuple[int, int] = (0, 0)) -> int:
+                       tile: tuple[int, int] = (0, 0), last: bool = False) -> int:
     """How many pieces tessel-early-stores cuts the store of a step's
     ``nbytes`` result on ``tile`` into: the MAC array finishes it a block
     of ``mac.cols`` along the shorter of its two sides at a time (the
@@ -355,10 +363,13 @@ def early_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     times its setup. One where an epilogue runs on the whole slice after
     the blocks, and where the tile has no second DMA channel for each DRAM
     channel it spreads a transfer over (the pieces' latencies would not
-    overlap)."""
+    overlap), unless the store is the tile's ``last`` one and the tile runs
+    its transfers in issue order (nothing queues behind it; the caller
+    checks that the tile's products outlast its transfers)."""
     if op.kind not in ("matmul", "batch_matmul", "conv") or op.epilogue is not None:
         return 1
-    if arch.tile.dma.channels < 2 * _split_channels(arch, *tile):
+    if (arch.tile.dma.channels < 2 * _split_channels(arch, *tile)
+            and not (last and runs_in_issue_order(arch, tile))):
         return 1
     if op.kind == "conv":
         n, f, oh, ow = step[:4]
@@ -380,10 +391,9 @@ def spread_store_pieces(op: Op, arch, step: tuple[int, ...], nbytes: int,
     tile's stores and loads share its DMA channels and the store, with the
     step's loads, takes them longer than the step's products take the MAC
     array at its peak. One elsewhere (the store leaves whole)."""
-    split = _split_channels(arch, *tile)
-    if not op.macs or split < 2 or arch.tile.dma.channels >= 2 * split:
+    if not op.macs or not runs_in_issue_order(arch, tile):
         return 1
-    rate = transfer_rate(arch) * split
+    rate = transfer_rate(arch) * _split_channels(arch, *tile)
     loads = sum(o.slice_bytes(step) for o in op.operands if o.read and not o.is_output)
     mac_cycles = math.prod(step) / max(1, arch.tile.mac.macs_per_cycle.get(mac_dtype(op), 1))
     if nbytes + loads <= mac_cycles * rate:
@@ -781,6 +791,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # Per moved operand: (operand, transfers per step, rate, hops).
     per_step = []
     spread_extra = 0.0
+    last_store_cut = 0.0     # last_store, the model's output cut as the tile's last store
     accumulator_set = False
     # Whether a split reduction's partials, which tessel-partition always
     # fills, are set in SRAM (see _partials_cycles).
@@ -857,22 +868,29 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 # whole after it, and steps of two sizes, which its last
                 # store would favour, measured slower (docs/mapper.md).
                 last_store = max(last_store, one)
+                last_store_cut = max(last_store_cut, one)
             elif o.is_output and shape == last_shape:
                 # The last step's store stands after the compute; cut into
                 # pieces that leave as the step's blocks finish
                 # (tessel-early-stores), its last piece, or what the step's
                 # compute did not drain of the whole.
-                tail = one
-                pieces = early_store_pieces(op, arch, shape, b,
-                                            (placement.row, placement.col))
-                if pieces > 1:
+                def tail(last: bool) -> float:
+                    pieces = early_store_pieces(op, arch, shape, b,
+                                                (placement.row, placement.col),
+                                                last=last)
+                    if pieces == 1:
+                        return one
                     last_step = tuple(_chunks(p, s)[-1][0]
                                       for p, s in zip(part, steps))
                     drained = (compute_cycles(op, arch, last_step)
                                * (pieces - 1) / pieces)
-                    tail = max(transfer_cycles(arch, b / pieces, o_rate, o_hops)
+                    return max(transfer_cycles(arch, b / pieces, o_rate, o_hops)
                                + handshake, one - drained)
-                last_store = max(last_store, tail)
+                whole = tail(False)
+                last_store = max(last_store, whole)
+                # The model's output is taken for the tile's last store.
+                last_store_cut = max(last_store_cut,
+                                     tail(True) if o.role == "output" else whole)
             bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
             if in_sram and not (folds_zero_fills and not o.seed_dims):
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
@@ -909,8 +927,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 bytes_per_tile += count * b
     first_load = max(own_first, shared_first)
     # tessel-spread-stores leaves the stores of a tile whose transfers
-    # outlast its products where they are.
-    spreads = spread_extra > 0 and not _dram_bound(op, arch, placement, bytes_per_tile)
+    # outlast its products where they are; tessel-early-stores cuts the last
+    # store of one that runs its transfers in issue order only elsewhere.
+    dram_bound = _dram_bound(op, arch, placement, bytes_per_tile)
+    spreads = spread_extra > 0 and not dram_bound
+    if not dram_bound:
+        last_store = last_store_cut
     store_total += spread_extra if spreads else 0.0
     transfer = load_total + store_total
     # Steps of two or more shapes (a short last chunk of a loop): a shape

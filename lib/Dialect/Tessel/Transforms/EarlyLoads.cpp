@@ -38,6 +38,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
+#include "tessel/Dialect/Tessel/Transforms/TransferOrder.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseMap.h"
@@ -121,9 +122,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       // second group (systolic-32x32), or DMA channels sharing one DRAM
       // channel, later pieces run beside the first ones and take their
       // share of DRAM: there the fills end the group.
-      unsigned own = arch.getSplitChannels(core.getTileOp().getRow(),
-                                           core.getTileOp().getCol());
-      passFills = own >= 2 && arch.getTileDmaChannels() < 2 * own;
+      passFills = runsTransfersInIssueOrder(arch, core.getTileOp());
       // The loads issued together, with nothing but other transfers, address
       // ops (and, where `passFills`, fills of other buffers) between them,
       // each followed by its wait before any work.

@@ -17,8 +17,12 @@
 // writes. A piece is at least what the tile's DMA moves in four times its
 // setup, so the added transfers cost little against what they hide. A
 // transfer holds its DMA channel through the DRAM latency as well, so the
-// pass cuts only on a tile with a second DMA channel for each DRAM channel
-// it uses, where consecutive pieces' latencies overlap.
+// pass cuts on a tile with a second DMA channel for each DRAM channel it
+// uses, where consecutive pieces' latencies overlap; on a tile with DRAM
+// channels of its own but no second group of DMA channels, only the core's
+// last store, and only where its products outlast its transfers: nothing
+// queues behind that store, and without the cut the whole slice leaves
+// after the last product (the 256^3 GEMM's 256 KB on the 768 KiB tile).
 //
 // Before tessel-allocate-sram, while every SRAM buffer is its own
 // allocation: which elements an instruction touches is read from its views'
@@ -31,6 +35,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
+#include "tessel/Dialect/Tessel/Transforms/TransferOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -71,19 +76,33 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       // pieces' latencies overlap only where a second DMA channel reads
       // the same DRAM channels (the stores take the channels in turn,
       // tessel-split-transfers). Elsewhere each piece would add a latency
-      // to a tile whose channels may already be the bottleneck.
+      // to a tile whose channels may already be the bottleneck; the one
+      // exception is the last store of a tile that runs its transfers in
+      // issue order (below).
       TileOp tile = core.getTileOp();
-      if (arch.getTileDmaChannels() <
-          2 * arch.getSplitChannels(tile.getRow(), tile.getCol()))
+      unsigned own = arch.getSplitChannels(tile.getRow(), tile.getCol());
+      bool inIssueOrder = runsTransfersInIssueOrder(arch, tile);
+      if (arch.getTileDmaChannels() < 2 * own && !inIssueOrder)
         return;
       int64_t minPieceBytes =
           4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
       SmallVector<DmaOp> stores;
-      for (Operation &op : core.getBody().front().getOperations())
-        if (auto dma = dyn_cast<DmaOp>(op);
-            dma && isInSpace(dma.getSource(), MemorySpace::sram) &&
-            isInSpace(dma.getTarget(), MemorySpace::dram))
-          stores.push_back(dma);
+      for (Operation &op : core.getBody().front())
+        if (isDramStore(&op))
+          stores.push_back(cast<DmaOp>(op));
+      // Where the channels run transfers in issue order, a piece of a store
+      // would queue the next step's loads behind it (tessel-spread-stores
+      // moves those stores instead): only the core's last store, which
+      // nothing follows, goes out as its blocks finish, and only on a tile
+      // whose products outlast its transfers (on a DRAM-bound one the
+      // pieces' setups and latencies only add: the 1x1 convolution on the
+      // 768 KiB tile, 937 cycles).
+      if (inIssueOrder) {
+        if (stores.empty() ||
+            isDramBound(core, arch, arch.getTransferBytesPerCycle() * own))
+          return;
+        stores.erase(stores.begin(), stores.end() - 1);
+      }
       for (DmaOp store : stores)
         storeEarly(store, minPieceBytes);
     });

@@ -44,6 +44,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
+#include "tessel/Dialect/Tessel/Transforms/TransferOrder.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/SmallPtrSet.h"
@@ -55,26 +56,6 @@ namespace mlir::tessel {
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 
 namespace {
-
-/// Whether `op` is a load from DRAM into the core's SRAM.
-bool isDramLoad(Operation *op) {
-  auto dma = dyn_cast<DmaOp>(op);
-  return dma && isInSpace(dma.getSource(), MemorySpace::dram) &&
-         isInSpace(dma.getTarget(), MemorySpace::sram);
-}
-
-/// The bytes `dma` moves.
-int64_t getTransferBytes(DmaOp dma) {
-  return getSizeInBytes(cast<MemRefType>(dma.getSource().getType()));
-}
-
-/// The cycles `matmul`'s products take the MAC array at its peak.
-int64_t getPeakCycles(MatmulOp matmul, ArchAttr arch) {
-  auto lhs = cast<MemRefType>(matmul.getLhs().getType());
-  auto rhs = cast<MemRefType>(matmul.getRhs().getType());
-  return lhs.getNumElements() * rhs.getShape().back() /
-         std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1);
-}
 
 struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
   /// What the tile's DMA moves per cycle over all its DRAM channels.
@@ -88,31 +69,21 @@ struct SpreadStores : impl::TesselSpreadStoresBase<SpreadStores> {
       // tiles share their DRAM channels, the emitter spreads transfers over
       // the DMA channels in turn.
       TileOp tile = core.getTileOp();
-      unsigned channels = arch.getSplitChannels(tile.getRow(), tile.getCol());
-      if (channels < 2 || arch.getTileDmaChannels() >= 2 * channels)
+      if (!runsTransfersInIssueOrder(arch, tile))
         return;
-      bytesPerCycle = arch.getTransferBytesPerCycle() * channels;
+      bytesPerCycle = arch.getTransferBytesPerCycle() *
+                      arch.getSplitChannels(tile.getRow(), tile.getCol());
       int64_t minPieceBytes = 4 * arch.getTileDmaSetupCycles() * bytesPerCycle;
       // A tile whose transfers take its DRAM channels longer than its
       // products take the MAC array keeps the channels busy in any order:
       // moving its stores only adds pieces (the 1x1 convolution on the
       // 768 KiB tile, 28 cycles).
-      SmallVector<DmaOp> stores;
-      int64_t dramBytes = 0, macCycles = 0;
-      for (Operation &op : core.getBody().front().getOperations()) {
-        if (auto dma = dyn_cast<DmaOp>(op)) {
-          bool store = isInSpace(dma.getSource(), MemorySpace::sram) &&
-                       isInSpace(dma.getTarget(), MemorySpace::dram);
-          if (store)
-            stores.push_back(dma);
-          if (store || isDramLoad(dma))
-            dramBytes += getTransferBytes(dma);
-        }
-        if (auto matmul = dyn_cast<MatmulOp>(op))
-          macCycles += getPeakCycles(matmul, arch);
-      }
-      if (dramBytes > macCycles * bytesPerCycle)
+      if (isDramBound(core, arch, bytesPerCycle))
         return;
+      SmallVector<DmaOp> stores;
+      for (Operation &op : core.getBody().front())
+        if (isDramStore(&op))
+          stores.push_back(cast<DmaOp>(op));
       for (DmaOp store : stores)
         spread(store, minPieceBytes);
     });

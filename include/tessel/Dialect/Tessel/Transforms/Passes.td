@@ -1392,9 +1392,13 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     of the DRAM buffer it writes, and is at least what the tile's DMA moves
     in four times its setup (smaller ones join a neighbour). A transfer
     holds its DMA channel through the DRAM latency as well, so stores are
-    cut only on a tile with a second DMA channel for each DRAM channel it
-    uses. Runs before `tessel-allocate-sram`, while each SRAM buffer is an
-    allocation of its own.
+    cut on a tile with a second DMA channel for each DRAM channel it uses;
+    on a tile with DRAM channels of its own and no second group of DMA
+    channels for them, only the core's last store (nothing queues behind
+    it), and only where the core's products take the MAC array longer than
+    its transfers take the DRAM channels. Runs before
+    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
+    own.
 
     ```mlir
     tessel.matmul %a, %w0, %c0 : ...   // writes rows 0-31 of %c
