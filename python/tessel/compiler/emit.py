@@ -202,7 +202,7 @@ class _Tile:
 
     def take_slot(self, transfer: Operation) -> int:
         """The transfer's ``slot`` (tessel-assign-dma-slots), now pending."""
-        slot = _decision(transfer, "slot", "a token slot", "tessel-assign-dma-slots")
+        slot = _decision(transfer, "slot", "its token slot", "tessel-assign-dma-slots")
         self.pending[transfer] = slot
         self.slots_used = max(self.slots_used, slot + 1)
         return slot
@@ -273,7 +273,8 @@ class _Emitter:
 
     def declare_semaphore(self, op: Operation) -> None:
         rc = self.tile_of(op)
-        index = _decision(op, "id", "an id", "tessel-assign-semaphore-ids")
+        index = _decision(op, "id", "its index among the tile's semaphores",
+                          "tessel-assign-semaphore-ids")
         inits = self.sem_inits.setdefault(rc, [])
         inits.extend([0] * (index + 1 - len(inits)))  # ids the tile does not use
         self.semaphores[op] = (*rc, index)
@@ -482,7 +483,7 @@ class _Emitter:
     def channel(tile: _Tile, op: Operation) -> int:
         """The transfer's DMA channel (tessel-assign-dma-channels; the
         verifier checked it against the arch)."""
-        return _decision(op, "channel", "a DMA channel", "tessel-assign-dma-channels")
+        return _decision(op, "channel", "its DMA channel", "tessel-assign-dma-channels")
 
     @staticmethod
     def endpoint(r: _Ref, strides):

@@ -237,6 +237,19 @@ void mlir::tessel::setTransferSlot(Operation *op, uint32_t slot) {
       [&](auto transfer) { transfer.setSlot(slot); });
 }
 
+void mlir::tessel::releaseTokenSlots(
+    WaitOp wait, llvm::DenseMap<uint32_t, Operation *> &held) {
+  for (Value token : wait.getTokens()) {
+    Operation *transfer = token.getDefiningOp();
+    std::optional<uint32_t> slot =
+        transfer ? getTransferSlot(transfer) : std::nullopt;
+    // A token waited for before has freed its slot, which a later transfer
+    // may hold now.
+    if (slot && held.lookup(*slot) == transfer)
+      held.erase(*slot);
+  }
+}
+
 Value mlir::tessel::createSlab(OpBuilder &builder, Location loc, Value view,
                                unsigned dim, int64_t offset, int64_t size) {
   auto type = cast<MemRefType>(view.getType());
@@ -456,13 +469,7 @@ LogicalResult CoreOp::verifyRegions() {
   llvm::DenseMap<uint32_t, Operation *> held;
   for (Operation &op : getBody().front()) {
     if (auto wait = dyn_cast<WaitOp>(op)) {
-      for (Value token : wait.getTokens()) {
-        Operation *transfer = token.getDefiningOp();
-        std::optional<uint32_t> slot =
-            transfer ? getTransferSlot(transfer) : std::nullopt;
-        if (slot && held.lookup(*slot) == transfer)
-          held.erase(*slot);
-      }
+      releaseTokenSlots(wait, held);
       continue;
     }
     std::optional<uint32_t> slot = getTransferSlot(&op);

@@ -22,13 +22,7 @@ LogicalResult assignSlots(CoreOp core) {
   llvm::DenseMap<uint32_t, Operation *> held;  // slot -> pending transfer
   for (Operation &op : core.getBody().front()) {
     if (auto wait = dyn_cast<WaitOp>(op)) {
-      for (Value token : wait.getTokens()) {
-        Operation *transfer = token.getDefiningOp();
-        std::optional<uint32_t> slot =
-            transfer ? getTransferSlot(transfer) : std::nullopt;
-        if (slot && held.lookup(*slot) == transfer)
-          held.erase(*slot);
-      }
+      releaseTokenSlots(wait, held);
       continue;
     }
     if (!isTransfer(&op))

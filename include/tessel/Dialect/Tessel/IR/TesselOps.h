@@ -12,6 +12,7 @@
 #include "mlir/Interfaces/InferTypeOpInterface.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
+#include "llvm/ADT/DenseMap.h"
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
@@ -64,6 +65,11 @@ std::optional<uint32_t> getTransferChannel(Operation *op);
 std::optional<uint32_t> getTransferSlot(Operation *op);
 void setTransferChannel(Operation *op, uint32_t channel);
 void setTransferSlot(Operation *op, uint32_t slot);
+
+/// Frees, in `held` (token slot -> the pending transfer holding it), the
+/// slots of the transfers `wait` waits for: a core's slots as it runs.
+void releaseTokenSlots(WaitOp wait,
+                       llvm::DenseMap<uint32_t, Operation *> &held);
 
 /// `view` cut to `[offset, offset + size)` along `dim` (a memref.subview):
 /// one end of a piece of a transfer.
