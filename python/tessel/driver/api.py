@@ -1,7 +1,7 @@
 """``tessel.compile`` and ``tessel.compile_and_simulate``: the stages
-(import, map, lower, emit, simulate, check) run in order, each timed, each
-failure raised as a :class:`StageError` that names the stage, keeps the IR
-and says how to reproduce it."""
+(import, legalize, map, lower, emit, simulate, check) run in order, each
+timed, each failure raised as a :class:`StageError` that names the stage,
+keeps the IR and says how to reproduce it."""
 
 from __future__ import annotations
 

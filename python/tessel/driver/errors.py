@@ -7,7 +7,9 @@ from pathlib import Path
 
 from ..errors import TesselError
 
-STAGES = ("import", "map", "lower", "emit", "simulate")
+# The stages a StageError names: import, those of tessel.compiler.lower.STAGES,
+# then simulate.
+STAGES = ("import", "legalize", "map", "lower", "emit", "simulate")
 
 
 class StageError(TesselError, RuntimeError):
