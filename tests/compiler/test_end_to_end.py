@@ -303,9 +303,11 @@ def test_stores_go_out_between_the_next_steps_loads():
     slice would hold up the next step's loads in the channels' queues, so
     tessel-spread-stores issues each of the first three in 15 pieces after
     the next slice's first 15 steps' loads (tessel-split-transfers then
-    spreads each piece over the three channels); the last slice, with no
-    loads after it, leaves whole, one piece per channel. The result matches
-    PyTorch, and the CPU emulator bit for bit."""
+    spreads each piece over the three channels); the last slice, the tile's
+    last store with no loads after it, leaves as the array finishes its
+    eight blocks of 32 columns (tessel-early-stores), each over the three
+    channels. The result matches PyTorch, and the CPU emulator bit for
+    bit."""
     torch.manual_seed(0)
     layer = torch.nn.Linear(512, 512, bias=False).eval()
     x = torch.randn(512, 512)
@@ -313,10 +315,13 @@ def test_stores_go_out_between_the_next_steps_loads():
     mapping = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
                "parts = [1, 1, 1], steps = [256, 256, 32]>")
     program = compile_imported(with_mappings(model, matmul=mapping), ARCH_768K)
-    # At least 15 transfers for each of the first three slices, one per
-    # DRAM channel for the last, left whole (unspread: 4 x 3 in all).
+    # At least 15 transfers for each of the first three slices (unspread:
+    # 4 x 3 in all), then the last slice's 8 column blocks x 3 channels.
     _, stores = dram_transfers(program, "output")
-    assert stores >= 3 * 15 + 3
+    assert stores >= 3 * 15 + 8 * 3
+    (instrs,) = program.decoded().values()
+    last = [ins for ins in instrs if ins.op == "dma"][-8 * 3:]
+    assert all(ins["dst"].kind == "dram" and ins["sizes"][-1] == 32 for ins in last)
     np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
                                layer(x).detach().numpy(), rtol=1e-5, atol=1e-5)
 

@@ -480,7 +480,7 @@ class _Emitter:
         self.builder.tile(row, col, tokens=tile.slots_used)
 
     @staticmethod
-    def channel(tile: _Tile, op: Operation) -> int:
+    def channel(op: Operation) -> int:
         """The transfer's DMA channel (tessel-assign-dma-channels; the
         verifier checked it against the arch)."""
         return _decision(op, "channel", "its DMA channel", "tessel-assign-dma-channels")
@@ -494,7 +494,7 @@ class _Emitter:
     def emit_dma(self, tile: _Tile, s, op: Operation, tag) -> None:
         src = self.ref(op.operands[0], op, "source")
         dst = self.ref(op.operands[1], op, "target")
-        channel = self.channel(tile, op)
+        channel = self.channel(op)
         sizes, (sv, dv) = _fit_rank(src.shape, [src.strides, dst.strides], op)
         s.dma(channel, tile.take_slot(op), src.dtype, sizes, self.endpoint(src, sv),
               self.endpoint(dst, dv), tag=tag)
@@ -503,7 +503,7 @@ class _Emitter:
         src = self.ref(op.operands[0], op, "source")
         dsts = [self.ref(v, op, f"target #{i}")
                 for i, v in enumerate(list(op.operands)[1:])]
-        channel = self.channel(tile, op)
+        channel = self.channel(op)
         sizes, views = _fit_rank(src.shape, [src.strides] + [d.strides for d in dsts],
                                  op)
         if len(set(views[1:])) != 1:
@@ -520,7 +520,7 @@ class _Emitter:
         index, dst = self.local(tile, op, ("indices", "target"), first=1)
         if table.space != "dram":
             raise EmitError(f"the table of {_name(op)} is not in DRAM")
-        channel = self.channel(tile, op)
+        channel = self.channel(op)
         sizes, (tv, iv, dv) = _fit_rank(
             table.shape, [table.strides, index.strides, dst.strides], op)
         s.dma_gather(channel, tile.take_slot(op), table.dtype, sizes,

@@ -266,7 +266,7 @@ def lower_and_emit(model, arch: Any = None, *, mapping: Mapping | None = None,
 
     target = arch_model.load(arch)
     with Context():
-        pipeline(stream)  # a bad stream is the caller's error, before any work
+        _pipeline_options(stream, True)  # a bad stream fails before any work
         c = Compilation(model, target, parse_imported(model.mlir, target, model.signature),
                         mapping, stream, failure_dir)
         run_stages(c, stage)
