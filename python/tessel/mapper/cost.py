@@ -493,6 +493,35 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
             + hops * arch.noc.hop_cycles + arch.dram.latency_cycles)
 
 
+def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
+    """One of a tile's DRAM transfers after its first where the tile shares
+    its DRAM channel or a link with other tiles' transfers, ``rate`` (its
+    share) below what one transfer alone moves: while the transfer pays its
+    fixed cost (DMA setup, hops, DRAM latency) its share goes to the other
+    tiles' flows, which therefore end sooner, so a tile's transfers follow
+    one another at the slower of its share and one transfer alone
+    (docs/mapper.md, *Contended transfers*). Uncontended, as
+    :func:`transfer_cycles`."""
+    alone = min(transfer_rate(arch), arch.tile.sram.bytes_per_cycle,
+                arch.noc.link_bytes_per_cycle)
+    if rate >= alone:
+        return transfer_cycles(arch, nbytes, rate, hops)
+    return max(2 * _ISSUE + nbytes / rate, transfer_cycles(arch, nbytes, alone, hops))
+
+
+def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
+    """One of a tile's DRAM loads after its first where the tile shares its
+    DRAM channel or a link with other tiles' loads, ``rate`` (its share)
+    below what one transfer alone moves: while the load pays its fixed cost
+    (DMA setup, hops, DRAM latency) its share goes to the other tiles'
+    flows, so a tile's loads follow one another at the slower of its share
+    and one transfer alone. Uncontended, as :func:`transfer_cycles`."""
+    alone = one_transfer_rate(arch)
+    if rate >= alone:
+        return transfer_cycles(arch, nbytes, rate, hops)
+    return max(2 * _ISSUE + nbytes / rate, transfer_cycles(arch, nbytes, alone, hops))
+
+
 def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
                kept: bool = False):
     """``(slice shape, count)`` of the transfers of operand ``o`` over a
@@ -597,6 +626,13 @@ def halo_fraction(arch, o: Operand, loops: tuple[int, ...], parts: tuple[int, ..
     pays = (saved * _MIN_SAVED_FRACTION >= 1.0
             and saved * o.slice_bytes(steps) >= fixed_transfer_bytes(arch))
     return fraction if pays else 1.0
+
+
+def one_transfer_rate(arch) -> int:
+    """What one DRAM transfer alone moves per cycle: the slowest of its DMA
+    channel, its DRAM channel, the SRAM port and a NoC link."""
+    return min(transfer_rate(arch), arch.tile.sram.bytes_per_cycle,
+               arch.noc.link_bytes_per_cycle)
 
 
 def transfer_rate(arch) -> int:
@@ -787,7 +823,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
-    own_first = shared_first = kept_fill = 0.0
+    own_first = shared_first = kept_fill = own_contended = 0.0
     # Per moved operand: (operand, transfers per step, rate, hops).
     per_step = []
     spread_extra = 0.0
@@ -834,6 +870,10 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # run under compute).
         handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
                      if shared > 1 else 0)
+        # Weight slices (always read from DRAM) loaded at the tile's share
+        # of a DRAM channel or link that the other tiles' loads crowd, below
+        # what one transfer alone moves.
+        contended = o.role == "weight" and o_rate < one_transfer_rate(arch)
         first_handshake = handshake + 2 * (readers - 1) * _ISSUE
         last_shape = (_last_transfer(o, part, steps)
                       if o.is_output and op.epilogue is None else None)
@@ -853,7 +893,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         for shape, count in transfers:
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
-            load_total += count * one * int(loaded)
+            if loaded and contended:
+                later = later_transfer_cycles(arch, b, o_rate, o_hops)
+                load_total += count * later
+                own_contended += count * later
+            elif loaded:
+                load_total += count * one
             if o.is_output:
                 store_total += count * one
                 # A store spread between the next result slice's steps
@@ -905,12 +950,17 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         if in_sram and o.seed_dims and not (resident and o.seed_is_weight):
             own_first += transfer_cycles(arch, o.seed_bytes(steps), rate, hops)
         if loaded:
-            first = (transfer_cycles(arch, o.slice_bytes(steps), o_rate, o_hops)
-                     + first_handshake)
+            b = o.slice_bytes(steps)
+            first = transfer_cycles(arch, b, o_rate, o_hops) + first_handshake
             if shared > 1:
                 shared_first = max(shared_first, first)
             else:
                 own_first += first
+            if contended:
+                # Its first load pays the fixed cost in full.
+                later = later_transfer_cycles(arch, b, o_rate, o_hops)
+                load_total += first - later
+                own_contended -= later
     # An epilogue runs on each slice of the result before it is stored,
     # its other inputs' slices loaded first.
     if op.epilogue is not None:
@@ -973,8 +1023,14 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # tessel-schedule issues each step's loads while the previous step
         # computes, and waits for a store at the next: only the first loads
         # and the last store are not under compute.
+        # The last step computes after its loads: where the tile's own
+        # loads at its share of a crowded DRAM channel outlast the compute,
+        # nothing hides the last step's compute (ResNet-18's 512-channel
+        # convolutions on tessel-16x16, docs/mapper.md, *Crowded channels*).
+        last_compute = step_shapes[-1][2] if num_steps > 1 else 0
         alone = first_load + last_store + gather_total
-        body = alone + max(compute, load_total - first_load + store_total - last_store)
+        body = alone + max(compute, load_total - first_load + store_total - last_store,
+                           own_contended + last_compute)
     else:
         body = compute + transfer + gather_total
     cycles = int(math.ceil(body + reduce + barrier + kept_fill))
