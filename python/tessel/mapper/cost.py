@@ -823,7 +823,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
-    own_first = shared_first = kept_fill = own_contended = 0.0
+    own_first = shared_first = kept_fill = own_contended = contended_total = 0.0
+    windows_overlap = _windows_overlap(op)
     # Per moved operand: (operand, transfers per step, rate, hops).
     per_step = []
     spread_extra = 0.0
@@ -870,10 +871,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # run under compute).
         handshake = (2 * (max(placement.rows, placement.cols) - 1) * arch.noc.hop_cycles
                      if shared > 1 else 0)
-        # Weight slices (always read from DRAM) loaded at the tile's share
-        # of a DRAM channel or link that the other tiles' loads crowd, below
-        # what one transfer alone moves.
-        contended = o.role == "weight" and o_rate < one_transfer_rate(arch)
+        # Weight slices (always read from DRAM) of a convolution whose
+        # windows overlap, loaded at the tile's share of a DRAM channel or
+        # link that the other tiles' loads crowd, below what one transfer
+        # alone moves (only there measured: docs/mapper.md, *Crowded
+        # channels*).
+        contended = (o.role == "weight" and o_rate < one_transfer_rate(arch)
+                     and windows_overlap)
         first_handshake = handshake + 2 * (readers - 1) * _ISSUE
         last_shape = (_last_transfer(o, part, steps)
                       if o.is_output and op.epilogue is None else None)
@@ -897,6 +901,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 later = later_transfer_cycles(arch, b, o_rate, o_hops)
                 load_total += count * later
                 own_contended += count * later
+                contended_total += count * later
             elif loaded:
                 load_total += count * one
             if o.is_output:
@@ -960,6 +965,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 # Its first load pays the fixed cost in full.
                 later = later_transfer_cycles(arch, b, o_rate, o_hops)
                 load_total += first - later
+                contended_total += first - later
                 own_contended -= later
     # An epilogue runs on each slice of the result before it is stored,
     # its other inputs' slices loaded first.
@@ -1023,14 +1029,17 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # tessel-schedule issues each step's loads while the previous step
         # computes, and waits for a store at the next: only the first loads
         # and the last store are not under compute.
-        # The last step computes after its loads: where the tile's own
-        # loads at its share of a crowded DRAM channel outlast the compute,
-        # nothing hides the last step's compute (ResNet-18's 512-channel
-        # convolutions on tessel-16x16, docs/mapper.md, *Crowded channels*).
+        # The last step computes after its loads: where the tile's crowded
+        # weight loads outlast the compute, nothing hides the last step's
+        # compute. They run beside the windows' loads and the stores where
+        # the tile has a DMA channel to spare (tessel-assign-dma-channels
+        # gives a tile's transfers its channels in turn).
         last_compute = step_shapes[-1][2] if num_steps > 1 else 0
         alone = first_load + last_store + gather_total
-        body = alone + max(compute, load_total - first_load + store_total - last_store,
-                           own_contended + last_compute)
+        others = load_total - first_load + store_total - last_store
+        if contended_total and arch.tile.dma.channels > 1:
+            others = load_total - contended_total + store_total - last_store
+        body = alone + max(compute, others, own_contended + last_compute)
     else:
         body = compute + transfer + gather_total
     cycles = int(math.ceil(body + reduce + barrier + kept_fill))
@@ -1042,6 +1051,29 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                     resident_bytes=resident_bytes,
                     dram_cycles=int(math.ceil(bytes_per_tile * placement.tiles
                                               / arch.dram_bytes_per_cycle)))
+
+
+def _windows_overlap(op: Op) -> bool:
+    """Whether ``op`` is a convolution whose neighbouring outputs read
+    overlapping windows of its input (a kernel longer than its stride along
+    some dimension): not a 1 x 1 convolution, nor one over disjoint
+    patches."""
+    if op.kind != "conv":
+        return False
+    for o in op.operands:
+        if o.is_output or o.role == "weight":
+            continue
+        for access in o.access:
+            if access.terms is None or len(access.terms) != 2:
+                continue
+            kernel = [t for t in access.terms if t[0] in op.reduction_loops]
+            output = [t for t in access.terms if t[0] not in op.reduction_loops]
+            if len(kernel) != 1 or len(output) != 1:
+                continue
+            (kernel_loop, dilation), (_, stride) = kernel[0], output[0]
+            if dilation * (op.loops[kernel_loop] - 1) + 1 > stride:
+                return True
+    return False
 
 
 def _partials_cycles(op: Op, arch, placement: Placement, red_parts: int,
