@@ -494,22 +494,6 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
 
 
 def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
-    """One of a tile's DRAM transfers after its first where the tile shares
-    its DRAM channel or a link with other tiles' transfers, ``rate`` (its
-    share) below what one transfer alone moves: while the transfer pays its
-    fixed cost (DMA setup, hops, DRAM latency) its share goes to the other
-    tiles' flows, which therefore end sooner, so a tile's transfers follow
-    one another at the slower of its share and one transfer alone
-    (docs/mapper.md, *Contended transfers*). Uncontended, as
-    :func:`transfer_cycles`."""
-    alone = min(transfer_rate(arch), arch.tile.sram.bytes_per_cycle,
-                arch.noc.link_bytes_per_cycle)
-    if rate >= alone:
-        return transfer_cycles(arch, nbytes, rate, hops)
-    return max(2 * _ISSUE + nbytes / rate, transfer_cycles(arch, nbytes, alone, hops))
-
-
-def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
     """One of a tile's DRAM loads after its first where the tile shares its
     DRAM channel or a link with other tiles' loads, ``rate`` (its share)
     below what one transfer alone moves: while the load pays its fixed cost
@@ -898,6 +882,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
             if loaded and contended:
+                # A shared slice's credit and delivery signals, like the
+                # fixed costs, run while the other tiles' flows go on.
                 later = later_transfer_cycles(arch, b, o_rate, o_hops)
                 load_total += count * later
                 own_contended += count * later
