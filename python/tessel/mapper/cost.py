@@ -19,7 +19,9 @@ slices in, computes, and writes its result slice back. With ``overlap_dma``
 (the default: tessel-schedule double-buffers) a step's compute hides the
 next step's loads and the previous step's stores, so an op costs its first
 loads and last stores plus the slower of its compute and its other
-transfers; without it every transfer is waited for at once. After
+transfers (a convolution's weight loads on crowded DRAM channels: see
+:func:`later_transfer_cycles` and docs/mapper.md, *Crowded channels*);
+without it every transfer is waited for at once. After
 an op every tile of the program meets at a barrier.
 
 A placement that is ``shared`` (tessel-share-loads) reads an input slice
