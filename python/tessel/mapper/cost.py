@@ -809,8 +809,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     red_parts = math.prod(parts[l] for l in op.reduction_loops)
     # The first step's loads: the tile's own share one DRAM path and add up;
     # each shared input arrives from its own leader alongside them.
-    own_first = shared_first = kept_fill = own_contended = contended_total = 0.0
-    windows_overlap = _windows_overlap(op)
+    own_first = shared_first = kept_fill = 0.0
+    # Crowded weight loads (below): their first loads, in full, and the rest.
+    crowded_first = crowded_rest = 0.0
     # Per moved operand: (operand, transfers per step, rate, hops).
     per_step = []
     spread_extra = 0.0
@@ -862,8 +863,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # link that the other tiles' loads crowd, below what one transfer
         # alone moves (only there measured: docs/mapper.md, *Crowded
         # channels*).
-        contended = (o.role == "weight" and o_rate < one_transfer_rate(arch)
-                     and windows_overlap)
+        crowded = (o.role == "weight" and o_rate < one_transfer_rate(arch)
+                   and _windows_overlap(op))
         first_handshake = handshake + 2 * (readers - 1) * _ISSUE
         last_shape = (_last_transfer(o, part, steps)
                       if o.is_output and op.epilogue is None else None)
@@ -883,13 +884,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         for shape, count in transfers:
             b = o.slice_bytes(shape)
             one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
-            if loaded and contended:
+            if loaded and crowded:
                 # A shared slice's credit and delivery signals, like the
                 # fixed costs, run while the other tiles' flows go on.
                 later = later_transfer_cycles(arch, b, o_rate, o_hops)
                 load_total += count * later
-                own_contended += count * later
-                contended_total += count * later
+                crowded_rest += count * later
             elif loaded:
                 load_total += count * one
             if o.is_output:
@@ -949,12 +949,12 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 shared_first = max(shared_first, first)
             else:
                 own_first += first
-            if contended:
+            if crowded:
                 # Its first load pays the fixed cost in full.
                 later = later_transfer_cycles(arch, b, o_rate, o_hops)
                 load_total += first - later
-                contended_total += first - later
-                own_contended -= later
+                crowded_first += first
+                crowded_rest -= later
     # An epilogue runs on each slice of the result before it is stored,
     # its other inputs' slices loaded first.
     if op.epilogue is not None:
@@ -1022,12 +1022,16 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # compute. They run beside the windows' loads and the stores where
         # the tile has a DMA channel to spare (tessel-assign-dma-channels
         # gives a tile's transfers its channels in turn).
-        last_compute = step_shapes[-1][2] if num_steps > 1 else 0
         alone = first_load + last_store + gather_total
         others = load_total - first_load + store_total - last_store
-        if contended_total and arch.tile.dma.channels > 1:
-            others = load_total - contended_total + store_total - last_store
-        body = alone + max(compute, others, own_contended + last_compute)
+        crowded = 0.0
+        if crowded_first:
+            last_compute = step_shapes[-1][2] if num_steps > 1 else 0
+            crowded = crowded_rest + last_compute
+            if arch.tile.dma.channels > 1:
+                others = (load_total - crowded_first - crowded_rest
+                          + store_total - last_store)
+        body = alone + max(compute, others, crowded)
     else:
         body = compute + transfer + gather_total
     cycles = int(math.ceil(body + reduce + barrier + kept_fill))
