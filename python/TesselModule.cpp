@@ -48,6 +48,42 @@ void bindSimpleType(nb::module_ &m, const char *name,
           nb::arg("cls"), nb::arg("context").none() = nb::none(), doc);
 }
 
+/// Appends the bytes of a string callback to a std::string.
+void appendString(MlirStringRef text, void *userData) {
+  static_cast<std::string *>(userData)->append(text.data, text.length);
+}
+
+/// `(tiles, tags)` of a lowered tessel.device, or a ValueError naming what
+/// the IR lacks.
+nb::tuple encodeInstructionStreams(MlirOperation device) {
+  struct Collected {
+    nb::list tiles, tags;
+    std::string error;
+  } collected;
+  auto onTile = [](unsigned row, unsigned col, MlirStringRef stream,
+                   intptr_t numSemaphores, const uint32_t *semaphores,
+                   unsigned tokens, void *userData) {
+    nb::list inits;
+    for (intptr_t i = 0; i < numSemaphores; ++i)
+      inits.append(semaphores[i]);
+    static_cast<Collected *>(userData)->tiles.append(nb::make_tuple(
+        row, col, nb::bytes(stream.data, stream.length), nb::tuple(inits),
+        tokens));
+  };
+  auto onTag = [](MlirStringRef name, MlirStringRef loc, void *userData) {
+    static_cast<Collected *>(userData)->tags.append(
+        nb::make_tuple(nb::str(name.data, name.length),
+                       nb::str(loc.data, loc.length)));
+  };
+  auto onError = [](MlirStringRef message, void *userData) {
+    appendString(message, &static_cast<Collected *>(userData)->error);
+  };
+  if (!tesselEncodeInstructionStreams(device, onTile, onTag, onError,
+                                      &collected))
+    throw nb::value_error(collected.error.c_str());
+  return nb::make_tuple(collected.tiles, collected.tags);
+}
+
 } // namespace
 
 NB_MODULE(_tesselDialects, m) {
@@ -63,6 +99,34 @@ NB_MODULE(_tesselDialects, m) {
       },
       nb::arg("context").none() = nb::none(), nb::arg("load") = true,
       "Registers (and by default loads) the tessel dialect in a context.");
+
+  tesselM.def("encode_instruction_streams", encodeInstructionStreams,
+              nb::arg("device"),
+              "The instruction streams of a lowered tessel.device "
+              "(docs/isa.md): a list of (row, col, stream bytes, semaphore "
+              "initial counts, token slots) by tile, and the source tags as "
+              "(name, loc) in id order. Raises ValueError naming the op and "
+              "what the IR lacks.");
+
+  tesselM.def(
+      "describe_location",
+      [](MlirLocation loc) -> nb::object {
+        std::pair<std::string, std::string> described;
+        auto onName = [](MlirStringRef text, void *userData) {
+          appendString(text, &static_cast<std::pair<std::string, std::string> *>(
+                                  userData)->first);
+        };
+        auto onPosition = [](MlirStringRef text, void *userData) {
+          appendString(text, &static_cast<std::pair<std::string, std::string> *>(
+                                  userData)->second);
+        };
+        if (!tesselDescribeLocation(loc, onName, onPosition, &described))
+          return nb::none();
+        return nb::make_tuple(described.first, described.second);
+      },
+      nb::arg("loc"),
+      "(name, 'file:line:col') of a location as a source tag names it, or "
+      "None for an unknown one (docs/isa.md, tags).");
 
   mlir_attribute_subclass(tesselM, "GridAttr", tesselAttributeIsAGrid,
                           tesselGridAttrGetTypeID)

@@ -6,6 +6,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 #include "tessel/InitAll.h"
+#include "tessel/Target/Program/InstructionStreams.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
@@ -101,4 +102,42 @@ MlirType tesselSemaphoreTypeGet(MlirContext ctx) {
 
 MlirTypeID tesselSemaphoreTypeGetTypeID(void) {
   return wrap(TypeID::get<SemaphoreType>());
+}
+
+bool tesselEncodeInstructionStreams(MlirOperation device,
+                                    TesselTileStreamCallback onTile,
+                                    TesselSourceTagCallback onTag,
+                                    MlirStringCallback onError,
+                                    void *userData) {
+  auto deviceOp = dyn_cast<DeviceOp>(unwrap(device));
+  if (!deviceOp) {
+    onError(mlirStringRefCreateFromCString("expected a tessel.device"),
+            userData);
+    return false;
+  }
+  llvm::Expected<InstructionStreams> streams =
+      encodeInstructionStreams(deviceOp);
+  if (!streams) {
+    std::string message = llvm::toString(streams.takeError());
+    onError(wrap(llvm::StringRef(message)), userData);
+    return false;
+  }
+  for (const TileStream &tile : streams->tiles)
+    onTile(tile.row, tile.col, wrap(llvm::StringRef(tile.stream)),
+           tile.semaphores.size(), tile.semaphores.data(), tile.tokens,
+           userData);
+  for (const SourceTag &tag : streams->tags)
+    onTag(wrap(llvm::StringRef(tag.name)), wrap(llvm::StringRef(tag.loc)),
+          userData);
+  return true;
+}
+
+bool tesselDescribeLocation(MlirLocation loc, MlirStringCallback onName,
+                            MlirStringCallback onPosition, void *userData) {
+  std::optional<SourceTag> described = describeLocation(unwrap(loc));
+  if (!described)
+    return false;
+  onName(wrap(llvm::StringRef(described->name)), userData);
+  onPosition(wrap(llvm::StringRef(described->loc)), userData);
+  return true;
 }

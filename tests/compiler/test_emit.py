@@ -565,15 +565,14 @@ def test_emitted_bytes_are_pinned(body, weights, digest, tmp_path):
 
 
 @pytest.mark.parametrize("model", ["mlp", "small_cnn"])
-def test_noted_views_give_the_bytes_of_the_walk(model, tmp_path, monkeypatch):
-    # The emitter notes each view's place as it meets it, so an operand is a
-    # single lookup; without the notes every operand is traced through its
-    # view ops. Both must give the same program for compiled models, whose
-    # cores hold thousands of chained subviews, views and casts.
+def test_encoded_streams_are_the_isa_tables_words(model):
+    # The streams are encoded in C++; runtime/isa.py states the same layouts
+    # for the decoder, the builder and the disassembler. Every instruction
+    # of a compiled model, decoded and encoded again by the Python tables,
+    # gives the encoder's words back.
     pytest.importorskip("torch")
     from tessel import frontend as fe
     from tessel import zoo
-    from tessel.compiler import emit as emit_module
     from tessel.compiler import lower_to_device
     from tessel.ir import StringAttr
 
@@ -581,16 +580,38 @@ def test_noted_views_give_the_bytes_of_the_walk(model, tmp_path, monkeypatch):
     module.eval()
     imported = fe.import_torch(module, inputs)
     device = lower_to_device(imported.mlir, "tessel-4x4", signature=imported.signature)
-    digests = []
-    for noted in (True, False):
-        if not noted:
-            monkeypatch.setattr(emit_module._Emitter, "note_view", lambda self, view: None)
-        with Context():
-            lowered = Module.parse(device)
-            placed = {StringAttr(op.attributes["sym_name"]).value
-                      for op in _find_device(lowered).regions[0].blocks[0].operations
-                      if op.operation.name == "tessel.dram_buffer"}
-            weights = {k: v for k, v in imported.weights.items() if k in placed}
-            program = emit_program(lowered, weights=weights)
-        digests.append(program_digest(program, tmp_path / str(noted)))
-    assert digests[0] == digests[1]
+    with Context():
+        lowered = Module.parse(device)
+        placed = {StringAttr(op.attributes["sym_name"]).value
+                  for op in _find_device(lowered).regions[0].blocks[0].operations
+                  if op.operation.name == "tessel.dram_buffer"}
+        weights = {k: v for k, v in imported.weights.items() if k in placed}
+        program = emit_program(lowered, weights=weights)
+    ops = set()
+    for tile in program.tiles:
+        instructions = isa.decode_stream(tile.stream)
+        words = [isa.encode(i.op, i.fields, i.tag) for i in instructions]
+        assert isa.encode_stream(words) == tile.stream, (tile.row, tile.col)
+        ops.update(i.op for i in instructions)
+    assert {"dma", "wait", "matmul", "vector_binary"} <= ops
+
+
+@pytest.mark.parametrize("loc, described", [
+    ('loc(unknown)', None),
+    ('loc("m.py":3:7)', ("m.py:3:7", "m.py:3:7")),
+    ('loc("fc1"("m.py":3:7))', ("fc1", "m.py:3:7")),
+    ('loc("fc1")', ("fc1", "")),
+    # torch-mlir's stack: the innermost frame outside library code.
+    ('loc(callsite("/x/site-packages/torch/nn/linear.py":125:0 at '
+     'callsite("model.py":20:0 at "run.py":5:0)))', ("model.py:20:0", "model.py:20:0")),
+    ('loc(callsite("/x/site-packages/a.py":1:0 at "/x/site-packages/b.py":2:0))',
+     ("/x/site-packages/a.py:1:0", "/x/site-packages/a.py:1:0")),
+    ('loc(fused["m.py":3:7, "relu"("n.py":1:1)])', ("relu", "m.py:3:7")),
+    ('loc(fused[unknown, unknown])', None),
+])
+def test_tags_name_the_model_line(loc, described):
+    from tessel.frontend.locations import describe_location
+
+    with Context():
+        module = Module.parse(f"module {{}} {loc}")
+        assert describe_location(module.operation.location) == described
