@@ -207,16 +207,20 @@ public:
     words.push_back(0); // the header, set by finish()
   }
 
-  void u32(int64_t value, const llvm::Twine &what) {
+  // The checks below format a message only when a value does not fit: an
+  // operand is appended a few million times in a large model.
+
+  /// `value` as field `what` (`what[index]` with an index).
+  void u32(int64_t value, llvm::StringRef what, int64_t index = -1) {
     if (value < 0 || value > 0xFFFFFFFFll)
       fail(llvm::formatv("{0}.{1} = {2} does not fit in u32", name,
-                         what.str(), value));
+                         field(what, index), value));
     words.push_back(static_cast<uint32_t>(value));
   }
-  void i32(int64_t value, const llvm::Twine &what) {
+  void i32(int64_t value, llvm::StringRef what, int64_t index = -1) {
     if (value < INT32_MIN || value > INT32_MAX)
       fail(llvm::formatv("{0}.{1} = {2} does not fit in i32", name,
-                         what.str(), value));
+                         field(what, index), value));
     words.push_back(static_cast<uint32_t>(value));
   }
   void f32(FloatAttr attr) {
@@ -226,15 +230,20 @@ public:
   void sizes(ArrayRef<int64_t> sizes) {
     u32(sizes.size(), "rank");
     for (auto [i, n] : llvm::enumerate(sizes))
-      u32(n, llvm::formatv("sizes[{0}]", i).str());
+      u32(n, "sizes", i);
   }
+  /// A view: its base (two words), then its strides.
   void view(int64_t base, ArrayRef<int64_t> strides, llvm::StringRef what) {
     if (base < 0)
       fail(llvm::formatv("{0}.{1}.base = {2} must be a u64", name, what, base));
     words.push_back(static_cast<uint32_t>(base));
     words.push_back(static_cast<uint32_t>(static_cast<uint64_t>(base) >> 32));
-    for (auto [i, s] : llvm::enumerate(strides))
-      i32(s, llvm::formatv("{0}.strides[{1}]", what, i).str());
+    for (auto [i, s] : llvm::enumerate(strides)) {
+      if (s < INT32_MIN || s > INT32_MAX)
+        fail(llvm::formatv("{0}.{1}.strides[{2}] = {3} does not fit in i32",
+                           name, what, i, s));
+      words.push_back(static_cast<uint32_t>(s));
+    }
   }
   void endpoint(const Ref &ref, ArrayRef<int64_t> strides,
                 llvm::StringRef what) {
@@ -260,6 +269,9 @@ public:
   ArrayRef<uint32_t> get() const { return words; }
 
 private:
+  static std::string field(llvm::StringRef what, int64_t index) {
+    return index < 0 ? what.str() : llvm::formatv("{0}[{1}]", what, index).str();
+  }
   void fail(std::string message) {
     if (!error)
       error = std::move(message);
@@ -659,7 +671,7 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
         SmallVector<int64_t, 4> shared =
             dsts.empty() ? SmallVector<int64_t, 4>(sizes.size(), 0) : strides[1];
         for (auto [i, s] : llvm::enumerate(shared))
-          w.i32(s, llvm::formatv("dsts.strides[{0}]", i).str());
+          w.i32(s, "dsts.strides", i);
         w.push(dsts.size());
         for (const Ref &dst : dsts) {
           w.push(dst.place.row);
