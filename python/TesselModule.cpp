@@ -53,35 +53,25 @@ void appendString(MlirStringRef text, void *userData) {
   static_cast<std::string *>(userData)->append(text.data, text.length);
 }
 
-/// `(tiles, tags)` of a lowered tessel.device, or a ValueError naming what
-/// the IR lacks.
-nb::tuple encodeInstructionStreams(MlirOperation device) {
-  struct Collected {
-    nb::list tiles, tags;
-    std::string error;
-  } collected;
-  auto onTile = [](unsigned row, unsigned col, MlirStringRef stream,
-                   intptr_t numSemaphores, const uint32_t *semaphores,
-                   unsigned tokens, void *userData) {
-    nb::list inits;
-    for (intptr_t i = 0; i < numSemaphores; ++i)
-      inits.append(semaphores[i]);
-    static_cast<Collected *>(userData)->tiles.append(nb::make_tuple(
-        row, col, nb::bytes(stream.data, stream.length), nb::tuple(inits),
-        tokens));
-  };
-  auto onTag = [](MlirStringRef name, MlirStringRef loc, void *userData) {
-    static_cast<Collected *>(userData)->tags.append(
-        nb::make_tuple(nb::str(name.data, name.length),
-                       nb::str(loc.data, loc.length)));
-  };
-  auto onError = [](MlirStringRef message, void *userData) {
-    appendString(message, &static_cast<Collected *>(userData)->error);
-  };
-  if (!tesselEncodeInstructionStreams(device, onTile, onTag, onError,
-                                      &collected))
-    throw nb::value_error(collected.error.c_str());
-  return nb::make_tuple(collected.tiles, collected.tags);
+/// Writes the program of a lowered tessel.device into `directory`, or
+/// raises a ValueError naming what is missing or wrong.
+void writeProgram(MlirOperation device, const nb::dict &weights,
+                  const std::string &directory) {
+  std::vector<MlirStringRef> names, data;
+  std::vector<std::string> keys;
+  keys.reserve(weights.size());
+  for (auto [key, value] : weights) {
+    keys.push_back(nb::cast<std::string>(key));
+    auto bytes = nb::cast<nb::bytes>(value);
+    data.push_back({static_cast<const char *>(bytes.data()), bytes.size()});
+  }
+  for (const std::string &key : keys)
+    names.push_back({key.data(), key.size()});
+  std::string error;
+  if (!tesselWriteProgram(device, names.size(), names.data(), data.data(),
+                          {directory.data(), directory.size()}, appendString,
+                          &error))
+    throw nb::value_error(error.c_str());
 }
 
 } // namespace
@@ -100,13 +90,12 @@ NB_MODULE(_tesselDialects, m) {
       nb::arg("context").none() = nb::none(), nb::arg("load") = true,
       "Registers (and by default loads) the tessel dialect in a context.");
 
-  tesselM.def("encode_instruction_streams", encodeInstructionStreams,
-              nb::arg("device"),
-              "The instruction streams of a lowered tessel.device "
-              "(docs/isa.md): a list of (row, col, stream bytes, semaphore "
-              "initial counts, token slots) by tile, and the source tags as "
-              "(name, loc) in id order. Raises ValueError naming the op and "
-              "what the IR lacks.");
+  tesselM.def("write_program", writeProgram, nb::arg("device"),
+              nb::arg("weights"), nb::arg("directory"),
+              "Writes the program of a lowered tessel.device into directory "
+              "(docs/isa.md), atomically. weights maps each weight buffer's "
+              "name to its bytes, in the buffer's layout and element type. "
+              "Raises ValueError naming the op, buffer or weight at fault.");
 
   tesselM.def(
       "describe_location",

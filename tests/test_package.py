@@ -36,6 +36,15 @@ def test_tessel_opt_is_on_the_venv_path():
         assert flag in help_text, f"tessel-opt does not register {flag}"
 
 
+def test_tessel_translate_is_on_the_venv_path():
+    tool = Path(sys.prefix) / "bin" / "tessel-translate"
+    assert tool.exists(), "make setup links tessel-translate into the venv"
+    help_text = subprocess.run([tool, "--help"], capture_output=True,
+                               text=True, check=True).stdout
+    for flag in ("--tessel-to-program", "--weights"):
+        assert flag in help_text, f"tessel-translate has no {flag}"
+
+
 def test_tool_shim_finds_tessel_opt():
     from tessel import _tools
 

@@ -2,7 +2,8 @@
 
 CMake assembles the whole package (pure-Python sources symlinked, extensions
 built) under <build>/python_packages/tessel. A .pth file puts that directory on
-the venv's sys.path, tessel-opt is linked into the venv's bin/ and a `tessel`
+the venv's sys.path, tessel-opt and tessel-translate are linked into the
+venv's bin/ and a `tessel`
 launcher written there (what `pip install .` makes from [project.scripts]), so
 edits to Python sources take effect at once and C++ edits after `make build`.
 """
@@ -21,8 +22,8 @@ def main() -> int:
 
     build = args.build_dir.resolve()
     packages = build / "python_packages"
-    tool = build / "bin" / "tessel-opt"
-    for path in (packages / "tessel" / "__init__.py", tool):
+    tools = [build / "bin" / name for name in ("tessel-opt", "tessel-translate")]
+    for path in (packages / "tessel" / "__init__.py", *tools):
         if not path.exists():
             print(f"error: {path} is missing; run `make build` first",
                   file=sys.stderr)
@@ -41,12 +42,13 @@ def main() -> int:
         launcher.write_text(script)
         launcher.chmod(0o755)
 
-    link = bin_dir / "tessel-opt"
-    if link.is_symlink() or link.exists():
-        if link.resolve() == tool:
-            return 0
-        link.unlink()
-    os.symlink(tool, link)
+    for tool in tools:
+        link = bin_dir / tool.name
+        if link.is_symlink() or link.exists():
+            if link.resolve() == tool:
+                continue
+            link.unlink()
+        os.symlink(tool, link)
     return 0
 
 

@@ -69,26 +69,16 @@ MLIR_CAPI_EXPORTED MlirTypeID tesselSemaphoreTypeGetTypeID(void);
 // Program streams (tessel/Target/Program/InstructionStreams.h)
 //===----------------------------------------------------------------------===//
 
-/// One tile of a program: its stream file's bytes, the initial count of
-/// each of its semaphores and the token slots it uses.
-typedef void (*TesselTileStreamCallback)(unsigned row, unsigned col,
-                                         MlirStringRef stream,
-                                         intptr_t numSemaphores,
-                                         const uint32_t *semaphores,
-                                         unsigned tokens, void *userData);
-/// One source tag, in id order.
-typedef void (*TesselSourceTagCallback)(MlirStringRef name, MlirStringRef loc,
-                                        void *userData);
-
-/// Encodes the instruction streams of a lowered tessel.device: calls
-/// `onTile` for each tile by (row, col), then `onTag` for each tag. On
-/// failure calls `onError` with the message (naming the op, the operand or
-/// the buffer, and the pass to run where a decision is missing) and returns
-/// false.
-MLIR_CAPI_EXPORTED bool tesselEncodeInstructionStreams(
-    MlirOperation device, TesselTileStreamCallback onTile,
-    TesselSourceTagCallback onTag, MlirStringCallback onError,
-    void *userData);
+/// Writes the program of a lowered tessel.device into `directory`
+/// (docs/isa.md), atomically: the manifest, the DRAM image and one stream
+/// per tile. `weightData[i]` holds the bytes of the weight buffer named
+/// `weightNames[i]`, in the buffer's layout and element type. On failure
+/// calls `onError` with the message and returns false.
+MLIR_CAPI_EXPORTED bool
+tesselWriteProgram(MlirOperation device, intptr_t numWeights,
+                   const MlirStringRef *weightNames,
+                   const MlirStringRef *weightData, MlirStringRef directory,
+                   MlirStringCallback onError, void *userData);
 
 /// Describes a location as a source tag does: its name and its
 /// `file:line:col` (empty if it has none). Returns false for a location

@@ -7,6 +7,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 #include "tessel/InitAll.h"
 #include "tessel/Target/Program/InstructionStreams.h"
+#include "tessel/Target/Program/ProgramWriter.h"
 
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
@@ -104,31 +105,28 @@ MlirTypeID tesselSemaphoreTypeGetTypeID(void) {
   return wrap(TypeID::get<SemaphoreType>());
 }
 
-bool tesselEncodeInstructionStreams(MlirOperation device,
-                                    TesselTileStreamCallback onTile,
-                                    TesselSourceTagCallback onTag,
-                                    MlirStringCallback onError,
-                                    void *userData) {
-  auto deviceOp = dyn_cast<DeviceOp>(unwrap(device));
-  if (!deviceOp) {
-    onError(mlirStringRefCreateFromCString("expected a tessel.device"),
-            userData);
-    return false;
-  }
-  llvm::Expected<InstructionStreams> streams =
-      encodeInstructionStreams(deviceOp);
-  if (!streams) {
-    std::string message = llvm::toString(streams.takeError());
+bool tesselWriteProgram(MlirOperation device, intptr_t numWeights,
+                        const MlirStringRef *weightNames,
+                        const MlirStringRef *weightData,
+                        MlirStringRef directory, MlirStringCallback onError,
+                        void *userData) {
+  auto report = [&](llvm::Error error) {
+    std::string message = llvm::toString(std::move(error));
     onError(wrap(llvm::StringRef(message)), userData);
     return false;
-  }
-  for (const TileStream &tile : streams->tiles)
-    onTile(tile.row, tile.col, wrap(llvm::StringRef(tile.stream)),
-           tile.semaphores.size(), tile.semaphores.data(), tile.tokens,
-           userData);
-  for (const SourceTag &tag : streams->tags)
-    onTag(wrap(llvm::StringRef(tag.name)), wrap(llvm::StringRef(tag.loc)),
-          userData);
+  };
+  auto deviceOp = dyn_cast<DeviceOp>(unwrap(device));
+  if (!deviceOp)
+    return report(llvm::createStringError("expected a tessel.device"));
+  WeightData weights;
+  for (intptr_t i = 0; i < numWeights; ++i)
+    weights[unwrap(weightNames[i])] =
+        llvm::ArrayRef<char>(weightData[i].data, weightData[i].length);
+  llvm::Expected<ProgramFiles> program = buildProgram(deviceOp, weights);
+  if (!program)
+    return report(program.takeError());
+  if (llvm::Error error = writeProgram(*program, unwrap(directory)))
+    return report(std::move(error));
   return true;
 }
 

@@ -1,8 +1,9 @@
 """Entry points for the native tools shipped inside the package.
 
-In a wheel, ``tessel-opt`` lives in ``tessel/_mlir_libs`` next to the Python
-extensions (so its RPATH reaches libLLVM.so in the same site-packages); the
-``tessel-opt`` console script execs it.
+In a wheel, ``tessel-opt`` and ``tessel-translate`` live in
+``tessel/_mlir_libs`` next to the Python extensions (so their RPATH reaches
+libLLVM.so in the same site-packages); the console scripts of the same names
+exec them.
 """
 
 import os
@@ -21,10 +22,21 @@ def tool_path(name: str) -> Path:
     return path
 
 
-def tessel_opt() -> None:
-    """Console script: replaces this process with the tessel-opt binary."""
+def _exec(name: str) -> None:
+    """Replaces this process with the native tool ``name``."""
     try:
-        path = tool_path("tessel-opt")
+        path = tool_path(name)
     except FileNotFoundError as e:
         sys.exit(f"error: {e}")
     os.execv(path, [str(path), *sys.argv[1:]])
+
+
+def tessel_opt() -> None:
+    """Console script: replaces this process with the tessel-opt binary."""
+    _exec("tessel-opt")
+
+
+def tessel_translate() -> None:
+    """Console script: replaces this process with the tessel-translate
+    binary."""
+    _exec("tessel-translate")

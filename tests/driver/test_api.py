@@ -200,7 +200,7 @@ def test_dump_ir_writes_each_stage_and_tessel_opt_reproduces_the_lowering(tmp_pa
     tessel.compile(torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU()),
                    (torch.randn(2, 8),), mapper="heuristic", dump_ir=str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == [
-        "00-imported.mlir", "01-mapped.mlir", "02-lowered.mlir"]
+        "00-imported.mlir", "01-mapped.mlir", "02-lowered.mlir", "weights"]
     assert "#tessel.mapping" in (tmp_path / "01-mapped.mlir").read_text()
     again = subprocess.run([tool_path("tessel-opt"), str(tmp_path / "01-mapped.mlir"),
                             "-tessel-lowering-pipeline", "-mlir-print-debuginfo"],
@@ -210,9 +210,36 @@ def test_dump_ir_writes_each_stage_and_tessel_opt_reproduces_the_lowering(tmp_pa
     tessel.compile(torch.nn.ReLU(), (torch.randn(2, 8),), mapper="default",
                    dump_ir=str(tmp_path))
     assert sorted(p.name for p in tmp_path.iterdir()) == ["00-imported.mlir",
-                                                          "02-lowered.mlir"]
+                                                          "02-lowered.mlir", "weights"]
     with pytest.raises(tessel.InvalidArgumentError, match="option 'dump_ir': .* is a file"):
         tessel.Options(dump_ir=str(tmp_path / "00-imported.mlir"))
+
+
+def test_tessel_translate_writes_the_program_tessel_compile_does(tmp_path):
+    # The mapped IR and the weights --dump-ir writes are all a program needs:
+    # tessel-opt lowers it (with the source locations the tags name) and
+    # tessel-translate writes the program tessel.compile gives, byte for byte.
+    model = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(),
+                                torch.nn.Linear(16, 4))
+    dump = tmp_path / "ir"
+    program = tessel.compile(model, (torch.randn(2, 8),), mapper="heuristic",
+                             dump_ir=str(dump))
+    program.save(tmp_path / "compiled")
+    assert sorted(p.name for p in (dump / "weights").iterdir()) == [
+        "0.bias.bin", "0.weight.bin", "2.bias.bin", "2.weight.bin"]
+    lowered = subprocess.run([tool_path("tessel-opt"), str(dump / "01-mapped.mlir"),
+                              "-tessel-lowering-pipeline", "-mlir-print-debuginfo"],
+                             capture_output=True, check=True).stdout
+    subprocess.run([tool_path("tessel-translate"), "--tessel-to-program",
+                    "--weights", str(dump / "weights"), "-o", str(tmp_path / "translated")],
+                   input=lowered, check=True)
+    files = sorted(p.relative_to(tmp_path / "compiled")
+                   for p in (tmp_path / "compiled").rglob("*") if p.is_file())
+    assert files == sorted(p.relative_to(tmp_path / "translated")
+                           for p in (tmp_path / "translated").rglob("*") if p.is_file())
+    for rel in files:
+        assert ((tmp_path / "compiled" / rel).read_bytes()
+                == (tmp_path / "translated" / rel).read_bytes()), rel
 
 
 def test_import_failure_names_the_stage():

@@ -64,36 +64,6 @@ def test_encoding_is_deterministic(tmp_path):
     assert sorted(m["sha256"]) == ["dram.bin", "tiles/r0c0.bin"]
 
 
-def test_an_encoded_tile_is_validated_like_a_loaded_one():
-    # The compiler hands the builder streams encoded in C++: the program is
-    # the one the builder's own streams give, and a stream that breaks a rule
-    # is refused at build() as the loader would refuse it.
-    p = small_program()
-    tile = p.tile(0, 0)
-
-    def rebuilt(stream):
-        b = ProgramBuilder("tessel-4x4")
-        for buf in p.buffers:
-            b.add_buffer(buf.name, buf.kind, buf.shape, buf.dtype, offset=buf.offset,
-                         data=(np.arange(256, dtype=np.float32).reshape(16, 16)
-                               if buf.name == "w" else None))
-        b.add_tag("fc1", op="linalg.matmul", loc="model.py:12:0")
-        b.encoded_tile(0, 0, stream, semaphores=tile.semaphores, tokens=tile.tokens)
-        with pytest.raises(Exception, match="has a stream already"):
-            b.encoded_tile(0, 0, stream)
-        return b.build()
-
-    q = rebuilt(tile.stream)
-    assert q.manifest() == p.manifest()
-    assert q.instructions(0, 0) == p.instructions(0, 0)
-    # The first dma's channel (word 1 after the 16-byte header) set to 7:
-    # tessel-4x4 tiles have 2.
-    bad = bytearray(tile.stream)
-    bad[20:24] = struct.pack("<I", 7)
-    with pytest.raises(ProgramError, match="channel"):
-        rebuilt(bytes(bad))
-
-
 def test_save_replaces_atomically(tmp_path):
     small_program().save(tmp_path / "p")
     small_program().save(tmp_path / "p")

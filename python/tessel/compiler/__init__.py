@@ -1,9 +1,10 @@
 """The compiler driven from Python. ``lower``: the lowering pipeline on an
 imported model, to a ``tessel.device``; ``emit``: ``tessel.device`` IR to a
-program in the ISA's format (docs/isa.md)."""
+program in the ISA's format (docs/isa.md), written by the C++ program writer
+that ``tessel-translate --tessel-to-program`` runs."""
 
-from .emit import EmitError, emit_program
+from .emit import EmitError, emit_program, weight_data
 from .lower import LoweringError, lower_and_emit, lower_to_device
 
 __all__ = ["EmitError", "LoweringError", "emit_program", "lower_and_emit",
-           "lower_to_device"]
+           "lower_to_device", "weight_data"]

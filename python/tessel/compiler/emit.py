@@ -7,14 +7,15 @@ the IR (DRAM offsets, semaphore ids, DMA channels and token slots, which the
 ``tessel-assign-*`` passes at the end of ``tessel-lowering-pipeline`` make),
 and IR that lacks one is refused with the pass to run. Only the encoding is
 made here: tags numbered by first appearance, views folded to the ISA's rank
-4. The same IR gives the same bytes. The instruction streams are encoded in
-C++ (``tessel/Target/Program/InstructionStreams.h``, through
-``tessel.dialects.tessel.encode_instruction_streams``): one walk of the
-cores, tens of thousands of instructions a second per tile rather than a
-binding call per operand. The DRAM buffers and their data (weights,
-constants) are placed here, and the program is built with the runtime's
-:class:`~tessel.runtime.program.ProgramBuilder`, which validates the streams
-as the loader does, so what the simulator reads is what was validated.
+4. The same IR gives the same bytes.
+
+The program is written by the C++ program writer
+(``tessel/Target/Program/ProgramWriter.h``, the writer of
+``tessel-translate --tessel-to-program``) and read back by the runtime's
+loader, which validates it, so what the simulator runs is what was
+validated. What is done here is what only the caller has: the model's
+weights, checked against their buffers and converted to the buffers' layout
+and element type.
 
     from tessel.compiler.emit import emit_program
 
@@ -26,21 +27,20 @@ from __future__ import annotations
 
 import contextlib
 import gc
+import os
+import tempfile
 from typing import Any, Iterator, Mapping
 
 import numpy as np
 
 from ..errors import TesselError
-from .. import arch as arch_model
 from ..dialects import tessel
-from ..ir import (DenseElementsAttr, DenseI64ArrayAttr, IntegerAttr,
-                  MemRefType, MLIRError, Operation)
-from ..frontend.locations import describe_location
+from ..ir import DenseI64ArrayAttr, IntegerAttr, MemRefType, MLIRError, Operation
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
-from ..runtime.program import Program, ProgramBuilder, ProgramError
+from ..runtime.program import Program, ProgramError, load_program
 
-__all__ = ["EmitError", "emit_program"]
+__all__ = ["EmitError", "emit_program", "weight_data"]
 
 
 class EmitError(TesselError, ValueError):
@@ -68,14 +68,82 @@ def emit_program(module: Any, *,
             device.verify()
         except MLIRError as e:
             raise EmitError(f"the tessel.device does not verify: {e}") from None
-    with _gc_paused():
-        return _Emitter(device, dict(weights or {})).run()
+    data = weight_data(device, weights or {})
+    with tempfile.TemporaryDirectory(prefix="tessel-emit-") as scratch:
+        directory = os.path.join(scratch, "program")
+        try:
+            tessel.write_program(device, data, directory)
+        except ValueError as e:
+            raise EmitError(str(e)) from None
+        with _gc_paused():
+            try:
+                return load_program(directory)
+            except ProgramError as e:
+                raise EmitError(f"the emitted program breaks docs/isa.md: {e}") from None
+
+
+def weight_data(module: Any, weights: Mapping[str, Any], *,
+                unused_ok: bool = False) -> dict[str, bytes]:
+    """The bytes of each weight buffer of the ``tessel.device`` in
+    ``module`` (as :func:`emit_program` takes it) from the model's
+    ``weights``: each array checked against its buffer's
+    shape (the model's, before the buffer's ``permuted``) and element type,
+    transposed as the buffer holds it, in the buffer's element type. This is
+    what ``tessel-translate --weights DIR`` reads as ``DIR/<name>.bin``.
+    A weight the device has no buffer for is an error unless ``unused_ok``
+    (a model's weights the program never reads). Raises :class:`EmitError`
+    naming the weight."""
+    data: dict[str, bytes] = {}
+    for op in _find_device(module).regions[0].blocks[0].operations:
+        op = op.operation
+        if (op.name != "tessel.dram_buffer" or
+                tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name != "weight"):
+            continue
+        name = op.attributes["sym_name"].value
+        mtype = MemRefType(op.results[0].type)
+        permutation = (list(DenseI64ArrayAttr(op.attributes["permutation"]))
+                       if "permutation" in op.attributes else None)
+        dtype = _dtype(mtype.element_type, f"DRAM buffer @{name}")
+        data[name] = _weight(weights, name, tuple(mtype.shape), dtype,
+                             permutation).tobytes()
+    unknown = sorted(set(weights) - set(data))
+    if unknown and not unused_ok:
+        raise EmitError(f"weights given for {', '.join(unknown)}: the device "
+                        "has no weight buffer of that name")
+    return data
+
+
+def _weight(weights: Mapping[str, Any], name: str, shape: tuple[int, ...],
+            dtype: str, permutation: list[int] | None) -> np.ndarray:
+    """The data of weight buffer ``name``; a ``permutation`` (the buffer's
+    ``permuted``) transposes the model's weight into it."""
+    if name not in weights:
+        raise EmitError(f"no data for weight buffer @{name}: pass it in "
+                        f"weights={{'{name}': array}}")
+    array = np.asarray(weights[name])
+    # Buffer dimension i is weight dimension permutation[i].
+    expected = (shape if permutation is None else
+                tuple(shape[i] for i in np.argsort(permutation)))
+    if array.shape != expected:
+        raise EmitError(
+            f"weight @{name} has shape {list(array.shape)}, "
+            + (f"the buffer has {list(shape)}" if permutation is None else
+               f"expected {list(expected)} (the buffer holds it permuted "
+               f"by {permutation})"))
+    if permutation is not None:
+        array = np.transpose(array, permutation)
+    accepted = [STORAGE[dtype]] + ([np.dtype(np.float32)] if dtype == "bf16" else [])
+    if array.dtype not in accepted:
+        raise EmitError(f"weight @{name} has NumPy dtype {array.dtype}, the "
+                        f"buffer holds {dtype} (pass "
+                        f"{' or '.join(str(a) for a in accepted)})")
+    return np.ascontiguousarray(to_storage(array, dtype))
 
 
 @contextlib.contextmanager
 def _gc_paused() -> Iterator[None]:
-    """Turn off the cyclic garbage collector for the emission. Validating
-    the streams decodes a few objects per instruction (records, views) and
+    """Turn off the cyclic garbage collector while the program is loaded.
+    Validating it decodes a few objects per instruction (records, views) and
     frees few before it returns, so the collector would rescan them again and
     again for no garbage."""
     if not gc.isenabled():
@@ -110,18 +178,8 @@ def _find_device(module: Any) -> Operation:
     return found[0]
 
 
-def _where(op) -> str:
-    described = describe_location(op.location)
-    return f" at {described[1] or described[0]}" if described else ""
-
-
 def _int_attr(attr) -> int:
     return IntegerAttr(attr).value
-
-
-def _buffer_value(op: Operation) -> np.ndarray:
-    """The array a ``constant`` DRAM buffer holds (its ``value``)."""
-    return np.array(DenseElementsAttr(op.attributes["value"]))
 
 
 def _dtype(element_type, what: str) -> str:
@@ -130,89 +188,3 @@ def _dtype(element_type, what: str) -> str:
         raise EmitError(f"{what} has element type {element_type}; the ISA has "
                         f"{', '.join(isa.DTYPES)}")
     return dtype
-
-
-# ---------------------------------------------------------------------------
-# The emitter.
-# ---------------------------------------------------------------------------
-
-class _Emitter:
-    def __init__(self, device: Operation, weights: dict[str, Any]):
-        self.device = device
-        self.weights = weights
-        self.arch = arch_model.Arch.from_attribute(device.attributes["arch"])
-        self.builder = ProgramBuilder(self.arch)
-
-    def run(self) -> Program:
-        self.declare_dram([op.operation for op in
-                           self.device.regions[0].blocks[0].operations
-                           if op.operation.name == "tessel.dram_buffer"])
-        # The cores' instructions, each tile's semaphores and token slots,
-        # and the tags, encoded in C++ (tessel/Target/Program).
-        try:
-            tiles, tags = tessel.encode_instruction_streams(self.device)
-        except ValueError as e:
-            raise EmitError(str(e)) from None
-        for name, loc in tags:
-            self.builder.add_tag(name, loc=loc)
-        for row, col, stream, semaphores, tokens in tiles:
-            self.builder.encoded_tile(row, col, stream, semaphores=semaphores,
-                                      tokens=tokens)
-        try:
-            return self.builder.build()
-        except ProgramError as e:
-            raise EmitError(f"the emitted program breaks docs/isa.md: {e}") from None
-
-    def declare_dram(self, ops: list[Operation]) -> None:
-        """Each buffer at its ``at`` (tessel-assign-dram-addresses)."""
-        weight_names = set()
-        for op in ops:
-            name = op.attributes["sym_name"].value
-            mtype = MemRefType(op.results[0].type)
-            dtype = _dtype(mtype.element_type, f"DRAM buffer @{name}")
-            shape = tuple(mtype.shape)
-            if "address" not in op.attributes:
-                raise EmitError(f"DRAM buffer @{name}{_where(op)} has no address "
-                                "('at'); run tessel-assign-dram-addresses")
-            offset = _int_attr(op.attributes["address"])
-            kind = tessel.DramBufferKind(_int_attr(op.attributes["kind"])).name
-            data = None
-            if kind == "weight":
-                permutation = (list(DenseI64ArrayAttr(op.attributes["permutation"]))
-                               if "permutation" in op.attributes else None)
-                data = self.weight(name, shape, dtype, permutation)
-                weight_names.add(name)
-            elif kind == "constant":
-                data = to_storage(_buffer_value(op), dtype)
-            self.builder.add_buffer(name, kind, shape, dtype, offset=offset,
-                                    data=data)
-        unknown = sorted(set(self.weights) - weight_names)
-        if unknown:
-            raise EmitError(f"weights given for {', '.join(unknown)}: the device "
-                            "has no weight buffer of that name")
-
-    def weight(self, name: str, shape: tuple[int, ...], dtype: str,
-               permutation: list[int] | None = None) -> np.ndarray:
-        """The data of weight buffer ``name``; a ``permutation`` (the
-        buffer's ``permuted``) transposes the model's weight into it."""
-        if name not in self.weights:
-            raise EmitError(f"no data for weight buffer @{name}: pass it in "
-                            f"weights={{'{name}': array}}")
-        array = np.asarray(self.weights[name])
-        # Buffer dimension i is weight dimension permutation[i].
-        expected = (shape if permutation is None else
-                    tuple(shape[i] for i in np.argsort(permutation)))
-        if array.shape != expected:
-            raise EmitError(
-                f"weight @{name} has shape {list(array.shape)}, "
-                + (f"the buffer has {list(shape)}" if permutation is None else
-                   f"expected {list(expected)} (the buffer holds it permuted "
-                   f"by {permutation})"))
-        if permutation is not None:
-            array = np.transpose(array, permutation)
-        accepted = [STORAGE[dtype]] + ([np.dtype(np.float32)] if dtype == "bf16" else [])
-        if array.dtype not in accepted:
-            raise EmitError(f"weight @{name} has NumPy dtype {array.dtype}, the "
-                            f"buffer holds {dtype} (pass "
-                            f"{' or '.join(str(a) for a in accepted)})")
-        return to_storage(array, dtype)

@@ -6,6 +6,7 @@ keeps the IR and says how to reproduce it."""
 from __future__ import annotations
 
 import dataclasses
+import shutil
 import tempfile
 import uuid
 from dataclasses import dataclass
@@ -192,10 +193,13 @@ class _stage_errors:
 class _IrDump:
     """The ``dump_ir`` option: the module written, with locations, before
     the first stage (``00-imported.mlir``) and after map and lower
-    (``01-mapped.mlir``, ``02-lowered.mlir``)."""
+    (``01-mapped.mlir``, ``02-lowered.mlir``), and after lower the bytes of
+    each weight buffer (``weights/<name>.bin``), which
+    ``tessel-translate --tessel-to-program --weights DIR/weights`` reads."""
 
     FILES = {"imported": "00-imported.mlir", "map": "01-mapped.mlir",
              "lower": "02-lowered.mlir"}
+    WEIGHTS = "weights"
 
     def __init__(self, directory: str | None):
         self.directory = Path(directory) if directory else None
@@ -204,14 +208,23 @@ class _IrDump:
             # A directory used before holds no file of another compile.
             for name in self.FILES.values():
                 (self.directory / name).unlink(missing_ok=True)
+            shutil.rmtree(self.directory / self.WEIGHTS, ignore_errors=True)
 
-    def write(self, what: str, module) -> None:
+    def write(self, what: str, module, imported=None) -> None:
         if self.directory is None or what not in self.FILES:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         text = module.operation.get_asm(enable_debug_info=True)
         # Ended with a newline, as tessel-opt prints it.
         (self.directory / self.FILES[what]).write_text(text.rstrip("\n") + "\n")
+        if what == "lower" and imported is not None:
+            from ..compiler import weight_data
+
+            data = weight_data(module, imported.weights, unused_ok=True)
+            folder = self.directory / self.WEIGHTS
+            folder.mkdir()
+            for name, raw in data.items():
+                (folder / f"{name}.bin").write_bytes(raw)
 
     def before_first_stage(self, module) -> None:
         if not self.started:
@@ -253,7 +266,7 @@ class _HookedStage:
 
     def _after(self, error) -> bool:
         if error is None:
-            self.dump.write(self.name, self.module)
+            self.dump.write(self.name, self.module, self.imported)
             return False
         if self.name in ("legalize", "lower") or not isinstance(error, Exception):
             return False

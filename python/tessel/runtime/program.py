@@ -426,10 +426,9 @@ class _Validator:
     def run(self, built: Mapping[tuple[int, int], list[Instruction]] | None = None
             ) -> None:
         """Validate the program; its instructions are decoded from the
-        streams, or, for the tiles of a program just built, taken from
-        ``built`` (each tile's instructions as :func:`isa.encode_instruction`
-        gave them, equal to what decoding gives). Both go through the same
-        checks."""
+        streams, or, for a program just built, taken from ``built`` (each
+        tile's instructions as :func:`isa.encode_instruction` gave them,
+        equal to what decoding gives). Both go through the same checks."""
         p, a = self.p, self.arch
         if not _is_int(p.dram_bytes) or p.dram_bytes < 0:
             self.fail(f"must be a non-negative integer, got {p.dram_bytes!r}",
@@ -445,10 +444,10 @@ class _Validator:
         decoded = {}
         for t in p.tiles:
             try:
-                instrs = None if built is None else built.get((t.row, t.col))
-                if instrs is None:
+                if built is None:
                     instrs = isa.decode_stream(t.stream)
                 else:
+                    instrs = built[(t.row, t.col)]
                     # The one rule of decoding that encoding leaves out.
                     for ins in instrs:
                         if "sizes" in ins.fields:
@@ -1212,9 +1211,6 @@ class ProgramBuilder:
         self._data: dict[str, bytes] = {}
         self._tags: list[Tag] = []
         self._tiles: dict[tuple[int, int], StreamBuilder] = {}
-        # Tiles whose streams were encoded elsewhere (the compiler's C++
-        # encoder): (stream bytes, semaphores, tokens).
-        self._encoded: dict[tuple[int, int], tuple[bytes, tuple[int, ...], int]] = {}
         self._end = 0
 
     def add_buffer(self, name: str, kind: str, shape: Sequence[int], dtype: str, *,
@@ -1269,16 +1265,6 @@ class ProgramBuilder:
             s.tokens = max(s.tokens, tokens)
         return s
 
-    def encoded_tile(self, row: int, col: int, stream: bytes, *,
-                     semaphores: Sequence[int] = (), tokens: int = 0) -> None:
-        """A tile whose stream file is encoded already (docs/isa.md, as the
-        compiler's encoder writes it), with the initial count of each
-        semaphore and its token slots. :meth:`build` decodes and validates
-        it like a loaded program's."""
-        if (row, col) in self._tiles or (row, col) in self._encoded:
-            raise InvalidArgumentError(f"tile ({row}, {col}) has a stream already")
-        self._encoded[(row, col)] = (bytes(stream), tuple(semaphores), tokens)
-
     def build(self, *, dram_bytes: int | None = None) -> Program:
         """The validated program (raises :class:`ProgramError`).
         ``dram_bytes`` defaults to the end of the last buffer, rounded up to
@@ -1298,15 +1284,11 @@ class ProgramBuilder:
             arch=self.arch, dram_bytes=dram_bytes, buffers=list(self._buffers),
             inputs=[n for n, k in kinds.items() if k == "input"],
             outputs=[n for n, k in kinds.items() if k == "output"],
-            tiles=sorted([TileProgram(r, c, s.encode(), tuple(s.semaphores), s.tokens)
-                          for (r, c), s in self._tiles.items()]
-                         + [TileProgram(r, c, *encoded)
-                            for (r, c), encoded in self._encoded.items()],
-                         key=lambda t: (t.row, t.col)),
+            tiles=[TileProgram(r, c, s.encode(), tuple(s.semaphores), s.tokens)
+                   for (r, c), s in sorted(self._tiles.items())],
             tags=list(self._tags), dram_image=bytes(image))
-        # The streams built here were encoded from these instructions just
-        # now: validate them as they are rather than decode them again. The
-        # ones encoded elsewhere are decoded.
+        # The streams were encoded from these instructions just now: validate
+        # them as they are rather than decode the streams again.
         _Validator(program).run({rc: list(s._instructions)
                                  for rc, s in self._tiles.items()})
         return program

@@ -340,6 +340,23 @@ void ArchAttr::print(AsmPrinter &printer) const {
   printer << ">";
 }
 
+SmallVector<ArchFieldInfo> mlir::tessel::getArchFields() {
+  SmallVector<ArchFieldInfo> fields;
+  for (const ArchFieldSpec &spec : kArchFields) {
+    ArchFieldInfo::Kind kind;
+    switch (spec.kind) {
+    case ArchFieldKind::Int: kind = ArchFieldInfo::Kind::Int; break;
+    case ArchFieldKind::String: kind = ArchFieldInfo::Kind::String; break;
+    case ArchFieldKind::Enum: kind = ArchFieldInfo::Kind::Enum; break;
+    case ArchFieldKind::IntMap: kind = ArchFieldInfo::Kind::IntMap; break;
+    case ArchFieldKind::EnumList: kind = ArchFieldInfo::Kind::EnumList; break;
+    case ArchFieldKind::Coords: kind = ArchFieldInfo::Kind::Coords; break;
+    }
+    fields.push_back({spec.path, kind, spec.getChoices()});
+  }
+  return fields;
+}
+
 int64_t ArchAttr::getIntField(StringRef path) const {
   if (Attribute value = lookupPath(getDescription(), path))
     return *getI64(value);

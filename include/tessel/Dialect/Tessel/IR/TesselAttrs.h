@@ -29,6 +29,20 @@ std::optional<MemorySpace> getMemorySpace(MemRefType type);
 /// Bytes a statically shaped memref occupies (sub-byte elements rounded up).
 int64_t getSizeInBytes(MemRefType type);
 
+/// A leaf field of #tessel.arch (python/tessel/arch/schema.py, from which
+/// the C++ schema is generated).
+struct ArchFieldInfo {
+  enum class Kind { Int, String, Enum, IntMap, EnumList, Coords };
+  /// The dotted path, as in YAML: `tile.sram.bytes`.
+  llvm::StringRef path;
+  Kind kind;
+  /// Enum values, map keys or list items, in the schema's order.
+  llvm::SmallVector<llvm::StringRef> choices;
+};
+
+/// Every leaf field of #tessel.arch, in the schema's order.
+llvm::SmallVector<ArchFieldInfo> getArchFields();
+
 } // namespace mlir::tessel
 
 #endif // TESSEL_DIALECT_TESSEL_IR_TESSELATTRS_H
