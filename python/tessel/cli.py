@@ -233,7 +233,10 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--dump-ir", metavar="DIR",
                       help="write the IR after each stage: DIR/00-imported.mlir, "
                       "01-mapped.mlir, 02-lowered.mlir (tessel-opt "
-                      "-tessel-lowering-pipeline reproduces the last from the mapped IR)")
+                      "-tessel-lowering-pipeline reproduces the last from the mapped IR), "
+                      "and each weight buffer's bytes, DIR/weights/<name>.bin "
+                      "(tessel-translate --tessel-to-program --weights DIR/weights "
+                      "writes the program from the lowered IR)")
     comp.add_argument("-q", "--quiet", action="store_true",
                       help="no progress lines")
     comp.set_defaults(run=lambda args: __import__(

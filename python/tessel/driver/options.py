@@ -47,10 +47,12 @@ class Options:
       with the arch), ``01-mapped.mlir`` (after the mapper; none with
       ``mapper="default"``, whose mapping is a pass of the lowering) and
       ``02-lowered.mlir`` (the ``tessel.device`` the emitter reads), with
-      locations; files of an earlier compile there are removed first.
-      ``tessel-opt 01-mapped.mlir -tessel-lowering-pipeline`` (with
+      locations, and the bytes of each weight buffer of the lowered device
+      (``weights/<name>.bin``); files of an earlier compile there are removed
+      first. ``tessel-opt 01-mapped.mlir -tessel-lowering-pipeline`` (with
       ``=stream=N`` when ``stream`` is N > 1; from ``00-imported.mlir`` with
-      the default mapper) gives the last. Under ``torch.compile`` each graph
+      the default mapper) gives the lowered IR, and ``tessel-translate
+      --tessel-to-program --weights DIR/weights -o P`` the program from it. Under ``torch.compile`` each graph
       writes into ``DIR/<role>_<key>``.
     - ``name``: the model's name in reports and file names.
     """
