@@ -323,6 +323,14 @@ private:
   LogicalResult local(Operation *op, const TileState &tile,
                       ArrayRef<llvm::StringLiteral> names,
                       SmallVectorImpl<Ref> &refs, unsigned first = 0);
+  /// A vector instruction over operands of one shape (`names`, views of
+  /// the tile's SRAM): `fields` appends the words before `sizes`, then the
+  /// shape folded to rank 4 and one view per operand (`viewNames`).
+  LogicalResult elementwise(Operation *op, TileState &tile, uint32_t tag,
+                            uint32_t opcode, llvm::StringRef isaName,
+                            ArrayRef<llvm::StringLiteral> names,
+                            ArrayRef<llvm::StringLiteral> viewNames,
+                            llvm::function_ref<void(Words &, ArrayRef<Ref>)> fields);
   FailureOr<uint32_t> decision(Operation *op, std::optional<uint32_t> value,
                                llvm::StringRef attribute, llvm::StringRef what,
                                llvm::StringRef pass);
@@ -557,6 +565,28 @@ LogicalResult Encoder::append(TileState &tile, Words &words, uint32_t tag) {
   return success();
 }
 
+LogicalResult Encoder::elementwise(
+    Operation *op, TileState &tile, uint32_t tag, uint32_t opcode,
+    llvm::StringRef isaName, ArrayRef<llvm::StringLiteral> names,
+    ArrayRef<llvm::StringLiteral> viewNames,
+    llvm::function_ref<void(Words &, ArrayRef<Ref>)> fields) {
+  SmallVector<Ref> refs;
+  if (failed(local(op, tile, names, refs)))
+    return failure();
+  SmallVector<SmallVector<int64_t, 4>, 4> strides;
+  for (const Ref &r : refs)
+    strides.push_back(r.strides);
+  SmallVector<int64_t, 4> sizes;
+  if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
+    return failure();
+  Words w(opcode, isaName);
+  fields(w, refs);
+  w.sizes(sizes);
+  for (auto [r, view, name] : llvm::zip(refs, strides, viewNames))
+    w.view(r.base, view, name);
+  return append(tile, w, tag);
+}
+
 LogicalResult Encoder::encodeCore(CoreOp core) {
   TileState &state = tile(tileOf(core.getTile()));
   llvm::DenseMap<Operation *, uint32_t> pending; // transfer -> its slot
@@ -783,108 +813,56 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
         w.view(acc.base, rowsView(acc), "acc");
         return append(tile, w, tag);
       })
-      .Case([&](VectorUnaryOp unary) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"input", "result"}, refs)))
-          return failure();
-        Strides strides{refs[0].strides, refs[1].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorUnary, "vector_unary");
-        w.push(static_cast<uint32_t>(unary.getKind()));
-        w.push(refs[0].dtype);
-        w.push(refs[1].dtype);
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "in");
-        w.view(refs[1].base, strides[1], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorUnaryOp unary) {
+        return elementwise(op, tile, tag, kVectorUnary, "vector_unary",
+                           {"input", "result"}, {"in", "out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(static_cast<uint32_t>(unary.getKind()));
+                             w.push(refs[0].dtype);
+                             w.push(refs[1].dtype);
+                           });
       })
-      .Case([&](VectorBinaryOp binary) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"lhs", "rhs", "result"}, refs)))
-          return failure();
-        Strides strides{refs[0].strides, refs[1].strides, refs[2].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorBinary, "vector_binary");
-        w.push(static_cast<uint32_t>(binary.getKind()));
-        w.push(refs[0].dtype);
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "lhs");
-        w.view(refs[1].base, strides[1], "rhs");
-        w.view(refs[2].base, strides[2], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorBinaryOp binary) {
+        return elementwise(op, tile, tag, kVectorBinary, "vector_binary",
+                           {"lhs", "rhs", "result"}, {"lhs", "rhs", "out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(static_cast<uint32_t>(binary.getKind()));
+                             w.push(refs[0].dtype);
+                           });
       })
-      .Case([&](VectorBinaryImmOp binary) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"input", "result"}, refs)))
-          return failure();
-        Strides strides{refs[0].strides, refs[1].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorBinaryImm, "vector_binary_imm");
-        w.push(static_cast<uint32_t>(binary.getKind()));
-        w.push(refs[0].dtype);
-        w.f32(binary.getImmAttr());
-        w.push(binary.getImmLhs() ? 1 : 0);
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "in");
-        w.view(refs[1].base, strides[1], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorBinaryImmOp binary) {
+        return elementwise(op, tile, tag, kVectorBinaryImm, "vector_binary_imm",
+                           {"input", "result"}, {"in", "out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(static_cast<uint32_t>(binary.getKind()));
+                             w.push(refs[0].dtype);
+                             w.f32(binary.getImmAttr());
+                             w.push(binary.getImmLhs() ? 1 : 0);
+                           });
       })
-      .Case([&](VectorFillOp fill) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"result"}, refs)))
-          return failure();
-        Strides strides{refs[0].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorFill, "vector_fill");
-        w.push(refs[0].dtype);
-        w.f32(fill.getValueAttr());
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorFillOp fill) {
+        return elementwise(op, tile, tag, kVectorFill, "vector_fill",
+                           {"result"}, {"out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(refs[0].dtype);
+                             w.f32(fill.getValueAttr());
+                           });
       })
-      .Case([&](VectorCompareOp compare) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"lhs", "rhs", "result"}, refs)))
-          return failure();
-        Strides strides{refs[0].strides, refs[1].strides, refs[2].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorCompare, "vector_compare");
-        w.push(static_cast<uint32_t>(compare.getPredicate()));
-        w.push(refs[0].dtype);
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "lhs");
-        w.view(refs[1].base, strides[1], "rhs");
-        w.view(refs[2].base, strides[2], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorCompareOp compare) {
+        return elementwise(op, tile, tag, kVectorCompare, "vector_compare",
+                           {"lhs", "rhs", "result"}, {"lhs", "rhs", "out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(static_cast<uint32_t>(compare.getPredicate()));
+                             w.push(refs[0].dtype);
+                           });
       })
-      .Case([&](VectorSelectOp) -> LogicalResult {
-        SmallVector<Ref> refs;
-        if (failed(local(op, tile, {"cond", "lhs", "rhs", "result"}, refs)))
-          return failure();
-        Strides strides;
-        for (const Ref &r : refs)
-          strides.push_back(r.strides);
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, refs[0].shape, strides, sizes, error)))
-          return failure();
-        Words w(kVectorSelect, "vector_select");
-        w.push(refs[1].dtype);
-        w.sizes(sizes);
-        w.view(refs[0].base, strides[0], "cond");
-        w.view(refs[1].base, strides[1], "lhs");
-        w.view(refs[2].base, strides[2], "rhs");
-        w.view(refs[3].base, strides[3], "out");
-        return append(tile, w, tag);
+      .Case([&](VectorSelectOp) {
+        return elementwise(op, tile, tag, kVectorSelect, "vector_select",
+                           {"cond", "lhs", "rhs", "result"},
+                           {"cond", "lhs", "rhs", "out"},
+                           [&](Words &w, ArrayRef<Ref> refs) {
+                             w.push(refs[1].dtype);
+                           });
       })
       .Case([&](VectorReduceOp reduce) -> LogicalResult {
         SmallVector<Ref> refs;
