@@ -6,6 +6,9 @@ PYTHON ?= python3
 VENV   := .venv
 BUILD  := build
 JOBS   ?= $(shell nproc)
+# pytest workers: one per core, at most 4 (each holds PyTorch, torch-mlir and
+# the frameworks: about 3 GiB).
+TEST_JOBS ?= $(shell n=$$(nproc); echo $$(( n < 4 ? n : 4 )))
 
 VPY    := $(VENV)/bin/python
 VBIN   := $(abspath $(VENV)/bin)
@@ -46,7 +49,7 @@ lit:
 	lit -sv $(BUILD)/test
 
 pytest:
-	$(VPY) -m pytest -q tests
+	$(VPY) -m pytest -q -n $(TEST_JOBS) --dist worksteal --durations=15 tests
 
 # A small transformer block from PyTorch to a checked simulation, with the
 # report, the trace and the plots (examples/demo.py).

@@ -3,9 +3,9 @@
 CMake assembles the whole package (pure-Python sources symlinked, extensions
 built) under <build>/python_packages/tessel. A .pth file puts that directory on
 the venv's sys.path, tessel-opt and tessel-translate are linked into the
-venv's bin/ and a `tessel`
-launcher written there (what `pip install .` makes from [project.scripts]), so
-edits to Python sources take effect at once and C++ edits after `make build`.
+venv's bin/ and a `tessel` launcher written there (what `pip install .` makes
+from [project.scripts]), so edits to Python sources take effect at once and
+C++ edits after `make build`.
 """
 
 import argparse
