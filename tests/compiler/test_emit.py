@@ -596,6 +596,33 @@ def test_encoded_streams_are_the_isa_tables_words(model):
     assert {"dma", "wait", "matmul", "vector_binary"} <= ops
 
 
+def test_tessel_translate_reads_weights_named_by_paths(tmp_path):
+    # ONNX initializers are often named by paths: their files in --weights
+    # escape '/', '%' and a leading '.', as --dump-ir writes them.
+    import subprocess
+
+    from tessel._tools import tool_path
+    from tessel.compiler import weight_file_name
+
+    name = "/layer.0/w%1"
+    assert weight_file_name(name) == "%2Flayer.0%2Fw%251.bin"
+    assert weight_file_name(".w") == "%2Ew.bin"
+    body = ONE_TILE.replace("@w weight", f'@"{name}" weight')
+    with Context():
+        module = parse_device(body)
+        (tmp_path / "weights").mkdir()
+        w = rng_array((4, 4), 1)
+        (tmp_path / "weights" / weight_file_name(name)).write_bytes(w.tobytes())
+        expected = emit_program(module, weights={name: w})
+        text = module.operation.get_asm(enable_debug_info=True)
+    subprocess.run([tool_path("tessel-translate"), "--tessel-to-program", "--weights",
+                    str(tmp_path / "weights"), "-o", str(tmp_path / "p")],
+                   input=text, text=True, check=True)
+    program = load_program(tmp_path / "p")
+    assert program.dram_image == expected.dram_image
+    assert program.manifest() == expected.manifest()
+
+
 @pytest.mark.parametrize("loc, described", [
     ('loc(unknown)', None),
     ('loc("m.py":3:7)', ("m.py:3:7", "m.py:3:7")),

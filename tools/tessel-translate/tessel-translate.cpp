@@ -20,6 +20,7 @@
 #include "mlir/IR/MLIRContext.h"
 #include "mlir/Parser/Parser.h"
 #include "mlir/Support/FileUtilities.h"
+#include "llvm/ADT/STLExtras.h"
 #include "llvm/ADT/SmallString.h"
 #include "llvm/Support/CommandLine.h"
 #include "llvm/Support/InitLLVM.h"
@@ -54,8 +55,27 @@ llvm::cl::opt<std::string> weightsDir(
     "weights",
     llvm::cl::desc("A directory holding <name>.bin for each weight buffer: "
                    "its bytes in the buffer's layout and element type, as "
-                   "`tessel compile --dump-ir` writes them"),
+                   "`tessel compile --dump-ir` writes them ('%', '/' and a "
+                   "leading '.' of the name as %25, %2F and %2E)"),
     llvm::cl::value_desc("directory"));
+
+/// The file of weight `name` in --weights: `<name>.bin`, with `%`, `/` and
+/// a leading `.` written as `%25`, `%2F` and `%2E` (ONNX initializers are
+/// often named by paths). `tessel compile --dump-ir` names them alike.
+std::string weightFileName(StringRef name) {
+  std::string file;
+  for (auto [i, c] : llvm::enumerate(name)) {
+    if (c == '%')
+      file += "%25";
+    else if (c == '/')
+      file += "%2F";
+    else if (c == '.' && i == 0)
+      file += "%2E";
+    else
+      file += c;
+  }
+  return file + ".bin";
+}
 
 int fail(const llvm::Twine &message) {
   llvm::WithColor::error(llvm::errs(), "tessel-translate") << message << "\n";
@@ -112,12 +132,9 @@ int main(int argc, char **argv) {
     StringRef name = buffer.getSymName();
     if (weightsDir.empty())
       return fail("weight buffer @" + name + " needs its data: give --weights "
-                  "DIR holding " + name + ".bin");
-    if (name.contains('/') || name.starts_with("."))
-      return fail("weight buffer @" + name + " has no file name in --weights "
-                  "(it holds '/' or starts with '.')");
+                  "DIR holding " + weightFileName(name));
     SmallString<256> path(weightsDir.getValue());
-    llvm::sys::path::append(path, name + ".bin");
+    llvm::sys::path::append(path, weightFileName(name));
     auto file = llvm::MemoryBuffer::getFile(path, /*IsText=*/false,
                                             /*RequiresNullTerminator=*/false);
     if (!file)

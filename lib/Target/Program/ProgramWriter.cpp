@@ -405,9 +405,20 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
 }
 
 llvm::Error writeProgram(const ProgramFiles &program,
-                         llvm::StringRef directory) {
+                         llvm::StringRef directoryName) {
   namespace fs = llvm::sys::fs;
   namespace path = llvm::sys::path;
+  // `prog/` and `./prog` name `prog`: its parent holds the fresh sibling.
+  llvm::SmallString<256> normalized(directoryName);
+  path::remove_dots(normalized, /*remove_dot_dot=*/false);
+  while (normalized.size() > 1 && path::is_separator(normalized.back()))
+    normalized.pop_back();
+  if (normalized.empty() || normalized == ".")
+    return llvm::createStringError(
+        std::make_error_code(std::errc::invalid_argument),
+        "%s names no program directory; give one, e.g. -o prog",
+        directoryName.str().c_str());
+  llvm::StringRef directory = normalized;
   auto failed = [&](const llvm::Twine &what, std::error_code ec) {
     return llvm::createStringError(ec, "%s: %s", what.str().c_str(),
                                    ec.message().c_str());

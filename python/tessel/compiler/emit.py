@@ -40,7 +40,7 @@ from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import Program, ProgramError, load_program
 
-__all__ = ["EmitError", "emit_program", "weight_data"]
+__all__ = ["EmitError", "emit_program", "weight_data", "weight_file_name"]
 
 
 class EmitError(TesselError, ValueError):
@@ -89,7 +89,8 @@ def weight_data(module: Any, weights: Mapping[str, Any], *,
     ``weights``: each array checked against its buffer's
     shape (the model's, before the buffer's ``permuted``) and element type,
     transposed as the buffer holds it, in the buffer's element type. This is
-    what ``tessel-translate --weights DIR`` reads as ``DIR/<name>.bin``.
+    what ``tessel-translate --weights DIR`` reads, from
+    ``DIR/``:func:`weight_file_name`.
     A weight the device has no buffer for is an error unless ``unused_ok``
     (a model's weights the program never reads). Raises :class:`EmitError`
     naming the weight."""
@@ -111,6 +112,17 @@ def weight_data(module: Any, weights: Mapping[str, Any], *,
         raise EmitError(f"weights given for {', '.join(unknown)}: the device "
                         "has no weight buffer of that name")
     return data
+
+
+def weight_file_name(name: str) -> str:
+    """The file of weight buffer ``name`` in ``--dump-ir``'s ``weights/``,
+    as ``tessel-translate --weights`` looks for it: ``<name>.bin``, with
+    ``%``, ``/`` and a leading ``.`` written as ``%25``, ``%2F`` and ``%2E``
+    (ONNX initializers are often named by paths)."""
+    escaped = name.replace("%", "%25").replace("/", "%2F")
+    if escaped.startswith("."):
+        escaped = "%2E" + escaped[1:]
+    return escaped + ".bin"
 
 
 def _weight(weights: Mapping[str, Any], name: str, shape: tuple[int, ...],

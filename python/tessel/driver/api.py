@@ -218,13 +218,13 @@ class _IrDump:
         # Ended with a newline, as tessel-opt prints it.
         (self.directory / self.FILES[what]).write_text(text.rstrip("\n") + "\n")
         if what == "lower" and imported is not None:
-            from ..compiler import weight_data
+            from ..compiler import weight_data, weight_file_name
 
             data = weight_data(module, imported.weights, unused_ok=True)
             folder = self.directory / self.WEIGHTS
             folder.mkdir()
             for name, raw in data.items():
-                (folder / f"{name}.bin").write_bytes(raw)
+                (folder / weight_file_name(name)).write_bytes(raw)
 
     def before_first_stage(self, module) -> None:
         if not self.started:

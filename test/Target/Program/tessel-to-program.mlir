@@ -6,6 +6,10 @@
 // RUN: od -A d -t f4 %t/prog/dram.bin | FileCheck %s --check-prefix=IMAGE
 // A program written again replaces the one there.
 // RUN: tessel-translate --tessel-to-program %s --weights %t/weights -o %t/prog
+// A directory named with a trailing separator is the same directory.
+// RUN: tessel-translate --tessel-to-program %s --weights %t/weights -o %t/slash/
+// RUN: diff -r %t/prog %t/slash
+// RUN: not tessel-translate --tessel-to-program %s --weights %t/weights -o %t/weights/w.bin 2>&1 | FileCheck %s --check-prefix=NOT-A-DIRECTORY
 // RUN: not tessel-translate --tessel-to-program %s -o %t/prog 2>&1 | FileCheck %s --check-prefix=NO-WEIGHTS
 // RUN: not tessel-translate %s -o %t/prog 2>&1 | FileCheck %s --check-prefix=NO-TRANSLATION
 // RUN: tessel-opt %s -tessel-check-synchronization -mlir-print-debuginfo | tessel-translate --tessel-to-program --weights %t/weights -o %t/piped
@@ -117,6 +121,7 @@
 // IMAGE:      0000000 0 0 0 0
 // IMAGE:      0000064 1 2 3 4
 
+// NOT-A-DIRECTORY: tessel-translate: error: {{.*}}w.bin exists and is not a program directory
 // NO-WEIGHTS: tessel-translate: error: weight buffer @w needs its data: give --weights DIR holding w.bin
 // NO-TRANSLATION: tessel-translate: error: choose a translation: --tessel-to-program
 
