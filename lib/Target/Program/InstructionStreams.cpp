@@ -619,6 +619,26 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
     return slot;
   };
   using Strides = SmallVector<SmallVector<int64_t, 4>, 4>;
+  // The words a transfer starts with: its channel, its token slot (taken
+  // now), its element type and its sizes, `shape` folded to rank 4 with the
+  // strides of each end.
+  auto transferHead = [&](Words &w, ArrayRef<int64_t> shape, Strides &strides,
+                          uint32_t dtype) -> LogicalResult {
+    FailureOr<uint32_t> channel = channelOf(op);
+    if (failed(channel))
+      return failure();
+    SmallVector<int64_t, 4> sizes;
+    if (failed(fitRank(op, shape, strides, sizes, error)))
+      return failure();
+    FailureOr<uint32_t> slot = takeSlot(op);
+    if (failed(slot))
+      return failure();
+    w.push(*channel);
+    w.push(*slot);
+    w.push(dtype);
+    w.sizes(sizes);
+    return success();
+  };
 
   return llvm::TypeSwitch<Operation *, LogicalResult>(op)
       .Case([&](DmaOp dma) -> LogicalResult {
@@ -628,21 +648,10 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
         FailureOr<Ref> dst = ref(dma.getTarget(), op, "target");
         if (failed(dst))
           return failure();
-        FailureOr<uint32_t> channel = channelOf(op);
-        if (failed(channel))
-          return failure();
         Strides strides{src->strides, dst->strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, src->shape, strides, sizes, error)))
-          return failure();
-        FailureOr<uint32_t> slot = takeSlot(op);
-        if (failed(slot))
-          return failure();
         Words w(kDma, "dma");
-        w.push(*channel);
-        w.push(*slot);
-        w.push(src->dtype);
-        w.sizes(sizes);
+        if (failed(transferHead(w, src->shape, strides, src->dtype)))
+          return failure();
         w.endpoint(*src, strides[0], "src");
         w.endpoint(*dst, strides[1], "dst");
         return append(tile, w, tag);
@@ -663,14 +672,11 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
                                       i, describeOp(op)));
           dsts.push_back(*dst);
         }
-        FailureOr<uint32_t> channel = channelOf(op);
-        if (failed(channel))
-          return failure();
         Strides strides{src->strides};
         for (const Ref &dst : dsts)
           strides.push_back(dst.strides);
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, src->shape, strides, sizes, error)))
+        Words w(kDmaMulticast, "dma_multicast");
+        if (failed(transferHead(w, src->shape, strides, src->dtype)))
           return failure();
         for (unsigned i = 2; i < strides.size(); ++i)
           if (strides[i] != strides[1]) {
@@ -688,18 +694,11 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
                 "multicast writes every target with the same strides",
                 describeOp(op), listed));
           }
-        FailureOr<uint32_t> slot = takeSlot(op);
-        if (failed(slot))
-          return failure();
-        Words w(kDmaMulticast, "dma_multicast");
-        w.push(*channel);
-        w.push(*slot);
-        w.push(src->dtype);
-        w.sizes(sizes);
         w.endpoint(*src, strides[0], "src");
         // The targets' strides once, then each target's tile and base.
         SmallVector<int64_t, 4> shared =
-            dsts.empty() ? SmallVector<int64_t, 4>(sizes.size(), 0) : strides[1];
+            dsts.empty() ? SmallVector<int64_t, 4>(strides[0].size(), 0)
+                         : strides[1];
         for (auto [i, s] : llvm::enumerate(shared))
           w.i32(s, "dsts.strides", i);
         w.push(dsts.size());
@@ -729,21 +728,10 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
           return failure();
         if (!table->place.dram)
           return fail("the table of " + describeOp(op) + " is not in DRAM");
-        FailureOr<uint32_t> channel = channelOf(op);
-        if (failed(channel))
-          return failure();
         Strides strides{table->strides, refs[0].strides, refs[1].strides};
-        SmallVector<int64_t, 4> sizes;
-        if (failed(fitRank(op, table->shape, strides, sizes, error)))
-          return failure();
-        FailureOr<uint32_t> slot = takeSlot(op);
-        if (failed(slot))
-          return failure();
         Words w(kDmaGather, "dma_gather");
-        w.push(*channel);
-        w.push(*slot);
-        w.push(table->dtype);
-        w.sizes(sizes);
+        if (failed(transferHead(w, table->shape, strides, table->dtype)))
+          return failure();
         w.push(refs[0].dtype);
         w.i32(gather.getIndexStride(), "index_stride");
         w.u32(gather.getRows(), "rows");
