@@ -60,21 +60,17 @@ enum EndpointKind : uint32_t { kSramEndpoint = 0, kDramEndpoint = 1 };
 // is its operation code: VectorUnaryKind as UNARY_OPS, VectorBinaryKind as
 // BINARY_OPS, ReductionKind as REDUCE_OPS, ComparePredicate as PREDICATES.
 
-/// The ISA's code and byte size of an element type, or nothing.
-std::optional<std::pair<uint32_t, unsigned>> getDtype(Type type) {
-  if (type.isF32())
-    return std::make_pair(0u, 4u);
-  if (type.isF16())
-    return std::make_pair(1u, 2u);
-  if (type.isBF16())
-    return std::make_pair(2u, 2u);
-  if (type.isSignlessInteger(8))
-    return std::make_pair(3u, 1u);
-  if (type.isSignlessInteger(32))
-    return std::make_pair(4u, 4u);
-  if (type.isSignlessInteger(64))
-    return std::make_pair(5u, 8u);
-  return std::nullopt;
+/// The ISA's element types, in the order of their codes (runtime/isa.py's
+/// DTYPES).
+constexpr llvm::StringLiteral kDtypes[] = {"f32", "f16", "bf16", "i8", "i32", "i64"};
+
+/// The ISA's code of an element type, or nothing.
+std::optional<uint32_t> getDtypeCode(Type type) {
+  llvm::StringRef name = ArchAttr::getDtypeName(type);
+  const auto *found = llvm::find(kDtypes, name);
+  if (name.empty() || found == std::end(kDtypes))
+    return std::nullopt;
+  return found - std::begin(kDtypes);
 }
 
 //===----------------------------------------------------------------------===//
@@ -128,11 +124,6 @@ struct Ref {
   SmallVector<int64_t, 4> strides;
   SmallVector<int64_t, 4> shape;
   uint32_t dtype = 0;
-};
-
-/// A failure of the encoding, with its message.
-struct EncodeFailure {
-  std::string message;
 };
 
 bool isViewOp(Operation *op) {
@@ -378,6 +369,7 @@ llvm::Expected<InstructionStreams> Encoder::run() {
       llvm::support::endian::write32le(bytes, word);
       stream.append(bytes, 4);
     }
+    state.result.instructions = state.count;
     streams.tiles.push_back(std::move(state.result));
   }
   streams.tags = std::move(tags);
@@ -501,8 +493,7 @@ FailureOr<Ref> Encoder::ref(Value value, Operation *user,
                              what, describeOp(user), source, typeText));
     return failure();
   }
-  std::optional<std::pair<uint32_t, unsigned>> dtype =
-      getDtype(type.getElementType());
+  std::optional<uint32_t> dtype = getDtypeCode(type.getElementType());
   if (!dtype) {
     std::string typeText;
     llvm::raw_string_ostream os(typeText);
@@ -512,8 +503,8 @@ FailureOr<Ref> Encoder::ref(Value value, Operation *user,
                              what, describeOp(user), typeText));
     return failure();
   }
-  r.dtype = dtype->first;
-  r.base = where->address + offset * dtype->second;
+  r.dtype = *dtype;
+  r.base = where->address + offset * (type.getElementTypeBitWidth() / 8);
   r.shape.assign(type.getShape().begin(), type.getShape().end());
   return r;
 }
@@ -603,36 +594,26 @@ LogicalResult Encoder::encodeCore(CoreOp core) {
 
 LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
                               llvm::DenseMap<Operation *, uint32_t> &pending) {
-  auto channelOf = [&](Operation *transfer) {
-    return decision(transfer, getTransferChannel(transfer), "channel",
-                    "its DMA channel", "tessel-assign-dma-channels");
-  };
-  // The transfer's token slot, now pending until a wait on it.
-  auto takeSlot = [&](Operation *transfer) -> FailureOr<uint32_t> {
-    FailureOr<uint32_t> slot =
-        decision(transfer, getTransferSlot(transfer), "slot", "its token slot",
-                 "tessel-assign-dma-slots");
-    if (succeeded(slot)) {
-      pending[transfer] = *slot;
-      tile.result.tokens = std::max(tile.result.tokens, *slot + 1);
-    }
-    return slot;
-  };
   using Strides = SmallVector<SmallVector<int64_t, 4>, 4>;
-  // The words a transfer starts with: its channel, its token slot (taken
-  // now), its element type and its sizes, `shape` folded to rank 4 with the
-  // strides of each end.
+  // The words a transfer starts with: its channel, its token slot (pending
+  // from now until a wait on it), its element type and its sizes, `shape`
+  // folded to rank 4 with the strides of each end.
   auto transferHead = [&](Words &w, ArrayRef<int64_t> shape, Strides &strides,
                           uint32_t dtype) -> LogicalResult {
-    FailureOr<uint32_t> channel = channelOf(op);
+    FailureOr<uint32_t> channel =
+        decision(op, getTransferChannel(op), "channel", "its DMA channel",
+                 "tessel-assign-dma-channels");
     if (failed(channel))
       return failure();
     SmallVector<int64_t, 4> sizes;
     if (failed(fitRank(op, shape, strides, sizes, error)))
       return failure();
-    FailureOr<uint32_t> slot = takeSlot(op);
+    FailureOr<uint32_t> slot = decision(op, getTransferSlot(op), "slot",
+                                        "its token slot", "tessel-assign-dma-slots");
     if (failed(slot))
       return failure();
+    pending[op] = *slot;
+    tile.result.tokens = std::max(tile.result.tokens, *slot + 1);
     w.push(*channel);
     w.push(*slot);
     w.push(dtype);

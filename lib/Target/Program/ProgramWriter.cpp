@@ -18,7 +18,6 @@
 #include "llvm/ADT/StringExtras.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Support/ConvertUTF.h"
-#include "llvm/Support/Endian.h"
 #include "llvm/Support/FileSystem.h"
 #include "llvm/Support/FormatVariadic.h"
 #include "llvm/Support/Path.h"
@@ -175,17 +174,6 @@ std::string sha256Hex(llvm::StringRef data) {
 //===----------------------------------------------------------------------===//
 
 Json archJson(ArchAttr arch) {
-  DictionaryAttr desc = arch.getDescription();
-  auto lookup = [&](llvm::StringRef path) -> Attribute {
-    Attribute node = desc;
-    llvm::SmallVector<llvm::StringRef> parts;
-    path.split(parts, '.');
-    for (llvm::StringRef part : parts) {
-      auto dict = dyn_cast_or_null<DictionaryAttr>(node);
-      node = dict ? dict.get(part) : Attribute();
-    }
-    return node;
-  };
   auto integer = [](Attribute attr) {
     return Json(cast<IntegerAttr>(attr).getValue().getSExtValue());
   };
@@ -197,7 +185,7 @@ Json archJson(ArchAttr arch) {
     Json *node = &root;
     for (llvm::StringRef section : sections)
       node = &(*node)[section];
-    Attribute value = lookup(field.path);
+    Attribute value = arch.getField(field.path);
     switch (field.kind) {
     case ArchFieldInfo::Kind::Int:
       (*node)[leaf] = Json(arch.getIntField(field.path));
@@ -240,8 +228,6 @@ Json archJson(ArchAttr arch) {
 //===----------------------------------------------------------------------===//
 // The DRAM buffers and image.
 //===----------------------------------------------------------------------===//
-
-llvm::StringRef kindName(DramBufferKind kind) { return stringifyDramBufferKind(kind); }
 
 /// The bytes a `constant` DRAM buffer starts with: its value's elements in
 /// order, each in the buffer's element type.
@@ -287,11 +273,7 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
           "DRAM buffer @{0} has element type {1}; the ISA has f32, f16, bf16, "
           "i8, i32, i64",
           name, type.getElementType()));
-    if (!buffer.getAddress())
-      return llvm::createStringError(llvm::formatv(
-          "DRAM buffer @{0} has no address ('at'); run "
-          "tessel-assign-dram-addresses",
-          name));
+    // The encoder refused a buffer without one.
     int64_t offset = *buffer.getAddress();
     int64_t nbytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
     end = std::max(end, offset + nbytes);
@@ -322,7 +304,7 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
       shape.emplace_back(n);
     Json entry = Json::object();
     entry["name"] = Json(name);
-    entry["kind"] = Json(kindName(kind));
+    entry["kind"] = Json(stringifyDramBufferKind(kind));
     entry["offset"] = Json(offset);
     entry["shape"] = Json(std::move(shape));
     entry["dtype"] = Json(dtype);
@@ -364,7 +346,6 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
   program.files.emplace_back("dram.bin", std::move(image));
   for (TileStream &tile : streams->tiles) {
     std::string path = llvm::formatv("tiles/r{0}c{1}.bin", tile.row, tile.col);
-    uint32_t count = llvm::support::endian::read32le(tile.stream.data() + 8);
     std::vector<Json> semaphores;
     for (uint32_t init : tile.semaphores)
       semaphores.emplace_back(static_cast<int64_t>(init));
@@ -372,7 +353,7 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
     entry["row"] = Json(static_cast<int64_t>(tile.row));
     entry["col"] = Json(static_cast<int64_t>(tile.col));
     entry["stream"] = Json(path);
-    entry["instructions"] = Json(static_cast<int64_t>(count));
+    entry["instructions"] = Json(static_cast<int64_t>(tile.instructions));
     entry["semaphores"] = Json(std::move(semaphores));
     entry["tokens"] = Json(static_cast<int64_t>(tile.tokens));
     tiles.push_back(std::move(entry));
@@ -478,17 +459,21 @@ llvm::Error writeProgram(const ProgramFiles &program,
   // removed (or put back if moving the new one in fails).
   llvm::SmallString<256> old(parent);
   path::append(old, "." + path::filename(directory) + ".old.%%%%%%");
-  llvm::SmallString<256> aside;
-  if (std::error_code ec = fs::createUniqueDirectory(old, aside))
+  llvm::SmallString<256> graveyard;
+  if (std::error_code ec = fs::createUniqueDirectory(old, graveyard))
     return discard(failed(old, ec));
-  (void)fs::remove(aside);
-  if (std::error_code ec = fs::rename(directory, aside))
-    return discard(failed(directory, ec));
-  if (std::error_code ec = fs::rename(fresh, directory)) {
-    (void)fs::rename(aside, directory);
+  llvm::SmallString<256> aside(graveyard);
+  path::append(aside, path::filename(directory));
+  if (std::error_code ec = fs::rename(directory, aside)) {
+    (void)fs::remove(graveyard);
     return discard(failed(directory, ec));
   }
-  (void)fs::remove_directories(aside);
+  if (std::error_code ec = fs::rename(fresh, directory)) {
+    (void)fs::rename(aside, directory);
+    (void)fs::remove(graveyard);
+    return discard(failed(directory, ec));
+  }
+  (void)fs::remove_directories(graveyard);
   return llvm::Error::success();
 }
 

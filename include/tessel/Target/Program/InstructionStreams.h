@@ -27,6 +27,8 @@ struct TileStream {
   uint32_t row = 0, col = 0;
   /// The stream file's bytes: header, then the instructions' words.
   std::string stream;
+  /// How many instructions the stream holds.
+  uint32_t instructions = 0;
   /// The initial count of each of the tile's semaphores, by id.
   llvm::SmallVector<uint32_t> semaphores;
   /// Token slots the tile's transfers use.

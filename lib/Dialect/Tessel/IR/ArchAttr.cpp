@@ -357,6 +357,10 @@ SmallVector<ArchFieldInfo> mlir::tessel::getArchFields() {
   return fields;
 }
 
+Attribute ArchAttr::getField(StringRef path) const {
+  return lookupPath(getDescription(), path);
+}
+
 int64_t ArchAttr::getIntField(StringRef path) const {
   if (Attribute value = lookupPath(getDescription(), path))
     return *getI64(value);

@@ -65,6 +65,9 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
+    /// The value of a field by its dotted schema path, or null for a field
+    /// the description leaves out.
+    ::mlir::Attribute getField(::llvm::StringRef path) const;
     /// The integer field at a dotted schema path, e.g. "tile.sram.bytes".
     int64_t getIntField(::llvm::StringRef path) const;
     /// The string or enum field at a dotted schema path.
