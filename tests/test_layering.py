@@ -23,6 +23,7 @@ LAYERS = [
     {"frontend"},
     {"compiler", "mapper", "zoo"},
     {"driver"},
+    {"sweeps"},
     {"coverage", "dynamo", "cli"},
     {"_dynamo_hook"},
     {"__init__"},

@@ -11,7 +11,8 @@ Python and NumPy are installed.
 
 Re-exported here, loaded on first use: the driver (``compile``,
 ``compile_and_simulate``, ``load_program``, ``Options``, ``StageError``,
-``SimulationResult``; docs/user-guide.md) and the frontend (``import_torch``,
+``SimulationResult``; docs/user-guide.md), design sweeps (``sweep``,
+``tessel.sweeps``; docs/sweeps.md) and the frontend (``import_torch``,
 ``import_onnx``, ``import_torch_training``, ``ImportedModel``, ...) and
 the errors' root (``TesselError``: every error Tessel reports derives from
 it; ``tessel.errors``).
@@ -27,10 +28,12 @@ _FRONTEND = ("import_torch", "import_onnx", "import_torch_training", "ImportedMo
              "FrontendError", "run_reference", "register_decomposition",
              "import_tensorflow", "import_jax")
 
+_SWEEPS = ("sweep",)
+
 _ERRORS = ("TesselError", "InvalidArgumentError", "InvalidArgumentTypeError",
            "UnknownNameError", "MissingExtraError")
 
-__all__ = ["__version__", *_DRIVER, *_FRONTEND, *_ERRORS]
+__all__ = ["__version__", *_DRIVER, *_FRONTEND, *_SWEEPS, *_ERRORS]
 
 
 def __getattr__(name):
@@ -43,6 +46,9 @@ def __getattr__(name):
     if name in _FRONTEND:
         from . import frontend
         return getattr(frontend, name)
+    if name in _SWEEPS:
+        from . import sweeps
+        return getattr(sweeps, name)
     raise AttributeError(f"module 'tessel' has no attribute {name!r}")
 
 

@@ -16,7 +16,7 @@ EXTRA_OF_MODULE = {"torch": "frontend", "torch_mlir": "frontend", "onnx": "front
                    "onnxruntime": "frontend", "onnxscript": "frontend",
                    "mlir": "frontend", "ortools": "mapper", "matplotlib": "report",
                    "keras": "keras", "tensorflow": "tensorflow", "tf2onnx": "tensorflow",
-                   "jax": "jax", "jax2onnx": "jax"}
+                   "jax": "jax", "jax2onnx": "jax", "ray": "sweep"}
 
 
 class TesselError(Exception):

@@ -192,6 +192,8 @@ def validate(desc: Any) -> None:
         try:
             node = _lookup(desc, section)
         except (KeyError, TypeError):
+            if section in schema.OPTIONAL_SECTIONS:
+                continue
             raise ArchError(f"arch field '{section}' is missing", section) from None
         if not isinstance(node, Mapping):
             raise ArchError(f"arch field '{section}' must be a mapping of fields",
@@ -281,6 +283,28 @@ class Dram:
 
 
 @dataclass(frozen=True)
+class Energy:
+    """What the simulator charges per event (docs/arch.md, *Energy*): fJ per
+    MAC by input dtype, per SRAM byte, per byte per NoC link, per DRAM byte,
+    and each tile's static power in uW."""
+
+    mac_fj: Mapping[str, int]
+    sram_fj_per_byte: int
+    noc_fj_per_byte_hop: int
+    dram_fj_per_byte: int
+    tile_static_uw: int
+
+    @classmethod
+    def from_desc(cls, desc: Mapping[str, Any]) -> "Energy":
+        return cls(
+            mac_fj=MappingProxyType({d: _value(desc, f"energy.mac_fj.{d}")
+                                     for d in schema.DTYPES}),
+            **{name: _value(desc, f"energy.{name}")
+               for name in ("sram_fj_per_byte", "noc_fj_per_byte_hop",
+                            "dram_fj_per_byte", "tile_static_uw")})
+
+
+@dataclass(frozen=True)
 class Arch:
     """A validated architecture description. Build with :meth:`from_dict`,
     :meth:`from_yaml` or :func:`load`; :meth:`to_dict` gives the plain form
@@ -292,6 +316,7 @@ class Arch:
     tile: Tile
     noc: Noc
     dram: Dram
+    energy: Energy
 
     @classmethod
     def from_dict(cls, desc: Mapping[str, Any], *, source: str | None = None) -> "Arch":
@@ -326,6 +351,7 @@ class Arch:
                 latency_cycles=d["latency_cycles"],
                 capacity_bytes=d["capacity_bytes"],
                 attach=tuple((r, c) for r, c in d["attach"])),
+            energy=Energy.from_desc(desc),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -359,6 +385,11 @@ class Arch:
             "dram.latency_cycles": self.dram.latency_cycles,
             "dram.capacity_bytes": self.dram.capacity_bytes,
             "dram.attach": [list(p) for p in self.dram.attach],
+            **{f"energy.mac_fj.{d}": self.energy.mac_fj[d] for d in schema.DTYPES},
+            "energy.sram_fj_per_byte": self.energy.sram_fj_per_byte,
+            "energy.noc_fj_per_byte_hop": self.energy.noc_fj_per_byte_hop,
+            "energy.dram_fj_per_byte": self.energy.dram_fj_per_byte,
+            "energy.tile_static_uw": self.energy.tile_static_uw,
         }
         assert list(flat) == [f.path for f in schema.FIELDS], "to_dict lags the schema"
         nested: dict[str, Any] = {}

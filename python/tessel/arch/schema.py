@@ -126,6 +126,24 @@ FIELDS: tuple[Field, ...] = (
           1 * MiB, 1 * TiB),
     Field("dram.attach", "coords", "For each channel, the edge tile "
           "[row, col] whose router it connects to; one entry per channel."),
+    # The energy model (docs/arch.md, *Energy*): what the simulator charges
+    # per event. The defaults are Horowitz's 45 nm figures (ISSCC 2014).
+    *(Field(f"energy.mac_fj.{dtype}", "int", f"Energy of one {dtype} "
+            "multiply-accumulate, the accumulation included (f32 for float "
+            "inputs, i32 for i8).", "fJ", 0, 1_000_000_000, default=default)
+      for dtype, default in zip(DTYPES, (4600, 2000, 2000, 300))),
+    Field("energy.sram_fj_per_byte", "int", "Energy of one byte read from or "
+          "written to a tile's SRAM (by the MAC array, the vector unit or the "
+          "DMA engine).", "fJ/byte", 0, 1_000_000_000, default=2500),
+    Field("energy.noc_fj_per_byte_hop", "int", "Energy of one byte crossing one "
+          "NoC link (wire and router).", "fJ/byte/hop", 0, 1_000_000_000,
+          default=2000),
+    Field("energy.dram_fj_per_byte", "int", "Energy of one byte read from or "
+          "written to DRAM (the access and the I/O).", "fJ/byte", 0,
+          1_000_000_000, default=162_500),
+    Field("energy.tile_static_uw", "int", "Static (leakage) power of one tile, "
+          "drawn for the whole run whether the tile computes or not.", "uW",
+          0, 1_000_000_000, default=50_000),
 )
 
 BY_PATH = {f.path: f for f in FIELDS}
@@ -142,6 +160,17 @@ def _section_paths() -> tuple[str, ...]:
 
 
 SECTIONS = _section_paths()
+
+
+def _optional_sections() -> tuple[str, ...]:
+    """Sections whose every field has a default: a description may leave the
+    whole section out (descriptions written before it existed do)."""
+    return tuple(s for s in SECTIONS
+                 if all(f.default is not None for f in FIELDS
+                        if f.path.startswith(s + ".")))
+
+
+OPTIONAL_SECTIONS = _optional_sections()
 
 
 def range_text(field: Field) -> str:
@@ -177,6 +206,10 @@ def emit_cpp_schema() -> str:
     lines.append("};")
     lines.append("static const char *const kArchSections[] = {")
     lines += [f'    "{s}",' for s in SECTIONS]
+    lines.append("};")
+    lines.append("// Sections whose every field has a default: they may be left out.")
+    lines.append("static const char *const kArchOptionalSections[] = {")
+    lines += [f'    "{s}",' for s in OPTIONAL_SECTIONS]
     lines.append("};")
     return "\n".join(lines) + "\n"
 

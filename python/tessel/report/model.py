@@ -37,6 +37,9 @@ class Layer:
     macs: int
     dram_bytes: int
     noc_bytes: int
+    # Joules, its instructions' dynamic energy (None in a report written
+    # before energy was modelled).
+    energy: float | None = None
 
     @property
     def short_name(self) -> str:
@@ -90,6 +93,9 @@ class Tile:
     instructions: int
     macs: int
     mac_utilization: float
+    # Joules by part and "total" (empty in a report written before energy
+    # was modelled).
+    energy: dict[str, float] = field(default_factory=dict)
 
 
 @dataclass
@@ -110,6 +116,9 @@ class Report:
     check: dict[str, Any] | None = None
     timings: dict[str, float] = field(default_factory=dict)
     trace: str | None = None     # where the Perfetto trace was written
+    # Joules by part (mac, sram, noc, dram, static) and "total"; empty in a
+    # report written before energy was modelled.
+    energy: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def build(cls, program, sim, *, name: str = "model", check=None,
@@ -131,12 +140,14 @@ class Report:
                 name=tag_name, op=tag.op if tag else "",
                 tiles=sorted(tiles_of.get(tag.id, ())) if tag else [],
                 instructions=s.instructions, busy=s.busy, stall=s.stall, span=span,
-                macs=s.macs, dram_bytes=s.dram_bytes, noc_bytes=s.noc_bytes))
+                macs=s.macs, dram_bytes=s.dram_bytes, noc_bytes=s.noc_bytes,
+                energy=s.energy))
         if all(math.isfinite(s.first) for s in sim.tags.values()):
             order = {n: s.first for n, s in sim.tags.items()}
             layers.sort(key=lambda l: order[l.name])
         tiles = [Tile(r, c, s.busy, s.mac, s.vector, s.control, dict(s.stalls), s.idle,
-                      s.instructions, s.macs, s.mac_utilization(sim.cycles))
+                      s.instructions, s.macs, s.mac_utilization(sim.cycles),
+                      dict(s.energy))
                  for (r, c), s in sorted(sim.tiles.items())]
         return cls(
             name=name,
@@ -148,7 +159,7 @@ class Report:
             mac_utilization=sim.mac_utilization, bytes=dict(sim.bytes),
             layers=layers, tiles=tiles,
             check=check.to_dict() if check is not None else None,
-            timings=dict(timings or {}))
+            timings=dict(timings or {}), energy=dict(sim.energy))
 
     # ---- JSON --------------------------------------------------------------
 
@@ -183,7 +194,8 @@ class Report:
         return cls(**{k: d[k] for k in ("name", "arch", "cycles", "seconds",
                                         "instructions", "mac_utilization", "bytes")},
                    layers=layers, tiles=tiles, check=d.get("check"),
-                   timings=d.get("timings") or {}, trace=d.get("trace"))
+                   timings=d.get("timings") or {}, trace=d.get("trace"),
+                   energy=d.get("energy") or {})
 
     # ---- text --------------------------------------------------------------
 
@@ -246,18 +258,19 @@ _REPORT = {
     "layers": [{"name": "a string", "op": "a string", "tiles": ["a [row, col] pair"],
                 "instructions": "a number", "busy": "a number", "stall": "a number",
                 "span": "a number?", "macs": "a number", "dram_bytes": "a number",
-                "noc_bytes": "a number"}],
+                "noc_bytes": "a number", "energy": "a number?"}],
     "tiles": [{"row": "an integer", "col": "an integer", "busy": "a number",
                "mac": "a number", "vector": "a number", "control": "a number",
                "stalls": "an object of numbers", "idle": "a number",
                "instructions": "a number", "macs": "a number",
-               "mac_utilization": "a number"}],
+               "mac_utilization": "a number", "energy": "an object of numbers?"}],
     "check?": {"reference": "a string", "rtol": "a number", "atol": "a number",
                "scale_rtol": "a number?", "passed": "a boolean",
                "max_abs_error": "a number", "max_rel_error": "a number",
                "max_scaled_error": "a number?"},
     "timings": "an object of numbers?",
     "trace": "a string?",
+    "energy": "an object of numbers?",
 }
 
 

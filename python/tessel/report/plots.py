@@ -14,7 +14,7 @@ class PlotsUnavailable(TesselError, ImportError):
     """matplotlib is not installed."""
 
 
-def _pyplot():
+def pyplot():
     try:
         import matplotlib
     except ImportError:
@@ -32,7 +32,7 @@ def heatmap(report: Report, path: str | Path) -> Path:
     """A PNG with two grids: MAC utilization and busy fraction per tile."""
     import numpy as np
 
-    plt = _pyplot()
+    plt = pyplot()
     rows, cols = report.arch["rows"], report.arch["cols"]
     mac = np.zeros((rows, cols))
     busy = np.zeros((rows, cols))
@@ -64,7 +64,7 @@ def roofline(report: Report, path: str | Path) -> Path:
     """A PNG of every layer that does MACs at (operations per DRAM byte,
     achieved operations per second) under the chip's compute and DRAM
     roofs."""
-    plt = _pyplot()
+    plt = pyplot()
     a = report.arch
     clock = a["clock_mhz"] * 1e6
     peak = 2 * a["macs_per_tile_cycle"] * a["rows"] * a["cols"] * clock

@@ -57,6 +57,10 @@ class TileStats:
     instructions: int = 0
     macs: int = 0
     mac_peak_cycles: float = 0          # sum of MACs / macs_per_cycle
+    # Joules by part (energy.PARTS, and "total"): the dynamic energy of the
+    # tile's instructions (a transfer's, all of it, to the tile that issues
+    # it) and its static power over the run.
+    energy: dict[str, float] = field(default_factory=dict)
 
     def mac_utilization(self, cycles: float) -> float:
         return self.mac_peak_cycles / cycles if cycles else 0.0
@@ -65,7 +69,8 @@ class TileStats:
 @dataclass
 class TagStats:
     """Per source op (tag): tile-cycles busy and stalled in its instructions,
-    MACs, and bytes its transfers moved."""
+    MACs, bytes its transfers moved, and the dynamic energy of its
+    instructions in joules (static power belongs to the run, not an op)."""
 
     name: str
     instructions: int = 0
@@ -76,6 +81,7 @@ class TagStats:
     noc_bytes: int = 0
     first: float = math.inf
     last: float = 0.0
+    energy: float = 0.0
 
 
 @dataclass
@@ -91,6 +97,9 @@ class SimulationResult:
     mac_utilization: float
     events: int
     trace_events: list[dict] | None = None
+    # Joules by part (mac, sram, noc, dram, static) and their total
+    # (runtime/energy.py, docs/simulator.md).
+    energy: dict[str, float] = field(default_factory=dict)
 
     def save_trace(self, path: str | Path) -> Path:
         """Write the Chrome/Perfetto JSON trace (needs ``trace=True``)."""
@@ -106,6 +115,10 @@ class SimulationResult:
                  f"{self.instructions} instructions, MAC utilization "
                  f"{100 * self.mac_utilization:.1f}%"]
         lines.append("bytes: " + ", ".join(f"{k} {v}" for k, v in self.bytes.items()))
+        if self.energy:
+            lines.append(f"energy: {self.energy['total'] * 1e6:.3f} uJ ("
+                         + ", ".join(f"{k} {v * 1e6:.3f}" for k, v in self.energy.items()
+                                     if k != "total") + ")")
         lines.append("tile   busy     mac      vector   control  "
                      + "  ".join(f"{c:<8}" for c in STALL_CAUSES) + "  idle")
         for (r, c), s in sorted(self.tiles.items()):

@@ -23,7 +23,7 @@ from typing import Any, Callable, Mapping
 
 import numpy as np
 
-from . import isa, numerics
+from . import energy, isa, numerics
 from .disasm import format_instruction
 from .execution import compute_thunk, memory_view
 from .inputs import check_inputs
@@ -68,27 +68,34 @@ class _StaticTile:
     instruction, per-instruction statistics."""
 
     __slots__ = ("instrs", "n", "kinds", "args", "cum", "cum_mac", "cum_vec",
-                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes",
+                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes", "energy",
                  "whole_stream", "run_heads", "run_tails")
 
-    def totals(self, done: int) -> tuple[dict, int, float, int]:
+    def totals(self, done: int) -> tuple[dict, int, float, int, list[int]]:
         """Of the first ``done`` instructions: per tag ``[instructions, busy
-        cycles, MACs, DRAM bytes, NoC bytes]`` (tags in order of first
-        appearance), MACs, MAC peak cycles and compute SRAM bytes. A tile
-        that finished ran its whole stream: those figures are kept."""
+        cycles, MACs, DRAM bytes, NoC bytes, dynamic fJ]`` (tags in order of
+        first appearance), MACs, MAC peak cycles, compute SRAM bytes and the
+        dynamic fJ by part (energy.DYNAMIC_PARTS). A tile that finished ran
+        its whole stream: those figures are kept."""
         if done == self.n and self.whole_stream is not None:
             return self.whole_stream
         cum, tags_of, macs_of = self.cum, self.tags, self.macs
-        args, kinds = self.args, self.kinds
+        args, kinds, energy_of = self.args, self.kinds, self.energy
         per_tag: dict = {}
+        parts = [0] * len(energy.DYNAMIC_PARTS)
         for j in range(done):
             tag = tags_of[j]
             acc = per_tag.get(tag)
             if acc is None:
-                acc = per_tag[tag] = [0, 0, 0, 0, 0]
+                acc = per_tag[tag] = [0, 0, 0, 0, 0, 0]
             acc[0] += 1
             acc[1] += (cum[j + 1] - cum[j]) or ISSUE_CYCLES
             acc[2] += macs_of[j]
+            e = energy_of[j]
+            if e is not None:
+                acc[5] += sum(e)
+                for i, fj in enumerate(e):
+                    parts[i] += fj
             if kinds[j] == _DMA:
                 arg = args[j]
                 if arg[5] == "dram":
@@ -96,7 +103,7 @@ class _StaticTile:
                 if arg[8]:
                     acc[4] += arg[2]
         got = (per_tag, sum(macs_of[:done]), sum(self.mac_peak[:done]),
-               sum(self.sram_bytes[:done]))
+               sum(self.sram_bytes[:done]), parts)
         if done == self.n:
             self.whole_stream = got
         return got
@@ -132,6 +139,8 @@ class _Static:
         cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
         st.tags = [ins.tag for ins in instrs]
         st.macs, st.mac_peak, st.sram_bytes = [0] * n, [0.0] * n, [0] * n
+        # Dynamic fJ by part (energy.DYNAMIC_PARTS); None: none (control).
+        st.energy = energy_of = [None] * n
         mm_cache = self._mm_cache
         # Double-buffered weights let a run go on across control
         # instructions that do not stall (docs/simulator.md).
@@ -141,15 +150,12 @@ class _Static:
         for j, ins in enumerate(instrs):
             op = ins.op
             c = mc = vc = 0
-            if op == "dma":
+            if op in _TRANSFERS:
                 kinds[j] = _DMA
-                args[j] = self._dma(rc, ins)
-            elif op == "dma_multicast":
-                kinds[j] = _DMA
-                args[j] = self._multicast(rc, ins)
-            elif op == "dma_gather":
-                kinds[j] = _DMA
-                args[j] = self._gather(rc, ins)
+                args[j] = arg = _TRANSFERS[op](self, rc, ins)
+                nbytes, links, sides = arg[2], arg[8], arg[11]
+                energy_of[j] = energy.transfer_fj(a, nbytes, len(links),
+                                                  sides[0] + sides[1], sides[2])
             elif op == "wait":
                 kinds[j] = _WAIT
                 args[j] = ins["tokens"]
@@ -175,6 +181,8 @@ class _Static:
                             (fill, drain, stream), sram, macs,
                             macs / a.tile.mac.macs_per_cycle[key[0]])
                     phases, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
+                    energy_of[j] = energy.compute_fj(a, key[0], st.macs[j],
+                                                     st.sram_bytes[j])
                     run.append(phases)
                     if j + 1 < n and instrs[j + 1].op in isa.MATMUL_OPS:
                         continue
@@ -195,6 +203,7 @@ class _Static:
                     continue
                 else:
                     c, st.sram_bytes[j] = vector_timing(a, ins)
+                    energy_of[j] = energy.compute_fj(a, None, 0, st.sram_bytes[j])
                     vc = c
             cum[j + 1] = cum[j] + c
             cum_mac[j + 1] = cum_mac[j] + mc
@@ -322,6 +331,10 @@ class _Static:
         kind = "dram" if from_dram else "noc" if links else "dma"
         return (tuple(res), latency, kind, targets, itemgetter(*res), tuple(links),
                 dram_ch, (from_dram, False, len(targets) + (not from_dram)))
+
+
+_TRANSFERS = {"dma": _Static._dma, "dma_multicast": _Static._multicast,
+              "dma_gather": _Static._gather}
 
 
 def _static_of(program: Program) -> _Static:
@@ -832,6 +845,9 @@ class _Simulator:
         total_instr = 0
         mac_peak = 0.0
         sram_compute = 0
+        # Every tile draws its static power for the whole run.
+        static = energy.static_fj(a, cycles)
+        run_fj = dict.fromkeys(energy.PARTS, 0)
         for tl in self.tiles:
             s = TileStats()
             done = tl.pc if not tl.finished else tl.n
@@ -844,14 +860,19 @@ class _Simulator:
             s.stalls = dict(tl.stalls)
             s.finished_at = tl.done_at if tl.finished else end
             s.idle = max(0.0, end - s.busy - sum(s.stalls.values()))
-            per_tag, macs, mac_peak_cycles, sram_bytes = tl.static.totals(done)
-            for tag, (count, busy, tag_macs, db, nb) in per_tag.items():
+            per_tag, macs, mac_peak_cycles, sram_bytes, parts = tl.static.totals(done)
+            for tag, (count, busy, tag_macs, db, nb, fj) in per_tag.items():
                 ts = tag_stats(tag)
                 ts.instructions += count
                 ts.busy += busy - tl.joined_by_tag.get(tag, 0)
                 ts.macs += tag_macs
                 ts.dram_bytes += db
                 ts.noc_bytes += nb
+                ts.energy += fj * energy.FJ
+            tile_fj = dict(zip(energy.DYNAMIC_PARTS, parts), static=static)
+            s.energy = energy.joules(tile_fj)
+            for part, fj in tile_fj.items():
+                run_fj[part] += fj
             s.macs = macs
             s.mac_peak_cycles = mac_peak_cycles
             sram_compute += sram_bytes
@@ -878,7 +899,8 @@ class _Simulator:
                    "noc": self.noc_bytes, "noc_link": self.noc_link_bytes,
                    "sram": sram_compute + self.sram_dma_bytes},
             mac_utilization=util, events=self.events,
-            trace_events=self._trace_events() if self.trace else None)
+            trace_events=self._trace_events() if self.trace else None,
+            energy=energy.joules(run_fj))
 
     @staticmethod
     def _executed(tl: _Tile):
