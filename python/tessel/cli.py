@@ -17,6 +17,9 @@ Subcommands:
                    target instead (outputs only, no timing)
   map MODEL        map a model over the grid; --explain prints per op
                    the region, split, step sizes and predicted cycles
+  sweep MODEL      compile and simulate MODEL on every point of --set
+                   FIELD=v1,v2 ... over --arch, on Ray: DIR/sweep.csv (cycles,
+                   energy, ...), Pareto plots, sweep.html
 
 Progress lines go to stderr; --quiet leaves them out, for scripts.
 Imports nothing compiled until a subcommand needs it: archs, disasm, simulate
@@ -290,6 +293,34 @@ def main(argv: list[str] | None = None) -> int:
                     help="print the mapping of every op")
     mp.set_defaults(run=lambda args: __import__(
         "tessel.driver.map_command", fromlist=["run"]).run(args))
+    sw = sub.add_parser("sweep", help="compile and simulate a model on every point "
+                        "of a cross product of arch field values, on Ray")
+    sw.add_argument("model", help="a zoo case name, FILE.py[:FUNC] or an .onnx file "
+                    "(as tessel compile)")
+    sw.add_argument("-a", "--arch", default=arch_model.DEFAULT_ARCH,
+                    help="the base: a preset name or a YAML path (default %(default)s)")
+    sw.add_argument("--set", action="append", metavar="FIELD=V1,V2,...",
+                    help="a swept arch field (dotted, as in the YAML: "
+                    "noc.link_bytes_per_cycle, tile.sram.bytes, grid.rows, "
+                    "tile.mac.macs_per_cycle.f32, energy.dram_fj_per_byte ...) and "
+                    "its values; repeat for more fields (their cross product)")
+    sw.add_argument("-o", "--output", required=True, help="the sweep's directory: "
+                    "sweep.csv, the Pareto plots, sweep.html; a rerun there skips "
+                    "the points it holds")
+    sw.add_argument("--workers", type=int, help="points at once (default: every CPU "
+                    "Ray sees)")
+    sw.add_argument("--address", help="a Ray cluster to join (default: RAY_ADDRESS, "
+                    "else a local one on this machine)")
+    sw.add_argument("--mapper", choices=("cpsat", "heuristic", "exhaustive",
+                                         "default"))
+    sw.add_argument("--time-limit", type=float, help="CP-SAT limit per point, "
+                    "deterministic seconds (default 10)")
+    sw.add_argument("--no-check", action="store_true",
+                    help="do not check each point's outputs against the model's "
+                    "reference")
+    sw.add_argument("-q", "--quiet", action="store_true", help="no progress lines")
+    sw.set_defaults(run=lambda args: __import__(
+        "tessel.sweeps.command", fromlist=["run"]).run(args))
     args = parser.parse_args(argv)
     try:
         return args.run(args)

@@ -845,9 +845,11 @@ class _Simulator:
         total_instr = 0
         mac_peak = 0.0
         sram_compute = 0
-        # Every tile draws its static power for the whole run.
+        # Every tile of the grid draws its static power for the whole run,
+        # those that run no code too (nothing is power-gated).
         static = energy.static_fj(a, cycles)
-        run_fj = dict.fromkeys(energy.PARTS, 0)
+        run_fj = dict.fromkeys(energy.DYNAMIC_PARTS, 0)
+        run_fj["static"] = static * a.num_tiles
         for tl in self.tiles:
             s = TileStats()
             done = tl.pc if not tl.finished else tl.n
@@ -871,7 +873,7 @@ class _Simulator:
                 ts.energy += fj * energy.FJ
             tile_fj = dict(zip(energy.DYNAMIC_PARTS, parts), static=static)
             s.energy = energy.joules(tile_fj)
-            for part, fj in tile_fj.items():
+            for part, fj in zip(energy.DYNAMIC_PARTS, parts):
                 run_fj[part] += fj
             s.macs = macs
             s.mac_peak_cycles = mac_peak_cycles

@@ -89,7 +89,7 @@ def _value(field: schema.Field, path: str, text: Any) -> Any:
                                  f"integers in {schema.range_text(field)}") from None
     if not (field.min <= value <= field.max) or \
             (field.power_of_two and value & (value - 1)):
-        unit = f" {field.unit}" if field.unit else ""
+        unit = f", in {field.unit}" if field.unit else ""
         raise SweepSpecError(f"--set {path}={value}: out of range; {path} must be in "
                              f"{schema.range_text(field)}{unit}")
     return value

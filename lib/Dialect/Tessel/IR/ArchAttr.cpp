@@ -305,6 +305,8 @@ void printBare(AsmPrinter &printer, Attribute attr) {
 LogicalResult ArchAttr::verify(EmitErrorFn emitError, DictionaryAttr desc) {
   for (const char *section : kArchSections) {
     Attribute node = lookupPath(desc, section);
+    if (!node && llvm::is_contained(kArchOptionalSections, StringRef(section)))
+      continue;
     if (!node)
       return fieldError(emitError, section) << "is missing";
     if (!isa<DictionaryAttr>(node))
