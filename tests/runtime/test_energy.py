@@ -143,3 +143,28 @@ def test_bad_energy_fields_are_refused_alike_in_python_and_ir(energy, message):
     with Context():
         back = arch_model.Arch.from_attribute(ArchAttr.from_dict(desc))
     assert back == arch_model.load("tessel-4x4")
+
+
+def test_the_report_shows_energy_and_reads_reports_from_before_it():
+    import json
+
+    from tessel.report import Report
+
+    a = arch_model.load("tessel-4x4")
+    prog = program(a)
+    r = simulate(prog, {"x": np.ones((32, 16), np.float32)})
+    report = Report.build(prog, r, name="energy")
+    text = str(report)
+    assert "energy: " in text and "W on average" in text
+    assert "energy" in report.layer_table().splitlines()[0].split()
+    again = Report.from_dict(json.loads(json.dumps(report.to_dict())))
+    assert again.energy == report.energy and again.tiles[0].energy == report.tiles[0].energy
+    # A report written before energy was modelled has none of it: read,
+    # shown with '-'.
+    old = report.to_dict()
+    del old["energy"]
+    for part in old["layers"] + old["tiles"]:
+        del part["energy"]
+    before = Report.from_dict(json.loads(json.dumps(old)))
+    assert not before.energy and "energy: " not in str(before)
+    assert before.tile_table().splitlines()[2].split()[-1] == "-"

@@ -46,7 +46,8 @@ class SweepResult:
     plots: list[Path]
     html: Path | None
     ran: int            # points run now (the others came from an earlier run)
-    seconds: float
+    seconds: float      # in all, from the call to the plots
+    startup_s: float = 0.0   # of which starting (or joining) Ray
 
     def ok(self) -> list[dict[str, Any]]:
         return [r for r in self.rows if r["status"] == "ok"]
@@ -181,18 +182,22 @@ def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
                                 "error": invalid[values]})
             else:
                 runnable.append(values)
+        startup = 0.0
         if runnable:
-            _run_on_ray(job, base, axes, runnable, workers, address, record)
+            startup = _run_on_ray(job, base, axes, runnable, workers, address, record)
 
     ordered = [rows[key(v)] for v in all_points]
     from .plots import write_plots
     plots, html = write_plots(ordered, fields, job.name, base.name, directory)
     return SweepResult(ordered, fields, directory, csv_path, plots, html,
-                       ran=len(todo), seconds=time.monotonic() - start)
+                       ran=len(todo), seconds=time.monotonic() - start,
+                       startup_s=startup)
 
 
-def _run_on_ray(job, base, axes, runnable, workers, address, record) -> None:
+def _run_on_ray(job, base, axes, runnable, workers, address, record) -> float:
+    """Runs the points; returns the seconds it took to start or join Ray."""
     ray = _ray()
+    start = time.monotonic()
     address = address or os.environ.get("RAY_ADDRESS") or None
     started_here = not ray.is_initialized()
     if started_here:
@@ -201,6 +206,7 @@ def _run_on_ray(job, base, axes, runnable, workers, address, record) -> None:
         if address is None and workers is not None:
             init["num_cpus"] = workers
         ray.init(address=address, **init)
+    startup = time.monotonic() - start
     try:
         task = ray.remote(num_cpus=1, max_retries=0)(evaluate)
         job_ref = ray.put(job)
@@ -224,3 +230,4 @@ def _run_on_ray(job, base, axes, runnable, workers, address, record) -> None:
     finally:
         if started_here:
             ray.shutdown()
+    return startup
