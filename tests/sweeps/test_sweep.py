@@ -31,6 +31,10 @@ def test_every_point_is_a_row_of_the_csv(swept):
         rows = list(csv.DictReader(f))
     assert len(rows) == 4 == len(result.rows)
     assert list(rows[0]) == ["tile.mac.dataflow", "noc.link_bytes_per_cycle", *METRICS]
+    # In point order (the last field fastest), whatever order they finished in.
+    assert [(r["tile.mac.dataflow"], r["noc.link_bytes_per_cycle"]) for r in rows] == [
+        ("weight_stationary", "16"), ("weight_stationary", "32"),
+        ("output_stationary", "16"), ("output_stationary", "32")]
     ok = result.ok()
     assert [(r["tile.mac.dataflow"], r["noc.link_bytes_per_cycle"]) for r in ok] == \
         [("weight_stationary", 16), ("weight_stationary", 32)]

@@ -187,11 +187,23 @@ def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
             startup = _run_on_ray(job, base, axes, runnable, workers, address, record)
 
     ordered = [rows[key(v)] for v in all_points]
+    _rewrite_in_point_order(csv_path, fields, ordered)
     from .plots import write_plots
     plots, html = write_plots(ordered, fields, job.name, base.name, directory)
     return SweepResult(ordered, fields, directory, csv_path, plots, html,
                        ran=len(todo), seconds=time.monotonic() - start,
                        startup_s=startup)
+
+
+def _rewrite_in_point_order(csv_path: Path, fields: list[str], rows: list[dict]) -> None:
+    """The CSV again, its rows in point order rather than the order the
+    points finished in (atomically: a reader sees the old file or the new)."""
+    tmp = csv_path.with_name(csv_path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=fields + list(METRICS))
+        writer.writeheader()
+        writer.writerows(r for r in rows if r["status"] in FINAL_STATUSES)
+    os.replace(tmp, csv_path)
 
 
 def _run_on_ray(job, base, axes, runnable, workers, address, record) -> float:

@@ -165,7 +165,7 @@ module attributes {tessel.arch = #tessel.arch<{name = "tessel-4x4", clock_mhz = 
 // -----
 
 // unknown-top-level
-// expected-error @+1 {{arch field 'frequency' is not part of the schema: the description has clock_mhz, dram, grid, name, noc, tile}}
+// expected-error @+1 {{arch field 'frequency' is not part of the schema: the description has clock_mhz, dram, energy, grid, name, noc, tile}}
 module attributes {tessel.arch = #tessel.arch<{name = "tessel-4x4", clock_mhz = 1000, grid = {rows = 4, cols = 4}, tile = {mac = {rows = 16, cols = 16, dataflow = "weight_stationary", macs_per_cycle = {f32 = 256, f16 = 256, bf16 = 256, i8 = 256}}, vector = {lanes = 16, dtypes = ["f32", "f16", "bf16"], latency = {add = 2, sub = 2, mul = 3, div = 12, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 8, log = 8, tanh = 10, erf = 10, sin = 10, cos = 10, sqrt = 10, rsqrt = 10, recip = 8, cast = 2, reduce_add = 4, reduce_max = 2}}, sram = {bytes = 262144, banks = 8, bytes_per_cycle = 64, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 32, setup_cycles = 20}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 32, hop_cycles = 2}, dram = {channels = 4, bytes_per_cycle = 32, latency_cycles = 100, capacity_bytes = 8589934592, attach = [[0, 0], [0, 3], [3, 0], [3, 3]]}, frequency = 4}>} {
 }
 

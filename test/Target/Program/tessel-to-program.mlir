@@ -38,6 +38,19 @@
 // CHECK-NEXT:     0
 // CHECK-NEXT:    ]
 // CHECK-NEXT:   ]
+// CHECK-NEXT:  },
+// The energy section the arch leaves out: written with its defaults.
+// CHECK-NEXT:  "energy": {
+// CHECK-NEXT:   "mac_fj": {
+// CHECK-NEXT:    "f32": 4600,
+// CHECK-NEXT:    "f16": 2000,
+// CHECK-NEXT:    "bf16": 2000,
+// CHECK-NEXT:    "i8": 300
+// CHECK-NEXT:   },
+// CHECK-NEXT:   "sram_fj_per_byte": 2500,
+// CHECK-NEXT:   "noc_fj_per_byte_hop": 2000,
+// CHECK-NEXT:   "dram_fj_per_byte": 162500,
+// CHECK-NEXT:   "tile_static_uw": 50000
 // CHECK-NEXT:  }
 // CHECK-NEXT: },
 // CHECK-NEXT: "dram": {
