@@ -86,7 +86,7 @@ CASES = [
      "alignment, banks, bytes, bytes_per_cycle"),
     ("unknown-top-level", _set("frequency", 4),
      "arch field 'frequency' is not part of the schema: the description has "
-     "clock_mhz, dram, grid, name, noc, tile"),
+     "clock_mhz, dram, energy, grid, name, noc, tile"),
     ("attach-count", _set("dram.attach", [[0, 0], [0, 3], [3, 0]]),
      "arch field 'dram.attach' has 3 entries but dram.channels = 4: give one "
      "[row, col] per channel"),

@@ -68,6 +68,8 @@ def sweep(model: Any, example_inputs: Any = None, *,
     except arch_model.ArchError as e:
         raise InvalidArgumentError(f"sweep: --arch: {e}") from None
     axes = parse_axes(set)
+    if Path(out).exists() and not Path(out).is_dir():
+        raise SweepError(f"-o {out}: a file; name a directory (made if missing)")
     job = _job(model, example_inputs, check, options, progress)
     return run(job, base, axes, out, workers=workers, address=address, progress=progress)
 

@@ -58,7 +58,6 @@ def evaluate(job: Job, arch_desc: dict[str, Any]) -> dict[str, Any]:
     status and error say why."""
     from ..arch import Arch
     from ..driver import api
-    from ..driver.errors import StageError
     from ..driver.options import Options
     from ..driver.source import Source
     from ..errors import TesselError
@@ -79,7 +78,7 @@ def evaluate(job: Job, arch_desc: dict[str, Any]) -> dict[str, Any]:
         start = time.perf_counter()
         result = api.simulate_compiled(compiled)
         row["simulate_s"] = round(time.perf_counter() - start, 3)
-    except (StageError, TesselError, ValueError) as e:
+    except (TesselError, ValueError) as e:   # a stage's error, an option's
         row.update(status="failed", error=_one_line(str(e)))
         return row
     except Exception as e:  # a bug: keep the sweep going, keep the trace

@@ -16,7 +16,7 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from ..arch import Arch
 from ..errors import InvalidArgumentError, missing_extra
@@ -130,8 +130,7 @@ class _Progress:
 
 def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
         workers: int | None = None, address: str | None = None,
-        progress: TextIO | None = sys.stderr,
-        on_row: Callable[[dict], None] | None = None) -> SweepResult:
+        progress: TextIO | None = sys.stderr) -> SweepResult:
     """Every point of ``axes`` over ``base``, each a Ray task; rows of an
     earlier run in ``out`` with a final status are kept, not run again."""
     start = time.monotonic()
@@ -172,8 +171,6 @@ def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
                 writer.writerow(row)
                 f.flush()
             bar.update(row)
-            if on_row is not None:
-                on_row(row)
 
         runnable = []
         for values in todo:
