@@ -42,7 +42,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.append(str(ROOT / "python"))
 
 from tessel.runtime.emulator import cuda, emulate  # noqa: E402
-from tessel.runtime.program import load_program  # noqa: E402
+from tessel.runtime.loader import load_program  # noqa: E402
 from tessel.runtime.simulator import simulate  # noqa: E402
 
 LAYERS = {"conv": "ResNet-18 conv3x3 56x56x64->64 (systolic-32x32)",

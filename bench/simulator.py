@@ -39,8 +39,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "python"))
 
-from tessel.runtime.program import (ProgramBuilder, dram, load_program,  # noqa: E402
-                                   sram)
+from tessel.runtime.builder import ProgramBuilder, dram, sram  # noqa: E402
+from tessel.runtime.loader import load_program  # noqa: E402
 from tessel.runtime.inputs import input_dtypes  # noqa: E402
 from tessel.runtime.simulator import simulate  # noqa: E402
 

@@ -49,13 +49,32 @@ def main(argv=None) -> int:
     parser.add_argument("--arch", default="tessel-4x4")
     parser.add_argument("--out", default=None, help="where the sweeps go "
                         "(default: a fresh temporary directory)")
-    parser.add_argument("--points", type=int, default=16)
+    parser.add_argument("--points", type=int, default=16,
+                        help="points of the whole sweep (0: skip it)")
     parser.add_argument("--scaling", type=int, default=8,
                         help="points of the 1- vs 2-worker runs (0: skip them)")
     parser.add_argument("--scaling-models", default="mlp,small_cnn",
                         help="the models of the 1- vs 2-worker runs")
     args = parser.parse_args(argv)
     out = Path(args.out or tempfile.mkdtemp(prefix="tessel-sweep-bench-"))
+    if args.points:
+        _whole_sweep(args, out)
+    models = [m for m in args.scaling_models.split(",") if m] if args.scaling else []
+    for model in models:
+        part = _sets(args.scaling)
+        times = {}
+        for workers in (1, 2):
+            r, times[workers] = _timed(model, args.arch, part,
+                                       out / f"{model}-workers{workers}", workers)
+            work = sum(x["compile_s"] + x["simulate_s"] for x in r.ok())
+            print(f"{model}: {len(r.rows)} points on {workers} worker(s): "
+                  f"{times[workers]:.1f} s (Ray's start {r.startup_s:.1f} s; the "
+                  f"points' compile and simulate {work:.1f} s in all)")
+        print(f"{model}: speed-up on 2 workers: {times[1] / times[2]:.2f}x")
+    return 0
+
+
+def _whole_sweep(args, out) -> None:
     from tessel.sweeps.plots import pareto_front
 
     sets = _sets(args.points)
@@ -72,19 +91,6 @@ def main(argv=None) -> int:
         print("  " + "  ".join(f"{v:>12}" for v in (
             r["grid.rows"], r["noc.link_bytes_per_cycle"], r["cycles"],
             f"{r['energy_uj']:.3f}")))
-    models = [m for m in args.scaling_models.split(",") if m] if args.scaling else []
-    for model in models:
-        part = _sets(args.scaling)
-        times = {}
-        for workers in (1, 2):
-            r, times[workers] = _timed(model, args.arch, part,
-                                       out / f"{model}-workers{workers}", workers)
-            work = sum(x["compile_s"] + x["simulate_s"] for x in r.ok())
-            print(f"{model}: {len(r.rows)} points on {workers} worker(s): "
-                  f"{times[workers]:.1f} s (Ray's start {r.startup_s:.1f} s; the "
-                  f"points' compile and simulate {work:.1f} s in all)")
-        print(f"{model}: speed-up on 2 workers: {times[1] / times[2]:.2f}x")
-    return 0
 
 
 if __name__ == "__main__":

@@ -46,7 +46,7 @@ def _one_input_program():
     import numpy as np
 
     from tessel import arch as arch_model
-    from tessel.runtime.program import ProgramBuilder, dram, sram
+    from tessel.runtime.builder import ProgramBuilder, dram, sram
 
     b = ProgramBuilder(arch_model.load("tessel-4x4"))
     x = b.add_buffer("x", "input", (4,), "f32")

@@ -75,3 +75,28 @@ def test_imports_run_down_the_layers():
                 wrong.append(f"{path.relative_to(PACKAGE)}:{line}: '{unit}' (layer "
                              f"{LAYER_OF[unit]}) imports '{target}' (layer {LAYER_OF[target]})")
     assert not wrong, "imports against the layering:\n" + "\n".join(wrong)
+
+
+def _top_level_runtime_imports(path: Path) -> set[str]:
+    """The modules of tessel.runtime that ``path`` imports at its top level
+    (not inside a function)."""
+    found = set()
+    for node in ast.parse(path.read_text()).body:
+        if isinstance(node, ast.ImportFrom) and node.level == 1:
+            if node.module:
+                found.add(node.module.split(".")[0])
+            else:
+                found.update(alias.name for alias in node.names)
+    return found
+
+
+def test_the_program_model_imports_none_of_its_users():
+    # runtime/program.py holds the program's data; its validation, loader,
+    # builder, the simulator and the emulators import it, and it reaches
+    # them only inside the methods that hand over to them
+    # (Program.validate, simulate, emulate), so the modules load one way.
+    users = {"validation", "loader", "builder", "simulator", "emulator", "footprint"}
+    top = _top_level_runtime_imports(PACKAGE / "runtime" / "program.py")
+    assert not top & users, f"runtime/program.py imports {sorted(top & users)} at load"
+    for user in ("validation", "loader", "builder", "simulator"):
+        assert "program" in _top_level_runtime_imports(PACKAGE / "runtime" / f"{user}.py")

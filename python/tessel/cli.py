@@ -80,7 +80,8 @@ def _error(message: str) -> int:
 
 def _load(args: argparse.Namespace):
     """The program of ``args.program``, or None after printing the error."""
-    from .runtime.program import ProgramError, load_program
+    from .runtime.program import ProgramError
+    from .runtime.loader import load_program
 
     try:
         return load_program(args.program)

@@ -14,7 +14,7 @@ from tessel.passmanager import PassManager
 from tessel.runtime import isa
 from tessel.runtime.disasm import disassemble
 from tessel.runtime.numerics import exp as isa_exp
-from tessel.runtime.program import load_program
+from tessel.runtime.loader import load_program
 from tessel.runtime.simulator import simulate
 
 # A 2x2 chip with 16 KiB of SRAM per tile and a 4x4 weight-stationary MAC

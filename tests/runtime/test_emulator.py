@@ -30,7 +30,7 @@ from tessel.runtime.emulator import (DeadlockError, EmulationError, cuda, emulat
                                      read_outputs)
 from tessel.runtime.emulator.schedule import run_tiles
 from tessel.runtime.emulator.table import build_table
-from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.inputs import check_inputs
 from tessel.runtime.simulator import SimulationError, simulate
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from tessel import arch as arch_model
-from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import simulate
 
 F32 = 4

@@ -12,7 +12,8 @@ from test_emulator import EXECUTORS, assert_same_bytes, host_kernel, run_on  # n
 from tessel.runtime import isa
 from tessel.runtime.disasm import format_instruction
 from tessel.runtime.emulator import EmulationError
-from tessel.runtime.program import ProgramBuilder, ProgramError, dram, sram
+from tessel.runtime.program import ProgramError
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import SimulationError, simulate
 
 ARCH = arch_with()

@@ -11,8 +11,9 @@ import pytest
 
 from tessel.runtime import isa
 from tessel.runtime.disasm import disassemble
-from tessel.runtime.program import (ProgramBuilder, ProgramError, dram,
-                                    load_program, sram)
+from tessel.runtime.program import ProgramError
+from tessel.runtime.loader import load_program
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 
 
 def small_program(arch="tessel-4x4"):

@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from tessel.runtime import isa
-from tessel.runtime.program import (ProgramBuilder, ProgramError, _Validator,
-                                    dram, sram)
+from tessel.runtime.program import ProgramError
+from tessel.runtime.validation import _Validator
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 
 
 def build_one(fn, arch="tessel-4x4"):

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from tessel.runtime import numerics as nx
-from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import (DeadlockError, SimulationError, simulate)
 
 
@@ -290,12 +290,12 @@ def test_cli_simulate(tmp_path, repo):
 def test_runtime_imports_nothing_from_mlir(repo):
     code = (
         "import sys, numpy as np\n"
-        "from tessel.runtime import simulator, program, disasm, numerics, isa\n"
+        "from tessel.runtime import simulator, builder, loader, disasm, numerics, isa\n"
         "from tessel import cli\n"
         "bad = sorted(m for m in sys.modules if m.startswith(('tessel._mlir_libs', "
         "'tessel.ir', 'tessel.dialects', 'mlir')))\n"
         "assert not bad, bad\n"
-        "b = program.ProgramBuilder('systolic-32x32')\n"
+        "b = builder.ProgramBuilder('systolic-32x32')\n"
         "b.tile(0, 0).vector_fill('f32', 1.0, (8,), (0, (1,)))\n"
         "print(simulator.simulate(b.build()).cycles)\n"
     )
@@ -416,19 +416,19 @@ def test_loading_and_simulating_need_no_yaml(tmp_path, repo):
         "import sys, json\n"
         "sys.modules['yaml'] = None        # import yaml fails\n"
         "import numpy as np\n"
-        "from tessel.runtime import program, simulator, disasm\n"
+        "from tessel.runtime import builder, loader, simulator, disasm\n"
         "from tessel.arch import Arch\n"
-        f"p = program.load_program({str(tmp_path / 'p')!r})\n"
+        f"p = loader.load_program({str(tmp_path / 'p')!r})\n"
         "x = np.zeros((32, 16), np.float32)\n"
         "print(simulator.simulate(p, {'x': x}).cycles)\n"
         "disasm.disassemble(p)\n"
         f"desc = json.loads({desc!r})\n"
         "for arch in (desc, Arch.from_dict(desc)):\n"
-        "    b = program.ProgramBuilder(arch)\n"
+        "    b = builder.ProgramBuilder(arch)\n"
         "    b.tile(0, 0).vector_fill('f32', 1.0, (8,), (0, (1,)))\n"
         "    print(simulator.simulate(b.build()).cycles)\n"
         "try:\n"
-        "    program.ProgramBuilder('tessel-4x4')\n"
+        "    builder.ProgramBuilder('tessel-4x4')\n"
         "except ImportError:\n"
         "    print('preset needs yaml')\n"
     )

@@ -19,7 +19,7 @@ import json
 import numpy as np
 import pytest
 
-from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import simulate
 
 F32 = 4

@@ -4,7 +4,7 @@ so the simulator's float times are exact and the checks are equalities."""
 
 import pytest
 
-from tessel.runtime.program import ProgramBuilder, dram, sram
+from tessel.runtime.builder import ProgramBuilder, dram, sram
 from tessel.runtime.simulator import simulate
 from tessel.runtime.timing import matmul_cycles
 

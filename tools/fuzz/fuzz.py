@@ -198,7 +198,7 @@ def sample_program():
     import numpy as np
 
     from tessel import arch as arch_model
-    from tessel.runtime.program import ProgramBuilder, dram, sram
+    from tessel.runtime.builder import ProgramBuilder, dram, sram
 
     b = ProgramBuilder(arch_model.load("tessel-4x4"))
     x = b.add_buffer("x", "input", (16, 16), "f32")
@@ -246,7 +246,8 @@ def run_program(runs: int, seed: int, keep: Path) -> Report:
 
     import numpy as np
 
-    from tessel.runtime.program import ProgramError, load_program
+    from tessel.runtime.program import ProgramError
+    from tessel.runtime.loader import load_program
     from tessel.runtime.simulator import DeadlockError, simulate
 
     rng = random.Random(seed)

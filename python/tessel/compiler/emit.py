@@ -38,7 +38,8 @@ from ..dialects import tessel
 from ..ir import DenseI64ArrayAttr, IntegerAttr, MemRefType, MLIRError, Operation
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
-from ..runtime.program import Program, ProgramError, load_program
+from ..runtime.program import Program, ProgramError
+from ..runtime.loader import load_program
 
 __all__ = ["EmitError", "emit_program", "weight_data", "weight_file_name"]
 

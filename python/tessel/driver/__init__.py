@@ -9,7 +9,7 @@
 See docs/user-guide.md.
 """
 
-from ..runtime.program import load_program
+from ..runtime.loader import load_program
 from .api import compile, compile_and_simulate
 from .check import Check
 from .errors import STAGES, StageError

@@ -6,8 +6,9 @@ manifest holds the arch as JSON, read by ``Arch.from_dict``). Only naming an
 architecture by preset or YAML path, as in ``ProgramBuilder("tessel-4x4")``,
 needs PyYAML; ``ProgramBuilder`` given an ``Arch`` or its dict does not.
 
-- ``program``: :class:`~.program.Program`, ``load_program``, ``ProgramBuilder``
-  (docs/isa.md);
+- ``program``: :class:`~.program.Program` and its manifest (docs/isa.md);
+  ``validation``, its checks; ``loader``: ``load_program``; ``builder``:
+  ``ProgramBuilder``;
 - ``disasm``: the text of a program;
 - ``numerics``: the ISA's arithmetic, bit-exact;
 - ``simulator``: ``simulate`` (docs/simulator.md).

@@ -6,7 +6,8 @@ can be judged by what it uses, not only by what it has."""
 from __future__ import annotations
 
 from . import isa
-from .program import Program, view_extent
+from .program import Program
+from .validation import view_extent
 
 
 def sram_high_water(program: Program) -> dict[tuple[int, int], int]:
