@@ -67,9 +67,13 @@ def main(argv=None) -> int:
             r, times[workers] = _timed(model, args.arch, part,
                                        out / f"{model}-workers{workers}", workers)
             work = sum(x["compile_s"] + x["simulate_s"] for x in r.ok())
-            print(f"{model}: {len(r.rows)} points on {workers} worker(s): "
-                  f"{times[workers]:.1f} s (Ray's start {r.startup_s:.1f} s; the "
-                  f"points' compile and simulate {work:.1f} s in all)")
+            print(f"{model}: {len(r.rows)} points ({len(r.ok())} ok) on {workers} "
+                  f"worker(s): {times[workers]:.1f} s (Ray's start {r.startup_s:.1f} s; "
+                  f"the points' compile and simulate {work:.1f} s in all)")
+            for x in r.rows:
+                if x["status"] != "ok":
+                    print(f"  not ok: {x['status']}: {x['error'][:300]}")
+                    break
         print(f"{model}: speed-up on 2 workers: {times[1] / times[2]:.2f}x")
     return 0
 
