@@ -40,7 +40,8 @@ Value InstructionLowering::block(Location loc, const Strided2D &view,
 
 void InstructionLowering::forEachMatmulBlock(
     int64_t groups, int64_t m, int64_t k, int64_t n,
-    llvm::function_ref<void(RowBlock, int64_t, int64_t, int64_t, int64_t)> body) {
+    llvm::function_ref<void(RowBlock, int64_t, int64_t, int64_t, int64_t)>
+        body) {
   int64_t rows = arch.getTileMacRows(), cols = arch.getTileMacCols();
   bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
   SmallVector<RowBlock> rowBlocks;

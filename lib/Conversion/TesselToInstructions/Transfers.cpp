@@ -39,8 +39,8 @@ LogicalResult InstructionLowering::lowerCopy(memref::CopyOp copy) {
   return success();
 }
 
-FailureOr<std::optional<std::pair<Value, Value>>> InstructionLowering::getPaddedWindow(
-    memref::CopyOp copy) {
+FailureOr<std::optional<std::pair<Value, Value>>>
+InstructionLowering::getPaddedWindow(memref::CopyOp copy) {
   Value source = copy.getSource(), target = copy.getTarget();
   auto sourceType = cast<MemRefType>(source.getType());
   int64_t rank = sourceType.getRank();

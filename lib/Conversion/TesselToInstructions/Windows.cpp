@@ -197,9 +197,11 @@ struct PoolingToVector : InstructionPattern<PoolOp> {
 
 void populateWindowPatterns(RewritePatternSet &patterns,
                             InstructionLowering &lowering) {
-  patterns.add<ConvToMacBlocks, DepthwiseConvToVector,
-               PoolingToVector<linalg::PoolingNchwMaxOp, VectorBinaryKind::max>,
-               PoolingToVector<linalg::PoolingNchwSumOp, VectorBinaryKind::add>>(
+  using MaxPooling =
+      PoolingToVector<linalg::PoolingNchwMaxOp, VectorBinaryKind::max>;
+  using SumPooling =
+      PoolingToVector<linalg::PoolingNchwSumOp, VectorBinaryKind::add>;
+  patterns.add<ConvToMacBlocks, DepthwiseConvToVector, MaxPooling, SumPooling>(
       patterns.getContext(), lowering);
 }
 
