@@ -533,13 +533,8 @@ LogicalResult InstructionLowering::emitCompare(arith::CmpFOp cmp,
 namespace {
 
 /// linalg.generic -> vector ops of its body (its reductions included).
-struct GenericToVector : InstructionPattern<linalg::GenericOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::GenericOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerElementwise(op);
-  }
-};
+using GenericToVector =
+    LowerWith<linalg::GenericOp, &InstructionLowering::lowerElementwise>;
 
 /// linalg.reduce -> vector reductions.
 struct ReduceToVector : InstructionPattern<linalg::ReduceOp> {

@@ -348,6 +348,15 @@ protected:
   InstructionLowering &lowering;
 };
 
+/// The pattern of an op kind that one InstructionLowering member lowers.
+template <typename OpTy, LogicalResult (InstructionLowering::*lower)(OpTy)>
+struct LowerWith : InstructionPattern<OpTy> {
+  using InstructionPattern<OpTy>::InstructionPattern;
+  LogicalResult matchAndRewrite(OpTy op, PatternRewriter &) const override {
+    return (this->lowering.*lower)(op);
+  }
+};
+
 /// Copies between DRAM and SRAM, fills and linalg.copy (Transfers.cpp).
 void populateTransferPatterns(RewritePatternSet &patterns,
                               InstructionLowering &lowering);

@@ -255,40 +255,20 @@ LogicalResult InstructionLowering::lowerTranspose(
 namespace {
 
 /// linalg.matmul -> tessel.matmul blocks.
-struct MatmulToMacBlocks : InstructionPattern<linalg::MatmulOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::MatmulOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerMatmul(op);
-  }
-};
+using MatmulToMacBlocks =
+    LowerWith<linalg::MatmulOp, &InstructionLowering::lowerMatmul>;
 
 /// linalg.batch_matmul -> tessel.matmul blocks per batch.
-struct BatchMatmulToMacBlocks : InstructionPattern<linalg::BatchMatmulOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::BatchMatmulOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerBatchMatmul(op);
-  }
-};
+using BatchMatmulToMacBlocks =
+    LowerWith<linalg::BatchMatmulOp, &InstructionLowering::lowerBatchMatmul>;
 
 /// linalg.broadcast -> a vector copy from a stride-0 view.
-struct BroadcastToVectorCopy : InstructionPattern<linalg::BroadcastOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::BroadcastOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerBroadcast(op);
-  }
-};
+using BroadcastToVectorCopy =
+    LowerWith<linalg::BroadcastOp, &InstructionLowering::lowerBroadcast>;
 
 /// linalg.transpose -> a vector copy from a permuted view.
-struct TransposeToVectorCopy : InstructionPattern<linalg::TransposeOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::TransposeOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerTranspose(op);
-  }
-};
+using TransposeToVectorCopy =
+    LowerWith<linalg::TransposeOp, &InstructionLowering::lowerTranspose>;
 
 } // namespace
 

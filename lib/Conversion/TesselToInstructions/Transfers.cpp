@@ -147,22 +147,12 @@ LogicalResult InstructionLowering::lowerFill(linalg::FillOp fill) {
 namespace {
 
 /// memref.copy between DRAM and SRAM -> tessel.dma and tessel.wait.
-struct CopyToDma : InstructionPattern<memref::CopyOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(memref::CopyOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerCopy(op);
-  }
-};
+using CopyToDma =
+    LowerWith<memref::CopyOp, &InstructionLowering::lowerCopy>;
 
 /// linalg.fill of a constant -> tessel.vector_fill.
-struct FillToVectorFill : InstructionPattern<linalg::FillOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::FillOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerFill(op);
-  }
-};
+using FillToVectorFill =
+    LowerWith<linalg::FillOp, &InstructionLowering::lowerFill>;
 
 /// linalg.copy between SRAM buffers -> a vector copy.
 struct LinalgCopyToVectorCopy : InstructionPattern<linalg::CopyOp> {

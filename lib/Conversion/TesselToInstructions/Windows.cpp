@@ -153,13 +153,8 @@ LogicalResult InstructionLowering::lowerWindowed(linalg::LinalgOp op, Value x,
 namespace {
 
 /// linalg.conv_2d_nchw_fchw -> tessel.matmul blocks.
-struct ConvToMacBlocks : InstructionPattern<linalg::Conv2DNchwFchwOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::Conv2DNchwFchwOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerConv(op);
-  }
-};
+using ConvToMacBlocks =
+    LowerWith<linalg::Conv2DNchwFchwOp, &InstructionLowering::lowerConv>;
 
 /// The kernel's (height, width) of a depthwise convolution's weight
 /// (C x KH x KW) or of a pooling's window operand (KH x KW).
