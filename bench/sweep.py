@@ -8,9 +8,9 @@ fields, and how its wall time scales with the workers.
 Runs `--points` points (the cross product of grid heights and NoC link
 widths below, cut to that many) on every CPU, then, for each of
 `--scaling-models`, `--scaling` points on 1 worker and on 2 (fresh
-directories, nothing resumed), and prints each run's wall time (and of it
-the seconds Ray took to start), the points per minute and the Pareto front
-of cycles against energy. The sweeps' directories (CSV, plots, page) stay
+directories, nothing resumed), and prints each run's wall time after the
+model's import (and of it the seconds Ray took to start), the points per
+minute and the Pareto front of cycles against energy. The sweeps' directories (CSV, plots, page) stay
 in --out.
 """
 
@@ -35,12 +35,14 @@ def _sets(points: int) -> dict:
 
 
 def _timed(model, arch, sets, out, workers):
+    """The sweep's result, and the seconds of its call before the points
+    started (the model's import and its reference run)."""
     import tessel
 
     start = time.perf_counter()
     result = tessel.sweep(model, set=sets, out=out, arch=arch, workers=workers,
-                          progress=None)
-    return result, time.perf_counter() - start
+                          progress=False)
+    return result, time.perf_counter() - start - result.seconds
 
 
 def main(argv=None) -> int:
@@ -64,8 +66,9 @@ def main(argv=None) -> int:
         part = _sets(args.scaling)
         times = {}
         for workers in (1, 2):
-            r, times[workers] = _timed(model, args.arch, part,
-                                       out / f"{model}-workers{workers}", workers)
+            r, _ = _timed(model, args.arch, part, out / f"{model}-workers{workers}",
+                          workers)
+            times[workers] = r.seconds
             work = sum(x["compile_s"] + x["simulate_s"] for x in r.ok())
             print(f"{model}: {len(r.rows)} points ({len(r.ok())} ok) on {workers} "
                   f"worker(s): {times[workers]:.1f} s (Ray's start {r.startup_s:.1f} s; "
@@ -82,11 +85,12 @@ def _whole_sweep(args, out) -> None:
     from tessel.sweeps.plots import pareto_front
 
     sets = _sets(args.points)
-    result, seconds = _timed(args.model, args.arch, sets, out / "all", None)
-    ok = result.ok()
+    result, imported = _timed(args.model, args.arch, sets, out / "all", None)
+    ok, seconds = result.ok(), result.seconds
     print(f"{args.model} on {args.arch}: {len(result.rows)} points ({len(ok)} ok) on "
-          f"{os.cpu_count()} CPUs in {seconds:.1f} s, of which Ray's start "
-          f"{result.startup_s:.1f} s ({60 * len(result.rows) / seconds:.1f} points/min)")
+          f"{os.cpu_count()} CPUs in {seconds:.1f} s after the model's import "
+          f"({imported:.1f} s), of which Ray's start {result.startup_s:.1f} s "
+          f"({60 * len(result.rows) / seconds:.1f} points/min)")
     print(f"  {result.csv}\n  {result.html}")
     print("Pareto front, cycles vs energy:")
     print("  " + "  ".join(f"{h:>12}" for h in

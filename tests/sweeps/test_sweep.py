@@ -22,7 +22,7 @@ SETS = {"tile.mac.dataflow": ["weight_stationary", "output_stationary"],
 @pytest.fixture(scope="module")
 def swept(tmp_path_factory):
     out = tmp_path_factory.mktemp("sweep")
-    return tessel.sweep("mlp", set=SETS, out=out, workers=2, progress=None), out
+    return tessel.sweep("mlp", set=SETS, out=out, workers=2, progress=False), out
 
 
 def test_every_point_is_a_row_of_the_csv(swept):
@@ -69,12 +69,12 @@ def test_each_rows_cycles_are_a_single_compile_and_simulate(swept):
 
 def test_a_rerun_skips_the_finished_points(swept):
     result, out = swept
-    again = tessel.sweep("mlp", set=SETS, out=out, workers=2, progress=None)
+    again = tessel.sweep("mlp", set=SETS, out=out, workers=2, progress=False)
     assert again.ran == 0
     assert [r["cycles"] for r in again.rows] == [r["cycles"] for r in result.rows]
     # Another sweep into the same directory is refused.
     with pytest.raises(tessel.sweeps.SweepError, match="holds a sweep of another"):
-        tessel.sweep("mlp", set={"noc.hop_cycles": [1, 2]}, out=out, progress=None)
+        tessel.sweep("mlp", set={"noc.hop_cycles": [1, 2]}, out=out, progress=False)
 
 
 def test_a_bad_set_stops_the_command_before_it_starts(tmp_path):

@@ -37,7 +37,7 @@ def sweep(model: Any, example_inputs: Any = None, *,
           set: Mapping[str, Iterable[Any]] | Iterable[str],
           out: str | Path, arch: Any = arch_model.DEFAULT_ARCH,
           workers: int | None = None, address: str | None = None,
-          check: bool = True, progress: TextIO | None = sys.stderr,
+          check: bool = True, progress: TextIO | bool = True,
           **options) -> SweepResult:
     """Compiles and simulates ``model`` on every point of the cross product
     of ``set`` (field -> values, or ``"FIELD=v1,v2"`` strings) over the base
@@ -51,6 +51,9 @@ def sweep(model: Any, example_inputs: Any = None, *,
     ``address``: a Ray cluster to join (default ``RAY_ADDRESS``, else a
     local one). ``options``: ``mapper``, ``objective``, ``max_stages``,
     ``mapper_time_limit_s``, ``rtol``, ``atol``, ``scale_rtol``.
+
+    ``progress``: where the progress lines go (a stream; True, the default:
+    stderr; False: nowhere).
 
     Every ``set`` value is checked before anything runs (SweepSpecError
     names the field and its range). Points already in ``out/sweep.csv``
@@ -68,10 +71,11 @@ def sweep(model: Any, example_inputs: Any = None, *,
     except arch_model.ArchError as e:
         raise InvalidArgumentError(f"sweep: --arch: {e}") from None
     axes = parse_axes(set)
+    stream = sys.stderr if progress is True else progress or None
     if Path(out).exists() and not Path(out).is_dir():
         raise SweepError(f"-o {out}: a file; name a directory (made if missing)")
-    job = _job(model, example_inputs, check, options, progress)
-    return run(job, base, axes, out, workers=workers, address=address, progress=progress)
+    job = _job(model, example_inputs, check, options, stream)
+    return run(job, base, axes, out, workers=workers, address=address, progress=stream)
 
 
 def _job(model, example_inputs, check: bool, options: dict, progress) -> Job:

@@ -13,7 +13,7 @@ def run(args) -> int:
     options = {k: v for k, v in (("mapper", args.mapper),
                                  ("mapper_time_limit_s", args.time_limit))
                if v is not None}
-    stream = None if args.quiet else sys.stderr
+    stream = False if args.quiet else sys.stderr
     try:
         result = sweep(args.model, set=args.set or [], out=args.output, arch=args.arch,
                        workers=args.workers, address=args.address,

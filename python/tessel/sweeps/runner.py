@@ -12,7 +12,6 @@ from __future__ import annotations
 import csv
 import json
 import os
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -130,9 +129,10 @@ class _Progress:
 
 def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
         workers: int | None = None, address: str | None = None,
-        progress: TextIO | None = sys.stderr) -> SweepResult:
+        progress: TextIO | None = None) -> SweepResult:
     """Every point of ``axes`` over ``base``, each a Ray task; rows of an
-    earlier run in ``out`` with a final status are kept, not run again."""
+    earlier run in ``out`` with a final status are kept, not run again.
+    Progress lines go to ``progress`` (none when None)."""
     start = time.monotonic()
     directory = Path(out)
     if directory.exists() and not directory.is_dir():
