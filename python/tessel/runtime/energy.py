@@ -1,10 +1,10 @@
 """The energy model: what a run costs beside its cycles (docs/simulator.md,
 *Energy*; the fields and their sources in docs/arch.md, *Energy*).
 
-Dynamic energy is charged per instruction, from what the instruction moves
-and computes, never from when it runs: a program's energy does not depend
-on contention or stalls, only on its instructions (and, through static
-power, on its cycles). Everything is counted in integer femtojoules, so sums
+Dynamic energy is charged for what instructions move and compute (the
+byte counts the simulator keeps anyway), never for when they run: a
+program's energy does not depend on contention or stalls, only on its
+instructions (and, through static power, on its cycles). Everything is counted in integer femtojoules, so sums
 are exact and the same in any order; results are reported in joules.
 """
 
@@ -21,24 +21,23 @@ PARTS = DYNAMIC_PARTS + ("static",)
 FJ = 1e-15  # joules per femtojoule
 
 
-def compute_fj(arch: Arch, dtype: str | None, macs: int, sram_bytes: int) -> tuple[int, int, int, int]:
-    """A MAC or vector instruction: ``macs`` MACs of ``dtype`` inputs (0 for a
-    vector op) and the bytes it reads and writes at its tile's SRAM port."""
-    e = arch.energy
-    mac = macs * e.mac_fj[dtype] if macs else 0
-    return (mac, sram_bytes * e.sram_fj_per_byte, 0, 0)
+def mac_fj(arch: Arch, dtype: str, macs: int) -> int:
+    """``macs`` multiply-accumulates of ``dtype`` inputs."""
+    return macs * arch.energy.mac_fj[dtype]
 
 
-def transfer_fj(arch: Arch, nbytes: int, links: int, dram_sides: int,
-                sram_sides: int) -> tuple[int, int, int, int]:
-    """A transfer (dma, dma_multicast, dma_gather) of ``nbytes``: each SRAM
-    side reads or writes them once (a multicast's every destination), each
-    of the ``links`` NoC links of its route or tree carries them once, and
-    each DRAM side reads or writes them once."""
+def dynamic_fj(arch: Arch, mac: int, sram_bytes: int, noc_link_bytes: int,
+               dram_bytes: int) -> dict[str, int]:
+    """Dynamic fJ by part of what some instructions did: ``mac`` fJ of MACs
+    (:func:`mac_fj`), bytes at SRAM ports (every compute operand byte and
+    each SRAM side of a transfer, a multicast's every destination), bytes
+    times the NoC links they crossed (a multicast's tree, each link once)
+    and DRAM bytes read or written. The simulator counts these per tag as
+    it counts ``bytes``, so energy is derived from its byte counts."""
     e = arch.energy
-    return (0, nbytes * sram_sides * e.sram_fj_per_byte,
-            nbytes * links * e.noc_fj_per_byte_hop,
-            nbytes * dram_sides * e.dram_fj_per_byte)
+    return {"mac": mac, "sram": sram_bytes * e.sram_fj_per_byte,
+            "noc": noc_link_bytes * e.noc_fj_per_byte_hop,
+            "dram": dram_bytes * e.dram_fj_per_byte}
 
 
 def static_fj(arch: Arch, cycles: int) -> float:

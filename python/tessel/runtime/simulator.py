@@ -68,42 +68,43 @@ class _StaticTile:
     instruction, per-instruction statistics."""
 
     __slots__ = ("instrs", "n", "kinds", "args", "cum", "cum_mac", "cum_vec",
-                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes", "energy",
+                 "next_ctrl", "tags", "macs", "mac_peak", "sram_bytes", "mac_fj",
                  "whole_stream", "run_heads", "run_tails")
 
-    def totals(self, done: int) -> tuple[dict, int, float, int, list[int]]:
+    def totals(self, done: int) -> tuple[dict, int, float, int]:
         """Of the first ``done`` instructions: per tag ``[instructions, busy
-        cycles, MACs, DRAM bytes, NoC bytes, dynamic fJ]`` (tags in order of
-        first appearance), MACs, MAC peak cycles, compute SRAM bytes and the
-        dynamic fJ by part (energy.DYNAMIC_PARTS). A tile that finished ran
-        its whole stream: those figures are kept."""
+        cycles, MACs, DRAM bytes, NoC bytes, MAC fJ, SRAM bytes, NoC link
+        bytes]`` (tags in order of first appearance; the last four are what
+        energy.dynamic_fj charges), MACs, MAC peak cycles and compute SRAM
+        bytes. A tile that finished ran its whole stream: those figures are
+        kept."""
         if done == self.n and self.whole_stream is not None:
             return self.whole_stream
         cum, tags_of, macs_of = self.cum, self.tags, self.macs
-        args, kinds, energy_of = self.args, self.kinds, self.energy
+        args, kinds = self.args, self.kinds
+        mac_fj, sram_of = self.mac_fj, self.sram_bytes
         per_tag: dict = {}
-        parts = [0] * len(energy.DYNAMIC_PARTS)
         for j in range(done):
             tag = tags_of[j]
             acc = per_tag.get(tag)
             if acc is None:
-                acc = per_tag[tag] = [0, 0, 0, 0, 0, 0]
+                acc = per_tag[tag] = [0, 0, 0, 0, 0, 0, 0, 0]
             acc[0] += 1
             acc[1] += (cum[j + 1] - cum[j]) or ISSUE_CYCLES
             acc[2] += macs_of[j]
-            e = energy_of[j]
-            if e is not None:
-                acc[5] += sum(e)
-                for i, fj in enumerate(e):
-                    parts[i] += fj
+            acc[5] += mac_fj[j]
+            acc[6] += sram_of[j]
             if kinds[j] == _DMA:
                 arg = args[j]
+                nbytes, links = arg[2], arg[8]
                 if arg[5] == "dram":
-                    acc[3] += arg[2]
-                if arg[8]:
-                    acc[4] += arg[2]
+                    acc[3] += nbytes
+                if links:
+                    acc[4] += nbytes
+                    acc[7] += nbytes * len(links)
+                acc[6] += nbytes * arg[11][2]
         got = (per_tag, sum(macs_of[:done]), sum(self.mac_peak[:done]),
-               sum(self.sram_bytes[:done]), parts)
+               sum(sram_of[:done]))
         if done == self.n:
             self.whole_stream = got
         return got
@@ -139,8 +140,7 @@ class _Static:
         cum, cum_mac, cum_vec = [0] * (n + 1), [0] * (n + 1), [0] * (n + 1)
         st.tags = [ins.tag for ins in instrs]
         st.macs, st.mac_peak, st.sram_bytes = [0] * n, [0.0] * n, [0] * n
-        # Dynamic fJ by part (energy.DYNAMIC_PARTS); None: none (control).
-        st.energy = energy_of = [None] * n
+        st.mac_fj = [0] * n
         mm_cache = self._mm_cache
         # Double-buffered weights let a run go on across control
         # instructions that do not stall (docs/simulator.md).
@@ -152,10 +152,7 @@ class _Static:
             c = mc = vc = 0
             if op in _TRANSFERS:
                 kinds[j] = _DMA
-                args[j] = arg = _TRANSFERS[op](self, rc, ins)
-                nbytes, links, sides = arg[2], arg[8], arg[11]
-                energy_of[j] = energy.transfer_fj(a, nbytes, len(links),
-                                                  sides[0] + sides[1], sides[2])
+                args[j] = _TRANSFERS[op](self, rc, ins)
             elif op == "wait":
                 kinds[j] = _WAIT
                 args[j] = ins["tokens"]
@@ -179,10 +176,10 @@ class _Static:
                         macs = key[1] * key[2] * key[3]
                         got = mm_cache[key] = (
                             (fill, drain, stream), sram, macs,
-                            macs / a.tile.mac.macs_per_cycle[key[0]])
-                    phases, st.sram_bytes[j], st.macs[j], st.mac_peak[j] = got
-                    energy_of[j] = energy.compute_fj(a, key[0], st.macs[j],
-                                                     st.sram_bytes[j])
+                            macs / a.tile.mac.macs_per_cycle[key[0]],
+                            energy.mac_fj(a, key[0], macs))
+                    (phases, st.sram_bytes[j], st.macs[j], st.mac_peak[j],
+                     st.mac_fj[j]) = got
                     run.append(phases)
                     if j + 1 < n and instrs[j + 1].op in isa.MATMUL_OPS:
                         continue
@@ -203,7 +200,6 @@ class _Static:
                     continue
                 else:
                     c, st.sram_bytes[j] = vector_timing(a, ins)
-                    energy_of[j] = energy.compute_fj(a, None, 0, st.sram_bytes[j])
                     vc = c
             cum[j + 1] = cum[j] + c
             cum_mac[j + 1] = cum_mac[j] + mc
@@ -862,19 +858,22 @@ class _Simulator:
             s.stalls = dict(tl.stalls)
             s.finished_at = tl.done_at if tl.finished else end
             s.idle = max(0.0, end - s.busy - sum(s.stalls.values()))
-            per_tag, macs, mac_peak_cycles, sram_bytes, parts = tl.static.totals(done)
-            for tag, (count, busy, tag_macs, db, nb, fj) in per_tag.items():
+            per_tag, macs, mac_peak_cycles, sram_bytes = tl.static.totals(done)
+            tile_fj = dict.fromkeys(energy.DYNAMIC_PARTS, 0)
+            for tag, (count, busy, tag_macs, db, nb, mfj, sb, lb) in per_tag.items():
                 ts = tag_stats(tag)
                 ts.instructions += count
                 ts.busy += busy - tl.joined_by_tag.get(tag, 0)
                 ts.macs += tag_macs
                 ts.dram_bytes += db
                 ts.noc_bytes += nb
-                ts.energy += fj * energy.FJ
-            tile_fj = dict(zip(energy.DYNAMIC_PARTS, parts), static=static)
-            s.energy = energy.joules(tile_fj)
-            for part, fj in zip(energy.DYNAMIC_PARTS, parts):
+                tag_fj = energy.dynamic_fj(a, mfj, sb, lb, db)
+                ts.energy += sum(tag_fj.values()) * energy.FJ
+                for part, fj in tag_fj.items():
+                    tile_fj[part] += fj
+            for part, fj in tile_fj.items():
                 run_fj[part] += fj
+            s.energy = energy.joules({**tile_fj, "static": static})
             s.macs = macs
             s.mac_peak_cycles = mac_peak_cycles
             sram_compute += sram_bytes
