@@ -537,13 +537,8 @@ using GenericToVector =
     LowerWith<linalg::GenericOp, &InstructionLowering::lowerElementwise>;
 
 /// linalg.reduce -> vector reductions.
-struct ReduceToVector : InstructionPattern<linalg::ReduceOp> {
-  using InstructionPattern::InstructionPattern;
-  LogicalResult matchAndRewrite(linalg::ReduceOp op,
-                                PatternRewriter &) const override {
-    return lowering.lowerReduction(op);
-  }
-};
+using ReduceToVector =
+    LowerWith<linalg::ReduceOp, &InstructionLowering::lowerReduction>;
 
 } // namespace
 

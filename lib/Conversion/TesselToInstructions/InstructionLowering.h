@@ -348,8 +348,9 @@ protected:
   InstructionLowering &lowering;
 };
 
-/// The pattern of an op kind that one InstructionLowering member lowers.
-template <typename OpTy, LogicalResult (InstructionLowering::*lower)(OpTy)>
+/// The pattern of an op kind that one InstructionLowering member `lower`
+/// lowers (the member may take the op or an interface it implements).
+template <typename OpTy, auto lower>
 struct LowerWith : InstructionPattern<OpTy> {
   using InstructionPattern<OpTy>::InstructionPattern;
   LogicalResult matchAndRewrite(OpTy op, PatternRewriter &) const override {

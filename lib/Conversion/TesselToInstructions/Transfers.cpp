@@ -155,8 +155,8 @@ using FillToVectorFill =
     LowerWith<linalg::FillOp, &InstructionLowering::lowerFill>;
 
 /// linalg.copy between SRAM buffers -> a vector copy.
-struct LinalgCopyToVectorCopy : InstructionPattern<linalg::CopyOp> {
-  using InstructionPattern::InstructionPattern;
+struct LinalgCopyToVectorCopy : OpRewritePattern<linalg::CopyOp> {
+  using OpRewritePattern::OpRewritePattern;
   LogicalResult matchAndRewrite(linalg::CopyOp op,
                                 PatternRewriter &rewriter) const override {
     rewriter.setInsertionPoint(op);
@@ -171,8 +171,8 @@ struct LinalgCopyToVectorCopy : InstructionPattern<linalg::CopyOp> {
 
 void populateTransferPatterns(RewritePatternSet &patterns,
                               InstructionLowering &lowering) {
-  patterns.add<CopyToDma, FillToVectorFill, LinalgCopyToVectorCopy>(
-      patterns.getContext(), lowering);
+  patterns.add<CopyToDma, FillToVectorFill>(patterns.getContext(), lowering);
+  patterns.add<LinalgCopyToVectorCopy>(patterns.getContext());
 }
 
 } // namespace mlir::tessel::instructions

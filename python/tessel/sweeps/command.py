@@ -5,7 +5,7 @@ from __future__ import annotations
 import sys
 
 from ..driver.errors import StageError
-from ..errors import InvalidArgumentError, MissingExtraError
+from ..errors import InvalidArgumentError
 from . import sweep
 
 
@@ -18,8 +18,6 @@ def run(args) -> int:
         result = sweep(args.model, set=args.set or [], out=args.output, arch=args.arch,
                        workers=args.workers, address=args.address,
                        check=not args.no_check, progress=stream, **options)
-    except MissingExtraError:
-        raise                       # the command line names the extra
     except (StageError, InvalidArgumentError, ValueError, TypeError, KeyError) as e:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 1

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
-from ..arch import Arch
+from ..arch import Arch, ArchError
 from ..errors import InvalidArgumentError, missing_extra
 from . import space
 from .point import FINAL_STATUSES, METRICS, Job, evaluate
@@ -153,7 +153,6 @@ def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
     all_points = space.points(axes)
     key = lambda values: tuple(str(v) for v in values)   # noqa: E731
     todo = [v for v in all_points if key(v) not in done]
-    invalid = space.check_points(base, axes)
     rows: dict[tuple, dict] = {key(v): _typed(r) for v, r in
                                ((v, done[key(v)]) for v in all_points if key(v) in done)}
     bar = _Progress(len(todo), progress if todo else None)
@@ -172,16 +171,17 @@ def run(job: Job, base: Arch, axes: list[space.Axis], out: str | Path, *,
                 f.flush()
             bar.update(row)
 
-        runnable = []
+        # Each point's arch, once; a combination the arch rejects is a row.
+        runnable: dict[tuple, dict] = {}
         for values in todo:
-            if values in invalid:
+            try:
+                runnable[values] = space.point_arch(base, axes, values).to_dict()
+            except ArchError as e:
                 record(values, {**dict.fromkeys(METRICS, ""), "status": "invalid",
-                                "error": invalid[values]})
-            else:
-                runnable.append(values)
+                                "error": str(e)})
         startup = 0.0
         if runnable:
-            startup = _run_on_ray(job, base, axes, runnable, workers, address, record)
+            startup = _run_on_ray(job, runnable, workers, address, record)
 
     ordered = [rows[key(v)] for v in all_points]
     _rewrite_in_point_order(csv_path, fields, ordered)
@@ -203,8 +203,9 @@ def _rewrite_in_point_order(csv_path: Path, fields: list[str], rows: list[dict])
     os.replace(tmp, csv_path)
 
 
-def _run_on_ray(job, base, axes, runnable, workers, address, record) -> float:
-    """Runs the points; returns the seconds it took to start or join Ray."""
+def _run_on_ray(job, runnable, workers, address, record) -> float:
+    """Runs the points (values -> arch description); returns the seconds it
+    took to start or join Ray."""
     ray = _ray()
     start = time.monotonic()
     address = address or os.environ.get("RAY_ADDRESS") or None
@@ -221,11 +222,10 @@ def _run_on_ray(job, base, axes, runnable, workers, address, record) -> float:
         job_ref = ray.put(job)
         limit = workers or max(1, int(ray.available_resources().get("CPU", 1)))
         pending: dict = {}
-        queue = list(runnable)
+        queue = list(runnable.items())
         while queue or pending:
             while queue and len(pending) < limit:
-                values = queue.pop(0)
-                desc = space.point_arch(base, axes, values).to_dict()
+                values, desc = queue.pop(0)
                 pending[task.remote(job_ref, desc)] = values
             ready, _ = ray.wait(list(pending), num_returns=1)
             for ref in ready:

@@ -5,7 +5,8 @@ Every value is checked against its field before anything runs: an unknown
 field, a value of the wrong kind or out of the field's range stops the
 sweep with the field and what it allows. A combination of valid values that
 the arch rejects as a whole (two fields that contradict each other) is a
-point that fails with its error, not a stopped sweep."""
+point that fails with its error (``point_arch`` raises ArchError), not a
+stopped sweep."""
 
 from __future__ import annotations
 
@@ -172,15 +173,3 @@ def point_name(base: str, axes: list[Axis], values: tuple[Any, ...]) -> str:
     and '=' replaced) that says the point."""
     parts = [base] + [f"{a.path.rsplit('.', 1)[-1]}-{v}" for a, v in zip(axes, values)]
     return "_".join(parts)
-
-
-def check_points(base: Arch, axes: list[Axis]) -> dict[tuple, str]:
-    """For every point whose combination the arch rejects, the reason (the
-    sweep records these without running them)."""
-    invalid = {}
-    for values in points(axes):
-        try:
-            point_arch(base, axes, values)
-        except ArchError as e:
-            invalid[values] = str(e)
-    return invalid
