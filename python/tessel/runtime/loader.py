@@ -13,7 +13,7 @@ from typing import Any, Mapping
 from .. import arch as arch_model
 from . import isa
 from .program import (MANIFEST, Buffer, Program, ProgramError, Tag, TileProgram,
-                      _stream_count, is_int, manifest_digest, stream_path)
+                      is_int, manifest_digest, stream_instruction_count, stream_path)
 
 
 _KIND_NAMES = {int: "an integer", str: "a string", list: "a list",
@@ -172,7 +172,7 @@ def load_program(directory: str | os.PathLike) -> Program:
         stream = _read(path, rel, f"{w}stream")
         digests.check(rel, stream, f"{w}stream")
         if len(stream) >= isa.HEADER_BYTES and stream[:4] == isa.MAGIC:
-            have = _stream_count(stream)
+            have = stream_instruction_count(stream)
             if have != count:
                 raise ProgramError(f"says {count} instructions, the stream {rel!r} "
                                    f"header says {have}", file=MANIFEST,

@@ -267,7 +267,7 @@ class Program:
             "inputs": list(self.inputs),
             "outputs": list(self.outputs),
             "tiles": [{"row": t.row, "col": t.col, "stream": t.path,
-                       "instructions": _stream_count(t.stream),
+                       "instructions": stream_instruction_count(t.stream),
                        "semaphores": list(t.semaphores), "tokens": t.tokens}
                       for t in self.tiles],
             "tags": [t.to_dict() for t in self.tags],
@@ -338,7 +338,8 @@ class Program:
         validate(self)
 
 
-def _stream_count(stream: bytes) -> int:
+def stream_instruction_count(stream: bytes) -> int:
+    """The instruction count a stream's header states (0 without one)."""
     if len(stream) < isa.HEADER_BYTES:
         return 0
     return int.from_bytes(stream[8:12], "little")
