@@ -158,6 +158,76 @@ def test_every_opcode_round_trips_through_the_decoder():
     assert p.num_instructions == 8
 
 
+def _sample_fields(op, rank):
+    """Fields of ``op`` with ``sizes`` of ``rank`` dimensions, every value
+    distinct from its neighbours' so that a misplaced word shows."""
+    counter = iter(range(1, 1000))
+    fields = {}
+    for name, kind, table, view_rank, rank_delta, _ in isa._PLANS[op]:
+        vr = view_rank if view_rank is not None else rank + rank_delta
+        view = isa.View(8 * next(counter), tuple(-next(counter) for _ in range(vr)))
+        if kind == "view":
+            fields[name] = view
+        elif kind == "endpoint":
+            fields[name] = isa.Endpoint("dram", 0, 0, view)
+        elif kind == "multicast":
+            fields[name] = (isa.Endpoint("sram", 1, 2, view),)
+        elif kind == "sizes":
+            fields[name] = tuple(next(counter) for _ in range(rank))
+        elif kind == "tokens":
+            fields[name] = tuple(next(counter) for _ in range(rank))
+        elif kind in ("dtype", "enum"):
+            fields[name] = table[next(counter) % len(table)]
+        elif kind == "f32":
+            fields[name] = 0.5 * next(counter)
+        elif kind == "i32":
+            fields[name] = -next(counter)
+        else:
+            fields[name] = next(counter)
+    return fields
+
+
+def _word_of(op, rank, index):
+    """The word that operand ``index`` of ``op`` starts at, as
+    :func:`_sample_fields` lays it out."""
+    position = 1
+    for name, kind, _, view_rank, rank_delta, _ in isa._PLANS[op][:index]:
+        vr = view_rank if view_rank is not None else rank + rank_delta
+        position += {"view": 2 + vr, "endpoint": 5 + vr, "sizes": 1 + rank,
+                     "tokens": 1 + rank, "multicast": rank + 1 + 4}.get(kind, 1)
+    return position
+
+
+def _stream(words_list):
+    body = [w for words in words_list for w in words]
+    return (isa.MAGIC + struct.pack("<HHII", isa.VERSION, 0, len(words_list), len(body))
+            + struct.pack(f"<{len(body)}I", *body))
+
+
+def test_the_layout_decoders_give_what_the_general_decoder_gives():
+    """decode_stream reads each (opcode, length) through a decoder made for
+    its layout: every opcode at every rank decodes as decode_instruction
+    decodes it, and words that break a rule raise its error."""
+    for op in isa.LAYOUTS:
+        for rank in range(1, isa.MAX_RANK + 1):
+            words = isa.encode(op, _sample_fields(op, rank), tag=rank)
+            has_layout = isa._fast_decoder(isa.OPCODES[op], len(words)) is not None
+            assert has_layout == (op != "dma_multicast"), (op, rank)
+            assert isa.decode_stream(_stream([words])) == [
+                isa.decode_instruction(words, 0, isa.HEADER_BYTES)], (op, rank)
+            general = [i for i, (_, kind, *_) in enumerate(isa._PLANS[op])
+                       if kind in ("dtype", "enum", "sizes", "tokens")]
+            # Each code, rank and count word made wrong in turn.
+            for index in general:
+                bad = list(words)
+                bad[_word_of(op, rank, index)] = 0xFFFF
+                with pytest.raises(isa.DecodeError) as fast:
+                    isa.decode_stream(_stream([bad]))
+                with pytest.raises(isa.DecodeError) as slow:
+                    isa.decode_instruction(bad, 0, isa.HEADER_BYTES)
+                assert str(fast.value) == str(slow.value), (op, rank, index)
+
+
 # ---- rejection -----------------------------------------------------------
 
 def strip_digests(path):

@@ -25,7 +25,7 @@ LogicalResult InstructionLowering::emitGather(memref::LoadOp load,
   if (getMemorySpace(type) != MemorySpace::dram)
     return load.emitOpError("reads an SRAM buffer element by element; only "
                             "a DRAM table is read by index (dma_gather)");
-  auto [strides, offset] = type.getStridesAndOffset();
+  auto [strides, offset] = getStridesAndOffset(type);
   SmallVector<int64_t> viewStrides(shape.size(), 0);
   Value indices;
   int64_t indexStride = 0, rows = 0;
@@ -349,7 +349,7 @@ LogicalResult InstructionLowering::lowerReduction(linalg::LinalgOp op) {
   Value output = op.getDpsInits()[0];
   auto outType = cast<MemRefType>(output.getType());
   if (outType.getShape() != ArrayRef<int64_t>(shape)) {
-    auto [strides, offset] = outType.getStridesAndOffset();
+    auto [strides, offset] = getStridesAndOffset(outType);
     SmallVector<int64_t> kept;
     for (auto [dim, expr] : llvm::enumerate(outMap.getResults()))
       if (isa<AffineDimExpr>(expr))

@@ -179,12 +179,12 @@ Value InstructionLowering::window(Location loc, Value buffer, int64_t base,
                                   ArrayRef<int64_t> sizes,
                                   ArrayRef<int64_t> steps) {
   int64_t offset =
-      cast<MemRefType>(buffer.getType()).getStridesAndOffset().second;
+      getStridesAndOffset(cast<MemRefType>(buffer.getType())).second;
   return stridedView(rewriter, loc, buffer, offset + base, sizes, steps);
 }
 
 SmallVector<int64_t> InstructionLowering::stridesOf(Value buffer) {
-  return cast<MemRefType>(buffer.getType()).getStridesAndOffset().first;
+  return getStridesAndOffset(cast<MemRefType>(buffer.getType())).first;
 }
 
 LogicalResult InstructionLowering::checkStatic(Operation *op) {
@@ -192,7 +192,7 @@ LogicalResult InstructionLowering::checkStatic(Operation *op) {
     auto type = dyn_cast<MemRefType>(operand.getType());
     if (!type || !type.hasStaticShape() || !type.isStrided())
       return op->emitOpError("needs statically shaped, strided operands");
-    auto [strides, offset] = type.getStridesAndOffset();
+    auto [strides, offset] = getStridesAndOffset(type);
     if (ShapedType::isDynamic(offset) ||
         llvm::any_of(strides, ShapedType::isDynamic))
       return op->emitOpError("needs static strides and offsets");

@@ -47,7 +47,7 @@ FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
   auto type = cast<MemRefType>(buffer.getType());
   if (map.isIdentity())
     return buffer;
-  auto [strides, offset] = type.getStridesAndOffset();
+  auto [strides, offset] = getStridesAndOffset(type);
   SmallVector<int64_t> viewStrides(loopSizes.size(), 0);
   llvm::SmallBitVector seen(loopSizes.size());
   for (auto [dim, expr] : llvm::enumerate(map.getResults())) {

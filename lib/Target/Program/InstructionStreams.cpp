@@ -478,7 +478,7 @@ FailureOr<Ref> Encoder::ref(Value value, Operation *user,
   Ref r;
   r.place = *where;
   int64_t offset;
-  if (failed(type.getStridesAndOffset(r.strides, offset)) ||
+  if (failed(getStridesAndOffset(type, r.strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(r.strides, ShapedType::isDynamic)) {
     std::string source;

@@ -274,6 +274,32 @@ Value mlir::tessel::getViewRoot(Value view) {
   return view;
 }
 
+LogicalResult mlir::tessel::getStridesAndOffset(
+    MemRefType type, SmallVectorImpl<int64_t> &strides, int64_t &offset) {
+  if (auto strided = dyn_cast<StridedLayoutAttr>(type.getLayout())) {
+    strides.assign(strided.getStrides().begin(), strided.getStrides().end());
+    offset = strided.getOffset();
+    return success();
+  }
+  if (!type.getLayout().isIdentity() || !type.hasStaticShape())
+    return type.getStridesAndOffset(strides, offset);
+  strides.assign(type.getRank(), 1);
+  for (int64_t d = type.getRank() - 1; d > 0; --d)
+    strides[d - 1] = strides[d] * type.getDimSize(d);
+  offset = 0;
+  return success();
+}
+
+std::pair<SmallVector<int64_t>, int64_t>
+mlir::tessel::getStridesAndOffset(MemRefType type) {
+  SmallVector<int64_t> strides;
+  int64_t offset;
+  LogicalResult strided = getStridesAndOffset(type, strides, offset);
+  assert(succeeded(strided) && "a layout that is not strided");
+  (void)strided;
+  return {strides, offset};
+}
+
 BufferOp mlir::tessel::getSramBuffer(Value view) {
   return dyn_cast_if_present<BufferOp>(getBufferDef(view));
 }
@@ -757,7 +783,7 @@ TransposeViewOp::getAliasingValues(OpOperand &,
 /// shape and strides permuted, its offset kept.
 static MemRefType getTransposedType(MemRefType source,
                                     ArrayRef<int64_t> permutation) {
-  auto [strides, offset] = source.getStridesAndOffset();
+  auto [strides, offset] = getStridesAndOffset(source);
   SmallVector<int64_t> shape, permuted;
   for (int64_t d : permutation) {
     shape.push_back(source.getDimSize(d));

@@ -39,6 +39,7 @@
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/SetVector.h"
 #include <functional>
 #include <map>
 #include <set>
@@ -858,9 +859,15 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       op.getCanonicalizationPatterns(patterns, ctx);
     FrozenRewritePatternSet canonicalization(std::move(patterns));
 
+    if (failed(applyPatternsGreedily(device, canonicalization)))
+      return device.emitOpError("did not converge while folding steps");
+    // Each round unrolls the outermost loops left and folds what their
+    // bodies became (an inner loop's bounds among it); the rest of the
+    // device was folded before and is not visited again. The ops a body
+    // reads from outside are, so that one the body no longer needs goes.
+    GreedyRewriteConfig config;
+    config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     while (true) {
-      if (failed(applyPatternsGreedily(device, canonicalization)))
-        return device.emitOpError("did not converge while folding steps");
       SmallVector<scf::ForOp> outermost;
       device.walk([&](scf::ForOp loop) {
         if (!loop->getParentOfType<scf::ForOp>())
@@ -868,10 +875,26 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       });
       if (outermost.empty())
         return success();
-      for (scf::ForOp loop : outermost)
+      SetVector<Operation *> unrolled;
+      for (scf::ForOp loop : outermost) {
+        Block *block = loop->getBlock();
+        Operation *before = loop->getPrevNode(), *after = loop->getNextNode();
+        loop->walk([&](Operation *op) {
+          for (Value operand : op->getOperands())
+            if (Operation *def = operand.getDefiningOp())
+              if (!loop->isAncestor(def))
+                unrolled.insert(def);
+        });
         if (failed(loopUnrollFull(loop)))
           return loop.emitOpError("has a trip count that is not constant, so "
                                   "the tile's program cannot be unrolled");
+        for (Operation *op = before ? before->getNextNode() : &block->front();
+             op != after; op = op->getNextNode())
+          op->walk([&](Operation *nested) { unrolled.insert(nested); });
+      }
+      if (failed(applyOpPatternsGreedily(unrolled.getArrayRef(),
+                                         canonicalization, config)))
+        return device.emitOpError("did not converge while folding steps");
     }
   }
 };

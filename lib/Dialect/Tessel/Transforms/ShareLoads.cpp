@@ -155,14 +155,14 @@ std::optional<Reader> getReader(unsigned core, DmaOp load) {
   auto type = cast<MemRefType>(value.getType());
   int64_t offset;
   SmallVector<int64_t> strides;
-  if (failed(type.getStridesAndOffset(strides, offset)) ||
+  if (failed(getStridesAndOffset(type, strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
   auto targetType = cast<MemRefType>(load.getTarget().getType());
   int64_t targetOffset;
   SmallVector<int64_t> targetStrides;
-  if (failed(targetType.getStridesAndOffset(targetStrides, targetOffset)))
+  if (failed(getStridesAndOffset(targetType, targetStrides, targetOffset)))
     return std::nullopt;
   while (Operation *def = value.getDefiningOp()) {
     // The whole buffer: DRAM, or a kept slice at a constant place in

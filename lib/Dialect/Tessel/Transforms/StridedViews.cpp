@@ -27,7 +27,7 @@ std::optional<Extent> mlir::tessel::getExtent(Value view) {
   SmallVector<int64_t> strides;
   int64_t offset;
   if (!type.hasStaticShape() ||
-      failed(type.getStridesAndOffset(strides, offset)) ||
+      failed(getStridesAndOffset(type, strides, offset)) ||
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic))
     return std::nullopt;
@@ -54,7 +54,7 @@ std::optional<StridedBox> StridedBox::of(Value view) {
   auto type = cast<MemRefType>(view.getType());
   StridedBox box;
   if (!getExtent(view) ||
-      failed(type.getStridesAndOffset(box.strides, box.offset)))
+      failed(getStridesAndOffset(type, box.strides, box.offset)))
     return std::nullopt;
   box.sizes.assign(type.getShape().begin(), type.getShape().end());
   for (unsigned d = 0; d < box.sizes.size(); ++d)

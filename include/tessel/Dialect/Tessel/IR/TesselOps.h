@@ -34,6 +34,18 @@ BufferOp getSramBuffer(Value view);
 /// value that is none of them (an allocation, a buffer, an argument).
 Value getViewRoot(Value view);
 
+/// The strides and offset of `type`, as MemRefType::getStridesAndOffset
+/// gives them, without the affine expressions MLIR builds and simplifies
+/// for an identity layout: read from a strided layout, computed row-major
+/// for an identity one of static shape. The lowering asks this of every
+/// view it makes, hundreds of thousands of times for a large model.
+LogicalResult getStridesAndOffset(MemRefType type,
+                                  SmallVectorImpl<int64_t> &strides,
+                                  int64_t &offset);
+
+/// The strides and offset of `type`, which must be strided.
+std::pair<SmallVector<int64_t>, int64_t> getStridesAndOffset(MemRefType type);
+
 /// Where `transfer` is waited for, waits for `tokens` instead (a wait left
 /// with none is erased); then erases `transfer`. What replaces a transfer
 /// by others (pieces of it, or a multicast that delivers it) calls this.
