@@ -122,6 +122,36 @@ IndexClaims::IndexClaims(Value root, const StridedBox &box)
   }
 }
 
+/// The indices of `box` that `touched` covers, per dimension of `box` a
+/// range `[begin, begin + count)`, where `touched` is a box inside `box`
+/// along its dimensions (a subview of it): each of its dimensions of more
+/// than one element steps along one of `box`'s, within its bounds. Then
+/// its elements are exactly the indices in those ranges, and need not be
+/// visited one by one. Nullopt for any other view.
+static std::optional<SmallVector<std::pair<int64_t, int64_t>>>
+getAlignedRanges(const StridedBox &box, const StridedBox &touched) {
+  if (!box.nests() || touched.elements() == 0)
+    return std::nullopt;
+  SmallVector<int64_t> start;
+  if (!box.indexOf(touched.offset, start))
+    return std::nullopt;
+  SmallVector<std::pair<int64_t, int64_t>> ranges;
+  for (int64_t begin : start)
+    ranges.push_back({begin, 1});
+  for (auto [size, stride] : llvm::zip(touched.sizes, touched.strides)) {
+    if (size == 1)
+      continue;
+    const unsigned *along = llvm::find_if(box.order, [&](unsigned d) {
+      return box.strides[d] == stride && ranges[d].second == 1;
+    });
+    if (along == box.order.end() ||
+        ranges[*along].first + size > box.sizes[*along])
+      return std::nullopt;
+    ranges[*along].second = size;
+  }
+  return ranges;
+}
+
 bool IndexClaims::claim(Operation *op) {
   SmallVector<int64_t> index;
   for (Value operand : op->getOperands()) {
@@ -130,6 +160,18 @@ bool IndexClaims::claim(Operation *op) {
     std::optional<StridedBox> touched = StridedBox::of(operand);
     if (!touched || (budget -= touched->elements()) < 0)
       return false;
+    if (auto ranges = getAlignedRanges(box, *touched)) {
+      for (auto [d, range] : llvm::enumerate(*ranges)) {
+        if (claims[d].empty())
+          continue;
+        for (int64_t i = range.first; i < range.first + range.second; ++i)
+          if (!claims[d][i]) {
+            claims[d][i] = op;
+            --unclaimed;
+          }
+      }
+      continue;
+    }
     touched->forEachElement([&](int64_t element) {
       if (!box.indexOf(element, index))
         return;
