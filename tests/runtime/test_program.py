@@ -213,8 +213,15 @@ def test_the_layout_decoders_give_what_the_general_decoder_gives():
             words = isa.encode(op, _sample_fields(op, rank), tag=rank)
             has_layout = isa._fast_decoder(isa.OPCODES[op], len(words)) is not None
             assert has_layout == (op != "dma_multicast"), (op, rank)
-            assert isa.decode_stream(_stream([words])) == [
-                isa.decode_instruction(words, 0, isa.HEADER_BYTES)], (op, rank)
+            # The same operands twice, under another tag: the second shares
+            # the first's fields.
+            again = isa.encode(op, _sample_fields(op, rank))
+            first, second = isa.decode_stream(_stream([words, again]))
+            assert [first, second] == [
+                isa.decode_instruction(words, 0, isa.HEADER_BYTES),
+                isa.decode_instruction(again, 0, isa.HEADER_BYTES + 4 * len(words))
+            ], (op, rank)
+            assert (second.fields is first.fields) == has_layout
             general = [i for i, (_, kind, *_) in enumerate(isa._PLANS[op])
                        if kind in ("dtype", "enum", "sizes", "tokens")]
             # Each code, rank and count word made wrong in turn.

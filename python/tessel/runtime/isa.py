@@ -610,8 +610,10 @@ _FAST_DECODERS: dict[tuple[int, int], Any] = {}
 
 def _fast_decoder(code: int, length: int):
     """The decoder of the instructions of opcode ``code`` and ``length``
-    words, ``(words, signed, start, offset, tag) -> Instruction | None``; None
-    where no layout of the opcode has that length."""
+    words, ``(words, signed, start, offset, tag, known) -> Instruction |
+    None``, where ``known`` maps the operand words of instructions decoded
+    before to their fields; None where no layout of the opcode has that
+    length."""
     key = (code, length)
     if key not in _FAST_DECODERS:
         _FAST_DECODERS[key] = _generate_decoder(code, length)
@@ -705,13 +707,18 @@ def _generate_decoder(code: int, length: int):
     assert pos == length
     # The Instruction's attributes are set as its frozen __init__ would set
     # them, and its views made as View.__new__ would: the two calls took
-    # half of decoding.
-    source = (f"def decode(w, signed, s, offset, tag):\n"
-              + (f"    if {' or '.join(checks)}:\n        return None\n" if checks else "")
+    # half of decoding. Instructions of the same operand words share their
+    # fields, which ``known`` keeps by those words.
+    source = (f"def decode(w, signed, s, offset, tag, known):\n"
+              + f"    words = w[s + 1:s + {length}]\n"
+              + "    fields = known.get(words)\n"
+              + "    if fields is None:\n"
+              + (f"        if {' or '.join(checks)}:\n            return None\n" if checks else "")
+              + f"        fields = known[words] = {{{', '.join(values)}}}\n"
               + "    ins = new(Instruction)\n"
               + "    attributes = ins.__dict__\n"
               + f"    attributes['op'] = {op!r}\n"
-              + f"    attributes['fields'] = {{{', '.join(values)}}}\n"
+              + "    attributes['fields'] = fields\n"
               + "    attributes['tag'] = tag\n"
               + "    attributes['offset'] = offset\n"
               + "    return ins\n")
@@ -719,9 +726,19 @@ def _generate_decoder(code: int, length: int):
     return names["decode"]
 
 
-def decode_stream(data: bytes) -> list[Instruction]:
+def decode_stream(data: bytes,
+                  known: dict[int, dict[tuple[int, ...], dict]] | None = None
+                  ) -> list[Instruction]:
     """Every instruction of a stream file. Raises :class:`DecodeError` with
-    the byte offset of the header field or instruction at fault."""
+    the byte offset of the header field or instruction at fault.
+
+    Instructions of the same opcode and operand words (a program's tiles
+    repeat the same matmuls at the same addresses) share one ``fields``
+    mapping, which nothing may change: ``known`` keeps them by opcode and
+    length, then by operand words, and a caller passes the same ``known``
+    for every stream of a program."""
+    if known is None:
+        known = {}
     if len(data) < HEADER_BYTES:
         raise DecodeError(f"truncated header: {len(data)} bytes, the header "
                           f"has {HEADER_BYTES}", 0)
@@ -755,7 +772,11 @@ def decode_stream(data: bytes) -> list[Instruction]:
         ins = None
         if decode is not None:
             tag = header >> 16
-            ins = decode(words, signed, pos, offset, None if tag == NO_TAG else tag)
+            layout = header & 0xFFFF
+            if layout not in known:
+                known[layout] = {}
+            ins = decode(words, signed, pos, offset, None if tag == NO_TAG else tag,
+                         known[layout])
         if ins is None:
             ins = decode_instruction(words, pos, offset, signed)
         out.append(ins)

@@ -108,10 +108,11 @@ class _Validator:
         self.check_buffers()
         self.check_tiles_and_tags()
         decoded = {}
+        known: dict = {}  # the fields of the instructions decoded so far
         for t in p.tiles:
             try:
                 if built is None:
-                    instrs = isa.decode_stream(t.stream)
+                    instrs = isa.decode_stream(t.stream, known)
                 else:
                     instrs = built[(t.row, t.col)]
                     # The one rule of decoding that encoding leaves out.
