@@ -863,8 +863,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       return device.emitOpError("did not converge while folding steps");
     // Each round unrolls the outermost loops left and folds what their
     // bodies became (an inner loop's bounds among it); the rest of the
-    // device was folded before and is not visited again. The ops a body
-    // reads from outside are, so that one the body no longer needs goes.
+    // device was folded before and is not visited again, but for the ops
+    // outside a loop that its body reads, so that one no longer read once
+    // the copies fold is erased as a whole-device fold would erase it.
     GreedyRewriteConfig config;
     config.setStrictness(GreedyRewriteStrictness::ExistingAndNewOps);
     while (true) {
