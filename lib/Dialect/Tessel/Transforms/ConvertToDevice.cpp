@@ -859,7 +859,9 @@ struct ConvertToDevice : impl::TesselConvertToDeviceBase<ConvertToDevice> {
       op.getCanonicalizationPatterns(patterns, ctx);
     FrozenRewritePatternSet canonicalization(std::move(patterns));
 
-    if (failed(applyPatternsGreedily(device, canonicalization)))
+    GreedyRewriteConfig first;
+    first.setRegionSimplificationLevel(GreedySimplifyRegionLevel::Disabled);
+    if (failed(applyPatternsGreedily(device, canonicalization, first)))
       return device.emitOpError("did not converge while folding steps");
     // Each round unrolls the outermost loops left and folds what their
     // bodies became (an inner loop's bounds among it); the rest of the
