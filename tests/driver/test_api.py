@@ -245,3 +245,12 @@ def test_tessel_translate_writes_the_program_tessel_compile_does(tmp_path):
 def test_import_failure_names_the_stage():
     with pytest.raises(tessel.StageError, match="stage 'import' failed.*data-dependent"):
         tessel.compile(drivermodels.DataDependent(), (torch.randn(4, 8),))
+
+
+def test_a_dtype_numpy_cannot_hold_is_refused_by_name():
+    # bfloat16 has no NumPy type: the example input is named, with what to do,
+    # before any import.
+    model = torch.nn.Linear(8, 4).to(torch.bfloat16)
+    with pytest.raises(tessel.InvalidArgumentError,
+                       match=r"example input 0 of Linear is torch.bfloat16, .*model.float\(\)"):
+        source.from_model(model, (torch.randn(2, 8).to(torch.bfloat16),))

@@ -128,10 +128,26 @@ def _torch(module, example_inputs, name) -> Source:
                 out = module(*[torch.from_numpy(np.asarray(a)) for a in arrays])
         finally:
             module.train(was_training)
-        return [o.detach().cpu().numpy() for o in _as_list(out)]
+        return [_torch_array(o, f"output {i} of {type(module).__name__}")
+                for i, o in enumerate(_as_list(out))]
 
     return Source(name, lambda: frontend.import_torch(module, tensors, name=name),
-                  [t.detach().cpu().numpy() for t in tensors], reference, "PyTorch eager")
+                  [_torch_array(t, f"example input {i} of {type(module).__name__}")
+                   for i, t in enumerate(tensors)],
+                  reference, "PyTorch eager")
+
+
+def _torch_array(tensor, what: str) -> np.ndarray:
+    """``tensor`` as a NumPy array; a dtype NumPy has no type for (bfloat16,
+    the float8 types) is refused naming ``what`` and the dtype."""
+    try:
+        return tensor.detach().cpu().numpy()
+    except TypeError:
+        raise InvalidArgumentError(
+            f"{what} is {tensor.dtype}, which Tessel does not take yet: models "
+            f"and inputs in float32, float16 or integer types are supported; "
+            f"cast the model and its inputs, e.g. model.float() and x.float()"
+        ) from None
 
 
 def _onnx(path: Path, example_inputs, name) -> Source:
