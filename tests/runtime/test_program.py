@@ -276,6 +276,17 @@ def test_a_changed_byte_anywhere_is_named(sealed):
     assert rejects(sealed, "dram.bin", "truncated").file == "dram.bin"
 
 
+def test_digests_go_unchecked_only_when_asked(sealed):
+    # emit_program reads back what it has just written: the same checks but
+    # the digests, which guard files against later changes.
+    image = sealed / "dram.bin"
+    data = bytearray(image.read_bytes())
+    data[0] ^= 0x01
+    image.write_bytes(bytes(data))
+    rejects(sealed, "dram.bin", "SHA-256 does not match")
+    assert load_program(sealed, check_digests=False).dram_image == bytes(data)
+
+
 def test_an_edited_manifest_is_named(sealed):
     m = json.loads((sealed / "manifest.json").read_text())
     m["tiles"][0]["tokens"] += 1
