@@ -598,9 +598,10 @@ def decode_instruction(words: Sequence[int], start: int, offset: int,
 # An instruction's words are laid out by its opcode and its length alone: the
 # length fixes the rank of ``sizes`` (or the count of ``tokens``), and with it
 # every operand's position. For each (opcode, length) met, one function is
-# generated that reads the operands straight from their positions, about four
-# times faster than walking the plan word by word (a large program has a few
-# hundred thousand instructions). It returns None wherever the words break a
+# generated that reads the operands straight from their positions rather
+# than walking the plan word by word; with the fields of repeated
+# instructions shared (decode_stream), ResNet-18's 121 k instructions decode
+# in 0.34 s instead of 1.27 s. It returns None wherever the words break a
 # rule (a code out of its table, a rank or count that disagrees with the
 # length); the caller then decodes with decode_instruction, which raises the
 # error with its message. Multicasts keep the general decoder.
