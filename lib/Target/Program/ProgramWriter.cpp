@@ -26,6 +26,7 @@
 
 #include <map>
 #include <memory>
+#include <thread>
 #include <variant>
 #include <vector>
 
@@ -250,17 +251,22 @@ llvm::Expected<std::string> constantBytes(DramBufferOp buffer, int64_t nbytes) {
   return std::string(raw.data(), raw.size());
 }
 
-} // namespace
-
-llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
-                                          const WeightData &weights) {
-  llvm::Expected<InstructionStreams> streams = encodeInstructionStreams(device);
-  if (!streams)
-    return streams.takeError();
-
-  // The DRAM buffers in declaration order, and the image: each buffer that
-  // has data at its offset, zeros between, up to the last such buffer.
+/// The manifest's `dram` section but for its digest, and the image: each
+/// buffer that has data at its offset, zeros between, up to the last such
+/// buffer.
+struct DramLayout {
   std::vector<Json> buffers, inputs, outputs;
+  int64_t bytes = 0;
+  std::string image;
+};
+
+/// The DRAM buffers of `device` in declaration order, with `weights` and
+/// the constants' values in the image.
+llvm::Expected<DramLayout> layOutDram(DeviceOp device,
+                                      const WeightData &weights) {
+  DramLayout layout;
+  std::vector<Json> &buffers = layout.buffers, &inputs = layout.inputs,
+                    &outputs = layout.outputs;
   std::map<int64_t, std::string> data; // offset -> initial bytes
   int64_t end = 0;
   llvm::StringSet<> weightNames;
@@ -273,7 +279,10 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
           "DRAM buffer @{0} has element type {1}; the ISA has f32, f16, bf16, "
           "i8, i32, i64",
           name, type.getElementType()));
-    // The encoder refused a buffer without one.
+    // The encoder names a buffer without one, and its errors come first.
+    if (!buffer.getAddress())
+      return llvm::createStringError(
+          llvm::formatv("DRAM buffer @{0} has no address", name));
     int64_t offset = *buffer.getAddress();
     int64_t nbytes = type.getNumElements() * (type.getElementTypeBitWidth() / 8);
     end = std::max(end, offset + nbytes);
@@ -320,30 +329,58 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
         "weights given for {0}: the device has no weight buffer of that name",
         llvm::join(unknown, ", ")));
   }
-  int64_t dramBytes = llvm::alignTo(end, kDramAlignment);
-  std::string image;
+  layout.bytes = llvm::alignTo(end, kDramAlignment);
+  std::string &image = layout.image;
   for (auto &[offset, bytes] : data) {
     if (static_cast<int64_t>(image.size()) < offset)
       image.resize(offset, '\0');
     image.replace(offset, std::min(bytes.size(), image.size() - offset), bytes);
   }
+  return layout;
+}
+
+} // namespace
+
+llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
+                                          const WeightData &weights) {
+  // The image first, so that its digest, the longest part of writing a
+  // large model's program (ResNet-18's 46 MB), is taken on a second thread
+  // while the instruction streams are encoded. Where both fail, the
+  // encoder's error is the one reported, as when it ran first.
+  llvm::Expected<DramLayout> dram = layOutDram(device, weights);
+  if (!dram) {
+    llvm::Expected<InstructionStreams> streams =
+        encodeInstructionStreams(device);
+    if (!streams) {
+      llvm::consumeError(dram.takeError());
+      return streams.takeError();
+    }
+    return dram.takeError();
+  }
+  std::string imageDigest;
+  std::thread hashing([&] { imageDigest = sha256Hex(dram->image); });
+  llvm::Expected<InstructionStreams> streams = encodeInstructionStreams(device);
+  hashing.join();
+  if (!streams)
+    return streams.takeError();
+
 
   ProgramFiles program;
-  Json dram = Json::object();
-  dram["bytes"] = Json(dramBytes);
-  dram["image"] = Json("dram.bin");
-  dram["buffers"] = Json(std::move(buffers));
+  Json dramSection = Json::object();
+  dramSection["bytes"] = Json(dram->bytes);
+  dramSection["image"] = Json("dram.bin");
+  dramSection["buffers"] = Json(std::move(dram->buffers));
   Json manifest = Json::object();
   manifest["format"] = Json(kFormat);
   manifest["version"] = Json(kVersion);
   manifest["arch"] = archJson(device.getArch());
-  manifest["dram"] = std::move(dram);
-  manifest["inputs"] = Json(std::move(inputs));
-  manifest["outputs"] = Json(std::move(outputs));
+  manifest["dram"] = std::move(dramSection);
+  manifest["inputs"] = Json(std::move(dram->inputs));
+  manifest["outputs"] = Json(std::move(dram->outputs));
   std::vector<Json> tiles, tags;
   Json digests = Json::object();
-  digests["dram.bin"] = Json(sha256Hex(image));
-  program.files.emplace_back("dram.bin", std::move(image));
+  digests["dram.bin"] = Json(std::move(imageDigest));
+  program.files.emplace_back("dram.bin", std::move(dram->image));
   for (TileStream &tile : streams->tiles) {
     std::string path = llvm::formatv("tiles/r{0}c{1}.bin", tile.row, tile.col);
     std::vector<Json> semaphores;
