@@ -727,17 +727,17 @@ def _generate_decoder(code: int, length: int):
     return names["decode"]
 
 
-def decode_stream(data: bytes,
-                  known: dict[int, dict[tuple[int, ...], dict]] | None = None
+def decode_stream(data: bytes, known: dict[int, tuple[Any, dict]] | None = None
                   ) -> list[Instruction]:
     """Every instruction of a stream file. Raises :class:`DecodeError` with
     the byte offset of the header field or instruction at fault.
 
     Instructions of the same opcode and operand words (a program's tiles
     repeat the same matmuls at the same addresses) share one ``fields``
-    mapping, which nothing may change: ``known`` keeps them by opcode and
-    length, then by operand words, and a caller passes the same ``known``
-    for every stream of a program."""
+    mapping, which nothing may change: ``known`` keeps, by opcode and
+    length, the layout's decoder and the fields it decoded by operand
+    words, and a caller passes the same ``known`` for every stream of a
+    program."""
     if known is None:
         known = {}
     if len(data) < HEADER_BYTES:
@@ -768,16 +768,17 @@ def decode_stream(data: bytes,
                               "more words follow", offset)
         header = words[pos]
         length = (header >> 8) & 0xFF
-        decode = (_fast_decoder(header & 0xFF, length)
-                  if pos + length <= nwords else None)
         ins = None
-        if decode is not None:
-            tag = header >> 16
-            layout = header & 0xFFFF
-            if layout not in known:
-                known[layout] = {}
-            ins = decode(words, signed, pos, offset, None if tag == NO_TAG else tag,
-                         known[layout])
+        if pos + length <= nwords:
+            layout = header & 0xFFFF  # the opcode and the length
+            entry = known.get(layout)
+            if entry is None:
+                entry = known[layout] = (_fast_decoder(header & 0xFF, length), {})
+            decode, fields = entry
+            if decode is not None:
+                tag = header >> 16
+                ins = decode(words, signed, pos, offset,
+                             None if tag == NO_TAG else tag, fields)
         if ins is None:
             ins = decode_instruction(words, pos, offset, signed)
         out.append(ins)
