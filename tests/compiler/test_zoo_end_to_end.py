@@ -13,6 +13,7 @@ import pytest
 import torch
 
 from tessel import frontend as fe
+from tessel.frontend.api import torch_to_host
 from tessel import zoo
 from tessel.driver import compile_imported
 from tessel.runtime.simulator import simulate
@@ -51,8 +52,8 @@ def _eager(case):
             out = module(*inputs)
         golden = list(out) if isinstance(out, (tuple, list)) else [out]
         values = list(inputs)
-    feeds = {spec.name: v.numpy() for spec, v in zip(model.signature.inputs, values)}
-    return model, feeds, [g.detach().numpy() for g in golden]
+    feeds = {spec.name: torch_to_host(v) for spec, v in zip(model.signature.inputs, values)}
+    return model, feeds, [torch_to_host(g) for g in golden]
 
 
 @pytest.mark.parametrize("name,arch", list(_params()))

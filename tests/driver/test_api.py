@@ -15,7 +15,7 @@ import drivermodels
 
 import tessel
 from tessel._tools import tool_path
-from tessel.driver import api, source
+from tessel.driver import api, check, source
 
 
 @pytest.fixture(scope="module")
@@ -247,10 +247,26 @@ def test_import_failure_names_the_stage():
         tessel.compile(drivermodels.DataDependent(), (torch.randn(4, 8),))
 
 
-def test_a_dtype_numpy_cannot_hold_is_refused_by_name():
-    # bfloat16 has no NumPy type: the example input is named, with what to do,
-    # before any import.
-    model = torch.nn.Linear(8, 4).to(torch.bfloat16)
+def test_a_bf16_model_compiles_and_is_checked_at_bf16_tolerance():
+    # bfloat16 travels as float32 (exact); the program keeps bf16 storage
+    # and multiplies on the MAC array in bf16 into f32.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU(),
+                                torch.nn.Linear(32, 8)).to(torch.bfloat16)
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    result = tessel.compile_and_simulate(model, (x,), arch="tessel-4x4", trace=False)
+    assert result.check.passed, str(result.check)
+    assert result.check.scale_rtol == check.BF16_TOLERANCE[2]
+    assert result.outputs["output"].dtype == np.float32
+    with torch.no_grad():
+        want = model(x).float().numpy()
+    assert np.abs(result.outputs["output"] - want).max() <= 2 ** -6 * np.abs(want).max()
+
+
+def test_a_dtype_tessel_has_no_type_for_is_refused_by_name():
+    # float8 has no storage type in Tessel: the example input is named,
+    # with what to do, before any import.
+    model = torch.nn.Linear(8, 4)
     with pytest.raises(tessel.InvalidArgumentError,
-                       match=r"example input 0 of Linear is torch.bfloat16, .*model.float\(\)"):
-        source.from_model(model, (torch.randn(2, 8).to(torch.bfloat16),))
+                       match=r"example input 0 of Linear is torch.float8_e4m3fn, .*model.float\(\)"):
+        source.from_model(model, (torch.randn(2, 8).to(torch.float8_e4m3fn),))

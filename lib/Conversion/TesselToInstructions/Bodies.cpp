@@ -421,10 +421,19 @@ LogicalResult InstructionLowering::emitVectorOp(
       .Case([&](arith::DivSIOp) { return binary(VectorBinaryKind::div); })
       .Case([&](arith::MaxSIOp) { return binary(VectorBinaryKind::max); })
       .Case([&](arith::MinSIOp) { return binary(VectorBinaryKind::min); })
-      // Sign extension, truncation to the low bits and conversion to a
-      // float rounded to nearest even are what `cast` does.
-      .Case<arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp>(
+      // Sign extension, truncation to the low bits, conversion to a float
+      // rounded to nearest even, and a float widened (exactly) or narrowed
+      // (to nearest even) are what `cast` does.
+      .Case<arith::ExtSIOp, arith::TruncIOp, arith::SIToFPOp, arith::ExtFOp>(
           [&](Operation *) { return unary(VectorUnaryKind::cast); })
+      .Case([&](arith::TruncFOp truncate) -> LogicalResult {
+        if (truncate.getRoundingmodeAttr() &&
+            truncate.getRoundingmode() != arith::RoundingMode::to_nearest_even)
+          return truncate.emitOpError(
+              "rounds other than to nearest even; the vector unit's cast "
+              "rounds to nearest even only");
+        return unary(VectorUnaryKind::cast);
+      })
       // A boolean (a comparison's 1 / 0) as a number.
       .Case<arith::ExtUIOp, arith::UIToFPOp>([&](Operation *convert)
                                                  -> LogicalResult {

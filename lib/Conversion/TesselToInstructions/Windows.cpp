@@ -119,10 +119,29 @@ LogicalResult InstructionLowering::lowerWindowed(linalg::LinalgOp op, Value x,
   auto stride = strides.getValues<int64_t>();
   auto dilation = dilations.getValues<int64_t>();
   int64_t c = yShape[1], oh = yShape[2], ow = yShape[3];
+  Type accType = cast<MemRefType>(y.getType()).getElementType();
+  SmallVector<Value> temporaries;
+  auto temporary = [&](ArrayRef<int64_t> shape) {
+    temporaries.push_back(allocateTemporary(rewriter, loc, shape, accType));
+    return temporaries.back();
+  };
+  // Narrow inputs (bf16, f16) accumulated in f32: the vector unit's
+  // operands share one type, so each window is widened (exactly) first, and
+  // the weights once.
+  Value wideIn;
+  if (getElementTypeOrSelf(x.getType()) != accType) {
+    wideIn = temporary({c, oh, ow});
+    if (weight) {
+      Value wideWeight =
+          temporary(cast<MemRefType>(weight.getType()).getShape());
+      VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, weight,
+                            wideWeight);
+      weight = wideWeight;
+    }
+  }
   Value product;
   if (weight)
-    product = allocateTemporary(rewriter, loc, {c, oh, ow},
-                                cast<MemRefType>(y.getType()).getElementType());
+    product = temporary({c, oh, ow});
   for (int64_t n = 0; n < yShape[0]; ++n) {
     Value out = window(loc, y, n * ys[0], {c, oh, ow}, {ys[1], ys[2], ys[3]});
     for (int64_t i = 0; i < kernel[0]; ++i)
@@ -130,6 +149,11 @@ LogicalResult InstructionLowering::lowerWindowed(linalg::LinalgOp op, Value x,
         Value in = window(
             loc, x, n * xs[0] + i * dilation[0] * xs[2] + j * dilation[1] * xs[3],
             {c, oh, ow}, {xs[1], stride[0] * xs[2], stride[1] * xs[3]});
+        if (wideIn) {
+          VectorUnaryOp::create(rewriter, loc, VectorUnaryKind::cast, in,
+                                wideIn);
+          in = wideIn;
+        }
         Value term = in;
         if (weight) {
           SmallVector<int64_t> wstr = stridesOf(weight);
@@ -142,10 +166,9 @@ LogicalResult InstructionLowering::lowerWindowed(linalg::LinalgOp op, Value x,
         VectorBinaryOp::create(rewriter, loc, combine, out, term, out);
       }
   }
-  if (product) {
-    rewriter.setInsertionPointAfter(op);
-    memref::DeallocOp::create(rewriter, loc, product);
-  }
+  rewriter.setInsertionPointAfter(op);
+  for (Value temporary : temporaries)
+    memref::DeallocOp::create(rewriter, loc, temporary);
   rewriter.eraseOp(op);
   return success();
 }

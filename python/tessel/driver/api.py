@@ -146,7 +146,8 @@ def _check(c: Compiled, outputs, inputs, index: int = 0) -> Check:
     names = [stream_buffer_name(o.name, index, c.options.stream)
              for o in c.imported.signature.outputs]
     return compare(outputs, golden, names, rtol=c.options.rtol, atol=c.options.atol,
-                   scale_rtol=c.options.scale_rtol, against=c.source.against)
+                   scale_rtol=c.options.scale_rtol, against=c.source.against,
+                   dtypes=[o.dtype for o in c.imported.signature.outputs])
 
 
 # ---- failures ------------------------------------------------------------

@@ -7,7 +7,13 @@ hold:
   * max |reference|``. An ``atol`` that dwarfs an output (random weights
   can give outputs of 1e-14) lets the first rule pass whatever the program
   computed; the second cannot be passed that way. An output whose
-  reference is all zeros has no scale: the first rule alone decides."""
+  reference is all zeros has no scale: the first rule alone decides.
+
+An output stored in bfloat16 carries bf16's rounding (an 8-bit significand:
+a relative error of up to 2^-8 per rounding, neighbours 2^-7 apart), which
+tolerances set for float32 results cannot allow for: its tolerances are at
+least ``BF16_TOLERANCE``, rtol 1.6e-2 (``torch.testing``'s for bfloat16, two
+bf16 epsilons), atol 1e-2, scale_rtol 1.6e-2."""
 
 from __future__ import annotations
 
@@ -20,6 +26,10 @@ from ..errors import InvalidArgumentError
 
 # The largest error allowed, relative to an output's largest magnitude.
 DEFAULT_SCALE_RTOL = 1e-3
+
+# The least tolerances of an output stored in bfloat16: (rtol, atol,
+# scale_rtol).
+BF16_TOLERANCE = (1.6e-2, 1e-2, 1.6e-2)
 
 
 @dataclass(frozen=True)
@@ -93,14 +103,23 @@ def _why(o: OutputCheck, check: Check) -> str:
 
 def compare(outputs: Mapping[str, np.ndarray], reference: Sequence[np.ndarray],
             names: Sequence[str], *, rtol: float, atol: float,
-            against: str, scale_rtol: float = DEFAULT_SCALE_RTOL) -> Check:
-    """Compares ``outputs[names[i]]`` with ``reference[i]``."""
+            against: str, scale_rtol: float = DEFAULT_SCALE_RTOL,
+            dtypes: Sequence[str] | None = None) -> Check:
+    """Compares ``outputs[names[i]]`` with ``reference[i]``; ``dtypes``
+    (the signature's names, e.g. ``bfloat16``) raise a bfloat16 output's
+    tolerances to ``BF16_TOLERANCE``."""
     if len(reference) != len(names):
         raise InvalidArgumentError(f"the reference has {len(reference)} outputs, the program "
                          f"{len(names)} ({', '.join(names)})")
-    return Check(against, float(rtol), float(atol), tuple(
-        _one(name, outputs.get(name), np.asarray(want), rtol, atol, scale_rtol)
-        for name, want in zip(names, reference)), float(scale_rtol))
+    bf16 = [d == "bfloat16" for d in dtypes] if dtypes is not None else [False] * len(names)
+    given = (rtol, atol, scale_rtol)
+    widened = tuple(max(t, least) for t, least in zip(given, BF16_TOLERANCE))
+    checks = tuple(_one(name, outputs.get(name), np.asarray(want),
+                        *(widened if is_bf16 else given))
+                   for name, want, is_bf16 in zip(names, reference, bf16))
+    # The tolerances reported are the widest any output was held to.
+    rtol, atol, scale_rtol = widened if any(bf16) else given
+    return Check(against, float(rtol), float(atol), checks, float(scale_rtol))
 
 
 def _one(name, got, want, rtol, atol, scale_rtol) -> OutputCheck:

@@ -38,7 +38,8 @@ class Options:
     - ``check``: compare the outputs with the model's own reference
       (PyTorch eager, onnxruntime): element by element at ``rtol``/``atol``,
       and the largest error at most ``scale_rtol`` of the output's largest
-      magnitude (``tessel.driver.check``).
+      magnitude (``tessel.driver.check``); a bfloat16 output's at least
+      bf16's (``check.BF16_TOLERANCE``).
     - ``progress``: print each stage and its time on stderr.
     - ``failure_dir``: where a failed stage keeps its IR (default: a fresh
       temporary directory).

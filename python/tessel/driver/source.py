@@ -125,7 +125,10 @@ def _torch(module, example_inputs, name) -> Source:
         module.eval()
         try:
             with torch.no_grad():
-                out = module(*[torch.from_numpy(np.asarray(a)) for a in arrays])
+                # bfloat16 inputs travel as float32 (exact): back to the
+                # example's dtype for the model.
+                out = module(*[torch.from_numpy(np.asarray(a)).to(t.dtype)
+                               for a, t in zip(arrays, tensors)])
         finally:
             module.train(was_training)
         return [_torch_array(o, f"output {i} of {type(module).__name__}")
@@ -138,15 +141,17 @@ def _torch(module, example_inputs, name) -> Source:
 
 
 def _torch_array(tensor, what: str) -> np.ndarray:
-    """``tensor`` as a NumPy array; a dtype NumPy has no type for (bfloat16,
-    the float8 types) is refused naming ``what`` and the dtype."""
+    """``tensor`` as a NumPy array (bfloat16 widened exactly to float32); a
+    dtype Tessel has no type for (the float8 types) is refused naming
+    ``what`` and the dtype."""
+    from ..frontend.api import torch_to_host
     try:
-        return tensor.detach().cpu().numpy()
+        return torch_to_host(tensor)
     except TypeError:
         raise InvalidArgumentError(
-            f"{what} is {tensor.dtype}, which Tessel does not take yet: models "
-            f"and inputs in float32, float16 or integer types are supported; "
-            f"cast the model and its inputs, e.g. model.float() and x.float()"
+            f"{what} is {tensor.dtype}, which Tessel does not take: models "
+            f"and inputs in float32, float16, bfloat16 or integer types are "
+            f"supported; cast the model and its inputs, e.g. model.float() and x.float()"
         ) from None
 
 

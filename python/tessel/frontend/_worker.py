@@ -39,8 +39,8 @@ class Failure(Exception):
         self.extra = extra
 
 
-_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "i64": "int64",
-           "i32": "int32", "i8": "int8", "i1": "bool"}
+_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16", "bf16": "bfloat16",
+           "i64": "int64", "i32": "int32", "i8": "int8", "i1": "bool"}
 
 
 def _torch():
@@ -252,7 +252,10 @@ def _first_lines(text: str, n: int = 6) -> str:
 
 
 def _to_numpy(t) -> np.ndarray:
-    return t.detach().cpu().contiguous().numpy().copy()
+    t = t.detach().cpu().contiguous()
+    if str(t.dtype) == "torch.bfloat16":   # NumPy has none: its values as float32
+        t = t.float()
+    return t.numpy().copy()
 
 
 def _lower_program(prog, func_name, what):

@@ -70,6 +70,16 @@ def _classes_in_main(obj) -> str | None:
     return None
 
 
+def torch_to_host(tensor):
+    """``tensor`` as the NumPy array the signature's dtype names: bfloat16,
+    which NumPy has no type for, widened exactly to float32."""
+    import torch
+    t = tensor.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.numpy().copy()
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -108,8 +118,7 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
     answer = worker.request({"op": "torch", "name": func, "what": owner,
                              "program": program, "weight_names": weight_names,
                              "input_names": input_names}, owner)
-    answer["weights"] = {n: t.detach().cpu().contiguous().numpy().copy()
-                         for n, t in zip(weight_names, weights)}
+    answer["weights"] = {n: torch_to_host(t) for n, t in zip(weight_names, weights)}
     return _finish(answer, owner)
 
 

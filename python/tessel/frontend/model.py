@@ -32,8 +32,15 @@ MLIR_FILE = "model.mlir"
 WEIGHTS_FILE = "weights.npz"
 SIGNATURE_FILE = "signature.json"
 
-# Element types the frontend hands over, by their NumPy name.
-DTYPES = ("float32", "float64", "float16", "int64", "int32", "int8", "bool")
+# Element types the frontend hands over, by their NumPy name. NumPy has no
+# bfloat16: a bfloat16 tensor travels as float32 holding its values, which
+# widen exactly; the program rounds them back to bf16 without a change.
+DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "bool")
+
+
+def host_dtype(dtype: str) -> np.dtype:
+    """The NumPy type of an array of element type ``dtype`` (one of DTYPES)."""
+    return np.dtype(np.float32) if dtype == "bfloat16" else np.dtype(dtype)
 KINDS = ("weight", "input", "output")
 
 
@@ -61,7 +68,7 @@ class TensorSpec:
         object.__setattr__(self, "shape", shape)
 
     def matches(self, array: np.ndarray) -> bool:
-        return (array.dtype == np.dtype(self.dtype) and array.ndim == len(self.shape)
+        return (array.dtype == host_dtype(self.dtype) and array.ndim == len(self.shape)
                 and all(d is None or d == a for d, a in zip(self.shape, array.shape)))
 
     def to_json(self) -> dict:

@@ -27,6 +27,7 @@ from collections import OrderedDict
 
 import numpy as np
 
+from ..runtime.numerics import bf16_to_f32, f32_to_bf16
 from .contract import parse_and_check
 from .errors import ReferenceExecutionError
 from .model import ImportedModel
@@ -49,8 +50,21 @@ LOWERING = (
     "reconcile-unrealized-casts)")
 
 _CTYPES = {"float32": ctypes.c_float, "float64": ctypes.c_double,
-           "float16": ctypes.c_uint16, "int64": ctypes.c_int64, "int32": ctypes.c_int32,
+           "float16": ctypes.c_uint16, "bfloat16": ctypes.c_uint16,
+           "int64": ctypes.c_int64, "int32": ctypes.c_int32,
            "int8": ctypes.c_int8, "bool": ctypes.c_bool}
+
+
+def _to_memref_storage(array: np.ndarray, dtype: str) -> np.ndarray:
+    """A host array as the JIT's memref holds it: bfloat16 (float32 on the
+    host) as its bits, rounded to nearest even (exact for bf16 values)."""
+    if dtype != "bfloat16":
+        return array
+    return np.ascontiguousarray(f32_to_bf16(array.astype(np.float32)))
+
+
+def _storage_dtype(dtype: str) -> np.dtype:
+    return np.dtype(np.uint16) if dtype == "bfloat16" else np.dtype(dtype)
 
 
 _INSTALL_HINT = ("install it with `pip install 'tessel[frontend]'` (it comes with the "
@@ -195,7 +209,7 @@ class ReferenceRunner:
                 raise ReferenceExecutionError(
                     f"model @{sig.func_name}: {spec.kind} {spec.name!r} should be "
                     f"{spec.dtype}{list(spec.shape)}, got {a.dtype}{list(a.shape)}")
-            arrays.append(a)
+            arrays.append(_to_memref_storage(a, spec.dtype))
         args = [_descriptor(a, _CTYPES[s.dtype]) for a, s in zip(arrays, sig.args)]
         outs = [_descriptor_type(len(o.shape), _CTYPES[o.dtype]) for o in sig.outputs]
         if len(outs) == 1:
@@ -212,7 +226,9 @@ class ReferenceRunner:
                 f"model @{sig.func_name}: calling the JIT-compiled function failed "
                 f"({_first_lines(str(e))}); the lowering was {FUSION} then {LOWERING}") from e
         descs = [result] if len(outs) == 1 else [getattr(result, f"r{i}") for i in range(len(outs))]
-        values = [_to_numpy(d, len(o.shape), np.dtype(o.dtype)) for d, o in zip(descs, sig.outputs)]
+        values = [_to_numpy(d, len(o.shape), _storage_dtype(o.dtype)) for d, o in zip(descs, sig.outputs)]
+        values = [bf16_to_f32(v) if o.dtype == "bfloat16" else v
+                  for v, o in zip(values, sig.outputs)]
         # Results the function allocated are ours to free; ones aliasing an
         # argument are not.
         owned_by_caller = {a.ctypes.data for a in arrays}

@@ -147,10 +147,23 @@ def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) ->
     if op.kind in ("elementwise", "reduction"):
         count = op.vector_ops + op.captured + len(op.reduction_loops)
         return 4 * count * math.prod(steps) + seeds
-    if op.kind == "window" and op.weighted:
-        return 4 * math.prod(s for s, t in zip(steps, op.iterators)
-                             if t == "parallel") + seeds
+    if op.kind == "window":
+        # A depthwise convolution's products; narrow inputs accumulated
+        # wider widen each window, and a depthwise convolution's weights.
+        widened = _widened(op)
+        count = int(op.weighted) + int(widened)
+        weights = (4 * op.operands[1].slice_bytes(steps) // op.operands[1].elem_bytes
+                   if op.weighted and widened else 0)
+        return 4 * count * math.prod(s for s, t in zip(steps, op.iterators)
+                                     if t == "parallel") + weights + seeds
     return seeds
+
+
+def _widened(op: Op) -> bool:
+    """Whether a window op's input is narrower than its output (bf16
+    accumulated in f32): each window is widened before it is combined."""
+    output = next(o for o in op.operands if o.is_output)
+    return op.operands[0].elem_bytes != output.elem_bytes
 
 
 def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
@@ -327,6 +340,8 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) ->
         taps = math.prod(step[4:])
         out = math.prod(step[:4]) // max(1, step[0])
         per_tap = vector_cycles(arch, "max", out, out * item * 3)
+        if _widened(op):
+            per_tap += vector_cycles(arch, "cast", out, out * 6)
         if op.weighted:
             per_tap += vector_cycles(arch, "mul", out, out * item * 3)
         return step[0] * taps * per_tap

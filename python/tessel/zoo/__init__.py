@@ -43,6 +43,9 @@ XFAIL: dict[tuple[str, str], str] = {
     ("mlp_train_step", "onnx"):
         "ONNX holds inference graphs; torch.onnx.export has no joint "
         "forward-backward export, so training steps come only from PyTorch",
+    **{(name, "onnx"): "onnxruntime's CPU provider has no bfloat16 kernels "
+       "(Gemm, MatMul, Conv): the ONNX model has no reference to be checked against"
+       for name in ("mlp_bf16", "small_cnn_bf16", "gpt2_block_small_bf16")},
 }
 
 

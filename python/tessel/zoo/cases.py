@@ -84,3 +84,34 @@ def mlp_train_step():
     labels = torch.randint(0, 10, (8,), generator=g)
     target = torch.nn.functional.one_hot(labels, 10).to(torch.float32)
     return m.MLP(), m.one_hot_cross_entropy, (x,), (target,)
+
+
+# bfloat16 variants: weights, activations and MACs in bf16 (the MAC array
+# accumulates in f32, as PyTorch's bf16 matmul does), against PyTorch's own
+# bf16 eager at bf16's tolerance (tessel.driver.check.BF16_TOLERANCE).
+BF16 = dict(rtol=1.6e-2, atol=1e-2, scale_rtol=1.6e-2)
+
+
+def _in_bf16(built):
+    model, inputs = built
+    return model.to(torch.bfloat16), tuple(x.to(torch.bfloat16) for x in inputs)
+
+
+@register("mlp_bf16", **BF16)
+def mlp_bf16():
+    """The MLP in bfloat16."""
+    return _in_bf16(mlp())
+
+
+@register("small_cnn_bf16", **BF16)
+def small_cnn_bf16():
+    """The small CNN in bfloat16: bf16 convolutions and pooling."""
+    return _in_bf16(small_cnn())
+
+
+@register("gpt2_block_small_bf16", **BF16)
+def gpt2_block_small_bf16():
+    """The test-size GPT-2 block in bfloat16: attention, softmax, layer norm
+    and tanh GELU in bf16."""
+    return _in_bf16(gpt2_block_small())
+

@@ -81,6 +81,7 @@ def run_case(name: str, variant: str = "torch", *, jit: bool = True,
     """Import zoo case ``name`` through ``variant`` and compute its golden
     outputs; with ``jit`` also execute the imported linalg."""
     import tessel.frontend as fe
+    from tessel.frontend.api import torch_to_host
 
     case = get(name)
     if variant not in VARIANTS:
@@ -93,17 +94,17 @@ def run_case(name: str, variant: str = "torch", *, jit: bool = True,
             if case.training:
                 module, loss_fn, inputs, targets = built
                 model = fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
-                args = [t.numpy() for t in inputs + targets]
+                args = [torch_to_host(t) for t in inputs + targets]
             else:
                 module, inputs = built
                 model = fe.import_torch(module, inputs, name=name)
-                args = [t.numpy() for t in inputs]
+                args = [torch_to_host(t) for t in inputs]
             import_s = time.perf_counter() - t0
             golden = _torch_golden(case, built)
             if isinstance(golden, dict):
-                golden = [golden[o.name].numpy() for o in model.signature.outputs]
+                golden = [torch_to_host(golden[o.name]) for o in model.signature.outputs]
             else:
-                golden = [g.numpy() for g in golden]
+                golden = [torch_to_host(g) for g in golden]
         else:
             if case.training:
                 raise fe.FrontendError(

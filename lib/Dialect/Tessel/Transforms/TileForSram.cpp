@@ -184,10 +184,14 @@ int64_t getSeedBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
 ///   step's iteration space, each result (and each float constant the body
 ///   uses) in a temporary, plus one temporary per reduced loop;
 /// - a depthwise convolution multiplies each tap into a temporary of the
-///   output step's size.
+///   output step's size;
+/// - a depthwise convolution or a pooling of narrow inputs (bf16, f16)
+///   into a wider output widens each window into one more such temporary,
+///   and a depthwise convolution its weights into one of their size.
 int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
   int64_t count = 0;
   int64_t elements = 1;
+  int64_t extra = 0;
   if (auto generic = dyn_cast<linalg::GenericOp>(op.getOperation())) {
     Block &body = generic.getRegion().front();
     llvm::SmallPtrSet<Value, 8> captured;
@@ -201,16 +205,29 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
     for (int64_t step : steps)
       if (llvm::MulOverflow(elements, step, elements))
         return kUnboundedBytes;
-  } else if (isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation())) {
-    count = 1;
+  } else if (isa<linalg::DepthwiseConv2DNchwChwOp, linalg::PoolingNchwMaxOp,
+                 linalg::PoolingNchwSumOp>(op.getOperation())) {
+    bool depthwise = isa<linalg::DepthwiseConv2DNchwChwOp>(op.getOperation());
+    bool widened = getElementTypeOrSelf(op.getDpsInputs()[0].getType()) !=
+                   getElementTypeOrSelf(op.getDpsInits()[0].getType());
+    count = int64_t(depthwise) + int64_t(widened);
     for (auto [step, iterator] : llvm::zip(steps, op.getIteratorTypesArray()))
       if (iterator == utils::IteratorType::parallel &&
           llvm::MulOverflow(elements, step, elements))
         return kUnboundedBytes;
+    // The weights' slice (C x KH x KW) of the step.
+    if (depthwise && widened) {
+      extra = 4;
+      AffineMap map = op.getMatchingIndexingMap(op.getDpsInputOperand(1));
+      for (unsigned dim = 0; dim < map.getNumResults(); ++dim)
+        if (llvm::MulOverflow(extra, steps[map.getDimPosition(dim)], extra))
+          return kUnboundedBytes;
+    }
   }
   // Temporaries hold at most 32-bit elements (the vector unit's widest).
   int64_t bytes;
-  if (llvm::MulOverflow(elements, count * 4, bytes))
+  if (llvm::MulOverflow(elements, count * 4, bytes) ||
+      llvm::AddOverflow(bytes, extra, bytes))
     return kUnboundedBytes;
   return bytes;
 }

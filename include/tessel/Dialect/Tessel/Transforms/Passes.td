@@ -290,6 +290,45 @@ def TesselFoldWeightTransposes
   ];
 }
 
+def TesselFoldOperandExtensions
+    : Pass<"tessel-fold-operand-extensions", "::mlir::func::FuncOp"> {
+  let summary = "Multiply bf16 and f16 matmul operands on the MAC array "
+                "instead of extending them to f32";
+  let description = [{
+    torch-mlir imports a bf16 (or f16) `nn.Linear` as elementwise
+    extensions of its input and weight to f32, an f32 `linalg.matmul` and a
+    truncation of the result. The MAC array multiplies bf16 and f16 inputs
+    into an f32 accumulator, each product exact in f32 (docs/isa.md,
+    *Numerics*), which is what the extended f32 matmul computes. So a
+    `linalg.matmul` or `linalg.batch_matmul` whose two operands are
+    extensions (a `linalg.generic` of identity maps whose body is one
+    `arith.extf` to f32) of one narrow type reads the narrow tensors
+    instead; its accumulator stays f32. The bits do not change; the product
+    moves half the operand bytes and the f32 copies are not made.
+
+    ```mlir
+    %a = linalg.generic ... ins(%x : tensor<8x64xbf16>) outs(%0 : tensor<8x64xf32>) {
+    ^bb0(%in: bf16, %out: f32):
+      %e = arith.extf %in : bf16 to f32
+      linalg.yield %e : f32
+    } -> tensor<8x64xf32>
+    %b = linalg.generic ... ins(%w : tensor<64x16xbf16>) ...   // likewise
+    %y = linalg.matmul ins(%a, %b : tensor<8x64xf32>, tensor<64x16xf32>) outs(%acc : tensor<8x16xf32>)
+    // becomes
+    %y = linalg.matmul ins(%x, %w : tensor<8x64xbf16>, tensor<64x16xbf16>) outs(%acc : tensor<8x16xf32>)
+    ```
+
+    An operand extended from another type, or one narrow operand beside an
+    f32 one, is left as it is: the MAC array multiplies two operands of one
+    type.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let statistics = [
+    Statistic<"numMatmulsFolded", "num-matmuls-folded",
+              "Matmuls made to read bf16 or f16 operands">,
+  ];
+}
+
 def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
   let summary = "Compute f64 intermediates in f32";
   let description = [{
