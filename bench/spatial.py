@@ -50,8 +50,13 @@ with the first line of its error and the run goes on. Rows are printed as
 they complete.
 
     python bench/spatial.py [--workloads gemm1024,mlp] [--archs tessel-4x4,...]
+                            [--dtypes f32,bf16]
                             [--mapper default|heuristic|cpsat] [--time-limit 10]
                             [--no-on-chip] [--json rows.json] [--compare old.json]
+
+``--dtypes f32,bf16`` imports each workload in each element type (the
+module and its inputs converted with ``.to()``); a bf16 row is named
+``workload:bf16``, its MACs at the arch's bf16 rate in the bound.
 
 ``--no-on-chip`` has the mapper store every result to DRAM
 (``MapperOptions.on_chip``), for the figures without results kept on chip.
@@ -143,20 +148,35 @@ def workload_names() -> list[str]:
     return list(LAYERS) + list(STREAMS) + zoo.names()
 
 
-def import_workload(name: str):
-    """The imported model of workload ``name`` (of its model, for a stream)."""
+# The element types a workload can be imported in: the model and its
+# inputs converted with ``.to()``.
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
+
+
+def row_name(name: str, dtype: str) -> str:
+    """The workload's name in a row: ``gemm1024``, ``gemm1024:bf16``."""
+    return name if dtype == "f32" else f"{name}:{dtype}"
+
+
+def import_workload(name: str, dtype: str = "f32"):
+    """The imported model of workload ``name`` (of its model, for a stream)
+    in ``dtype`` (one of DTYPES)."""
     name = STREAMS.get(name, (name,))[0]
     if name in LAYERS:
         module, inputs = LAYERS[name]()
-        module.eval()
-        return fe.import_torch(module, inputs, name=name)
-    case = zoo.get(name)
-    built = case.build()
-    if case.training:
-        module, loss_fn, inputs, targets = built
-        return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
-    module, inputs = built
+    else:
+        case = zoo.get(name)
+        built = case.build()
+        if case.training:
+            if dtype != "f32":
+                raise ValueError(f"{name} is a training step: f32 only")
+            module, loss_fn, inputs, targets = built
+            return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
+        module, inputs = built
     module.eval()
+    if dtype != "f32":
+        module = module.to(DTYPES[dtype])
+        inputs = tuple(x.to(DTYPES[dtype]) if x.is_floating_point() else x for x in inputs)
     return fe.import_torch(module, inputs, name=name)
 
 
@@ -341,6 +361,10 @@ def main(argv=None) -> int:
     parser.add_argument("--no-on-chip", dest="on_chip", action="store_false",
                         help="every result between ops through DRAM "
                              "(MapperOptions.on_chip off)")
+    parser.add_argument("--dtypes", default="f32",
+                        help=f"comma-separated element types to import each workload in "
+                             f"({', '.join(DTYPES)}; default f32); a row of another "
+                             f"than f32 is named workload:dtype")
     parser.add_argument("--json", type=Path, help="also write the rows here")
     parser.add_argument("--compare", type=Path,
                         help="rows of an earlier --json run to compare against")
@@ -352,6 +376,9 @@ def main(argv=None) -> int:
         parser.error(f"unknown workload(s) {', '.join(unknown)}; known: "
                      f"{', '.join(workload_names())}")
     archs = [a for a in args.archs.split(",") if a]
+    dtypes = [d for d in args.dtypes.split(",") if d]
+    if any(d not in DTYPES for d in dtypes):
+        parser.error(f"--dtypes: {args.dtypes!r}; known: {', '.join(DTYPES)}")
     options = (MapperOptions(time_limit_s=args.time_limit, on_chip=args.on_chip)
                if args.mapper != "default" else None)
 
@@ -367,17 +394,19 @@ def main(argv=None) -> int:
             args.json.write_text(json.dumps(rows, indent=1) + "\n")
 
     for name in names:
-        t = time.perf_counter()
-        try:
-            model = import_workload(name)
-        except Exception as e:
+        for dtype in dtypes:
+            t = time.perf_counter()
+            try:
+                model = import_workload(name, dtype)
+            except Exception as e:
+                for arch_name in archs:
+                    keep({"workload": row_name(name, dtype), "arch": arch_name,
+                          "mapper": args.mapper, "error": f"does not import: {first_line(e)}"})
+                continue
+            import_s = time.perf_counter() - t
             for arch_name in archs:
-                keep({"workload": name, "arch": arch_name, "mapper": args.mapper,
-                      "error": f"does not import: {first_line(e)}"})
-            continue
-        import_s = time.perf_counter() - t
-        for arch_name in archs:
-            keep(run_row(name, model, import_s, arch_name, args.mapper, options))
+                row = run_row(name, model, import_s, arch_name, args.mapper, options)
+                keep({**row, "workload": row_name(name, dtype), "dtype": dtype})
     if args.compare:
         return 1 if compare(json.loads(args.compare.read_text()), rows) else 0
     return 0

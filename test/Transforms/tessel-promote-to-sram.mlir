@@ -354,6 +354,57 @@ func.func @epilogue_on_accumulator(%a: memref<32x64xf32, #dram>, %b: memref<64x1
   return %y : memref<32x16xf32, #dram>
 }
 
+// An epilogue of another element type than its producer's result (the f32
+// accumulator of a bf16 matmul truncated to bf16) cannot run in place: it
+// writes a bf16 slice of its own, which is stored.
+// CHECK-LABEL: func.func @truncating_epilogue
+// CHECK:         %[[Y:.+]] = memref.alloc() {{.*}} : memref<32x16xbf16, #dram>
+// CHECK:         scf.forall
+// CHECK:           scf.for %[[I:.+]] =
+// CHECK:             %[[YI:.+]] = memref.subview %[[Y]][%[[I]], 0] [16, 16]
+// CHECK:             %[[CS:.+]] = memref.alloc() : memref<16x16xf32, #sram>
+// CHECK:             scf.for
+// CHECK:               linalg.matmul ins({{.*}} : memref<16x16xbf16, #sram>, memref<16x16xbf16, #sram>) outs(%[[CS]] : memref<16x16xf32, #sram>)
+// CHECK:             %[[YS:.+]] = memref.alloc() : memref<16x16xbf16, #sram>
+// CHECK:             linalg.generic {{.*}} ins(%[[CS]] : memref<16x16xf32, #sram>) outs(%[[YS]] : memref<16x16xbf16, #sram>)
+// CHECK:               arith.truncf
+// CHECK:             memref.copy %[[YS]], %[[YI]]
+// CHECK:             memref.dealloc %[[YS]]
+// CHECK-NOT:     scf.forall
+// CHECK:         return %[[Y]]
+func.func @truncating_epilogue(%a: memref<32x64xbf16, #dram>, %b: memref<64x16xbf16, #dram>) -> memref<32x16xbf16, #dram> {
+  %c0 = arith.constant 0 : index
+  %c16 = arith.constant 16 : index
+  %c32 = arith.constant 32 : index
+  %c64 = arith.constant 64 : index
+  %zero = arith.constant 0.0 : f32
+  %c = memref.alloc() {alignment = 64 : i64} : memref<32x16xf32, #dram>
+  scf.forall (%p) = (0) to (1) step (1) {
+    linalg.fill ins(%zero : f32) outs(%c : memref<32x16xf32, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1]>}
+  scf.forall (%p) = (0) to (1) step (1) {
+    scf.for %i = %c0 to %c32 step %c16 {
+      scf.for %k = %c0 to %c64 step %c16 {
+        %aik = memref.subview %a[%i, %k] [16, 16] [1, 1] : memref<32x64xbf16, #dram> to memref<16x16xbf16, strided<[64, 1], offset: ?>, #dram>
+        %bk = memref.subview %b[%k, 0] [16, 16] [1, 1] : memref<64x16xbf16, #dram> to memref<16x16xbf16, strided<[16, 1], offset: ?>, #dram>
+        %ci = memref.subview %c[%i, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+        linalg.matmul ins(%aik, %bk : memref<16x16xbf16, strided<[64, 1], offset: ?>, #dram>, memref<16x16xbf16, strided<[16, 1], offset: ?>, #dram>) outs(%ci : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>)
+      }
+    }
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1, 1, 1]>}
+  %y = memref.alloc() {alignment = 64 : i64} : memref<32x16xbf16, #dram>
+  scf.forall (%p) = (0) to (32) step (16) {
+    %cp = memref.subview %c[%p, 0] [16, 16] [1, 1] : memref<32x16xf32, #dram> to memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>
+    %yp = memref.subview %y[%p, 0] [16, 16] [1, 1] : memref<32x16xbf16, #dram> to memref<16x16xbf16, strided<[16, 1], offset: ?>, #dram>
+    linalg.generic {indexing_maps = [#id2, #id2], iterator_types = ["parallel", "parallel"]} ins(%cp : memref<16x16xf32, strided<[16, 1], offset: ?>, #dram>) outs(%yp : memref<16x16xbf16, strided<[16, 1], offset: ?>, #dram>) {
+    ^bb0(%in: f32, %out: bf16):
+      %t = arith.truncf %in : f32 to bf16
+      linalg.yield %t : bf16
+    }
+  } {tessel.epilogue, tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 2, parts = [2, 1]>}
+  return %y : memref<32x16xbf16, #dram>
+}
+
 // An epilogue whose output buffer the producer reads (bufferization let the
 // ReLU overwrite the matmul's dead input): run inside the producer it would
 // overwrite rows a later step still reads, so it writes a fresh buffer,

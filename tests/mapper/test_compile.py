@@ -79,3 +79,29 @@ def test_resident_weights_are_written_for_ops_with_weights(small_cnn):
     kept = [c.candidate.estimate.resident_bytes > 0 for c in choices]
     assert any(kept)
     assert [(", resident" in a) for a in written] == kept
+
+
+def test_a_bf16_matmul_truncates_its_accumulator_on_its_slices():
+    # A bf16 nn.Linear: the matmul's f32 accumulator, truncated to bf16, is
+    # stored by the truncation running on the matmul's slices (a narrowing
+    # epilogue), so no f32 result goes through DRAM; the bits are the ones
+    # of the unfused program.
+    import torch
+
+    from tessel import frontend as fe
+    from tessel.frontend.api import torch_to_host
+
+    torch.manual_seed(0)
+    module = torch.nn.Linear(256, 256, bias=False).to(torch.bfloat16)
+    x = torch.randn(256, 256).to(torch.bfloat16)
+    model = fe.import_torch(module, (x,))
+    feeds = {model.signature.inputs[0].name: torch_to_host(x)}
+    fused = compile_imported(model, "tessel-4x4", mapper="cpsat")
+    unfused = compile_imported(model, "tessel-4x4", mapper="default")
+    assert [b.kind for b in fused.buffers if b.kind == "scratch"] == []
+    assert any(b.kind == "scratch" and b.nbytes == 256 * 256 * 4 for b in unfused.buffers)
+    got = simulate(fused, feeds)
+    want = simulate(unfused, feeds)
+    name = model.signature.outputs[0].name
+    assert np.array_equal(got.outputs[name], want.outputs[name])
+    assert got.bytes["dram"] < want.bytes["dram"]

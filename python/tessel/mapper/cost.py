@@ -141,9 +141,12 @@ def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) ->
                 if not (skip_weights and o.seed_is_weight))
     if op.epilogue is not None:
         shape = _result_slice(op, steps)
+        # An output of another element size than the result's is computed
+        # into a slice of its own.
         seeds += scratch_bytes(op.epilogue, shape) + sum(
             o.slice_bytes(shape) for o in op.epilogue.operands
-            if not o.is_output and not (skip_weights and o.role == "weight"))
+            if (not o.is_output and not (skip_weights and o.role == "weight"))
+            or (o.is_output and o.elem_bytes != _result_elem_bytes(op)))
     if op.kind in ("elementwise", "reduction"):
         count = op.vector_ops + op.captured + len(op.reduction_loops)
         return 4 * count * math.prod(steps) + seeds
@@ -157,6 +160,10 @@ def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) ->
         return 4 * count * math.prod(s for s, t in zip(steps, op.iterators)
                                      if t == "parallel") + weights + seeds
     return seeds
+
+
+def _result_elem_bytes(op: Op) -> int:
+    return next(o.elem_bytes for o in op.operands if o.is_output)
 
 
 def _widened(op: Op) -> bool:

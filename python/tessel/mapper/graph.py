@@ -480,9 +480,9 @@ def readers_of(ops) -> dict[int, list[int]]:
 def epilogue_obstacle(ops, readers: dict[int, list[int]], producer: Op) -> str | None:
     """Why the op reading ``producer``'s result cannot run on its slices
     (tessel-fuse-epilogues); None where it can: it alone reads the result,
-    right after it, at its own indices, with the same element size; its
-    other inputs are read at its indices in order (a bias, a residual), none
-    looked up."""
+    right after it, at its own indices; its other inputs are read at its
+    indices in order (a bias, a residual), none looked up. Its output may
+    have another element size (an f32 accumulator truncated to bf16)."""
     mine = readers.get(producer.index, ())
     if len(set(mine)) != 1:
         return f"read by {len(set(mine))} ops"
@@ -506,8 +506,7 @@ def epilogue_obstacle(ops, readers: dict[int, list[int]], producer: Op) -> str |
              and o.source == ("op", producer.index)]
     others = [o for o in op.operands if not o.is_output
               and o.source != ("op", producer.index)]
-    if not _at_own_indices(theirs[0]) or theirs[0].elem_bytes != outs[0].elem_bytes \
-            or len(reads) != 1 or not _at_own_indices(reads[0]) \
+    if not _at_own_indices(theirs[0]) or len(reads) != 1 or not _at_own_indices(reads[0]) \
             or reads[0].shape != outs[0].shape \
             or "tessel.transpose_view" in reads[0].views:
         return f"its reader {op.label()} reads it at other indices"

@@ -73,10 +73,9 @@ bool isEpilogueOf(scf::ForallOp consumer, scf::ForallOp producer) {
                                      TesselDialect::getPartitionAttrName())
                                  .getStage())
     return false;
+  // A result of another element type (an f32 accumulator truncated to
+  // bf16) is computed into an SRAM slice of its own.
   Value result = producer->getResult(0);
-  if (getElementTypeOrSelf(result.getType()) !=
-      getElementTypeOrSelf(generic->getResult(0).getType()))
-    return false;
   // Indices and lookups would read the slice's own coordinates.
   bool indexed = false;
   generic.getRegion().walk([&](Operation *op) {

@@ -570,8 +570,10 @@ DenseMap<Operation *, Epilogue> findEpilogues(func::FuncOp func) {
     }
     epilogue.output =
         getViewedFromOutside(generic.getDpsInitOperand(0)->get(), partition);
+    // Of the result's shape and layout; its element type may differ.
     if (!readable || reads != 1 || !epilogue.output ||
-        epilogue.output.getType() != buffer.getType())
+        cast<MemRefType>(epilogue.output.getType())
+                .clone(buffer.getType().getElementType()) != buffer.getType())
       continue;
     // An output the producer reads must be a buffer of its own, to be
     // replaced by a fresh one.
@@ -651,8 +653,25 @@ FailureOr<Operation *> runEpilogue(RewriterBase &rewriter, OpOperand &operand,
     inputs.push_back(promoted->second);
     temporaries.push_back(promoted->first);
   }
+  Value target = mirrorViews(rewriter, value, epilogue.result,
+                             epilogue.output,
+                             rewriter.getMultiDimIdentityMap(
+                                 cast<MemRefType>(value.getType()).getRank()));
+  // Computed in place, unless its result has another element type than the
+  // producer's (an f32 accumulator truncated to bf16): then into a slice of
+  // its own.
+  Value computed = view;
+  if (getElementTypeOrSelf(target.getType()) !=
+      getElementTypeOrSelf(view.getType())) {
+    FailureOr<std::pair<Value, Value>> own =
+        allocateInSram(rewriter, operand, target);
+    if (failed(own))
+      return failure();
+    computed = own->second;
+    temporaries.push_back(own->first);
+  }
   linalg::GenericOp::create(
-      rewriter, loc, TypeRange(), inputs, ValueRange{view},
+      rewriter, loc, TypeRange(), inputs, ValueRange{computed},
       op.getIndexingMapsArray(), op.getIteratorTypesArray(),
       [&](OpBuilder &builder, Location, ValueRange args) {
         IRMapping mapping;
@@ -666,11 +685,7 @@ FailureOr<Operation *> runEpilogue(RewriterBase &rewriter, OpOperand &operand,
         for (Operation &inner : *op.getBody())
           builder.clone(inner, mapping);
       });
-  Value target = mirrorViews(rewriter, value, epilogue.result,
-                             epilogue.output,
-                             rewriter.getMultiDimIdentityMap(
-                                 cast<MemRefType>(value.getType()).getRank()));
-  Operation *last = memref::CopyOp::create(rewriter, loc, view, target);
+  Operation *last = memref::CopyOp::create(rewriter, loc, computed, target);
   for (Value temporary : temporaries)
     last = memref::DeallocOp::create(rewriter, loc, temporary);
   return last;

@@ -234,9 +234,10 @@ int64_t getScratchBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps) {
 
 /// Bytes an epilogue (tessel-fuse-epilogues) of `op`'s partition needs on
 /// a slice of `op`'s result for one step of `steps`: its inputs' slices
-/// (but the weights', which stay with a `resident` op's) and its
-/// temporaries; 0 without one. With `residentWeights`, only the slices of
-/// its weights, which a resident op keeps.
+/// (but the weights', which stay with a `resident` op's), its temporaries,
+/// and its output's slice where its element type is not the result's; 0
+/// without one. With `residentWeights`, only the slices of its weights,
+/// which a resident op keeps.
 int64_t getEpilogueBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
                          bool resident, bool residentWeights = false) {
   auto forall = op->getParentOfType<scf::ForallOp>();
@@ -256,6 +257,15 @@ int64_t getEpilogueBytes(linalg::LinalgOp op, ArrayRef<int64_t> steps,
   if (residentWeights)
     return inputs;
   int64_t scratch = getScratchBytes(generic, slice);
+  // A result of another element type is computed into a slice of its own.
+  if (getElementTypeOrSelf(generic.getDpsInits()[0].getType()) !=
+      getElementTypeOrSelf(op.getDpsInits()[0].getType())) {
+    int64_t output = getSliceBytes(generic, slice, [&](OpOperand &operand) {
+      return generic.isDpsInit(&operand);
+    });
+    if (llvm::AddOverflow(scratch, output, scratch))
+      return kUnboundedBytes;
+  }
   int64_t bytes;
   if (llvm::AddOverflow(inputs, scratch, bytes))
     return kUnboundedBytes;
