@@ -37,6 +37,7 @@ import torch
 
 from .driver import api, source as source_mod
 from .driver.options import Options
+from .frontend.api import torch_to_host
 
 # Simulation-only runs: the trace and the eager check are the driver's, not
 # the backend's (torch.compile replaces eager, it does not compare with it).
@@ -190,7 +191,7 @@ def _runner(program, signature, graph_stats: GraphStats):
     """The program's outputs, as tensors, for the graph's inputs."""
 
     def run(args):
-        feeds = {spec.name: a.detach().cpu().numpy()
+        feeds = {spec.name: torch_to_host(a)
                  for spec, a in zip(signature.inputs, args)
                  if spec.name in program.inputs}
         result = program.simulate(feeds)
@@ -198,7 +199,10 @@ def _runner(program, signature, graph_stats: GraphStats):
         graph_stats.cycles = result.cycles
         graph_stats.total_cycles += result.cycles
         graph_stats.last = result
-        return [torch.from_numpy(result.outputs[o.name]) for o in signature.outputs]
+        # bfloat16 outputs come back as float32 holding bf16 values (exact).
+        outputs = [torch.from_numpy(result.outputs[o.name]) for o in signature.outputs]
+        return [t.to(torch.bfloat16) if o.dtype == "bfloat16" else t
+                for t, o in zip(outputs, signature.outputs)]
 
     return run
 
@@ -300,7 +304,7 @@ def _key(gm, example_inputs, opts: Options) -> str:
     for name, t in sorted(list(gm.named_parameters()) + list(gm.named_buffers())):
         h.update(name.encode())
         h.update(str((tuple(t.shape), t.dtype)).encode())
-        h.update(t.detach().cpu().contiguous().numpy().tobytes())
+        h.update(torch_to_host(t).tobytes())
     for x in example_inputs:
         h.update(str((tuple(x.shape), x.dtype)).encode())
     h.update(repr(opts.replace(progress=False)).encode())

@@ -703,3 +703,40 @@ tessel.device @padded_windows arch #tiny {
     tessel.end
   }
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#tinybf16 = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, bf16 = 16}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// bf16: a depthwise convolution of bf16 input and weights into an f32
+// accumulator widens the weights once and each window before multiplying,
+// the vector unit's operands being of one type; extf and truncf are casts.
+// CHECK-LABEL: tessel.device @bf16
+tessel.device @bf16 arch #tinybf16 {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    // CHECK:     %[[WIN:.+]] = memref.alloc() : memref<2x2x2xf32, #sram>
+    // CHECK:     %[[WW:.+]] = memref.alloc() : memref<2x2x2xf32, #sram>
+    // CHECK:     tessel.vector_unary cast %{{.+}}, %[[WW]] : memref<2x2x2xbf16, #sram>, memref<2x2x2xf32, #sram>
+    // CHECK:     %[[P:.+]] = memref.alloc() : memref<2x2x2xf32, #sram>
+    // CHECK:     tessel.vector_unary cast %{{.+}}, %[[WIN]] : memref<2x2x2xbf16, strided<[9, 3, 1]>, #sram>, memref<2x2x2xf32, #sram>
+    // CHECK:     tessel.vector_binary mul %[[WIN]], %{{.+}}, %[[P]]
+    // CHECK:     tessel.vector_binary add %{{.+}}, %[[P]], %{{.+}} : {{.*}}f32
+    // CHECK-COUNT-3: tessel.vector_unary cast %{{.+}}, %[[WIN]]
+    // CHECK:     memref.dealloc %[[WIN]]
+    // CHECK:     memref.dealloc %[[WW]]
+    // CHECK:     memref.dealloc %[[P]]
+    %x = memref.alloc() : memref<1x2x3x3xbf16, #sram>
+    %w = memref.alloc() : memref<2x2x2xbf16, #sram>
+    %y = memref.alloc() : memref<1x2x2x2xf32, #sram>
+    linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x3x3xbf16, #sram>, memref<2x2x2xbf16, #sram>) outs(%y : memref<1x2x2x2xf32, #sram>)
+    // CHECK:     tessel.vector_unary cast %{{.+}}, %{{.+}} : memref<1x2x2x2xf32, #sram>, memref<1x2x2x2xbf16, #sram>
+    %n = memref.alloc() : memref<1x2x2x2xbf16, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>, affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>], iterator_types = ["parallel", "parallel", "parallel", "parallel"]} ins(%y : memref<1x2x2x2xf32, #sram>) outs(%n : memref<1x2x2x2xbf16, #sram>) {
+    ^bb0(%in: f32, %out: bf16):
+      %r = arith.truncf %in : f32 to bf16
+      linalg.yield %r : bf16
+    }
+  }
+}

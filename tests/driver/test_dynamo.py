@@ -41,6 +41,19 @@ def test_backend_runs_graphs_on_the_simulator_and_caches_them():
     assert "1 cache hit(s)" in str(graph)
 
 
+def test_a_bf16_model_runs_through_torch_compile_in_bf16():
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.ReLU(),
+                                torch.nn.Linear(32, 8)).to(torch.bfloat16).eval()
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    with torch.no_grad():
+        golden = model(x)
+        got = torch.compile(model, backend="tessel", dynamic=False)(x)
+    assert got.dtype == torch.bfloat16
+    # torch.testing's bf16 tolerance; the check in the backend held it too.
+    torch.testing.assert_close(got, golden)
+
+
 def test_other_shapes_compile_a_new_graph():
     model, (x,) = drivermodels.build()
     model.eval()

@@ -772,7 +772,8 @@ def TesselFuseEpilogues
     is in the producer's SRAM, and marks the op `tessel.epilogue`;
     `tessel-partition` carries the mark to its partition. This pass checks
     that it can: the consumer is an all-parallel `linalg.generic` with one
-    output of the result's element type, read at the iteration's indices,
+    output (of the result's element type or another: an f32 accumulator
+    truncated to bf16), read at the iteration's indices,
     without `linalg.index` or lookups; it reads the producer's result, which
     nothing else reads, at the iteration's indices, and its other inputs
     from outside its partition, each at the iteration's indices in order
@@ -785,8 +786,10 @@ def TesselFuseEpilogues
 
     `tessel-tile-for-sram` then leaves room in the producer's steps for the
     consumer's slices and temporaries, and `tessel-promote-to-sram` runs the
-    consumer on each slice of the producer's result that is stored once,
-    stores its result instead, and erases the consumer's partition (where a
+    consumer on each slice of the producer's result that is stored once
+    (in place, or into an SRAM slice of its own where its output's element
+    type is not the result's), stores its result instead, and erases the
+    consumer's partition (where a
     slice is stored more than once, as a reduction cut into steps outside
     the output's is, the consumer runs on its own after all).
   }];
