@@ -234,6 +234,9 @@ def main(argv: list[str] | None = None) -> int:
                       "SCALE_RTOL, else 1e-3)")
     comp.add_argument("--failure-dir", help="where a failed stage keeps its IR "
                       "(default: a fresh temporary directory)")
+    comp.add_argument("--keep-f32", metavar="OPS", dest="keep_f32", default="",
+                      help="comma-separated ATen ops (e.g. gelu,softmax) a bf16 or f16 "
+                      "PyTorch model computes in f32, rounding their results back")
     comp.add_argument("--dump-ir", metavar="DIR",
                       help="write the IR after each stage: DIR/00-imported.mlir, "
                       "01-mapped.mlir, 02-lowered.mlir (tessel-opt "

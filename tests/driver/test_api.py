@@ -263,6 +263,21 @@ def test_a_bf16_model_compiles_and_is_checked_at_bf16_tolerance():
     assert np.abs(result.outputs["output"] - want).max() <= 2 ** -6 * np.abs(want).max()
 
 
+def test_keep_f32_applies_to_pytorch_modules_only():
+    model = torch.nn.Sequential(torch.nn.Linear(16, 32), torch.nn.GELU()).to(torch.bfloat16)
+    x = torch.randn(4, 16).to(torch.bfloat16)
+    result = tessel.compile_and_simulate(model, (x,), arch="tessel-4x4", trace=False,
+                                         mapper="default", keep_f32=["gelu"])
+    assert result.check.passed, str(result.check)
+    imported = tessel.frontend.import_torch(model, (x,))
+    with pytest.raises(tessel.InvalidArgumentError,
+                       match=r"option 'keep_f32' names ATen ops, which only a PyTorch "
+                             r"nn.Module has"):
+        source.from_model(imported, (x,)).load(("gelu",))
+    with pytest.raises(tessel.InvalidArgumentError, match="option keep_f32 must name"):
+        tessel.Options(keep_f32=5)
+
+
 def test_a_dtype_tessel_has_no_type_for_is_refused_by_name():
     # float8 has no storage type in Tessel: the example input is named,
     # with what to do, before any import.

@@ -51,7 +51,7 @@ def index_cross_entropy(logits, labels):
 
 
 class Doubles(nn.Module):
-    """Fine for torch-mlir; its bfloat16 input is outside Tessel's dtypes."""
+    """Fine for torch-mlir; a float8 input is outside Tessel's dtypes."""
 
     def forward(self, x):
         return x * 2

@@ -106,9 +106,33 @@ def test_failed_import_writes_nothing(tmp_path, monkeypatch):
 
 def test_unsupported_element_type_names_the_model_and_the_argument():
     with pytest.raises(fe.UnsupportedOpError) as info:
-        fe.import_torch(badmodels.Doubles(), torch.randn(4, dtype=torch.bfloat16))
+        fe.import_torch(badmodels.Doubles(), torch.randn(4).to(torch.float8_e4m3fn))
     msg = str(info.value)
-    assert msg.startswith("module Doubles: element type bf16 of input 'x' is not supported")
+    assert msg.startswith("module Doubles: element type f8E4M3FN of input 'x' is not "
+                          "supported (supported: f32, f64, f16, bf16, ")
+
+
+def test_keep_f32_names_an_op_the_model_does_not_have():
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU()).to(torch.bfloat16)
+    x = torch.randn(2, 8).to(torch.bfloat16)
+    with pytest.raises(tessel_errors.InvalidArgumentError,
+                       match=r"keep_f32 names 'softmax', which no ATen op of the model is; "
+                             r"its ops are: gelu, linear"):
+        fe.import_torch(model, x, keep_f32=("gelu", "softmax"))
+    with pytest.raises(tessel_errors.InvalidArgumentError, match="keep_f32 must name ATen ops"):
+        fe.import_torch(model, x, keep_f32=(3,))
+
+
+def test_keep_f32_refuses_an_op_of_several_results():
+    class Halves(torch.nn.Module):
+        def forward(self, x):
+            a, b = torch.split(x, 4, dim=1)
+            return a * b
+
+    x = torch.randn(2, 8).to(torch.bfloat16)
+    with pytest.raises(fe.UnsupportedOpError,
+                       match=r"keep_f32: aten.split gives list, not one tensor"):
+        fe.import_torch(Halves(), x, keep_f32=("split",))
 
 
 def test_export_to_a_missing_directory_names_the_path(tmp_path):

@@ -180,3 +180,19 @@ def test_contract_check_drops_asserts():
     }"""
     out = fe.check_input_contract(text)
     assert "cf.assert" not in out and "func.func @f" in out
+
+
+def test_keep_f32_computes_the_named_ops_in_f32():
+    # A bf16 GELU imports as bf16 arithmetic (erf on bf16); kept in f32 its
+    # input is widened, erf runs on f32 and the result is rounded back.
+    import torch
+
+    from tessel import frontend as fe
+    model = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU()).to(torch.bfloat16)
+    x = torch.randn(2, 8).to(torch.bfloat16)
+    plain = fe.import_torch(model, x)
+    kept = fe.import_torch(model, x, keep_f32=("gelu",))
+    assert any("math.erf" in line and ": bf16" in line for line in plain.mlir.splitlines())
+    erfs = [line for line in kept.mlir.splitlines() if "math.erf" in line]
+    assert erfs and all(": f32" in line for line in erfs)
+    assert kept.signature == plain.signature

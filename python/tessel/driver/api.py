@@ -72,7 +72,7 @@ def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
               file=stages.stream, flush=True)
     with _stage_errors("import", failures):
         with stages("import"):
-            imported = src.importer()
+            imported = src.load(opts.keep_f32)
 
     dump = _IrDump(opts.dump_ir)
 

@@ -42,6 +42,7 @@ def compile_command(args) -> int:
                             mapper_time_limit_s=args.time_limit, progress=not args.quiet,
                             name=src.name, failure_dir=args.failure_dir,
                             dump_ir=args.dump_ir,
+                            keep_f32=tuple(o for o in args.keep_f32.split(",") if o),
                             **{k: v for k, v in tolerance.items()},
                             **{k: getattr(args, k) for k in ("rtol", "atol", "scale_rtol")
                                if getattr(args, k) is not None})
@@ -90,7 +91,8 @@ def _save(args, src, opts, compiled) -> Path:
         "max_stages": opts.max_stages,
         "resident_weights": opts.resident_weights, "stream": opts.stream,
         "timings": compiled.stages.seconds, "reference": reference,
-        "rtol": opts.rtol, "atol": opts.atol, "scale_rtol": opts.scale_rtol},
+        "rtol": opts.rtol, "atol": opts.atol, "scale_rtol": opts.scale_rtol,
+        "keep_f32": list(opts.keep_f32)},
         indent=1))
     return out
 
@@ -245,10 +247,15 @@ def record_run(directory, program, raw, *, reference_outputs=None, info=None,
     check = None
     if reference_outputs is not None and raw.outputs:
         names = list(reference_outputs)
+        # The program's bf16 outputs are checked at bf16's tolerance, as at
+        # compile time.
+        stored = {b.name: b.dtype for b in program.buffers}
         check = compare(raw.outputs, [reference_outputs[n] for n in names], names,
                         rtol=info.get("rtol", 1e-4), atol=info.get("atol", 1e-4),
                         scale_rtol=info.get("scale_rtol", DEFAULT_SCALE_RTOL),
-                        against=info.get("reference") or "the reference")
+                        against=info.get("reference") or "the reference",
+                        dtypes=["bfloat16" if stored.get(n) == "bf16" else "float32"
+                                for n in names])
     report = Report.build(program, raw, name=info.get("name", Path(directory).name),
                           check=check, timings=info.get("timings"))
     if trace:

@@ -11,6 +11,7 @@ from typing import Any
 
 from ..errors import InvalidArgumentError, InvalidArgumentTypeError
 from .. import arch as arch_model
+from ..frontend.api import check_keep_f32
 from .check import DEFAULT_SCALE_RTOL
 
 MAPPERS = ("cpsat", "heuristic", "exhaustive", "default")
@@ -56,6 +57,10 @@ class Options:
       --tessel-to-program --weights DIR/weights -o P`` the program from it. Under ``torch.compile`` each graph
       writes into ``DIR/<role>_<key>``.
     - ``name``: the model's name in reports and file names.
+    - ``keep_f32``: ATen ops (``("softmax", "layer_norm")``, by their name in
+      ``torch.ops.aten``) that a bf16 or f16 PyTorch model computes in f32,
+      rounding their results back (mixed precision; docs/lowering.md,
+      *bfloat16*).
     """
 
     arch: Any = arch_model.DEFAULT_ARCH
@@ -74,6 +79,7 @@ class Options:
     failure_dir: str | None = None
     dump_ir: str | None = None
     name: str | None = None
+    keep_f32: tuple[str, ...] = ()
 
     def __post_init__(self):
         try:
@@ -108,6 +114,10 @@ class Options:
                 object.__setattr__(self, name, str(path))
         if self.name is not None and (not isinstance(self.name, str) or not self.name):
             raise InvalidArgumentError(f"option 'name' must be a non-empty string, got {self.name!r}")
+        try:
+            object.__setattr__(self, "keep_f32", check_keep_f32(self.keep_f32))
+        except InvalidArgumentError as e:
+            raise InvalidArgumentError(f"option {e}") from None
 
     @classmethod
     def make(cls, **options) -> "Options":

@@ -28,6 +28,20 @@ class Source:
     inputs: list[np.ndarray] | None
     reference: Callable[[list[np.ndarray]], list[np.ndarray]] | None
     against: str
+    # The importer with ops kept in f32 (keep_f32), where the source has ATen
+    # ops to keep: a PyTorch module's.
+    mixed_importer: Callable[[tuple[str, ...]], ImportedModel] | None = None
+
+    def load(self, keep_f32: tuple[str, ...] = ()) -> ImportedModel:
+        """The imported model; ``keep_f32`` (ATen op names) for a PyTorch
+        module only."""
+        if not keep_f32:
+            return self.importer()
+        if self.mixed_importer is None:
+            raise InvalidArgumentError(
+                f"option 'keep_f32' names ATen ops, which only a PyTorch nn.Module has; "
+                f"{self.name} is checked against {self.against}: import it without keep_f32")
+        return self.mixed_importer(keep_f32)
 
 
 def _as_list(x) -> list:
@@ -137,7 +151,17 @@ def _torch(module, example_inputs, name) -> Source:
     return Source(name, lambda: frontend.import_torch(module, tensors, name=name),
                   [_torch_array(t, f"example input {i} of {type(module).__name__}")
                    for i, t in enumerate(tensors)],
-                  reference, "PyTorch eager")
+                  reference, "PyTorch eager",
+                  lambda keep_f32: frontend.import_torch(module, tensors, name=name,
+                                                         keep_f32=keep_f32))
+
+
+def _host_array(x, what: str) -> np.ndarray:
+    """An array of ``x``: a PyTorch tensor as _torch_array makes it (bfloat16
+    as float32), anything else through NumPy."""
+    if type(x).__module__.startswith("torch"):
+        return _torch_array(x, what)
+    return np.asarray(x)
 
 
 def _torch_array(tensor, what: str) -> np.ndarray:
@@ -175,7 +199,9 @@ def _imported(model: ImportedModel, example_inputs, name) -> Source:
     def reference(arrays):
         return frontend.run_reference(model, *arrays)
 
-    inputs = None if example_inputs is None else [np.asarray(x) for x in _as_list(example_inputs)]
+    inputs = None if example_inputs is None else [
+        _host_array(x, f"example input {i} of {model.name}")
+        for i, x in enumerate(_as_list(example_inputs))]
     return Source(name or model.name, lambda: model, inputs, reference,
                   "the imported linalg (MLIR CPU JIT)")
 

@@ -11,6 +11,8 @@ import inspect
 import io
 import re
 
+from ._mixed_precision import MixedPrecisionError, compute_in_f32
+
 
 class CaptureError(Exception):
     """``kind`` names the FrontendError subclass to raise, ``extra`` its
@@ -157,10 +159,11 @@ def _decompose_custom_ops(program, what: str):
     return program
 
 
-def export(model, inputs: tuple, *, dynamic_batch: bool = False):
+def export(model, inputs: tuple, *, dynamic_batch: bool = False, keep_f32=()):
     """``(program bytes, weight names, weight tensors, input names)`` of
     ``model`` (in eval mode) on ``inputs``: parameters and buffers become the
-    program's leading arguments, the inputs follow."""
+    program's leading arguments, the inputs follow. The ATen ops named in
+    ``keep_f32`` compute in f32 (_mixed_precision)."""
     import torch
 
     what = f"module {type(model).__name__}"
@@ -206,6 +209,11 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False):
                            f"{what}: torch.export cannot trace the model: {hint}\n"
                            f"{_first_lines(text, 4)}") from e
     program = _decompose_custom_ops(program, what)
+    if keep_f32:
+        try:
+            compute_in_f32(program, frozenset(keep_f32), what)
+        except MixedPrecisionError as e:
+            raise CaptureError(e.kind, str(e)) from None
     _check_static_shapes(program, what)
     buffer = io.BytesIO()
     try:

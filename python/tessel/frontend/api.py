@@ -16,7 +16,7 @@ import re
 import uuid
 from pathlib import Path
 
-from ..errors import missing_extra
+from ..errors import InvalidArgumentError, missing_extra
 from . import _capture, errors, worker
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
@@ -80,6 +80,21 @@ def torch_to_host(tensor):
     return t.numpy().copy()
 
 
+def check_keep_f32(keep_f32) -> tuple[str, ...]:
+    """``keep_f32`` as a sorted tuple of ATen op names, or an
+    InvalidArgumentError saying what it must be."""
+    names = (keep_f32,) if isinstance(keep_f32, str) else keep_f32
+    try:
+        names = tuple(names)
+    except TypeError:
+        names = None
+    if names is None or not all(isinstance(n, str) and n for n in names):
+        raise InvalidArgumentError(
+            f"keep_f32 must name ATen ops as strings (e.g. ('softmax', 'layer_norm')), "
+            f"got {keep_f32!r}")
+    return tuple(sorted(set(names)))
+
+
 def _as_tuple(x):
     return tuple(x) if isinstance(x, (tuple, list)) else (x,)
 
@@ -92,16 +107,20 @@ def _finish(answer: dict, what: str) -> ImportedModel:
 
 
 def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
-                 name: str | None = None) -> ImportedModel:
+                 name: str | None = None, keep_f32=()) -> ImportedModel:
     """Import an ``nn.Module`` as linalg-on-tensors.
 
     ``example_inputs`` is a tensor or a tuple of tensors. Parameters and
     buffers become the function's leading arguments (``signature.weights``),
     the inputs follow. With ``dynamic_batch`` dimension 0 of every input is
     dynamic (the example batch must be at least 2: torch.export specialises
-    sizes 0 and 1)."""
+    sizes 0 and 1). ``keep_f32`` names ATen ops (``"softmax"``,
+    ``"layer_norm"``: ``torch.ops.aten``'s names, without overload) that a
+    bf16 or f16 model computes in f32, its result rounded back
+    (mixed precision)."""
     torch = _torch("tessel.import_torch")
     owner = f"module {type(module).__name__}"
+    keep_f32 = check_keep_f32(keep_f32)
     if not isinstance(module, torch.nn.Module):
         raise ModelTransferError(f"{owner}: import_torch takes a torch.nn.Module")
     inputs = _as_tuple(example_inputs)
@@ -112,8 +131,10 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
     # frontend process (a model defined in __main__ or in a function).
     try:
         program, weight_names, weights, input_names = _capture.export(
-            module, inputs, dynamic_batch=bool(dynamic_batch))
+            module, inputs, dynamic_batch=bool(dynamic_batch), keep_f32=keep_f32)
     except _capture.CaptureError as e:
+        if e.kind == "InvalidArgumentError":
+            raise InvalidArgumentError(str(e)) from None
         raise getattr(errors, e.kind)(str(e), **e.extra) from e
     answer = worker.request({"op": "torch", "name": func, "what": owner,
                              "program": program, "weight_names": weight_names,
