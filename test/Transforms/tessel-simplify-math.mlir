@@ -66,3 +66,70 @@ func.func @fpowi(%x: f32) -> (f32, f32) {
   %1 = math.fpowi %x, %cm9 : f32, i32
   return %0, %1 : f32, f32
 }
+
+// -----
+
+// ONNX's QuantizeLinear to i8 (scale 0.5, zero point -3): the value clamped
+// to [-128 + 3, 127 + 3], rounded by the conversion to i32, the zero point
+// added in i32, narrowed to i8.
+// CHECK-LABEL: func.func @quantize
+// CHECK-SAME:    (%[[X:.+]]: f32)
+// CHECK-DAG:     %[[LO:.+]] = arith.constant -1.250000e+02 : f32
+// CHECK-DAG:     %[[HI:.+]] = arith.constant 1.300000e+02 : f32
+// CHECK-DAG:     %[[ZP:.+]] = arith.constant -3 : i32
+// CHECK:         %[[S:.+]] = arith.divf %[[X]]
+// CHECK:         %[[MAX:.+]] = arith.maximumf %[[S]], %[[LO]] : f32
+// CHECK:         %[[MIN:.+]] = arith.minimumf %[[MAX]], %[[HI]] : f32
+// CHECK:         %[[R:.+]] = math.roundeven %[[MIN]] : f32
+// CHECK:         %[[I:.+]] = arith.fptosi %[[R]] : f32 to i32
+// CHECK:         %[[A:.+]] = arith.addi %[[I]], %[[ZP]] : i32
+// CHECK:         %[[Q:.+]] = arith.trunci %[[A]] : i32 to i8
+// CHECK:         return %[[Q]]
+func.func @quantize(%x: f32) -> i8 {
+  %scale = arith.constant 0.5 : f32
+  %zp = arith.constant -3.0 : f32
+  %lo = arith.constant -128.0 : f32
+  %hi = arith.constant 127.0 : f32
+  %0 = arith.divf %x, %scale : f32
+  %1 = math.roundeven %0 : f32
+  %2 = arith.addf %1, %zp : f32
+  %3 = arith.maximumf %2, %lo : f32
+  %4 = arith.minimumf %3, %hi : f32
+  %5 = arith.fptosi %4 : f32 to i8
+  return %5 : i8
+}
+
+// -----
+
+// A clamp to bounds that are not integers is left alone: rounding would
+// not commute with it.
+// CHECK-LABEL: func.func @clamp_to_fractions
+// CHECK:         math.roundeven
+// CHECK:         arith.fptosi %{{.+}} : f32 to i8
+func.func @clamp_to_fractions(%x: f32) -> i8 {
+  %lo = arith.constant -127.5 : f32
+  %hi = arith.constant 127.0 : f32
+  %1 = math.roundeven %x : f32
+  %3 = arith.maximumf %1, %lo : f32
+  %4 = arith.minimumf %3, %hi : f32
+  %5 = arith.fptosi %4 : f32 to i8
+  return %5 : i8
+}
+
+// -----
+
+// ONNX's DequantizeLinear subtracts the zero point in i16: the difference
+// of two i8 values is computed in i32.
+// CHECK-LABEL: func.func @dequantize
+// CHECK-SAME:    (%[[Q:.+]]: i8)
+// CHECK:         %[[E:.+]] = arith.extsi %[[Q]] : i8 to i32
+// CHECK:         %[[D:.+]] = arith.subi %[[E]], %{{.+}} : i32
+// CHECK:         arith.sitofp %[[D]] : i32 to f32
+// CHECK-NOT:     i16
+func.func @dequantize(%q: i8) -> f32 {
+  %zp = arith.constant 5 : i16
+  %0 = arith.extsi %q : i8 to i16
+  %1 = arith.subi %0, %zp : i16
+  %2 = arith.sitofp %1 : i16 to f32
+  return %2 : f32
+}

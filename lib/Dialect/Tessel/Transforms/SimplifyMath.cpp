@@ -9,6 +9,17 @@
 // accuracy near 0: with u = 1 + x, log1p(x) = x where u = 1, else
 // log(u) * (x / (u - 1)).
 //
+// A quantization to an integer type, as ONNX's QuantizeLinear imports
+// (clamp(roundeven(v) + zp, lo, hi) converted to i8), rounds in f32 and adds
+// the zero point to the rounded value; the vector unit has no rounding op
+// of its own, but its conversion to an integer rounds to nearest even. So
+// the value is clamped first, to [lo - zp, hi - zp] (rounding commutes with
+// clamping to integers), converted to i32 (rounding it), the zero point
+// added in i32 and the sum narrowed: the same integers for every input.
+// Its DequantizeLinear subtracts the zero point in i16, a type the chip does
+// not have: a sum or difference of two i8 values converted to a float is
+// computed in i32 instead, which holds it as exactly.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
@@ -20,6 +31,7 @@
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/PatternMatch.h"
 #include "mlir/Transforms/GreedyPatternRewriteDriver.h"
+#include <cmath>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSIMPLIFYMATH
@@ -94,11 +106,135 @@ struct FPowIByConstant : OpRewritePattern<math::FPowIOp> {
   }
 };
 
+/// The integral value of the f32 constant `value` below 2^30 in magnitude,
+/// or none.
+std::optional<int64_t> getSmallIntegralConstant(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+  if (!attr || !attr.getType().isF32())
+    return std::nullopt;
+  double number = attr.getValueAsDouble();
+  if (std::trunc(number) != number || std::abs(number) >= 0x1p30)
+    return std::nullopt;
+  return static_cast<int64_t>(number);
+}
+
+/// `op` as (x, constant) if it is a binary op of type Op with one operand an
+/// integral constant (getSmallIntegralConstant), in either order.
+template <typename Op>
+std::optional<std::pair<Value, int64_t>> matchWithConstant(Value value) {
+  auto op = value.getDefiningOp<Op>();
+  if (!op)
+    return std::nullopt;
+  for (int side = 0; side < 2; ++side)
+    if (std::optional<int64_t> constant =
+            getSmallIntegralConstant(op->getOperand(side)))
+      return std::make_pair(op->getOperand(1 - side), *constant);
+  return std::nullopt;
+}
+
+/// fptosi(min(max(roundeven(v) + zp, lo), hi)) to i8/i16/i32 as
+/// trunci(fptosi(roundeven(min(max(v, lo - zp), hi - zp)) : i32) + zp) (see
+/// the file comment); the max and min in either order, the zero point
+/// optional.
+struct QuantizeInIntegers : OpRewritePattern<arith::FPToSIOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::FPToSIOp op,
+                                PatternRewriter &rewriter) const override {
+    auto resultType = dyn_cast<IntegerType>(op.getType());
+    if (!resultType || resultType.getWidth() > 32 || !op.getIn().getType().isF32())
+      return rewriter.notifyMatchFailure(op, "not f32 to an integer of 32 bits or less");
+    // The clamp, outermost first.
+    std::optional<int64_t> lo, hi;
+    Value clamped = op.getIn();
+    for (int bound = 0; bound < 2; ++bound) {
+      if (auto min = matchWithConstant<arith::MinimumFOp>(clamped); min && !hi) {
+        std::tie(clamped, hi) = *min;
+        continue;
+      }
+      if (auto max = matchWithConstant<arith::MaximumFOp>(clamped); max && !lo) {
+        std::tie(clamped, lo) = *max;
+        continue;
+      }
+    }
+    if (!lo || !hi)
+      return rewriter.notifyMatchFailure(op, "not a clamp to integral constants");
+    int64_t zeroPoint = 0;
+    if (auto shifted = matchWithConstant<arith::AddFOp>(clamped))
+      std::tie(clamped, zeroPoint) = *shifted;
+    auto rounded = clamped.getDefiningOp<math::RoundEvenOp>();
+    if (!rounded)
+      return rewriter.notifyMatchFailure(op, "not a rounding to even");
+    Location loc = op.getLoc();
+    Type f32 = rewriter.getF32Type(), i32 = rewriter.getI32Type();
+    auto constant = [&](int64_t value) -> Value {
+      return arith::ConstantOp::create(
+          rewriter, loc, rewriter.getFloatAttr(f32, static_cast<double>(value)));
+    };
+    Value value = arith::MaximumFOp::create(rewriter, loc, rounded.getOperand(),
+                                            constant(*lo - zeroPoint));
+    value = arith::MinimumFOp::create(rewriter, loc, value,
+                                      constant(*hi - zeroPoint));
+    value = math::RoundEvenOp::create(rewriter, loc, value);
+    value = arith::FPToSIOp::create(rewriter, loc, i32, value);
+    if (zeroPoint)
+      value = arith::AddIOp::create(
+          rewriter, loc, value,
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI32IntegerAttr(zeroPoint)));
+    if (resultType.getWidth() < 32)
+      value = arith::TruncIOp::create(rewriter, loc, resultType, value);
+    rewriter.replaceOp(op, value);
+    return success();
+  }
+};
+
+/// `value` sign-extended from i8 (an extsi of an i8, or a constant in
+/// [-128, 127]) as an i32 value built at the rewriter's point, or null.
+Value getAsI32FromI8(Value value, PatternRewriter &rewriter, Location loc) {
+  Type i32 = rewriter.getI32Type();
+  if (auto extend = value.getDefiningOp<arith::ExtSIOp>())
+    if (extend.getIn().getType().isInteger(8))
+      return arith::ExtSIOp::create(rewriter, loc, i32, extend.getIn());
+  std::optional<int64_t> constant = getConstantIntValue(value);
+  if (constant && *constant >= -128 && *constant <= 127)
+    return arith::ConstantOp::create(rewriter, loc,
+                                     rewriter.getI32IntegerAttr(*constant));
+  return {};
+}
+
+/// sitofp(a -/+ b) of two i8 values extended to a type other than i32 (i16:
+/// ONNX's DequantizeLinear) as the same in i32: the sum or difference of two
+/// i8 values never wraps in either.
+template <typename Op>
+struct I8SumsInI32 : OpRewritePattern<arith::SIToFPOp> {
+  using OpRewritePattern<arith::SIToFPOp>::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::SIToFPOp op,
+                                PatternRewriter &rewriter) const override {
+    auto combined = op.getIn().template getDefiningOp<Op>();
+    auto type = dyn_cast<IntegerType>(op.getIn().getType());
+    if (!combined || !type || type.getWidth() < 10 || type.getWidth() == 32)
+      return rewriter.notifyMatchFailure(op, "not a sum of i8 values to widen");
+    Location loc = op.getLoc();
+    Value lhs = getAsI32FromI8(combined.getLhs(), rewriter, loc);
+    Value rhs = lhs ? getAsI32FromI8(combined.getRhs(), rewriter, loc) : Value();
+    if (!lhs || !rhs)
+      return rewriter.notifyMatchFailure(op, "an operand is not an i8 value");
+    Value sum = Op::create(rewriter, loc, lhs, rhs);
+    rewriter.replaceOpWithNewOp<arith::SIToFPOp>(op, op.getType(), sum);
+    return success();
+  }
+};
+
 struct SimplifyMath : impl::TesselSimplifyMathBase<SimplifyMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathAlgebraicSimplificationPatterns(patterns);
-    patterns.add<Log1pAsLog, FPowIByConstant>(&getContext());
+    patterns.add<Log1pAsLog, FPowIByConstant, QuantizeInIntegers,
+                 I8SumsInI32<arith::SubIOp>, I8SumsInI32<arith::AddIOp>>(
+        &getContext());
     if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
                                      getArgument())))
       return signalPassFailure();
