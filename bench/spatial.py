@@ -56,7 +56,8 @@ they complete.
 
 ``--dtypes f32,bf16`` imports each workload in each element type (the
 module and its inputs converted with ``.to()``); a bf16 row is named
-``workload:bf16``, its MACs at the arch's bf16 rate in the bound.
+``workload:bf16``, its MACs at the arch's bf16 rate in the bound; ``i8``
+quantizes the f32 model with onnxruntime (QDQ) and imports the ONNX file.
 
 ``--no-on-chip`` has the mapper store every result to DRAM
 (``MapperOptions.on_chip``), for the figures without results kept on chip.
@@ -149,8 +150,10 @@ def workload_names() -> list[str]:
 
 
 # The element types a workload can be imported in: the model and its
-# inputs converted with ``.to()``.
-DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16}
+# inputs converted with ``.to()``; i8 exports the f32 model to ONNX and
+# quantizes it with onnxruntime's quantize_static (QDQ, int8 activations,
+# per-channel int8 weights, calibrated on 4 random inputs).
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": None}
 
 
 def row_name(name: str, dtype: str) -> str:
@@ -174,10 +177,39 @@ def import_workload(name: str, dtype: str = "f32"):
             return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
         module, inputs = built
     module.eval()
+    if dtype == "i8":
+        return _import_quantized(module, inputs, name)
     if dtype != "f32":
         module = module.to(DTYPES[dtype])
         inputs = tuple(x.to(DTYPES[dtype]) if x.is_floating_point() else x for x in inputs)
     return fe.import_torch(module, inputs, name=name)
+
+
+def _import_quantized(module, inputs, name: str):
+    """``module`` exported to ONNX, quantized by onnxruntime (QDQ, int8),
+    imported."""
+    import tempfile
+
+    from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
+                                          QuantType, quantize_static)
+
+    class Calibration(CalibrationDataReader):
+        def __init__(self):
+            g = torch.Generator().manual_seed(1)
+            self.batches = iter([{f"x{i}": torch.randn(*x.shape, generator=g).numpy()
+                                  for i, x in enumerate(inputs)} for _ in range(4)])
+
+        def get_next(self):
+            return next(self.batches, None)
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path, qpath = Path(tmp) / f"{name}.onnx", Path(tmp) / f"{name}_q.onnx"
+        torch.onnx.export(module, inputs, str(path), dynamo=False, opset_version=17,
+                          input_names=[f"x{i}" for i in range(len(inputs))])
+        quantize_static(str(path), str(qpath), Calibration(), quant_format=QuantFormat.QDQ,
+                        per_channel=True, activation_type=QuantType.QInt8,
+                        weight_type=QuantType.QInt8)
+        return fe.import_onnx(qpath, name=name)
 
 
 # ---------------------------------------------------------------------------

@@ -89,3 +89,105 @@ func.func @mixed(%x: tensor<8x64xbf16>, %w: tensor<64x16xf32>) -> tensor<8x16xf3
                      outs(%acc : tensor<8x16xf32>) -> tensor<8x16xf32>
   return %y : tensor<8x16xf32>
 }
+
+// -----
+
+// An int8 linear layer from ONNX's QDQ format: the activation dequantized
+// per tensor (zero point -3, scale 0.5), the constant weight [N, K] per row
+// (zero points 0, scales %s), transposed, an f32 matmul. The matmul reads
+// the i8 activation and the weight transposed at compile time into an i32
+// accumulator; the activation's zero point times each weight row's sum
+// (-3 * (1 + 2) = -9, -3 * (3 + -4) = 3) is subtracted, the scales applied
+// after.
+// CHECK-LABEL: func.func @int8_linear
+// CHECK-SAME:    (%[[Q:.+]]: tensor<4x2xi8>, %[[S:.+]]: tensor<2xf32>)
+// CHECK-DAG:     %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-NOT:     linalg.fill ins(%{{.+}} : f32)
+// CHECK:         %[[WT:.+]] = arith.constant dense<{{\[}}[1, 3], [2, -4]]> : tensor<2x2xi8>
+// CHECK:         %[[ACC:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<4x2xi32>)
+// CHECK:         %[[P:.+]] = linalg.matmul ins(%[[Q]], %[[WT]] : tensor<4x2xi8>, tensor<2x2xi8>) outs(%[[ACC]] : tensor<4x2xi32>)
+// CHECK:         %[[C:.+]] = arith.constant dense<[-9, 3]> : tensor<2xi32>
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[P]], %[[C]], %[[S]] : tensor<4x2xi32>, tensor<2xi32>, tensor<2xf32>)
+// CHECK:           arith.subi
+// CHECK:           arith.sitofp
+// CHECK:           arith.mulf %{{.+}}, %[[HALF]]
+// CHECK:           arith.mulf
+// CHECK:         return %[[Y]]
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#row = affine_map<(d0, d1) -> (d0)>
+func.func @int8_linear(%q: tensor<4x2xi8>, %s: tensor<2xf32>) -> tensor<4x2xf32> {
+  %zp = arith.constant -3 : i32
+  %half = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[1, 2], [3, -4]]> : tensor<2x2xi8>
+  %wzp = arith.constant dense<0> : tensor<2xi8>
+  %0 = tensor.empty() : tensor<4x2xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<4x2xi8>) outs(%0 : tensor<4x2xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %d = arith.subi %e, %zp : i32
+    %f = arith.sitofp %d : i32 to f32
+    %y = arith.mulf %f, %half : f32
+    linalg.yield %y : f32
+  } -> tensor<4x2xf32>
+  %1 = tensor.empty() : tensor<2x2xf32>
+  %b = linalg.generic {indexing_maps = [#id, #row, #row, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %s, %wzp : tensor<2x2xi8>, tensor<2xf32>, tensor<2xi8>) outs(%1 : tensor<2x2xf32>) {
+  ^bb0(%in: i8, %scale: f32, %z: i8, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %ez = arith.extsi %z : i8 to i32
+    %d = arith.subi %e, %ez : i32
+    %f = arith.sitofp %d : i32 to f32
+    %y = arith.mulf %f, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x2xf32>
+  %2 = tensor.empty() : tensor<2x2xf32>
+  %bt = linalg.transpose ins(%b : tensor<2x2xf32>) outs(%2 : tensor<2x2xf32>) permutation = [1, 0]
+  %3 = tensor.empty() : tensor<4x2xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%3 : tensor<4x2xf32>) -> tensor<4x2xf32>
+  %y = linalg.matmul ins(%a, %bt : tensor<4x2xf32>, tensor<2x2xf32>)
+                     outs(%acc : tensor<4x2xf32>) -> tensor<4x2xf32>
+  return %y : tensor<4x2xf32>
+}
+
+// -----
+
+// ONNX's MatMul: the weight stored [K, N], a scale per column, no
+// transpose. The activation's zero point is 0: nothing to subtract.
+// CHECK-LABEL: func.func @int8_matmul
+// CHECK-SAME:    (%[[Q:.+]]: tensor<4x2xi8>, %[[S:.+]]: tensor<3xf32>)
+// CHECK:         %[[W:.+]] = arith.constant dense<{{\[}}[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+// CHECK:         %[[P:.+]] = linalg.matmul ins(%[[Q]], %[[W]] : tensor<4x2xi8>, tensor<2x3xi8>) outs(%{{.+}} : tensor<4x3xi32>)
+// CHECK:         arith.constant dense<0> : tensor<3xi32>
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %{{.+}}, %[[S]] : tensor<4x3xi32>, tensor<3xi32>, tensor<3xf32>)
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+func.func @int8_matmul(%q: tensor<4x2xi8>, %s: tensor<3xf32>) -> tensor<4x3xf32> {
+  %quarter = arith.constant 0.25 : f32
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %0 = tensor.empty() : tensor<4x2xf32>
+  %a = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%q : tensor<4x2xi8>) outs(%0 : tensor<4x2xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %f = arith.sitofp %e : i32 to f32
+    %y = arith.mulf %f, %quarter : f32
+    linalg.yield %y : f32
+  } -> tensor<4x2xf32>
+  %1 = tensor.empty() : tensor<2x3xf32>
+  %b = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %s : tensor<2x3xi8>, tensor<3xf32>) outs(%1 : tensor<2x3xf32>) {
+  ^bb0(%in: i8, %scale: f32, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %f = arith.sitofp %e : i32 to f32
+    %y = arith.mulf %f, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x3xf32>
+  %3 = tensor.empty() : tensor<4x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%3 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y = linalg.matmul ins(%a, %b : tensor<4x2xf32>, tensor<2x3xf32>)
+                     outs(%acc : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}

@@ -1,7 +1,9 @@
 """Quantized models: an ONNX model quantized by onnxruntime's own
 ``quantize_static`` (QDQ format, int8 activations, per-channel int8 weights)
 compiles and gives onnxruntime's outputs within one output quantization
-step; the CPU emulator gives the simulator's bits."""
+step; its linear layers multiply int8 values on the MAC array (its
+convolutions the dequantized f32 values); the CPU emulator gives the
+simulator's bits."""
 
 import numpy as np
 import onnx
@@ -50,8 +52,9 @@ def _cnn():
                                torch.nn.Conv2d(8, 4, 3)), torch.randn(1, 3, 12, 12)
 
 
-@pytest.mark.parametrize("build", [_mlp, _cnn], ids=["mlp", "cnn"])
-def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build):
+@pytest.mark.parametrize("build, mac_dtype", [(_mlp, "i8"), (_cnn, "f32")],
+                         ids=["mlp", "cnn"])
+def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build, mac_dtype):
     torch.manual_seed(0)
     module, x = build()
     path, step = _quantized(tmp_path, module, x)
@@ -62,5 +65,8 @@ def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build):
         None, {"x": x.numpy()})[0]
     # Within one step of the output's quantization.
     assert np.abs(result.outputs["y"] - want).max() <= step * (1 + 1e-6)
+    macs = {i.fields["dtype"] for stream in program.decoded().values() for i in stream
+            if i.op in ("matmul", "matmul_init")}
+    assert macs == {mac_dtype}
     emulated = emulate(program, {"x": x.numpy()}, device="cpu").outputs
     assert emulated["y"].tobytes() == result.outputs["y"].tobytes()

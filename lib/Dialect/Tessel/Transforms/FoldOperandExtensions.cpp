@@ -9,6 +9,17 @@
 // operands: half the bytes from DRAM and through the SRAM port, and no f32
 // copies of the weights and activations. The bits do not change.
 //
+// An int8 matmul from ONNX's QDQ format arrives the same way: both operands
+// dequantized to f32 (`(q - zp) * scale`), the activation per tensor, the
+// weight per output channel with zero points 0, and an f32 matmul. The MAC
+// array multiplies the i8 values into an i32 accumulator, exactly; since
+//   sum_k (a - za) b = sum_k a b - za sum_k b,
+// the weight's column sums (known when it is a constant) times the
+// activation's zero point are subtracted from the accumulator, and the
+// scales applied after: (acc - za colsum[n]) * sa * sb[n], in f32. That
+// rounds once where the f32 matmul rounded at every product and sum, so the
+// result differs from the dequantized f32 product in its last bits.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -16,6 +27,9 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Dialect/Utils/StaticValueUtils.h"
+#include "mlir/IR/Matchers.h"
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -81,6 +95,225 @@ bool foldExtensions(MatmulOp op, IRRewriter &rewriter) {
   return true;
 }
 
+/// An i8 tensor dequantized per tensor: `(q - zeroPoint) * scale` with
+/// constants, as ONNX's DequantizeLinear imports (tessel-simplify-math
+/// computes the difference in i32).
+struct PerTensorDequantization {
+  Value quantized;
+  int64_t zeroPoint;
+  Value scale; // an f32 constant
+};
+
+/// A constant i8 weight dequantized per output channel with zero points 0:
+/// `q * scale[n]`, stored [N, K] (then transposed) or [K, N].
+struct PerChannelWeight {
+  Value stored;             // the constant
+  DenseIntElementsAttr quantized;
+  bool outputChannelsFirst; // [N, K]
+  Value scale;              // [N], f32
+};
+
+/// The generic defining `value` if it is elementwise over identity-indexed
+/// inputs and outputs but the ones `allowed` lets be read otherwise, with
+/// one output; else null.
+linalg::GenericOp getElementwise(Value value) {
+  auto generic = value.getDefiningOp<linalg::GenericOp>();
+  if (!generic || !generic.hasPureTensorSemantics() ||
+      generic.getNumDpsInits() != 1 ||
+      generic.getNumParallelLoops() != generic.getNumLoops() ||
+      !generic.getMatchingIndexingMap(generic.getDpsInitOperand(0)).isIdentity())
+    return {};
+  return generic;
+}
+
+/// `value` if it is the integer constant `expected`'s splat (or scalar).
+bool isIntegerSplat(Value value, int64_t expected) {
+  if (std::optional<int64_t> scalar = getConstantIntValue(value))
+    return *scalar == expected;
+  DenseIntElementsAttr attr;
+  return matchPattern(value, m_Constant(&attr)) && attr.isSplat() &&
+         attr.getSplatValue<APInt>().getSExtValue() == expected;
+}
+
+/// Matches the body `yield (sitofp (extsi(q) [- zp])) * scale`, where q is
+/// block argument 0; returns (zero point value or null, scale value).
+std::optional<std::pair<Value, Value>> matchDequantizationBody(Block &body) {
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  auto multiply = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
+  if (!multiply || !multiply.getType().isF32())
+    return std::nullopt;
+  auto convert = multiply.getLhs().getDefiningOp<arith::SIToFPOp>();
+  if (!convert)
+    return std::nullopt;
+  Value integer = convert.getIn(), zeroPoint;
+  if (auto subtract = integer.getDefiningOp<arith::SubIOp>()) {
+    integer = subtract.getLhs();
+    zeroPoint = subtract.getRhs();
+  }
+  auto extend = integer.getDefiningOp<arith::ExtSIOp>();
+  if (!extend || extend.getIn() != body.getArgument(0) ||
+      !extend.getIn().getType().isInteger(8))
+    return std::nullopt;
+  return std::make_pair(zeroPoint, multiply.getRhs());
+}
+
+/// `value` as a per-tensor dequantization of an i8 tensor, or none.
+std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
+  linalg::GenericOp generic = getElementwise(value);
+  if (!generic || generic.getNumDpsInputs() != 1 ||
+      !generic.getMatchingIndexingMap(generic.getDpsInputOperand(0)).isIdentity())
+    return std::nullopt;
+  auto parts = matchDequantizationBody(generic.getRegion().front());
+  if (!parts)
+    return std::nullopt;
+  auto [zeroPoint, scale] = *parts;
+  std::optional<int64_t> zp =
+      zeroPoint ? getConstantIntValue(zeroPoint) : std::optional<int64_t>(0);
+  if (!zp || !matchPattern(scale, m_Constant()))
+    return std::nullopt;
+  return PerTensorDequantization{generic.getDpsInputs()[0], *zp, scale};
+}
+
+/// `value`, the rhs [K, N] of a matmul, as a constant i8 weight
+/// dequantized per output channel: [K, N] with a scale per column (ONNX's
+/// MatMul), or the transpose of [N, K] with a scale per row (Gemm), or none.
+std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  bool channelsFirst = transpose != nullptr;
+  if (transpose && transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return std::nullopt;
+  linalg::GenericOp generic =
+      getElementwise(transpose ? transpose.getInput() : value);
+  if (!generic || generic.getNumLoops() != 2)
+    return std::nullopt;
+  auto parts = matchDequantizationBody(generic.getRegion().front());
+  if (!parts)
+    return std::nullopt;
+  auto [zeroPoint, scale] = *parts;
+  Block &body = generic.getRegion().front();
+  AffineMap row = AffineMap::get(
+      2, 0, getAffineDimExpr(channelsFirst ? 0 : 1, generic.getContext()));
+  DenseIntElementsAttr quantized;
+  Value stored, scaleTensor;
+  for (OpOperand *input : generic.getDpsInputOperands()) {
+    BlockArgument arg = body.getArgument(input->getOperandNumber());
+    AffineMap map = generic.getMatchingIndexingMap(input);
+    if (arg.getArgNumber() == 0) {
+      if (!map.isIdentity() ||
+          !matchPattern(input->get(), m_Constant(&quantized)))
+        return std::nullopt;
+      stored = input->get();
+    } else if (arg == scale && map == row) {
+      scaleTensor = input->get();
+    } else if (zeroPoint && map == row && isIntegerSplat(input->get(), 0)) {
+      // The zero points, all 0: read as an extension of the input.
+      auto extend = zeroPoint.getDefiningOp<arith::ExtSIOp>();
+      if (!extend || extend.getIn() != arg)
+        return std::nullopt;
+      zeroPoint = Value();
+    } else {
+      return std::nullopt;
+    }
+  }
+  if (!quantized || !scaleTensor || (zeroPoint && !isIntegerSplat(zeroPoint, 0)))
+    return std::nullopt;
+  return PerChannelWeight{stored, quantized, channelsFirst, scaleTensor};
+}
+
+/// Makes `matmul` (f32, of a per-tensor dequantized activation and a
+/// per-channel dequantized constant weight) multiply the i8 values: see the
+/// file comment. Returns whether it did.
+bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
+  if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return false;
+  std::optional<PerTensorDequantization> lhs =
+      getPerTensorDequantization(matmul.getInputs()[0]);
+  std::optional<PerChannelWeight> rhs =
+      lhs ? getPerChannelWeight(matmul.getInputs()[1])
+          : std::optional<PerChannelWeight>();
+  // The accumulator must start at zero: the scales apply to the whole sum.
+  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  FloatAttr start;
+  if (!rhs || !fill || !matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
+      !start.getValue().isPosZero())
+    return false;
+  Location loc = matmul.getLoc();
+  rewriter.setInsertionPoint(matmul);
+  MLIRContext *ctx = rewriter.getContext();
+  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
+  auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
+  int64_t n = resultType.getDimSize(1);
+  int64_t k = cast<RankedTensorType>(lhs->quantized.getType()).getDimSize(1);
+  // The weight as [K, N] (transposed here where stored [N, K]), and its
+  // output channels' sums times the activation's zero point:
+  // za * sum_k b[k][n].
+  SmallVector<int8_t> transposedWeight(rhs->outputChannelsFirst ? k * n : 0);
+  SmallVector<int32_t> correction(n, 0);
+  auto values = rhs->quantized.getValues<APInt>();
+  for (int64_t channel = 0; channel < n; ++channel) {
+    int64_t sum = 0;
+    for (int64_t col = 0; col < k; ++col) {
+      int64_t at = rhs->outputChannelsFirst ? channel * k + col : col * n + channel;
+      int64_t value = values[at].getSExtValue();
+      if (rhs->outputChannelsFirst)
+        transposedWeight[col * n + channel] = static_cast<int8_t>(value);
+      sum += value;
+    }
+    correction[channel] = static_cast<int32_t>(lhs->zeroPoint * sum);
+  }
+  Value weight = rhs->stored;
+  if (rhs->outputChannelsFirst)
+    weight = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseIntElementsAttr::get(RankedTensorType::get({k, n}, rewriter.getI8Type()),
+                                  ArrayRef<int8_t>(transposedWeight)));
+  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+  Value accumulator = linalg::FillOp::create(
+                          rewriter, loc, zero,
+                          tensor::EmptyOp::create(rewriter, loc,
+                                                  resultType.getShape(), i32)
+                              .getResult())
+                          .getResult(0);
+  Value product = linalg::MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
+                                           ValueRange{lhs->quantized, weight},
+                                           ValueRange{accumulator})
+                      .getResult(0);
+  Value corrections = arith::ConstantOp::create(
+      rewriter, loc,
+      DenseIntElementsAttr::get(RankedTensorType::get({n}, i32),
+                                ArrayRef<int32_t>(correction)));
+  AffineMap identity = rewriter.getMultiDimIdentityMap(2);
+  AffineMap column = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  Value scale = lhs->scale;
+  Value rescaled =
+      linalg::GenericOp::create(
+          rewriter, loc, TypeRange{resultType},
+          ValueRange{product, corrections, rhs->scale},
+          ValueRange{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32)
+                         .getResult()},
+          ArrayRef<AffineMap>{identity, column, column, identity},
+          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          [&](OpBuilder &b, Location loc, ValueRange args) {
+            Value sum = arith::SubIOp::create(b, loc, args[0], args[1]);
+            Value value = arith::SIToFPOp::create(b, loc, f32, sum);
+            value = arith::MulFOp::create(b, loc, value, scale);
+            value = arith::MulFOp::create(b, loc, value, args[2]);
+            linalg::YieldOp::create(b, loc, value);
+          })
+          .getResult(0);
+  // What read the f32 operands goes where nothing else reads it.
+  SmallVector<Operation *> dead = {matmul.getInputs()[0].getDefiningOp(),
+                                   matmul.getInputs()[1].getDefiningOp()};
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(dead[1]))
+    dead.push_back(transpose.getInput().getDefiningOp());
+  dead.push_back(fill);
+  rewriter.replaceOp(matmul, rescaled);
+  for (Operation *op : dead)
+    if (op->use_empty())
+      rewriter.eraseOp(op);
+  return true;
+}
+
 struct FoldOperandExtensions
     : impl::TesselFoldOperandExtensionsBase<FoldOperandExtensions> {
   void runOnOperation() override {
@@ -93,7 +326,8 @@ struct FoldOperandExtensions
     for (Operation *op : matmuls) {
       bool folded = TypeSwitch<Operation *, bool>(op)
                         .Case([&](linalg::MatmulOp matmul) {
-                          return foldExtensions(matmul, rewriter);
+                          return foldExtensions(matmul, rewriter) ||
+                                 foldDequantizations(matmul, rewriter);
                         })
                         .Case([&](linalg::BatchMatmulOp matmul) {
                           return foldExtensions(matmul, rewriter);

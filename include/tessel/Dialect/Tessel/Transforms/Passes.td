@@ -292,8 +292,8 @@ def TesselFoldWeightTransposes
 
 def TesselFoldOperandExtensions
     : Pass<"tessel-fold-operand-extensions", "::mlir::func::FuncOp"> {
-  let summary = "Multiply bf16 and f16 matmul operands on the MAC array "
-                "instead of extending them to f32";
+  let summary = "Multiply bf16, f16 and int8 matmul operands on the MAC "
+                "array instead of extending them to f32";
   let description = [{
     torch-mlir imports a bf16 (or f16) `nn.Linear` as elementwise
     extensions of its input and weight to f32, an f32 `linalg.matmul` and a
@@ -321,11 +321,22 @@ def TesselFoldOperandExtensions
     An operand extended from another type, or one narrow operand beside an
     f32 one, is left as it is: the MAC array multiplies two operands of one
     type.
+
+    An int8 linear layer from ONNX's QDQ format arrives as an f32
+    `linalg.matmul` of an activation dequantized per tensor
+    (`(q - za) * sa`, constants) and the transpose of a constant i8 weight
+    `[N, K]` dequantized per row with zero points 0 (`b * sb[n]`). It
+    becomes a `linalg.matmul` of the i8 activation and the weight
+    transposed at compile time into an i32 accumulator, and a
+    `linalg.generic` that subtracts `za * sum_k b[n][k]` (the weight's row
+    sums, computed here), converts to f32 and multiplies by `sa`, then by
+    `sb[n]`. The result rounds once where the f32 product rounded at every
+    step, so its last bits differ from the dequantized f32 product's.
   }];
   let dependentDialects = ["::mlir::linalg::LinalgDialect"];
   let statistics = [
     Statistic<"numMatmulsFolded", "num-matmuls-folded",
-              "Matmuls made to read bf16 or f16 operands">,
+              "Matmuls made to read bf16, f16 or i8 operands">,
   ];
 }
 
