@@ -29,8 +29,9 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // no input before fusion mixes it into ops that do, read lookups at
   // the ops' own loop indices as operands and those at other indices that
   // depend on no input through tables of offsets; compute in the chip's
-  // types and ops; make data movement mappable; multiply bf16 and f16
-  // operands on the MAC array, not extended to f32; fuse elementwise chains;
+  // types and ops; make data movement mappable; multiply bf16, f16 and i8
+  // operands on the MAC array, quantized matmuls' zero points outside it,
+  // not extended to f32; fuse elementwise chains;
   // start matmuls from the biases added to them; compute an elementwise op
   // reading a reshaped matmul result at the matmul's shape;
   // store the booleans left between ops as floats; compute an elementwise
@@ -48,6 +49,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeQuantizedMatmuls());
   pm.addNestedPass<func::FuncOp>(createTesselFoldOperandExtensions());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());

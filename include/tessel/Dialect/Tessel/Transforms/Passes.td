@@ -290,6 +290,29 @@ def TesselFoldWeightTransposes
   ];
 }
 
+def TesselDecomposeQuantizedMatmuls
+    : Pass<"tessel-decompose-quantized-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Split a quantized matmul's zero points off the i8 product";
+  let description = [{
+    torch-mlir imports an ONNX QDQ matmul of two quantized activations as
+    `linalg.quantized_matmul` or `linalg.quantized_batch_matmul`:
+    `sum_k (a - za) (b - zb)` of i8 operands into i32, constant zero points.
+    The MAC array multiplies i8 values without offsets, so it becomes
+
+    ```
+    sum_k a b - zb sum_k a - za sum_k b + K za zb
+    ```
+
+    a `linalg.matmul` (`linalg.batch_matmul`) of the i8 values, the sums of
+    `a`'s rows and of `b`'s columns as reductions (where the other zero
+    point is not 0), and a `linalg.generic` combining them: the same i32
+    values. Zero points that are not constants are left to fail later.
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+}
+
 def TesselFoldOperandExtensions
     : Pass<"tessel-fold-operand-extensions", "::mlir::func::FuncOp"> {
   let summary = "Multiply bf16, f16 and int8 matmul operands on the MAC "
