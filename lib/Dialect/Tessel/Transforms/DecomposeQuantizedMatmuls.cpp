@@ -87,7 +87,8 @@ struct DecomposeQuantized : OpRewritePattern<QuantizedOp> {
     auto resultType = cast<RankedTensorType>(op.getResultTypes()[0]);
     if (!za || !zb || !aType.getElementType().isInteger(8) ||
         !cast<ShapedType>(bv.getType()).getElementType().isInteger(8) ||
-        !resultType.getElementType().isInteger(32) || !aType.hasStaticShape())
+        !resultType.getElementType().isInteger(32) || !aType.hasStaticShape() ||
+        !resultType.hasStaticShape())
       return rewriter.notifyMatchFailure(
           op, "zero points not constants, or not i8 x i8 into i32");
     Location loc = op.getLoc();

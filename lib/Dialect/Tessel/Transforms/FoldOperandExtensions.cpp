@@ -1,4 +1,4 @@
-//===- FoldOperandExtensions.cpp - bf16 and f16 products on the MAC array -===//
+//===- FoldOperandExtensions.cpp - Narrow products on the MAC array ------===//
 //
 // torch-mlir imports a bf16 (or f16) `nn.Linear` as extensions of its input
 // and weight to f32, an f32 matmul and a truncation of the result: PyTorch's
@@ -14,9 +14,9 @@
 // weight per output channel with zero points 0, and an f32 matmul. The MAC
 // array multiplies the i8 values into an i32 accumulator, exactly; since
 //   sum_k (a - za) b = sum_k a b - za sum_k b,
-// the weight's column sums (known when it is a constant) times the
-// activation's zero point are subtracted from the accumulator, and the
-// scales applied after: (acc - za colsum[n]) * sa * sb[n], in f32. That
+// each output channel's sum of the weight (known, the weight a constant)
+// times the activation's zero point is subtracted from the accumulator, and
+// the scales applied after: (acc - za sum[n]) * sa * sb[n], in f32. That
 // rounds once where the f32 matmul rounded at every product and sum, so the
 // result differs from the dequantized f32 product in its last bits.
 //
@@ -113,9 +113,9 @@ struct PerChannelWeight {
   Value scale;              // [N], f32
 };
 
-/// The generic defining `value` if it is elementwise over identity-indexed
-/// inputs and outputs but the ones `allowed` lets be read otherwise, with
-/// one output; else null.
+/// The generic defining `value` if it is all-parallel on tensors with one
+/// identity-indexed output; else null (its inputs' maps are the caller's to
+/// check).
 linalg::GenericOp getElementwise(Value value) {
   auto generic = value.getDefiningOp<linalg::GenericOp>();
   if (!generic || !generic.hasPureTensorSemantics() ||
@@ -126,7 +126,7 @@ linalg::GenericOp getElementwise(Value value) {
   return generic;
 }
 
-/// `value` if it is the integer constant `expected`'s splat (or scalar).
+/// Whether `value` is the integer constant `expected`, a scalar or a splat.
 bool isIntegerSplat(Value value, int64_t expected) {
   if (std::optional<int64_t> scalar = getConstantIntValue(value))
     return *scalar == expected;
@@ -169,7 +169,11 @@ std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
   auto [zeroPoint, scale] = *parts;
   std::optional<int64_t> zp =
       zeroPoint ? getConstantIntValue(zeroPoint) : std::optional<int64_t>(0);
-  if (!zp || !matchPattern(scale, m_Constant()))
+  // The scale, a constant from outside the body, is read by the op that
+  // replaces it.
+  Operation *scaleDef = scale.getDefiningOp();
+  if (!zp || !scaleDef || generic->isAncestor(scaleDef) ||
+      !matchPattern(scale, m_Constant()))
     return std::nullopt;
   return PerTensorDequantization{generic.getDpsInputs()[0], *zp, scale};
 }
@@ -244,6 +248,11 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
   auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
   int64_t n = resultType.getDimSize(1);
   int64_t k = cast<RankedTensorType>(lhs->quantized.getType()).getDimSize(1);
+  // Sums of k products of i8 values (at most 2^14 each), and the zero
+  // point's correction, stay within i32.
+  if (!resultType.hasStaticShape() || ShapedType::isDynamic(k) ||
+      k > (int64_t{1} << 16))
+    return false;
   // The weight as [K, N] (transposed here where stored [N, K]), and its
   // output channels' sums times the activation's zero point:
   // za * sum_k b[k][n].
