@@ -235,7 +235,7 @@ def main(argv: list[str] | None = None) -> int:
     comp.add_argument("--failure-dir", help="where a failed stage keeps its IR "
                       "(default: a fresh temporary directory)")
     comp.add_argument("--keep-f32", metavar="OPS", dest="keep_f32", default="",
-                      help="comma-separated ATen ops (e.g. gelu,softmax) a bf16 or f16 "
+                      help="comma-separated ATen ops (e.g. gelu) a bf16 or f16 "
                       "PyTorch model computes in f32, rounding their results back")
     comp.add_argument("--dump-ir", metavar="DIR",
                       help="write the IR after each stage: DIR/00-imported.mlir, "

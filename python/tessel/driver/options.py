@@ -57,7 +57,7 @@ class Options:
       --tessel-to-program --weights DIR/weights -o P`` the program from it. Under ``torch.compile`` each graph
       writes into ``DIR/<role>_<key>``.
     - ``name``: the model's name in reports and file names.
-    - ``keep_f32``: ATen ops (``("softmax", "layer_norm")``, by their name in
+    - ``keep_f32``: ATen ops (``("gelu",)``, by their name in
       ``torch.ops.aten``) that a bf16 or f16 PyTorch model computes in f32,
       rounding their results back (mixed precision; docs/lowering.md,
       *bfloat16*).

@@ -1,15 +1,15 @@
 """Mixed precision: chosen ATen ops of a bf16 or f16 model computed in f32.
 
-A model in bfloat16 runs every op in bf16 as torch-mlir imports it:
-softmax's exponentials and sums, layer norm's mean and variance round to
-bf16 at each step, where PyTorch's CPU kernels compute them in f32 and round
-once. ``keep_f32`` names ATen ops (by name without overload, as in
-``torch.ops.aten.softmax``) to compute in f32 instead: in the exported
-graph each such op's bf16 or f16 tensor inputs are widened to f32
-(``aten._to_copy``), the op runs on them, and its result is rounded back to
-the model's type. The rest of the model is untouched. Runs in the user's
-process on the ``torch.export`` program, before it is saved. Needs only
-torch.
+A model in bfloat16 runs the ops torch-mlir lowers directly in bf16: GELU
+as five bf16 operations, each rounded, where PyTorch's CPU kernel computes
+in f32 and rounds once (softmax and layer norm already compute in f32: the
+decompositions torch-mlir applies widen low-precision inputs for them).
+``keep_f32`` names ATen ops (by name without overload, as in
+``torch.ops.aten.gelu``) to compute in f32: in the exported graph each such
+op's bf16 or f16 tensor inputs are widened to f32 (``aten._to_copy``), the
+op runs on them, and its result is rounded back to the model's type. The
+rest of the model is untouched. Runs in the user's process on the
+``torch.export`` program, before it is saved. Needs only torch.
 """
 
 from __future__ import annotations

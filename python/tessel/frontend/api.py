@@ -90,7 +90,7 @@ def check_keep_f32(keep_f32) -> tuple[str, ...]:
         names = None
     if names is None or not all(isinstance(n, str) and n for n in names):
         raise InvalidArgumentError(
-            f"keep_f32 must name ATen ops as strings (e.g. ('softmax', 'layer_norm')), "
+            f"keep_f32 must name ATen ops as strings (e.g. ('gelu',)), "
             f"got {keep_f32!r}")
     return tuple(sorted(set(names)))
 
@@ -114,10 +114,10 @@ def import_torch(module, example_inputs, *, dynamic_batch: bool = False,
     buffers become the function's leading arguments (``signature.weights``),
     the inputs follow. With ``dynamic_batch`` dimension 0 of every input is
     dynamic (the example batch must be at least 2: torch.export specialises
-    sizes 0 and 1). ``keep_f32`` names ATen ops (``"softmax"``,
-    ``"layer_norm"``: ``torch.ops.aten``'s names, without overload) that a
-    bf16 or f16 model computes in f32, its result rounded back
-    (mixed precision)."""
+    sizes 0 and 1). ``keep_f32`` names ATen ops (``"gelu"``: their
+    ``torch.ops.aten`` names, without overload) that a bf16 or f16 model
+    computes in f32, its result rounded back (mixed precision; softmax and
+    layer norm already compute in f32 as torch-mlir decomposes them)."""
     torch = _torch("tessel.import_torch")
     owner = f"module {type(module).__name__}"
     keep_f32 = check_keep_f32(keep_f32)
