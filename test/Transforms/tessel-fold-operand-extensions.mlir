@@ -191,3 +191,53 @@ func.func @int8_matmul(%q: tensor<4x2xi8>, %s: tensor<3xf32>) -> tensor<4x3xf32>
                      outs(%acc : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %y : tensor<4x3xf32>
 }
+
+// -----
+
+// ONNX's MatMul of a 3-D activation: a batch matmul of one batch whose
+// weight is broadcast from [K, N]. The i8 weight is the constant seen as
+// [1, K, N]; the activation dequantized without a zero point (sitofp of the
+// i8 value itself).
+// CHECK-LABEL: func.func @int8_batch_of_one
+// CHECK-SAME:    (%[[Q:.+]]: tensor<1x4x2xi8>, %[[S:.+]]: tensor<3xf32>)
+// CHECK:         %[[W:.+]] = arith.constant dense<{{\[}}{{\[}}[1, 2, 3], [4, 5, 6]]]> : tensor<1x2x3xi8>
+// CHECK:         %[[P:.+]] = linalg.batch_matmul ins(%[[Q]], %[[W]] : tensor<1x4x2xi8>, tensor<1x2x3xi8>) outs(%{{.+}} : tensor<1x4x3xi32>)
+// CHECK:         linalg.generic {{.*}} ins(%[[P]], %{{.+}}, %[[S]] : tensor<1x4x3xi32>, tensor<3xi32>, tensor<3xf32>)
+// CHECK-NOT:     linalg.batch_matmul
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id = affine_map<(d0, d1) -> (d0, d1)>
+#col = affine_map<(d0, d1) -> (d1)>
+#bcast = affine_map<(d0, d1, d2) -> (d1, d2)>
+func.func @int8_batch_of_one(%q: tensor<1x4x2xi8>, %s: tensor<3xf32>) -> tensor<1x4x3xf32> {
+  %quarter = arith.constant 0.25 : f32
+  %zero = arith.constant 0.0 : f32
+  %w = arith.constant dense<[[1, 2, 3], [4, 5, 6]]> : tensor<2x3xi8>
+  %0 = tensor.empty() : tensor<1x4x2xf32>
+  %a = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : tensor<1x4x2xi8>) outs(%0 : tensor<1x4x2xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %f = arith.sitofp %in : i8 to f32
+    %y = arith.mulf %f, %quarter : f32
+    linalg.yield %y : f32
+  } -> tensor<1x4x2xf32>
+  %1 = tensor.empty() : tensor<2x3xf32>
+  %b = linalg.generic {indexing_maps = [#id, #col, #id], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %s : tensor<2x3xi8>, tensor<3xf32>) outs(%1 : tensor<2x3xf32>) {
+  ^bb0(%in: i8, %scale: f32, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %f = arith.sitofp %e : i32 to f32
+    %y = arith.mulf %f, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x3xf32>
+  %2 = tensor.empty() : tensor<1x2x3xf32>
+  %bb = linalg.generic {indexing_maps = [#bcast, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%b : tensor<2x3xf32>) outs(%2 : tensor<1x2x3xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    linalg.yield %in : f32
+  } -> tensor<1x2x3xf32>
+  %3 = tensor.empty() : tensor<1x4x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%3 : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  %y = linalg.batch_matmul ins(%a, %bb : tensor<1x4x2xf32>, tensor<1x2x3xf32>)
+                           outs(%acc : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
+  return %y : tensor<1x4x3xf32>
+}

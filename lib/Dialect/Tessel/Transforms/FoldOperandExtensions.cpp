@@ -150,11 +150,31 @@ std::optional<std::pair<Value, Value>> matchDequantizationBody(Block &body) {
     integer = subtract.getLhs();
     zeroPoint = subtract.getRhs();
   }
-  auto extend = integer.getDefiningOp<arith::ExtSIOp>();
-  if (!extend || extend.getIn() != body.getArgument(0) ||
-      !extend.getIn().getType().isInteger(8))
+  // The i8 value, extended first or converted as it is.
+  if (auto extend = integer.getDefiningOp<arith::ExtSIOp>())
+    integer = extend.getIn();
+  if (integer != body.getArgument(0) || !integer.getType().isInteger(8))
     return std::nullopt;
   return std::make_pair(zeroPoint, multiply.getRhs());
+}
+
+/// The 2-D tensor that `value`, [1, K, N], broadcasts (a generic that only
+/// yields its input, read at (d1, d2)), or null.
+Value getBroadcastSource(Value value) {
+  linalg::GenericOp generic = getElementwise(value);
+  if (!generic || generic.getNumLoops() != 3 || generic.getNumDpsInputs() != 1 ||
+      cast<RankedTensorType>(value.getType()).getDimSize(0) != 1)
+    return {};
+  Block &body = generic.getRegion().front();
+  auto yield = cast<linalg::YieldOp>(body.getTerminator());
+  MLIRContext *ctx = generic.getContext();
+  AffineMap read = AffineMap::get(
+      3, 0, {getAffineDimExpr(1, ctx), getAffineDimExpr(2, ctx)}, ctx);
+  if (&body.front() != yield.getOperation() ||
+      yield.getOperand(0) != body.getArgument(0) ||
+      generic.getMatchingIndexingMap(generic.getDpsInputOperand(0)) != read)
+    return {};
+  return generic.getDpsInputs()[0];
 }
 
 /// `value` as a per-tensor dequantization of an i8 tensor, or none.
@@ -225,18 +245,23 @@ std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
 }
 
 /// Makes `matmul` (f32, of a per-tensor dequantized activation and a
-/// per-channel dequantized constant weight) multiply the i8 values: see the
-/// file comment. Returns whether it did.
-bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
+/// per-channel dequantized constant weight; a batch matmul of one batch
+/// whose weight is broadcast, as ONNX's MatMul of a 3-D activation imports)
+/// multiply the i8 values: see the file comment. Returns whether it did.
+template <typename MatmulOp>
+bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
+    return false;
+  bool batched = std::is_same_v<MatmulOp, linalg::BatchMatmulOp>;
+  Value rhsValue = matmul.getInputs()[1];
+  if (batched && !(rhsValue = getBroadcastSource(rhsValue)))
     return false;
   std::optional<PerTensorDequantization> lhs =
       getPerTensorDequantization(matmul.getInputs()[0]);
   std::optional<PerChannelWeight> rhs =
-      lhs ? getPerChannelWeight(matmul.getInputs()[1])
-          : std::optional<PerChannelWeight>();
+      lhs ? getPerChannelWeight(rhsValue) : std::optional<PerChannelWeight>();
   // The accumulator must start at zero: the scales apply to the whole sum.
-  auto fill = matmul.getOutputs()[0].getDefiningOp<linalg::FillOp>();
+  auto fill = matmul.getOutputs()[0].template getDefiningOp<linalg::FillOp>();
   FloatAttr start;
   if (!rhs || !fill || !matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
       !start.getValue().isPosZero())
@@ -246,8 +271,9 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
   MLIRContext *ctx = rewriter.getContext();
   Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
   auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
-  int64_t n = resultType.getDimSize(1);
-  int64_t k = cast<RankedTensorType>(lhs->quantized.getType()).getDimSize(1);
+  unsigned rank = resultType.getRank();
+  int64_t n = resultType.getDimSize(rank - 1);
+  int64_t k = cast<RankedTensorType>(lhs->quantized.getType()).getDimSize(rank - 1);
   // Sums of k products of i8 values (at most 2^14 each), and the zero
   // point's correction, stay within i32.
   if (!resultType.hasStaticShape() || ShapedType::isDynamic(k) ||
@@ -270,12 +296,18 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
     }
     correction[channel] = static_cast<int32_t>(lhs->zeroPoint * sum);
   }
+  // [K, N], or [1, K, N] for the batch matmul.
+  SmallVector<int64_t> weightShape(rank - 2, 1);
+  weightShape.append({k, n});
+  auto weightType = RankedTensorType::get(weightShape, rewriter.getI8Type());
   Value weight = rhs->stored;
   if (rhs->outputChannelsFirst)
     weight = arith::ConstantOp::create(
         rewriter, loc,
-        DenseIntElementsAttr::get(RankedTensorType::get({k, n}, rewriter.getI8Type()),
-                                  ArrayRef<int8_t>(transposedWeight)));
+        DenseIntElementsAttr::get(weightType, ArrayRef<int8_t>(transposedWeight)));
+  else if (batched)
+    weight = arith::ConstantOp::create(rewriter, loc,
+                                       rhs->quantized.reshape(weightType));
   Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
   Value accumulator = linalg::FillOp::create(
                           rewriter, loc, zero,
@@ -283,16 +315,16 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
                                                   resultType.getShape(), i32)
                               .getResult())
                           .getResult(0);
-  Value product = linalg::MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
-                                           ValueRange{lhs->quantized, weight},
-                                           ValueRange{accumulator})
+  Value product = MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
+                                  ValueRange{lhs->quantized, weight},
+                                  ValueRange{accumulator})
                       .getResult(0);
   Value corrections = arith::ConstantOp::create(
       rewriter, loc,
       DenseIntElementsAttr::get(RankedTensorType::get({n}, i32),
                                 ArrayRef<int32_t>(correction)));
-  AffineMap identity = rewriter.getMultiDimIdentityMap(2);
-  AffineMap column = AffineMap::get(2, 0, getAffineDimExpr(1, ctx));
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap column = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
   Value scale = lhs->scale;
   Value rescaled =
       linalg::GenericOp::create(
@@ -301,7 +333,7 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
           ValueRange{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32)
                          .getResult()},
           ArrayRef<AffineMap>{identity, column, column, identity},
-          SmallVector<utils::IteratorType>(2, utils::IteratorType::parallel),
+          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &b, Location loc, ValueRange args) {
             Value sum = arith::SubIOp::create(b, loc, args[0], args[1]);
             Value value = arith::SIToFPOp::create(b, loc, f32, sum);
@@ -313,7 +345,9 @@ bool foldDequantizations(linalg::MatmulOp matmul, IRRewriter &rewriter) {
   // What read the f32 operands goes where nothing else reads it.
   SmallVector<Operation *> dead = {matmul.getInputs()[0].getDefiningOp(),
                                    matmul.getInputs()[1].getDefiningOp()};
-  if (auto transpose = dyn_cast<linalg::TransposeOp>(dead[1]))
+  if (batched)
+    dead.push_back(rhsValue.getDefiningOp());
+  if (auto transpose = dyn_cast<linalg::TransposeOp>(dead.back()))
     dead.push_back(transpose.getInput().getDefiningOp());
   dead.push_back(fill);
   rewriter.replaceOp(matmul, rescaled);
@@ -339,7 +373,8 @@ struct FoldOperandExtensions
                                  foldDequantizations(matmul, rewriter);
                         })
                         .Case([&](linalg::BatchMatmulOp matmul) {
-                          return foldExtensions(matmul, rewriter);
+                          return foldExtensions(matmul, rewriter) ||
+                                 foldDequantizations(matmul, rewriter);
                         });
       numMatmulsFolded += folded;
     }

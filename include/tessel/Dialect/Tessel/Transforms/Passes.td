@@ -348,9 +348,11 @@ def TesselFoldOperandExtensions
     An int8 linear layer from ONNX's QDQ format arrives as an f32
     `linalg.matmul` of an activation dequantized per tensor
     (`(q - za) * sa`, constants) and the transpose of a constant i8 weight
-    `[N, K]` dequantized per row with zero points 0 (`b * sb[n]`). It
-    becomes a `linalg.matmul` of the i8 activation and the weight
-    transposed at compile time into an i32 accumulator, and a
+    `[N, K]` dequantized per row with zero points 0 (`b * sb[n]`), or of a
+    `[K, N]` one per column (ONNX's MatMul); with a 3-D activation, a
+    `linalg.batch_matmul` of one batch whose weight is broadcast. It
+    becomes a matmul of the i8 activation and the weight (transposed at
+    compile time where stored `[N, K]`) into an i32 accumulator, and a
     `linalg.generic` that subtracts `za * sum_k b[n][k]` (the weight's row
     sums, computed here), converts to f32 and multiplies by `sa`, then by
     `sb[n]`. The result rounds once where the f32 product rounded at every
