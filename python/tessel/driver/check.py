@@ -23,13 +23,11 @@ from typing import Mapping, Sequence
 import numpy as np
 
 from ..errors import InvalidArgumentError
+from ..frontend.model import BF16_TOLERANCE
 
 # The largest error allowed, relative to an output's largest magnitude.
 DEFAULT_SCALE_RTOL = 1e-3
 
-# The least tolerances of an output stored in bfloat16: (rtol, atol,
-# scale_rtol).
-BF16_TOLERANCE = (1.6e-2, 1e-2, 1.6e-2)
 
 
 @dataclass(frozen=True)

@@ -148,12 +148,13 @@ def _torch(module, example_inputs, name) -> Source:
         return [_torch_array(o, f"output {i} of {type(module).__name__}")
                 for i, o in enumerate(_as_list(out))]
 
-    return Source(name, lambda: frontend.import_torch(module, tensors, name=name),
+    def importer(keep_f32=()):
+        return frontend.import_torch(module, tensors, name=name, keep_f32=keep_f32)
+
+    return Source(name, importer,
                   [_torch_array(t, f"example input {i} of {type(module).__name__}")
                    for i, t in enumerate(tensors)],
-                  reference, "PyTorch eager",
-                  lambda keep_f32: frontend.import_torch(module, tensors, name=name,
-                                                         keep_f32=keep_f32))
+                  reference, "PyTorch eager", mixed_importer=importer)
 
 
 def _host_array(x, what: str) -> np.ndarray:

@@ -29,6 +29,16 @@ def _first_lines(text: str, n: int) -> str:
     return "\n".join(lines[:n])
 
 
+def torch_to_host(tensor):
+    """``tensor`` as the NumPy array the signature's dtype names: bfloat16,
+    which NumPy has no type for, widened exactly to float32."""
+    import torch
+    t = tensor.detach().cpu().contiguous()
+    if t.dtype == torch.bfloat16:
+        t = t.float()
+    return t.numpy().copy()
+
+
 def input_names(model, n: int) -> list[str]:
     """The names of ``model.forward``'s first ``n`` positional parameters,
     or ``input0`` .."""

@@ -251,13 +251,6 @@ def _first_lines(text: str, n: int = 6) -> str:
     return "\n".join(lines[:n])
 
 
-def _to_numpy(t) -> np.ndarray:
-    t = t.detach().cpu().contiguous()
-    if str(t.dtype) == "torch.bfloat16":   # NumPy has none: its values as float32
-        t = t.float()
-    return t.numpy().copy()
-
-
 def _lower_program(prog, func_name, what):
     from torch_mlir import fx
     from torch_mlir.extras.fx_importer import FxImporter
@@ -344,7 +337,7 @@ def import_training(req):
     sig = _signature(module, req["name"], "torch-training",
                      [strip(n) for n in weight_names], in_names, out_names, what)
     return {"mlir": _asm(module), "signature": sig,
-            "weights": {strip(n): _to_numpy(tensors[n]) for n in weight_names}}
+            "weights": {strip(n): _capture.torch_to_host(tensors[n]) for n in weight_names}}
 
 
 def _load_onnx(path, what):

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..errors import InvalidArgumentError, missing_extra
 from . import _capture, errors, worker
+from ._capture import torch_to_host
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
 from .model import ImportedModel, Signature
@@ -68,16 +69,6 @@ def _classes_in_main(obj) -> str | None:
                 kind = "class" if inspect.isclass(defining) else "function"
                 return f"{kind} {defining.__qualname__}"
     return None
-
-
-def torch_to_host(tensor):
-    """``tensor`` as the NumPy array the signature's dtype names: bfloat16,
-    which NumPy has no type for, widened exactly to float32."""
-    import torch
-    t = tensor.detach().cpu().contiguous()
-    if t.dtype == torch.bfloat16:
-        t = t.float()
-    return t.numpy().copy()
 
 
 def check_keep_f32(keep_f32) -> tuple[str, ...]:

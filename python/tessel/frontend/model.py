@@ -38,6 +38,12 @@ SIGNATURE_FILE = "signature.json"
 DTYPES = ("float32", "float64", "float16", "bfloat16", "int64", "int32", "int8", "bool")
 
 
+# The least tolerances (rtol, atol, scale_rtol) a bfloat16 output is checked
+# at: bf16 keeps an 8-bit significand, so a correctly rounded result is off
+# by up to 2^-8 of its value (tessel.driver.check).
+BF16_TOLERANCE = (1.6e-2, 1e-2, 1.6e-2)
+
+
 def host_dtype(dtype: str) -> np.dtype:
     """The NumPy type of an array of element type ``dtype`` (one of DTYPES)."""
     return np.dtype(np.float32) if dtype == "bfloat16" else np.dtype(dtype)

@@ -169,8 +169,7 @@ def _result_elem_bytes(op: Op) -> int:
 def _widened(op: Op) -> bool:
     """Whether a window op's input is narrower than its output (bf16
     accumulated in f32): each window is widened before it is combined."""
-    output = next(o for o in op.operands if o.is_output)
-    return op.operands[0].elem_bytes != output.elem_bytes
+    return op.operands[0].elem_bytes != _result_elem_bytes(op)
 
 
 def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from ..frontend.model import BF16_TOLERANCE
 from . import register
 from . import models as m
 
@@ -88,8 +89,8 @@ def mlp_train_step():
 
 # bfloat16 variants: weights, activations and MACs in bf16 (the MAC array
 # accumulates in f32, as PyTorch's bf16 matmul does), against PyTorch's own
-# bf16 eager at bf16's tolerance (tessel.driver.check.BF16_TOLERANCE).
-BF16 = dict(rtol=1.6e-2, atol=1e-2, scale_rtol=1.6e-2)
+# bf16 eager at bf16's tolerance.
+BF16 = dict(zip(("rtol", "atol", "scale_rtol"), BF16_TOLERANCE))
 
 
 def _in_bf16(built):
