@@ -5,7 +5,11 @@ step; its linear layers and attention products multiply int8 values on the
 MAC array (its convolutions the dequantized f32 values); the CPU emulator
 gives the simulator's bits. The reference is onnxruntime running the QDQ
 graph as written (graph optimizations off): its default fuses QDQ pairs
-into integer kernels that requantize with arithmetic of their own."""
+into integer kernels that requantize with arithmetic of their own.
+
+A PyTorch model quantized with PT2E (torchao's prepare_pt2e and
+convert_pt2e, XNNPACK's symmetric per-channel int8 config) does the same
+against PyTorch eager running the converted model."""
 
 import numpy as np
 import onnx
@@ -15,6 +19,7 @@ from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantT
                                       quantize_static)
 
 import tessel
+from tessel.frontend import UnsupportedOpError, import_torch
 from tessel.runtime.emulator import emulate
 
 
@@ -81,3 +86,64 @@ def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build, mac_dtype
     assert macs == {mac_dtype}
     emulated = emulate(program, {"x": x.numpy()}, device="cpu").outputs
     assert emulated["y"].tobytes() == result.outputs["y"].tobytes()
+
+
+def _pt2e_quantized(module, x):
+    """``module`` quantized with PT2E (calibrated on 8 random inputs) and
+    the scale of its output's quantization."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
+                                                          get_symmetric_quantization_config)
+
+    exported = torch.export.export(module.eval(), (x,)).module()
+    quantizer = XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True))
+    prepared = prepare_pt2e(exported, quantizer)
+    g = torch.Generator().manual_seed(1)
+    for _ in range(8):
+        prepared(torch.randn(*x.shape, generator=g))
+    converted = convert_pt2e(prepared)
+    last = [n for n in converted.graph.nodes
+            if n.target == torch.ops.quantized_decomposed.dequantize_per_tensor.default][-1]
+    return converted, float(last.args[1])
+
+
+@pytest.mark.parametrize("build, mac_dtypes",
+                         [(_mlp, {"i8"}), (_cnn, {"f32"}), (_gpt2_block, {"i8", "f32"})],
+                         ids=["mlp", "cnn", "gpt2_block_small"])
+def test_a_pt2e_model_gives_pytorchs_outputs(build, mac_dtypes):
+    # The GPT-2 block's linear layers multiply i8; XNNPACK's quantizer
+    # leaves its attention's products in f32, and so does the program.
+    pytest.importorskip("torchao")
+    torch.manual_seed(0)
+    module, x = build()
+    converted, step = _pt2e_quantized(module, x)
+    program = tessel.compile(converted, (x,), arch="tessel-4x4")
+    result = program.simulate([x.numpy()])
+    (name, got), = result.outputs.items()
+    with torch.no_grad():
+        want = converted(x).numpy()
+    assert np.abs(got - want).max() <= step * (1 + 1e-6)
+    macs = {i.fields["dtype"] for stream in program.decoded().values() for i in stream
+            if i.op in ("matmul", "matmul_init")}
+    assert macs == mac_dtypes
+    emulated = emulate(program, {program.inputs[0]: x.numpy()},
+                       device="cpu").outputs
+    assert emulated[name].tobytes() == got.tobytes()
+
+
+def test_a_dynamic_pt2e_model_is_refused_by_its_op():
+    pytest.importorskip("torchao")
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
+                                                          get_symmetric_quantization_config)
+
+    module, x = _mlp()
+    exported = torch.export.export(module.eval(), (x,)).module()
+    prepared = prepare_pt2e(exported, XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True, is_dynamic=True)))
+    prepared(x)
+    with pytest.raises(UnsupportedOpError,
+                       match=r"quantization op 'quantized_decomposed::choose_qparams.*"
+                             r"static int8 quantization"):
+        import_torch(convert_pt2e(prepared), (x,))

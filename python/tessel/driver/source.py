@@ -125,6 +125,7 @@ def _torch(module, example_inputs, name) -> Source:
     import torch
 
     from .. import frontend
+    from ..frontend.api import eval_mode
 
     if example_inputs is None:
         raise InvalidArgumentError(f"module {type(module).__name__}: example_inputs are needed to "
@@ -135,16 +136,11 @@ def _torch(module, example_inputs, name) -> Source:
     def reference(arrays):
         # The program is compiled in eval mode (the frontend imports so);
         # the golden runs the same way and leaves the caller's mode as it was.
-        was_training = module.training
-        module.eval()
-        try:
-            with torch.no_grad():
-                # bfloat16 inputs travel as float32 (exact): back to the
-                # example's dtype for the model.
-                out = module(*[torch.from_numpy(np.asarray(a)).to(t.dtype)
-                               for a, t in zip(arrays, tensors)])
-        finally:
-            module.train(was_training)
+        with eval_mode(module), torch.no_grad():
+            # bfloat16 inputs travel as float32 (exact): back to the
+            # example's dtype for the model.
+            out = module(*[torch.from_numpy(np.asarray(a)).to(t.dtype)
+                           for a, t in zip(arrays, tensors)])
         return [_torch_array(o, f"output {i} of {type(module).__name__}")
                 for i, o in enumerate(_as_list(out))]
 

@@ -7,10 +7,12 @@ function works). Needs only torch.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import io
 import re
 
+from . import _pt2e
 from ._mixed_precision import MixedPrecisionError, compute_in_f32
 
 
@@ -118,13 +120,39 @@ def _check_static_shapes(program, what: str) -> None:
             f"whole tensor", op=op, location=where)
 
 
+def set_eval(model) -> bool:
+    """Puts ``model`` in eval mode; False where it has no mode to set: a
+    graph that torch.export made (``ExportedProgram.module()``, a PT2E
+    quantized model) has its mode fixed at export and refuses ``eval()``."""
+    try:
+        model.eval()
+    except NotImplementedError:
+        return False
+    return True
+
+
+@contextlib.contextmanager
+def eval_mode(model):
+    """``model`` in eval mode (set_eval) for the block, its mode restored
+    after."""
+    was_training = model.training
+    settable = set_eval(model)
+    try:
+        yield model
+    finally:
+        if settable:
+            model.train(was_training)
+
+
 def _custom_op_calls(program) -> dict:
-    """The custom operators ``program`` calls, each with its first call."""
+    """The custom operators ``program`` calls, each with its first call;
+    PT2E's quantization ops are Tessel's own to lower (_pt2e)."""
     from .custom_ops import is_custom
 
     found = {}
     for node in program.graph.nodes:
-        if node.op == "call_function" and is_custom(node.target):
+        if (node.op == "call_function" and is_custom(node.target)
+                and not _pt2e.is_pt2e_op(node.target)):
             found.setdefault(node.target, node)
     return found
 
@@ -155,12 +183,16 @@ def _decompose_custom_ops(program, what: str):
     registered = decompositions()
     found = _custom_op_calls(program)
     _refuse_undecomposed({op: n for op, n in found.items() if op not in registered}, what)
-    if not found:
+    try:
+        quantization = _pt2e.decompositions(program, source_line)
+    except _pt2e.PT2EError as e:
+        raise CaptureError("UnsupportedOpError", f"{what}: {e}") from None
+    if not found and not quantization:
         return program
     try:
-        program = program.run_decompositions(registered)
+        program = program.run_decompositions({**quantization, **registered})
     except Exception as e:
-        names = ", ".join(sorted(op._schema.name for op in found))
+        names = ", ".join(sorted(op._schema.name for op in {**found, **quantization}))
         raise CaptureError("TraceError",
                            f"{what}: the decomposition of custom op {names} does not trace: "
                            f"{_first_lines(str(e), 4)}") from e
@@ -178,7 +210,7 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False, keep_f32=()):
 
     what = f"module {type(model).__name__}"
     _check_input_count(model, len(inputs), what)
-    model.eval()
+    set_eval(model)
     named = list(model.named_parameters()) + list(model.named_buffers())
     names = [n for n, _ in named]
 
@@ -218,6 +250,8 @@ def export(model, inputs: tuple, *, dynamic_batch: bool = False, keep_f32=()):
         raise CaptureError("TraceError",
                            f"{what}: torch.export cannot trace the model: {hint}\n"
                            f"{_first_lines(text, 4)}") from e
+    weight_inputs = program.graph_signature.user_inputs[:len(weights)]
+    _pt2e.drop_zero_zero_points(program, dict(zip(weight_inputs, weights)))
     program = _decompose_custom_ops(program, what)
     if keep_f32:
         try:

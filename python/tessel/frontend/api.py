@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import InvalidArgumentError, missing_extra
 from . import _capture, errors, worker
-from ._capture import torch_to_host
+from ._capture import eval_mode, torch_to_host
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
 from .model import ImportedModel, Signature

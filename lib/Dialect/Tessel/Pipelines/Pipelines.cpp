@@ -49,8 +49,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselNarrowF64());
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselMaterializeCopies());
-  pm.addNestedPass<func::FuncOp>(createTesselDecomposeQuantizedMatmuls());
   pm.addNestedPass<func::FuncOp>(createTesselFoldOperandExtensions());
+  pm.addNestedPass<func::FuncOp>(createTesselDecomposeQuantizedMatmuls());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
   pm.addNestedPass<func::FuncOp>(createTesselCollapseEpilogueReshapes());

@@ -20,6 +20,15 @@
 // rounds once where the f32 matmul rounded at every product and sum, so the
 // result differs from the dequantized f32 product in its last bits.
 //
+// PyTorch's PT2E flow (torch.export, then torchao's convert_pt2e) gives the
+// same product in another form: the activation dequantized by a chain of
+// ops (to f32, minus the zero point, times the scale), fused here into one
+// so that it reads as ONNX's; the weight a function argument, not a
+// constant, its scales [N, 1]. Such a weight's column sums are not known
+// here: the product becomes a `linalg.quantized_matmul` with the
+// activation's zero point, which tessel-decompose-quantized-matmuls splits
+// into the i8 product and the column sums on the vector unit.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -27,6 +36,7 @@
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/Dialect/Linalg/Transforms/Transforms.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/IR/Matchers.h"
@@ -97,20 +107,20 @@ bool foldExtensions(MatmulOp op, IRRewriter &rewriter) {
 
 /// An i8 tensor dequantized per tensor: `(q - zeroPoint) * scale` with
 /// constants, as ONNX's DequantizeLinear imports (tessel-simplify-math
-/// computes the difference in i32).
+/// computes the difference in i32) or PT2E's (the difference in f32).
 struct PerTensorDequantization {
   Value quantized;
   int64_t zeroPoint;
   Value scale; // an f32 constant
 };
 
-/// A constant i8 weight dequantized per output channel with zero points 0:
+/// An i8 weight dequantized per output channel with zero points 0:
 /// `q * scale[n]`, stored [N, K] (then transposed) or [K, N].
 struct PerChannelWeight {
-  Value stored;             // the constant
-  DenseIntElementsAttr quantized;
-  bool outputChannelsFirst; // [N, K]
-  Value scale;              // [N], f32
+  Value stored;                   // i8
+  DenseIntElementsAttr quantized; // its values where it is a constant
+  bool outputChannelsFirst;       // [N, K]
+  Value scale;                    // [N] or [N, 1] / [1, N], f32
 };
 
 /// The generic defining `value` if it is all-parallel on tensors with one
@@ -135,17 +145,28 @@ bool isIntegerSplat(Value value, int64_t expected) {
          attr.getSplatValue<APInt>().getSExtValue() == expected;
 }
 
-/// Matches the body `yield (sitofp (extsi(q) [- zp])) * scale`, where q is
-/// block argument 0; returns (zero point value or null, scale value).
+/// Matches the body `yield (sitofp (extsi(q) [- zp])) * scale` or
+/// `yield (sitofp(q) [- zp]) * scale` (the zero point subtracted in f32),
+/// where q is block argument 0; returns (zero point value or null, scale
+/// value).
 std::optional<std::pair<Value, Value>> matchDequantizationBody(Block &body) {
   auto yield = cast<linalg::YieldOp>(body.getTerminator());
   auto multiply = yield.getOperand(0).getDefiningOp<arith::MulFOp>();
   if (!multiply || !multiply.getType().isF32())
     return std::nullopt;
-  auto convert = multiply.getLhs().getDefiningOp<arith::SIToFPOp>();
+  Value converted = multiply.getLhs(), zeroPoint;
+  if (auto subtract = converted.getDefiningOp<arith::SubFOp>()) {
+    converted = subtract.getLhs();
+    zeroPoint = subtract.getRhs();
+  }
+  auto convert = converted.getDefiningOp<arith::SIToFPOp>();
   if (!convert)
     return std::nullopt;
-  Value integer = convert.getIn(), zeroPoint;
+  Value integer = convert.getIn();
+  if (zeroPoint)
+    return integer == body.getArgument(0) && integer.getType().isInteger(8)
+               ? std::optional(std::make_pair(zeroPoint, multiply.getRhs()))
+               : std::nullopt;
   if (auto subtract = integer.getDefiningOp<arith::SubIOp>()) {
     integer = subtract.getLhs();
     zeroPoint = subtract.getRhs();
@@ -177,6 +198,57 @@ Value getBroadcastSource(Value value) {
   return generic.getDpsInputs()[0];
 }
 
+/// The value of `value` if it is an integer constant or an integral float
+/// constant, or none.
+std::optional<int64_t> getIntegralConstant(Value value) {
+  if (std::optional<int64_t> integer = getConstantIntValue(value))
+    return integer;
+  FloatAttr attr;
+  if (!matchPattern(value, m_Constant(&attr)))
+    return std::nullopt;
+  double number = attr.getValueAsDouble();
+  if (std::trunc(number) != number || std::abs(number) >= 0x1p30)
+    return std::nullopt;
+  return static_cast<int64_t>(number);
+}
+
+/// Fuses the chain of elementwise ops that dequantizes an i8 tensor into
+/// `value` (PT2E's: to f32, minus the zero point, times the scale, each an
+/// op of its own) into one op, so that it reads as ONNX's DequantizeLinear.
+/// Each op of the chain has one input, read at its own indices, and is read
+/// by the next alone; nothing is fused unless the chain starts at an i8
+/// tensor. Returns the fused op's result, or `value` as it was.
+Value fuseDequantizationChain(Value value, IRRewriter &rewriter) {
+  constexpr int kLongestChain = 4;
+  SmallVector<linalg::GenericOp> chain; // consumer first
+  for (Value at = value;;) {
+    linalg::GenericOp generic = getElementwise(at);
+    if (!generic || generic.getNumDpsInputs() != 1 ||
+        !generic.getMatchingIndexingMap(generic.getDpsInputOperand(0)).isIdentity() ||
+        static_cast<int>(chain.size()) == kLongestChain ||
+        (!chain.empty() && !at.hasOneUse()))
+      return value;
+    chain.push_back(generic);
+    at = generic.getDpsInputs()[0];
+    if (getElementTypeOrSelf(at.getType()).isInteger(8))
+      break;
+  }
+  Operation *consumer = chain.front();
+  for (size_t producer = 1; producer < chain.size(); ++producer) {
+    OpOperand *operand = cast<linalg::GenericOp>(consumer).getDpsInputOperand(0);
+    if (!linalg::areElementwiseOpsFusable(operand))
+      return consumer->getResult(0);
+    FailureOr<linalg::ElementwiseOpFusionResult> fused =
+        linalg::fuseElementwiseOps(rewriter, operand);
+    if (failed(fused))
+      return consumer->getResult(0);
+    rewriter.replaceOp(consumer, fused->replacements.lookup(consumer->getResult(0)));
+    rewriter.eraseOp(chain[producer]);
+    consumer = fused->fusedOp;
+  }
+  return consumer->getResult(0);
+}
+
 /// `value` as a per-tensor dequantization of an i8 tensor, or none.
 std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
   linalg::GenericOp generic = getElementwise(value);
@@ -188,7 +260,7 @@ std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
     return std::nullopt;
   auto [zeroPoint, scale] = *parts;
   std::optional<int64_t> zp =
-      zeroPoint ? getConstantIntValue(zeroPoint) : std::optional<int64_t>(0);
+      zeroPoint ? getIntegralConstant(zeroPoint) : std::optional<int64_t>(0);
   // The scale, a constant from outside the body, is read by the op that
   // replaces it.
   Operation *scaleDef = scale.getDefiningOp();
@@ -198,9 +270,21 @@ std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
   return PerTensorDequantization{generic.getDpsInputs()[0], *zp, scale};
 }
 
-/// `value`, the rhs [K, N] of a matmul, as a constant i8 weight
-/// dequantized per output channel: [K, N] with a scale per column (ONNX's
-/// MatMul), or the transpose of [N, K] with a scale per row (Gemm), or none.
+/// Whether `map` (of the weight's two loops) reads one value per output
+/// channel, the loop `channel`: (d_channel), or that broadcast along the
+/// other loop, (d_channel, 0) or (0, d_channel).
+bool readsPerChannel(AffineMap map, unsigned channel) {
+  MLIRContext *ctx = map.getContext();
+  AffineExpr at = getAffineDimExpr(channel, ctx), zero = getAffineConstantExpr(0, ctx);
+  return map.getNumDims() == 2 &&
+         (map.getResults() == ArrayRef<AffineExpr>{at} ||
+          map.getResults() == ArrayRef<AffineExpr>{at, zero} ||
+          map.getResults() == ArrayRef<AffineExpr>{zero, at});
+}
+
+/// `value`, the rhs [K, N] of a matmul, as an i8 weight dequantized per
+/// output channel: [K, N] with a scale per column (ONNX's MatMul), or the
+/// transpose of [N, K] with a scale per row (Gemm, PT2E's linear), or none.
 std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
   auto transpose = value.getDefiningOp<linalg::TransposeOp>();
   bool channelsFirst = transpose != nullptr;
@@ -215,21 +299,21 @@ std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
     return std::nullopt;
   auto [zeroPoint, scale] = *parts;
   Block &body = generic.getRegion().front();
-  AffineMap row = AffineMap::get(
-      2, 0, getAffineDimExpr(channelsFirst ? 0 : 1, generic.getContext()));
+  unsigned channel = channelsFirst ? 0 : 1;
   DenseIntElementsAttr quantized;
   Value stored, scaleTensor;
   for (OpOperand *input : generic.getDpsInputOperands()) {
     BlockArgument arg = body.getArgument(input->getOperandNumber());
     AffineMap map = generic.getMatchingIndexingMap(input);
     if (arg.getArgNumber() == 0) {
-      if (!map.isIdentity() ||
-          !matchPattern(input->get(), m_Constant(&quantized)))
+      if (!map.isIdentity())
         return std::nullopt;
       stored = input->get();
-    } else if (arg == scale && map == row) {
+      matchPattern(stored, m_Constant(&quantized));
+    } else if (arg == scale && readsPerChannel(map, channel)) {
       scaleTensor = input->get();
-    } else if (zeroPoint && map == row && isIntegerSplat(input->get(), 0)) {
+    } else if (zeroPoint && readsPerChannel(map, channel) &&
+               isIntegerSplat(input->get(), 0)) {
       // The zero points, all 0: read as an extension of the input.
       auto extend = zeroPoint.getDefiningOp<arith::ExtSIOp>();
       if (!extend || extend.getIn() != arg)
@@ -239,15 +323,15 @@ std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
       return std::nullopt;
     }
   }
-  if (!quantized || !scaleTensor || (zeroPoint && !isIntegerSplat(zeroPoint, 0)))
+  if (!stored || !scaleTensor || (zeroPoint && !isIntegerSplat(zeroPoint, 0)))
     return std::nullopt;
   return PerChannelWeight{stored, quantized, channelsFirst, scaleTensor};
 }
 
 /// Makes `matmul` (f32, of a per-tensor dequantized activation and a
-/// per-channel dequantized constant weight; a batch matmul of one batch
-/// whose weight is broadcast, as ONNX's MatMul of a 3-D activation imports)
-/// multiply the i8 values: see the file comment. Returns whether it did.
+/// per-channel dequantized weight; a batch matmul of one batch whose weight
+/// is broadcast, as ONNX's MatMul of a 3-D activation imports) multiply the
+/// i8 values: see the file comment. Returns whether it did.
 template <typename MatmulOp>
 bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   if (!matmul.hasPureTensorSemantics() || matmul.hasUserDefinedMaps())
@@ -256,18 +340,27 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   Value rhsValue = matmul.getInputs()[1];
   if (batched && !(rhsValue = getBroadcastSource(rhsValue)))
     return false;
-  std::optional<PerTensorDequantization> lhs =
-      getPerTensorDequantization(matmul.getInputs()[0]);
-  std::optional<PerChannelWeight> rhs =
-      lhs ? getPerChannelWeight(rhsValue) : std::optional<PerChannelWeight>();
+  std::optional<PerChannelWeight> rhs = getPerChannelWeight(rhsValue);
   // The accumulator must start at zero: the scales apply to the whole sum.
   auto fill = matmul.getOutputs()[0].template getDefiningOp<linalg::FillOp>();
   FloatAttr start;
   if (!rhs || !fill || !matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
       !start.getValue().isPosZero())
     return false;
+  // Only then is a chain dequantizing the activation fused; the activation
+  // may be dequantized before its leading dimensions are merged (PT2E's
+  // linear of a 3-D activation).
+  auto collapse = matmul.getInputs()[0].template getDefiningOp<tensor::CollapseShapeOp>();
+  std::optional<PerTensorDequantization> lhs = getPerTensorDequantization(
+      fuseDequantizationChain(collapse ? collapse.getSrc() : matmul.getInputs()[0],
+                              rewriter));
+  if (!lhs)
+    return false;
   Location loc = matmul.getLoc();
   rewriter.setInsertionPoint(matmul);
+  if (collapse)
+    lhs->quantized = tensor::CollapseShapeOp::create(
+        rewriter, loc, lhs->quantized, collapse.getReassociationIndices());
   MLIRContext *ctx = rewriter.getContext();
   Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
   auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
@@ -279,66 +372,122 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   if (!resultType.hasStaticShape() || ShapedType::isDynamic(k) ||
       k > (int64_t{1} << 16))
     return false;
-  // The weight as [K, N] (transposed here where stored [N, K]), and its
-  // output channels' sums times the activation's zero point:
-  // za * sum_k b[k][n].
-  SmallVector<int8_t> transposedWeight(rhs->outputChannelsFirst ? k * n : 0);
-  SmallVector<int32_t> correction(n, 0);
-  auto values = rhs->quantized.getValues<APInt>();
-  for (int64_t channel = 0; channel < n; ++channel) {
-    int64_t sum = 0;
-    for (int64_t col = 0; col < k; ++col) {
-      int64_t at = rhs->outputChannelsFirst ? channel * k + col : col * n + channel;
-      int64_t value = values[at].getSExtValue();
-      if (rhs->outputChannelsFirst)
-        transposedWeight[col * n + channel] = static_cast<int8_t>(value);
-      sum += value;
-    }
-    correction[channel] = static_cast<int32_t>(lhs->zeroPoint * sum);
-  }
   // [K, N], or [1, K, N] for the batch matmul.
   SmallVector<int64_t> weightShape(rank - 2, 1);
   weightShape.append({k, n});
   auto weightType = RankedTensorType::get(weightShape, rewriter.getI8Type());
-  Value weight = rhs->stored;
-  if (rhs->outputChannelsFirst)
-    weight = arith::ConstantOp::create(
-        rewriter, loc,
-        DenseIntElementsAttr::get(weightType, ArrayRef<int8_t>(transposedWeight)));
-  else if (batched)
-    weight = arith::ConstantOp::create(rewriter, loc,
-                                       rhs->quantized.reshape(weightType));
-  Value zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
-  Value accumulator = linalg::FillOp::create(
-                          rewriter, loc, zero,
-                          tensor::EmptyOp::create(rewriter, loc,
-                                                  resultType.getShape(), i32)
-                              .getResult())
-                          .getResult(0);
-  Value product = MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
-                                  ValueRange{lhs->quantized, weight},
-                                  ValueRange{accumulator})
+  // The i32 accumulator, zero, made after the weight.
+  Value zero, accumulator;
+  auto makeAccumulator = [&] {
+    zero = arith::ConstantOp::create(rewriter, loc, rewriter.getI32IntegerAttr(0));
+    accumulator = linalg::FillOp::create(
+                      rewriter, loc, zero,
+                      tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), i32)
+                          .getResult())
                       .getResult(0);
-  Value corrections = arith::ConstantOp::create(
-      rewriter, loc,
-      DenseIntElementsAttr::get(RankedTensorType::get({n}, i32),
-                                ArrayRef<int32_t>(correction)));
+  };
+  Value weight = rhs->stored, product, corrections;
+  if (rhs->quantized) {
+    // The weight as [K, N] (transposed here where stored [N, K]), and its
+    // output channels' sums times the activation's zero point:
+    // za * sum_k b[k][n].
+    SmallVector<int8_t> transposedWeight(rhs->outputChannelsFirst ? k * n : 0);
+    SmallVector<int32_t> correction(n, 0);
+    auto values = rhs->quantized.getValues<APInt>();
+    for (int64_t channel = 0; channel < n; ++channel) {
+      int64_t sum = 0;
+      for (int64_t col = 0; col < k; ++col) {
+        int64_t at = rhs->outputChannelsFirst ? channel * k + col : col * n + channel;
+        int64_t value = values[at].getSExtValue();
+        if (rhs->outputChannelsFirst)
+          transposedWeight[col * n + channel] = static_cast<int8_t>(value);
+        sum += value;
+      }
+      correction[channel] = static_cast<int32_t>(lhs->zeroPoint * sum);
+    }
+    if (rhs->outputChannelsFirst)
+      weight = arith::ConstantOp::create(
+          rewriter, loc,
+          DenseIntElementsAttr::get(weightType, ArrayRef<int8_t>(transposedWeight)));
+    else if (batched)
+      weight = arith::ConstantOp::create(rewriter, loc,
+                                         rhs->quantized.reshape(weightType));
+    makeAccumulator();
+    product = MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
+                               ValueRange{lhs->quantized, weight},
+                               ValueRange{accumulator})
+                  .getResult(0);
+    corrections = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseIntElementsAttr::get(RankedTensorType::get({n}, i32),
+                                  ArrayRef<int32_t>(correction)));
+  } else {
+    // A weight whose values are not known here: transposed and reshaped by
+    // ops, its column sums (where the activation's zero point is not 0) left
+    // to tessel-decompose-quantized-matmuls.
+    if (rhs->outputChannelsFirst)
+      weight = linalg::TransposeOp::create(
+                   rewriter, loc, weight,
+                   tensor::EmptyOp::create(rewriter, loc, ArrayRef<int64_t>{k, n},
+                                           rewriter.getI8Type()),
+                   ArrayRef<int64_t>{1, 0})
+                   .getResult()[0];
+    if (batched)
+      weight = tensor::ExpandShapeOp::create(
+          rewriter, loc, weightType, weight,
+          ArrayRef<ReassociationIndices>{{0, 1}, {2}});
+    makeAccumulator();
+    SmallVector<Value> operands = {lhs->quantized, weight};
+    if (lhs->zeroPoint == 0)
+      product = MatmulOp::create(rewriter, loc, TypeRange{accumulator.getType()},
+                                 operands, ValueRange{accumulator})
+                    .getResult(0);
+    else {
+      Value zeroPoints[] = {
+          arith::ConstantOp::create(rewriter, loc,
+                                    rewriter.getI32IntegerAttr(lhs->zeroPoint)),
+          zero};
+      SmallVector<Value> inputs = operands;
+      llvm::append_range(inputs, zeroPoints);
+      product = (batched ? linalg::QuantizedBatchMatmulOp::create(
+                               rewriter, loc, TypeRange{accumulator.getType()},
+                               inputs, ValueRange{accumulator})
+                               .getResult(0)
+                         : linalg::QuantizedMatmulOp::create(
+                               rewriter, loc, TypeRange{accumulator.getType()},
+                               inputs, ValueRange{accumulator})
+                               .getResult(0));
+    }
+  }
+  // The weight's scales as [N].
+  Value channelScales = rhs->scale;
+  if (cast<RankedTensorType>(channelScales.getType()).getRank() == 2)
+    channelScales = tensor::CollapseShapeOp::create(
+        rewriter, loc, channelScales, ArrayRef<ReassociationIndices>{{0, 1}});
   AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
   AffineMap column = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
   Value scale = lhs->scale;
+  // (acc [- correction[n]]) * sa * sb[n].
+  SmallVector<Value> rescaleInputs = {product};
+  if (corrections)
+    rescaleInputs.push_back(corrections);
+  rescaleInputs.push_back(channelScales);
+  SmallVector<AffineMap> rescaleMaps(rescaleInputs.size(), column);
+  rescaleMaps.front() = identity;
+  rescaleMaps.push_back(identity);
   Value rescaled =
       linalg::GenericOp::create(
-          rewriter, loc, TypeRange{resultType},
-          ValueRange{product, corrections, rhs->scale},
+          rewriter, loc, TypeRange{resultType}, rescaleInputs,
           ValueRange{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32)
                          .getResult()},
-          ArrayRef<AffineMap>{identity, column, column, identity},
+          rescaleMaps,
           SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
           [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value sum = arith::SubIOp::create(b, loc, args[0], args[1]);
+            Value sum = corrections ? arith::SubIOp::create(b, loc, args[0], args[1])
+                                    : args[0];
             Value value = arith::SIToFPOp::create(b, loc, f32, sum);
             value = arith::MulFOp::create(b, loc, value, scale);
-            value = arith::MulFOp::create(b, loc, value, args[2]);
+            value = arith::MulFOp::create(b, loc, value, args[corrections ? 2 : 1]);
             linalg::YieldOp::create(b, loc, value);
           })
           .getResult(0);
@@ -349,6 +498,8 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
     dead.push_back(rhsValue.getDefiningOp());
   if (auto transpose = dyn_cast<linalg::TransposeOp>(dead.back()))
     dead.push_back(transpose.getInput().getDefiningOp());
+  if (collapse)
+    dead.push_back(collapse.getSrc().getDefiningOp());
   dead.push_back(fill);
   rewriter.replaceOp(matmul, rescaled);
   for (Operation *op : dead)

@@ -133,10 +133,57 @@ std::optional<std::pair<Value, int64_t>> matchWithConstant(Value value) {
   return std::nullopt;
 }
 
-/// fptosi(min(max(roundeven(v) + zp, lo), hi)) to i8/i16/i32 as
-/// trunci(fptosi(roundeven(min(max(v, lo - zp), hi - zp)) : i32) + zp) (see
-/// the file comment); the max and min in either order, the zero point
-/// optional.
+/// One bound of a clamp to an integral constant: `minimumf`/`maximumf`, or
+/// the `cmpf` and `select` that torch-mlir imports `aten.clamp` as
+/// (`select(x ult lo, lo, x)`, `select(x ugt hi, hi, x)`), which it is
+/// rebuilt as, so a NaN clamps as it did.
+struct ClampBound {
+  Value clamped;
+  int64_t bound;
+  bool upper;
+  std::optional<arith::CmpFPredicate> predicate; // the select form's
+
+  /// `value` clamped to `constant` (the bound, shifted) as this bound did.
+  Value build(PatternRewriter &rewriter, Location loc, Value value,
+              Value constant) const {
+    if (!predicate)
+      return upper ? Value(arith::MinimumFOp::create(rewriter, loc, value, constant))
+                   : Value(arith::MaximumFOp::create(rewriter, loc, value, constant));
+    Value outside = arith::CmpFOp::create(rewriter, loc, *predicate, value, constant);
+    return arith::SelectOp::create(rewriter, loc, outside, constant, value);
+  }
+};
+
+/// `value` as a bound of a clamp (ClampBound), or none.
+std::optional<ClampBound> matchClampBound(Value value) {
+  if (auto min = matchWithConstant<arith::MinimumFOp>(value))
+    return ClampBound{min->first, min->second, true, std::nullopt};
+  if (auto max = matchWithConstant<arith::MaximumFOp>(value))
+    return ClampBound{max->first, max->second, false, std::nullopt};
+  auto select = value.getDefiningOp<arith::SelectOp>();
+  auto compare = select ? select.getCondition().getDefiningOp<arith::CmpFOp>()
+                        : arith::CmpFOp();
+  if (!compare || compare.getLhs() != select.getFalseValue() ||
+      compare.getRhs() != select.getTrueValue())
+    return std::nullopt;
+  std::optional<int64_t> bound = getSmallIntegralConstant(compare.getRhs());
+  if (!bound)
+    return std::nullopt;
+  using P = arith::CmpFPredicate;
+  switch (compare.getPredicate()) {
+  case P::ULT: case P::OLT: case P::ULE: case P::OLE:
+    return ClampBound{compare.getLhs(), *bound, false, compare.getPredicate()};
+  case P::UGT: case P::OGT: case P::UGE: case P::OGE:
+    return ClampBound{compare.getLhs(), *bound, true, compare.getPredicate()};
+  default:
+    return std::nullopt;
+  }
+}
+
+/// fptosi(clamp(roundeven(v) + zp, lo, hi)) to i8/i16/i32 as
+/// trunci(fptosi(roundeven(clamp(v, lo - zp, hi - zp)) : i32) + zp) (see
+/// the file comment); the bounds in either order and either form
+/// (ClampBound), the zero point optional.
 struct QuantizeInIntegers : OpRewritePattern<arith::FPToSIOp> {
   using OpRewritePattern::OpRewritePattern;
 
@@ -146,20 +193,12 @@ struct QuantizeInIntegers : OpRewritePattern<arith::FPToSIOp> {
     if (!resultType || resultType.getWidth() > 32 || !op.getIn().getType().isF32())
       return rewriter.notifyMatchFailure(op, "not f32 to an integer of 32 bits or less");
     // The clamp, outermost first.
-    std::optional<int64_t> lo, hi;
-    Value clamped = op.getIn();
-    for (int bound = 0; bound < 2; ++bound) {
-      if (auto min = matchWithConstant<arith::MinimumFOp>(clamped); min && !hi) {
-        std::tie(clamped, hi) = *min;
-        continue;
-      }
-      if (auto max = matchWithConstant<arith::MaximumFOp>(clamped); max && !lo) {
-        std::tie(clamped, lo) = *max;
-        continue;
-      }
-    }
-    if (!lo || !hi)
+    std::optional<ClampBound> outer = matchClampBound(op.getIn());
+    std::optional<ClampBound> inner =
+        outer ? matchClampBound(outer->clamped) : std::nullopt;
+    if (!inner || inner->upper == outer->upper)
       return rewriter.notifyMatchFailure(op, "not a clamp to integral constants");
+    Value clamped = inner->clamped;
     int64_t zeroPoint = 0;
     if (auto shifted = matchWithConstant<arith::AddFOp>(clamped))
       std::tie(clamped, zeroPoint) = *shifted;
@@ -172,10 +211,9 @@ struct QuantizeInIntegers : OpRewritePattern<arith::FPToSIOp> {
       return arith::ConstantOp::create(
           rewriter, loc, rewriter.getFloatAttr(f32, static_cast<double>(value)));
     };
-    Value value = arith::MaximumFOp::create(rewriter, loc, rounded.getOperand(),
-                                            constant(*lo - zeroPoint));
-    value = arith::MinimumFOp::create(rewriter, loc, value,
-                                      constant(*hi - zeroPoint));
+    Value value = rounded.getOperand();
+    for (const ClampBound *bound : {&*inner, &*outer})
+      value = bound->build(rewriter, loc, value, constant(bound->bound - zeroPoint));
     value = math::RoundEvenOp::create(rewriter, loc, value);
     value = arith::FPToSIOp::create(rewriter, loc, i32, value);
     if (zeroPoint)
@@ -190,18 +228,23 @@ struct QuantizeInIntegers : OpRewritePattern<arith::FPToSIOp> {
   }
 };
 
-/// `value` sign-extended from i8 (an extsi of an i8, or a constant in
-/// [-128, 127]) as an i32 value built at the rewriter's point, or null.
+/// Whether `value` is sign-extended from i8: an extsi of an i8, or a
+/// constant in [-128, 127].
+bool isExtendedI8(Value value) {
+  if (auto extend = value.getDefiningOp<arith::ExtSIOp>())
+    return extend.getIn().getType().isInteger(8);
+  std::optional<int64_t> constant = getConstantIntValue(value);
+  return constant && *constant >= -128 && *constant <= 127;
+}
+
+/// `value`, sign-extended from i8 (isExtendedI8), as an i32 value built at
+/// the rewriter's point.
 Value getAsI32FromI8(Value value, PatternRewriter &rewriter, Location loc) {
   Type i32 = rewriter.getI32Type();
   if (auto extend = value.getDefiningOp<arith::ExtSIOp>())
-    if (extend.getIn().getType().isInteger(8))
-      return arith::ExtSIOp::create(rewriter, loc, i32, extend.getIn());
-  std::optional<int64_t> constant = getConstantIntValue(value);
-  if (constant && *constant >= -128 && *constant <= 127)
-    return arith::ConstantOp::create(rewriter, loc,
-                                     rewriter.getI32IntegerAttr(*constant));
-  return {};
+    return arith::ExtSIOp::create(rewriter, loc, i32, extend.getIn());
+  return arith::ConstantOp::create(
+      rewriter, loc, rewriter.getI32IntegerAttr(*getConstantIntValue(value)));
 }
 
 /// sitofp(a -/+ b) of two i8 values extended to a type other than i32 (i16:
@@ -217,11 +260,13 @@ struct I8SumsInI32 : OpRewritePattern<arith::SIToFPOp> {
     auto type = dyn_cast<IntegerType>(op.getIn().getType());
     if (!combined || !type || type.getWidth() < 10 || type.getWidth() == 32)
       return rewriter.notifyMatchFailure(op, "not a sum of i8 values to widen");
+    // Checked before anything is built: a pattern that builds ops and then
+    // fails keeps the driver from converging.
+    if (!isExtendedI8(combined.getLhs()) || !isExtendedI8(combined.getRhs()))
+      return rewriter.notifyMatchFailure(op, "an operand is not an i8 value");
     Location loc = op.getLoc();
     Value lhs = getAsI32FromI8(combined.getLhs(), rewriter, loc);
-    Value rhs = lhs ? getAsI32FromI8(combined.getRhs(), rewriter, loc) : Value();
-    if (!lhs || !rhs)
-      return rewriter.notifyMatchFailure(op, "an operand is not an i8 value");
+    Value rhs = getAsI32FromI8(combined.getRhs(), rewriter, loc);
     Value sum = Op::create(rewriter, loc, lhs, rhs);
     rewriter.replaceOpWithNewOp<arith::SIToFPOp>(op, op.getType(), sum);
     return success();
