@@ -241,3 +241,73 @@ func.func @int8_batch_of_one(%q: tensor<1x4x2xi8>, %s: tensor<3xf32>) -> tensor<
                            outs(%acc : tensor<1x4x3xf32>) -> tensor<1x4x3xf32>
   return %y : tensor<1x4x3xf32>
 }
+
+// -----
+
+// PT2E's linear of a 3-D activation: the activation dequantized by a chain
+// of ops (to f32, minus the zero point 6, times the scale 0.5), its leading
+// dimensions merged; the weight a function argument [N, K] dequantized per
+// row by scales [N, 1] (its zero points, all 0, left out by the capture),
+// transposed. The chain is fused, the i8 activation merged, the weight
+// transposed as i8; its column sums are not known here, so the product is
+// a quantized matmul with the activation's zero point, rescaled after.
+// CHECK-LABEL: func.func @pt2e_linear
+// CHECK-SAME:    (%[[Q:.+]]: tensor<1x4x2xi8>, %[[W:.+]]: tensor<3x2xi8>, %[[S:.+]]: tensor<3x1xf32>)
+// CHECK-DAG:     %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK:         %[[QM:.+]] = tensor.collapse_shape %[[Q]] {{\[}}[0, 1], [2]] : tensor<1x4x2xi8> into tensor<4x2xi8>
+// CHECK:         %[[WT:.+]] = linalg.transpose ins(%[[W]] : tensor<3x2xi8>) outs(%{{.+}} : tensor<2x3xi8>) permutation = [1, 0]
+// CHECK:         %[[Z:.+]] = arith.constant 0 : i32
+// CHECK:         %[[ACC:.+]] = linalg.fill ins(%[[Z]] : i32) outs(%{{.+}} : tensor<4x3xi32>)
+// CHECK:         %[[ZP:.+]] = arith.constant 6 : i32
+// CHECK:         %[[P:.+]] = linalg.quantized_matmul ins(%[[QM]], %[[WT]], %[[ZP]], %[[Z]] : tensor<4x2xi8>, tensor<2x3xi8>, i32, i32) outs(%[[ACC]] : tensor<4x3xi32>)
+// CHECK:         %[[SN:.+]] = tensor.collapse_shape %[[S]] {{\[}}[0, 1]] : tensor<3x1xf32> into tensor<3xf32>
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[P]], %[[SN]] : tensor<4x3xi32>, tensor<3xf32>)
+// CHECK-NOT:       arith.subi
+// CHECK:           arith.sitofp
+// CHECK:           arith.mulf %{{.+}}, %[[HALF]]
+// CHECK:           arith.mulf
+// CHECK:         return %[[Y]]
+// CHECK-NOT:     tensor<1x4x2xf32>
+#id3 = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
+#id2 = affine_map<(d0, d1) -> (d0, d1)>
+#per_row = affine_map<(d0, d1) -> (d0, 0)>
+func.func @pt2e_linear(%q: tensor<1x4x2xi8>, %w: tensor<3x2xi8>, %s: tensor<3x1xf32>) -> tensor<4x3xf32> {
+  %zp = arith.constant 6.0 : f32
+  %half = arith.constant 0.5 : f32
+  %zero = arith.constant 0.0 : f32
+  %0 = tensor.empty() : tensor<1x4x2xf32>
+  %f = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%q : tensor<1x4x2xi8>) outs(%0 : tensor<1x4x2xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %c = arith.sitofp %in : i8 to f32
+    linalg.yield %c : f32
+  } -> tensor<1x4x2xf32>
+  %d = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%f : tensor<1x4x2xf32>) outs(%0 : tensor<1x4x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.subf %in, %zp : f32
+    linalg.yield %c : f32
+  } -> tensor<1x4x2xf32>
+  %a = linalg.generic {indexing_maps = [#id3, #id3], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%d : tensor<1x4x2xf32>) outs(%0 : tensor<1x4x2xf32>) {
+  ^bb0(%in: f32, %out: f32):
+    %c = arith.mulf %in, %half : f32
+    linalg.yield %c : f32
+  } -> tensor<1x4x2xf32>
+  %am = tensor.collapse_shape %a [[0, 1], [2]] : tensor<1x4x2xf32> into tensor<4x2xf32>
+  %1 = tensor.empty() : tensor<3x2xf32>
+  %b = linalg.generic {indexing_maps = [#id2, #per_row, #id2], iterator_types = ["parallel", "parallel"]}
+      ins(%w, %s : tensor<3x2xi8>, tensor<3x1xf32>) outs(%1 : tensor<3x2xf32>) {
+  ^bb0(%in: i8, %scale: f32, %out: f32):
+    %c = arith.sitofp %in : i8 to f32
+    %y = arith.mulf %c, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<3x2xf32>
+  %2 = tensor.empty() : tensor<2x3xf32>
+  %bt = linalg.transpose ins(%b : tensor<3x2xf32>) outs(%2 : tensor<2x3xf32>) permutation = [1, 0]
+  %3 = tensor.empty() : tensor<4x3xf32>
+  %acc = linalg.fill ins(%zero : f32) outs(%3 : tensor<4x3xf32>) -> tensor<4x3xf32>
+  %y = linalg.matmul ins(%am, %bt : tensor<4x2xf32>, tensor<2x3xf32>)
+                     outs(%acc : tensor<4x3xf32>) -> tensor<4x3xf32>
+  return %y : tensor<4x3xf32>
+}

@@ -101,6 +101,43 @@ func.func @quantize(%x: f32) -> i8 {
 
 // -----
 
+// PT2E's quantize_per_tensor (PyTorch's kernel: x * (1 / scale), rounded,
+// plus the zero point 6, clamped) as torch-mlir imports `aten.clamp`: a
+// cmpf and a select per bound. The clamp moves before the rounding in the
+// same form, so a NaN still clamps to the lower bound.
+// CHECK-LABEL: func.func @quantize_clamped_by_selects
+// CHECK-SAME:    (%[[X:.+]]: f32)
+// CHECK-DAG:     %[[LO:.+]] = arith.constant -1.340000e+02 : f32
+// CHECK-DAG:     %[[HI:.+]] = arith.constant 1.210000e+02 : f32
+// CHECK-DAG:     %[[ZP:.+]] = arith.constant 6 : i32
+// CHECK:         %[[S:.+]] = arith.mulf %[[X]]
+// CHECK:         %[[BELOW:.+]] = arith.cmpf ult, %[[S]], %[[LO]] : f32
+// CHECK:         %[[MAX:.+]] = arith.select %[[BELOW]], %[[LO]], %[[S]] : f32
+// CHECK:         %[[ABOVE:.+]] = arith.cmpf ugt, %[[MAX]], %[[HI]] : f32
+// CHECK:         %[[MIN:.+]] = arith.select %[[ABOVE]], %[[HI]], %[[MAX]] : f32
+// CHECK:         %[[R:.+]] = math.roundeven %[[MIN]] : f32
+// CHECK:         %[[I:.+]] = arith.fptosi %[[R]] : f32 to i32
+// CHECK:         %[[A:.+]] = arith.addi %[[I]], %[[ZP]] : i32
+// CHECK:         %[[Q:.+]] = arith.trunci %[[A]] : i32 to i8
+// CHECK:         return %[[Q]]
+func.func @quantize_clamped_by_selects(%x: f32) -> i8 {
+  %inverse = arith.constant 35.1 : f32
+  %zp = arith.constant 6.0 : f32
+  %lo = arith.constant -128.0 : f32
+  %hi = arith.constant 127.0 : f32
+  %0 = arith.mulf %x, %inverse : f32
+  %1 = math.roundeven %0 : f32
+  %2 = arith.addf %1, %zp : f32
+  %3 = arith.cmpf ult, %2, %lo : f32
+  %4 = arith.select %3, %lo, %2 : f32
+  %5 = arith.cmpf ugt, %4, %hi : f32
+  %6 = arith.select %5, %hi, %4 : f32
+  %7 = arith.fptosi %6 : f32 to i8
+  return %7 : i8
+}
+
+// -----
+
 // A clamp to bounds that are not integers is left alone: rounding would
 // not commute with it.
 // CHECK-LABEL: func.func @clamp_to_fractions
@@ -131,5 +168,20 @@ func.func @dequantize(%q: i8) -> f32 {
   %0 = arith.extsi %q : i8 to i16
   %1 = arith.subi %0, %zp : i16
   %2 = arith.sitofp %1 : i16 to f32
+  return %2 : f32
+}
+
+// -----
+
+// PT2E's dequantize_per_channel subtracts zero points read from a tensor
+// (i64): not an i8 value, so the difference stays as it is (and the pass
+// converges: nothing is built for it).
+// CHECK-LABEL: func.func @dequantize_by_a_zero_point_tensor
+// CHECK:         %[[D:.+]] = arith.subi %{{.+}}, %{{.+}} : i64
+// CHECK:         arith.sitofp %[[D]] : i64 to f32
+func.func @dequantize_by_a_zero_point_tensor(%q: i8, %zp: i64) -> f32 {
+  %0 = arith.extsi %q : i8 to i64
+  %1 = arith.subi %0, %zp : i64
+  %2 = arith.sitofp %1 : i64 to f32
   return %2 : f32
 }
