@@ -311,3 +311,61 @@ func.func @pt2e_linear(%q: tensor<1x4x2xi8>, %w: tensor<3x2xi8>, %s: tensor<3x1x
                      outs(%acc : tensor<4x3xf32>) -> tensor<4x3xf32>
   return %y : tensor<4x3xf32>
 }
+
+// -----
+
+// An int8 convolution (ONNX's QDQ, PT2E's): the input dequantized per
+// tensor (zero point -2, scale 0.5) and padded by a view with 0, the
+// constant filter [F, C, KH, KW] per output channel, the bias broadcast
+// into the accumulator. The i8 input is padded with its zero point (the
+// value that dequantizes to 0), the i8 filter read as it is into an i32
+// accumulator from zero; each output channel's filter sum times the zero
+// point (-2 * (1 + 2 + 3 + 4) = -20, -2 * (-1 + 0 + 0 + 1) = 0) is
+// subtracted, the scales and the bias applied after.
+// CHECK-LABEL: func.func @int8_conv
+// CHECK-SAME:    (%[[Q:.+]]: tensor<1x1x3x3xi8>, %[[S:.+]]: tensor<2xf32>, %[[B:.+]]: tensor<2xf32>)
+// CHECK-DAG:     %[[HALF:.+]] = arith.constant 5.000000e-01 : f32
+// CHECK-DAG:     %[[W:.+]] = arith.constant dense<{{.+}}> : tensor<2x1x2x2xi8>
+// CHECK:         %[[P:.+]] = tessel.pad_view %[[Q]] low [0, 0, 1, 1] high [0, 0, 1, 1] value -2.000000e+00 : tensor<1x1x3x3xi8> to tensor<1x1x5x5xi8>
+// CHECK:         %[[ACC:.+]] = linalg.fill ins(%{{.+}} : i32) outs(%{{.+}} : tensor<1x2x4x4xi32>)
+// CHECK:         %[[C:.+]] = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%[[P]], %[[W]] : tensor<1x1x5x5xi8>, tensor<2x1x2x2xi8>) outs(%[[ACC]] : tensor<1x2x4x4xi32>)
+// CHECK:         %[[SUMS:.+]] = arith.constant dense<[-20, 0]> : tensor<2xi32>
+// CHECK:         %[[Y:.+]] = linalg.generic {{.*}} ins(%[[C]], %[[SUMS]], %[[S]], %[[B]] : tensor<1x2x4x4xi32>, tensor<2xi32>, tensor<2xf32>, tensor<2xf32>)
+// CHECK:           arith.subi
+// CHECK:           arith.sitofp
+// CHECK:           arith.mulf %{{.+}}, %[[HALF]]
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+// CHECK:         return %[[Y]]
+#nchw = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
+#per_filter = affine_map<(d0, d1, d2, d3) -> (d0)>
+func.func @int8_conv(%q: tensor<1x1x3x3xi8>, %s: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<1x2x4x4xf32> {
+  %zp = arith.constant -2 : i32
+  %half = arith.constant 0.5 : f32
+  %w = arith.constant dense<[[[[1, 2], [3, 4]]], [[[-1, 0], [0, 1]]]]> : tensor<2x1x2x2xi8>
+  %0 = tensor.empty() : tensor<1x1x3x3xf32>
+  %a = linalg.generic {indexing_maps = [#nchw, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%q : tensor<1x1x3x3xi8>) outs(%0 : tensor<1x1x3x3xf32>) {
+  ^bb0(%in: i8, %out: f32):
+    %e = arith.extsi %in : i8 to i32
+    %d = arith.subi %e, %zp : i32
+    %f = arith.sitofp %d : i32 to f32
+    %y = arith.mulf %f, %half : f32
+    linalg.yield %y : f32
+  } -> tensor<1x1x3x3xf32>
+  %padded = tessel.pad_view %a low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : tensor<1x1x3x3xf32> to tensor<1x1x5x5xf32>
+  %1 = tensor.empty() : tensor<2x1x2x2xf32>
+  %f = linalg.generic {indexing_maps = [#nchw, #per_filter, #nchw], iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
+      ins(%w, %s : tensor<2x1x2x2xi8>, tensor<2xf32>) outs(%1 : tensor<2x1x2x2xf32>) {
+  ^bb0(%in: i8, %scale: f32, %out: f32):
+    %c = arith.sitofp %in : i8 to f32
+    %y = arith.mulf %c, %scale : f32
+    linalg.yield %y : f32
+  } -> tensor<2x1x2x2xf32>
+  %2 = tensor.empty() : tensor<1x2x4x4xf32>
+  %bias = linalg.broadcast ins(%b : tensor<2xf32>) outs(%2 : tensor<1x2x4x4xf32>) dimensions = [0, 2, 3]
+  %y = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>}
+      ins(%padded, %f : tensor<1x1x5x5xf32>, tensor<2x1x2x2xf32>)
+      outs(%bias : tensor<1x2x4x4xf32>) -> tensor<1x2x4x4xf32>
+  return %y : tensor<1x2x4x4xf32>
+}

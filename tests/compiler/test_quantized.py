@@ -1,9 +1,8 @@
 """Quantized models: an ONNX model quantized by onnxruntime's own
 ``quantize_static`` (QDQ format, int8 activations, per-channel int8 weights)
 compiles and gives onnxruntime's outputs within one output quantization
-step; its linear layers and attention products multiply int8 values on the
-MAC array (its convolutions the dequantized f32 values); the CPU emulator
-gives the simulator's bits. The reference is onnxruntime running the QDQ
+step; its linear layers, convolutions and attention products multiply
+int8 values on the MAC array; the CPU emulator gives the simulator's bits. The reference is onnxruntime running the QDQ
 graph as written (graph optimizations off): its default fuses QDQ pairs
 into integer kernels that requantize with arithmetic of their own.
 
@@ -66,7 +65,7 @@ def _cnn():
 
 
 @pytest.mark.parametrize("build, mac_dtype",
-                         [(_mlp, "i8"), (_cnn, "f32"), (_gpt2_block, "i8")],
+                         [(_mlp, "i8"), (_cnn, "i8"), (_gpt2_block, "i8")],
                          ids=["mlp", "cnn", "gpt2_block_small"])
 def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build, mac_dtype):
     torch.manual_seed(0)
@@ -109,7 +108,7 @@ def _pt2e_quantized(module, x):
 
 
 @pytest.mark.parametrize("build, mac_dtypes",
-                         [(_mlp, {"i8"}), (_cnn, {"f32"}), (_gpt2_block, {"i8", "f32"})],
+                         [(_mlp, {"i8"}), (_cnn, {"i8"}), (_gpt2_block, {"i8", "f32"})],
                          ids=["mlp", "cnn", "gpt2_block_small"])
 def test_a_pt2e_model_gives_pytorchs_outputs(build, mac_dtypes):
     # The GPT-2 block's linear layers multiply i8; XNNPACK's quantizer

@@ -998,8 +998,9 @@ tessel.device @main arch #tiny {
   %big = tessel.buffer @big on %t : memref<8x8xf32, #sram>
   %vec = tessel.buffer @vec on %t : memref<4xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.vector_fill' op the vector unit does not support 'i8': it supports f32, bf16}}
-    tessel.vector_fill 0.0, %q : memref<4x4xi8, #sram>
+    // A fill also writes what the MAC array reads (i8 here), not f16.
+    // expected-error @+1 {{'tessel.vector_fill' op the vector unit does not support 'f16': it supports f32, bf16}}
+    tessel.vector_fill 0.0, %p : memref<4x4xf16, #sram>
   }
 }
 

@@ -1108,6 +1108,13 @@ LogicalResult VectorBinaryImmOp::verify() {
 }
 
 LogicalResult VectorFillOp::verify() {
+  // A fill computes nothing: it also writes the types the MAC array reads
+  // and the vector unit does not compute on (a padded window of an int8
+  // convolution's input, docs/isa.md).
+  Type elementType = getResult().getType().getElementType();
+  if (!lookupArch(*this).vectorSupports(elementType) &&
+      lookupArch(*this).getMacsPerCycle(elementType) > 0)
+    return verifyLocalSram(*this);
   return verifyElementwise(*this, (*this)->getOperands());
 }
 

@@ -14,6 +14,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/Transforms/IntegerSums.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -29,48 +30,6 @@ namespace mlir::tessel {
 #include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
 
 namespace {
-
-/// A zero-filled i32 tensor of `shape`.
-Value zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
-  Type i32 = b.getI32Type();
-  Value zero = arith::ConstantOp::create(b, loc, b.getI32IntegerAttr(0));
-  Value empty = tensor::EmptyOp::create(b, loc, shape, i32);
-  return linalg::FillOp::create(b, loc, zero, empty).getResult(0);
-}
-
-/// The sums of `operand` (i8, [batch..., X, K] or, `columns`,
-/// [batch..., K, X]) over K, as i32 [batch..., X].
-Value sumOverK(OpBuilder &b, Location loc, Value operand, bool columns) {
-  MLIRContext *ctx = b.getContext();
-  auto type = cast<RankedTensorType>(operand.getType());
-  unsigned rank = type.getRank(); // loops: batch..., x, k
-  SmallVector<AffineExpr> read, kept;
-  SmallVector<int64_t> shape;
-  for (unsigned loop = 0; loop + 1 < rank; ++loop) {
-    kept.push_back(getAffineDimExpr(loop, ctx));
-    shape.push_back(type.getDimSize(columns && loop == rank - 2 ? rank - 1 : loop));
-  }
-  read.append(kept.begin(), kept.end() - 1);
-  AffineExpr x = getAffineDimExpr(rank - 2, ctx), k = getAffineDimExpr(rank - 1, ctx);
-  read.push_back(columns ? k : x);
-  read.push_back(columns ? x : k);
-  SmallVector<utils::IteratorType> iterators(rank, utils::IteratorType::parallel);
-  iterators.back() = utils::IteratorType::reduction;
-  return linalg::GenericOp::create(
-             b, loc, TypeRange{RankedTensorType::get(shape, b.getI32Type())},
-             ValueRange{operand}, ValueRange{zeros(b, loc, shape)},
-             ArrayRef<AffineMap>{AffineMap::get(rank, 0, read, ctx),
-                                 AffineMap::get(rank, 0, kept, ctx)},
-             iterators,
-             [&](OpBuilder &nb, Location nloc, ValueRange args) {
-               Value wide =
-                   arith::ExtSIOp::create(nb, nloc, nb.getI32Type(), args[0]);
-               linalg::YieldOp::create(
-                   nb, nloc,
-                   ValueRange{arith::AddIOp::create(nb, nloc, args[1], wide)});
-             })
-      .getResult(0);
-}
 
 template <typename QuantizedOp, typename PlainOp>
 struct DecomposeQuantized : OpRewritePattern<QuantizedOp> {
@@ -116,11 +75,11 @@ struct DecomposeQuantized : OpRewritePattern<QuantizedOp> {
     rows.push_back(m);
     cols.push_back(n);
     if (*zb) {
-      inputs.push_back(sumOverK(rewriter, loc, a, /*columns=*/false));
+      inputs.push_back(buildSumsOverK(rewriter, loc, a, /*columns=*/false));
       combineMaps.push_back(keptMap(rows));
     }
     if (*za) {
-      inputs.push_back(sumOverK(rewriter, loc, bv, /*columns=*/true));
+      inputs.push_back(buildSumsOverK(rewriter, loc, bv, /*columns=*/true));
       combineMaps.push_back(keptMap(cols));
     }
     if (inputs.size() == 1) {

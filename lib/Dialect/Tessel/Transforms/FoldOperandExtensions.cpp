@@ -31,6 +31,8 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/IntegerSums.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -43,6 +45,8 @@
 #include "mlir/IR/PatternMatch.h"
 #include "llvm/ADT/SetVector.h"
 #include "llvm/ADT/TypeSwitch.h"
+
+#include <numeric>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELFOLDOPERANDEXTENSIONS
@@ -270,36 +274,35 @@ std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
   return PerTensorDequantization{generic.getDpsInputs()[0], *zp, scale};
 }
 
-/// Whether `map` (of the weight's two loops) reads one value per output
-/// channel, the loop `channel`: (d_channel), or that broadcast along the
-/// other loop, (d_channel, 0) or (0, d_channel).
+/// Whether `map` reads one value per output channel, the loop `channel`:
+/// (d_channel), or that broadcast along the other loops ((d0, 0, 0, 0) for
+/// the first of four).
 bool readsPerChannel(AffineMap map, unsigned channel) {
   MLIRContext *ctx = map.getContext();
   AffineExpr at = getAffineDimExpr(channel, ctx), zero = getAffineConstantExpr(0, ctx);
-  return map.getNumDims() == 2 &&
-         (map.getResults() == ArrayRef<AffineExpr>{at} ||
-          map.getResults() == ArrayRef<AffineExpr>{at, zero} ||
-          map.getResults() == ArrayRef<AffineExpr>{zero, at});
+  if (map.getResults() == ArrayRef<AffineExpr>{at})
+    return true;
+  if (map.getNumResults() != map.getNumDims())
+    return false;
+  for (auto [loop, result] : llvm::enumerate(map.getResults()))
+    if (result != (loop == channel ? at : zero))
+      return false;
+  return true;
 }
 
-/// `value`, the rhs [K, N] of a matmul, as an i8 weight dequantized per
-/// output channel: [K, N] with a scale per column (ONNX's MatMul), or the
-/// transpose of [N, K] with a scale per row (Gemm, PT2E's linear), or none.
-std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
-  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
-  bool channelsFirst = transpose != nullptr;
-  if (transpose && transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
-    return std::nullopt;
-  linalg::GenericOp generic =
-      getElementwise(transpose ? transpose.getInput() : value);
-  if (!generic || generic.getNumLoops() != 2)
+/// `value` as an i8 tensor dequantized per channel along the loop `channel`
+/// with zero points 0 (a scale per channel), of `loops` loops; or none.
+std::optional<PerChannelWeight> getPerChannelDequantization(Value value,
+                                                            unsigned loops,
+                                                            unsigned channel) {
+  linalg::GenericOp generic = getElementwise(value);
+  if (!generic || generic.getNumLoops() != loops)
     return std::nullopt;
   auto parts = matchDequantizationBody(generic.getRegion().front());
   if (!parts)
     return std::nullopt;
   auto [zeroPoint, scale] = *parts;
   Block &body = generic.getRegion().front();
-  unsigned channel = channelsFirst ? 0 : 1;
   DenseIntElementsAttr quantized;
   Value stored, scaleTensor;
   for (OpOperand *input : generic.getDpsInputOperands()) {
@@ -325,7 +328,80 @@ std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
   }
   if (!stored || !scaleTensor || (zeroPoint && !isIntegerSplat(zeroPoint, 0)))
     return std::nullopt;
-  return PerChannelWeight{stored, quantized, channelsFirst, scaleTensor};
+  return PerChannelWeight{stored, quantized, channel == 0, scaleTensor};
+}
+
+/// `value`, the rhs [K, N] of a matmul, as an i8 weight dequantized per
+/// output channel: [K, N] with a scale per column (ONNX's MatMul), or the
+/// transpose of [N, K] with a scale per row (Gemm, PT2E's linear), or none.
+std::optional<PerChannelWeight> getPerChannelWeight(Value value) {
+  auto transpose = value.getDefiningOp<linalg::TransposeOp>();
+  if (transpose && transpose.getPermutation() != ArrayRef<int64_t>{1, 0})
+    return std::nullopt;
+  return transpose ? getPerChannelDequantization(transpose.getInput(), 2, 0)
+                   : getPerChannelDequantization(value, 2, 1);
+}
+
+/// `scales`, one per channel ([N], or [N, 1, ...] broadcast), as [N].
+Value getChannelScales(Value scales, IRRewriter &rewriter, Location loc) {
+  auto type = cast<RankedTensorType>(scales.getType());
+  if (type.getRank() == 1)
+    return scales;
+  ReassociationIndices all(type.getRank());
+  std::iota(all.begin(), all.end(), 0);
+  return tensor::CollapseShapeOp::create(rewriter, loc, scales,
+                                         ArrayRef<ReassociationIndices>{all});
+}
+
+/// The f32 result of `product`, an i32 sum of i8 products taken without the
+/// activation's zero point and the scales: (product - zeroPoint *
+/// sums[c]) * scale * channelScales[c] (+ bias[c]), `c` the result's
+/// dimension `channel`; `sums` (i32 [C], precomputed as corrections where
+/// `zeroPoint` is 1) and `bias` ([C], f32) optional.
+Value buildRescale(IRRewriter &rewriter, Location loc, Value product,
+                   unsigned channel, Value sums, int64_t zeroPoint, Value scale,
+                   Value channelScales, Value bias) {
+  auto type = cast<RankedTensorType>(product.getType());
+  unsigned rank = type.getRank();
+  Type f32 = rewriter.getF32Type();
+  MLIRContext *ctx = rewriter.getContext();
+  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
+  AffineMap perChannel = AffineMap::get(rank, 0, getAffineDimExpr(channel, ctx));
+  SmallVector<Value> inputs = {product};
+  if (sums)
+    inputs.push_back(sums);
+  inputs.push_back(channelScales);
+  if (bias)
+    inputs.push_back(bias);
+  SmallVector<AffineMap> maps(inputs.size(), perChannel);
+  maps.front() = identity;
+  maps.push_back(identity);
+  Value zeroPointValue;
+  if (sums && zeroPoint != 1)
+    zeroPointValue = arith::ConstantOp::create(
+        rewriter, loc, rewriter.getI32IntegerAttr(zeroPoint));
+  return linalg::GenericOp::create(
+             rewriter, loc, TypeRange{type.clone(f32)}, inputs,
+             ValueRange{tensor::EmptyOp::create(rewriter, loc, type.getShape(), f32)
+                            .getResult()},
+             maps, SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
+             [&](OpBuilder &b, Location loc, ValueRange args) {
+               unsigned next = 1;
+               Value sum = args[0];
+               if (sums) {
+                 Value correction = args[next++];
+                 if (zeroPointValue)
+                   correction = arith::MulIOp::create(b, loc, correction, zeroPointValue);
+                 sum = arith::SubIOp::create(b, loc, sum, correction);
+               }
+               Value value = arith::SIToFPOp::create(b, loc, f32, sum);
+               value = arith::MulFOp::create(b, loc, value, scale);
+               value = arith::MulFOp::create(b, loc, value, args[next++]);
+               if (bias)
+                 value = arith::AddFOp::create(b, loc, value, args[next++]);
+               linalg::YieldOp::create(b, loc, value);
+             })
+      .getResult(0);
 }
 
 /// Makes `matmul` (f32, of a per-tensor dequantized activation and a
@@ -459,38 +535,9 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
                                .getResult(0));
     }
   }
-  // The weight's scales as [N].
-  Value channelScales = rhs->scale;
-  if (cast<RankedTensorType>(channelScales.getType()).getRank() == 2)
-    channelScales = tensor::CollapseShapeOp::create(
-        rewriter, loc, channelScales, ArrayRef<ReassociationIndices>{{0, 1}});
-  AffineMap identity = rewriter.getMultiDimIdentityMap(rank);
-  AffineMap column = AffineMap::get(rank, 0, getAffineDimExpr(rank - 1, ctx));
-  Value scale = lhs->scale;
-  // (acc [- correction[n]]) * sa * sb[n].
-  SmallVector<Value> rescaleInputs = {product};
-  if (corrections)
-    rescaleInputs.push_back(corrections);
-  rescaleInputs.push_back(channelScales);
-  SmallVector<AffineMap> rescaleMaps(rescaleInputs.size(), column);
-  rescaleMaps.front() = identity;
-  rescaleMaps.push_back(identity);
-  Value rescaled =
-      linalg::GenericOp::create(
-          rewriter, loc, TypeRange{resultType}, rescaleInputs,
-          ValueRange{tensor::EmptyOp::create(rewriter, loc, resultType.getShape(), f32)
-                         .getResult()},
-          rescaleMaps,
-          SmallVector<utils::IteratorType>(rank, utils::IteratorType::parallel),
-          [&](OpBuilder &b, Location loc, ValueRange args) {
-            Value sum = corrections ? arith::SubIOp::create(b, loc, args[0], args[1])
-                                    : args[0];
-            Value value = arith::SIToFPOp::create(b, loc, f32, sum);
-            value = arith::MulFOp::create(b, loc, value, scale);
-            value = arith::MulFOp::create(b, loc, value, args[corrections ? 2 : 1]);
-            linalg::YieldOp::create(b, loc, value);
-          })
-          .getResult(0);
+  Value channelScales = getChannelScales(rhs->scale, rewriter, loc);
+  Value rescaled = buildRescale(rewriter, loc, product, rank - 1, corrections,
+                                /*zeroPoint=*/1, lhs->scale, channelScales, Value());
   // What read the f32 operands goes where nothing else reads it.
   SmallVector<Operation *> dead = {matmul.getInputs()[0].getDefiningOp(),
                                    matmul.getInputs()[1].getDefiningOp()};
@@ -508,12 +555,110 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   return true;
 }
 
+/// Makes `conv` (NCHW/FCHW, f32, of a per-tensor dequantized activation,
+/// padded by a view with 0 or not, and a filter dequantized per output
+/// channel; its accumulator zero or a bias broadcast over the batch and
+/// pixels) multiply the i8 values into an i32 accumulator. The activation
+/// is padded with its zero point instead (the i8 value that dequantizes to
+/// 0), so every window holds C x KH x KW values less the zero point and
+///   sum (a - za) w = sum a w - za sum_{c, kh, kw} w[f]
+/// per output channel f, the filter's sums known here where it is a
+/// constant and reduced on the vector unit where not; then the scales and
+/// the bias apply, in f32. Returns whether it did.
+bool foldDequantizations(linalg::Conv2DNchwFchwOp conv, IRRewriter &rewriter) {
+  if (!conv.hasPureTensorSemantics())
+    return false;
+  auto resultType = cast<RankedTensorType>(conv.getResultTypes()[0]);
+  std::optional<PerChannelWeight> filter =
+      getPerChannelDequantization(conv.getInputs()[1], 4, 0);
+  if (!filter || !resultType.hasStaticShape())
+    return false;
+  // The accumulator's start: zero, or the bias per output channel.
+  Operation *init = conv.getOutputs()[0].getDefiningOp();
+  Value bias;
+  FloatAttr start;
+  if (auto fill = dyn_cast_or_null<linalg::FillOp>(init)) {
+    if (!matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
+        !start.getValue().isPosZero())
+      return false;
+  } else if (auto broadcast = dyn_cast_or_null<linalg::BroadcastOp>(init)) {
+    if (broadcast.getDimensions() != ArrayRef<int64_t>{0, 2, 3})
+      return false;
+    bias = broadcast.getInput();
+  } else {
+    return false;
+  }
+  auto pad = conv.getInputs()[0].getDefiningOp<PadViewOp>();
+  if (pad && !pad.getValue().isZero())
+    return false;
+  std::optional<PerTensorDequantization> input = getPerTensorDequantization(
+      fuseDequantizationChain(pad ? pad.getSource() : conv.getInputs()[0], rewriter));
+  auto filterType = cast<RankedTensorType>(filter->stored.getType());
+  int64_t channels = filterType.getDimSize(0);
+  int64_t window = filterType.getNumElements() / channels;
+  // Sums of `window` products of i8 values stay within i32.
+  if (!input || !filterType.hasStaticShape() || window > (int64_t{1} << 16))
+    return false;
+  Location loc = conv.getLoc();
+  rewriter.setInsertionPoint(conv);
+  Value activation = input->quantized;
+  if (pad)
+    activation = PadViewOp::create(
+        rewriter, loc,
+        cast<RankedTensorType>(pad.getType()).clone(rewriter.getI8Type()), activation,
+        pad.getLowAttr(), pad.getHighAttr(),
+        rewriter.getF32FloatAttr(static_cast<float>(input->zeroPoint)));
+  SmallVector<NamedAttribute> attributes;
+  for (StringRef name : {"strides", "dilations"})
+    if (Attribute attribute = conv->getAttr(name))
+      attributes.emplace_back(rewriter.getStringAttr(name), attribute);
+  llvm::append_range(attributes, conv->getDiscardableAttrs());
+  Value product =
+      linalg::Conv2DNchwFchwOp::create(
+          rewriter, loc, TypeRange{resultType.clone(rewriter.getI32Type())},
+          ValueRange{activation, filter->stored},
+          ValueRange{buildI32Zeros(rewriter, loc, resultType.getShape())}, attributes)
+          .getResult(0);
+  // The filter's sums per output channel, times the zero point.
+  Value sums;
+  int64_t zeroPoint = input->zeroPoint;
+  if (filter->quantized && zeroPoint != 0) {
+    SmallVector<int32_t> corrections(channels, 0);
+    auto values = filter->quantized.getValues<APInt>();
+    for (int64_t at = 0; at < channels * window; ++at)
+      corrections[at / window] += static_cast<int32_t>(values[at].getSExtValue());
+    for (int32_t &correction : corrections)
+      correction = static_cast<int32_t>(zeroPoint * correction);
+    sums = arith::ConstantOp::create(
+        rewriter, loc,
+        DenseIntElementsAttr::get(RankedTensorType::get({channels}, rewriter.getI32Type()),
+                                  ArrayRef<int32_t>(corrections)));
+    zeroPoint = 1;
+  } else if (zeroPoint != 0) {
+    Value rows = tensor::CollapseShapeOp::create(
+        rewriter, loc, filter->stored, ArrayRef<ReassociationIndices>{{0}, {1, 2, 3}});
+    sums = buildSumsOverK(rewriter, loc, rows, /*columns=*/false);
+  }
+  Value rescaled =
+      buildRescale(rewriter, loc, product, 1, sums, zeroPoint, input->scale,
+                   getChannelScales(filter->scale, rewriter, loc), bias);
+  SmallVector<Operation *> dead = {conv.getInputs()[0].getDefiningOp(),
+                                   conv.getInputs()[1].getDefiningOp(), init};
+  if (pad)
+    dead.push_back(pad.getSource().getDefiningOp());
+  rewriter.replaceOp(conv, rescaled);
+  for (Operation *op : dead)
+    if (op && op->use_empty())
+      rewriter.eraseOp(op);
+  return true;
+}
+
 struct FoldOperandExtensions
     : impl::TesselFoldOperandExtensionsBase<FoldOperandExtensions> {
   void runOnOperation() override {
     SmallVector<Operation *> matmuls;
     getOperation().walk([&](Operation *op) {
-      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp>(op))
+      if (isa<linalg::MatmulOp, linalg::BatchMatmulOp, linalg::Conv2DNchwFchwOp>(op))
         matmuls.push_back(op);
     });
     IRRewriter rewriter(&getContext());
@@ -526,6 +671,9 @@ struct FoldOperandExtensions
                         .Case([&](linalg::BatchMatmulOp matmul) {
                           return foldExtensions(matmul, rewriter) ||
                                  foldDequantizations(matmul, rewriter);
+                        })
+                        .Case([&](linalg::Conv2DNchwFchwOp conv) {
+                          return foldDequantizations(conv, rewriter);
                         });
       numMatmulsFolded += folded;
     }

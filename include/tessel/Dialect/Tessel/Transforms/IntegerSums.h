@@ -1,0 +1,21 @@
+//===- IntegerSums.h - Sums of i8 tensors for zero-point terms ----*- C++ -*-===//
+
+#ifndef TESSEL_DIALECT_TESSEL_TRANSFORMS_INTEGERSUMS_H
+#define TESSEL_DIALECT_TESSEL_TRANSFORMS_INTEGERSUMS_H
+
+#include "mlir/IR/Builders.h"
+
+namespace mlir::tessel {
+
+/// A zero-filled i32 tensor of `shape`.
+Value buildI32Zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape);
+
+/// The sums of `operand` (i8, [batch..., X, K] or, `columns`,
+/// [batch..., K, X]) over K, as i32 [batch..., X]: a reduction on the
+/// vector unit, the terms a zero point multiplies when an int8 product is
+/// computed without it.
+Value buildSumsOverK(OpBuilder &b, Location loc, Value operand, bool columns);
+
+} // namespace mlir::tessel
+
+#endif // TESSEL_DIALECT_TESSEL_TRANSFORMS_INTEGERSUMS_H
