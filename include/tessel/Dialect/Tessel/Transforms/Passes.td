@@ -315,8 +315,8 @@ def TesselDecomposeQuantizedMatmuls
 
 def TesselFoldOperandExtensions
     : Pass<"tessel-fold-operand-extensions", "::mlir::func::FuncOp"> {
-  let summary = "Multiply bf16, f16 and int8 matmul operands on the MAC "
-                "array instead of extending them to f32";
+  let summary = "Multiply bf16, f16 and int8 matmul (and int8 convolution) "
+                "operands on the MAC array instead of extending them to f32";
   let description = [{
     torch-mlir imports a bf16 (or f16) `nn.Linear` as elementwise
     extensions of its input and weight to f32, an f32 `linalg.matmul` and a
@@ -357,11 +357,31 @@ def TesselFoldOperandExtensions
     sums, computed here), converts to f32 and multiplies by `sa`, then by
     `sb[n]`. The result rounds once where the f32 product rounded at every
     step, so its last bits differ from the dequantized f32 product's.
+
+    PyTorch's PT2E flow gives the same layer in another form: the
+    activation dequantized by a chain of elementwise ops (to f32, minus the
+    zero point, times the scale), which is fused into one first, possibly
+    with its leading dimensions merged by a `tensor.collapse_shape` after;
+    the weight a function argument with scales `[N, 1]`. A weight whose
+    values are not known here is transposed by a `linalg.transpose` of the
+    i8 tensor, and the product is a `linalg.quantized_matmul` with the
+    activation's zero point (tessel-decompose-quantized-matmuls, which runs
+    after, reduces the weight's column sums on the vector unit).
+
+    An int8 convolution (`linalg.conv_2d_nchw_fchw` of a per-tensor
+    dequantized input, padded by a `tessel.pad_view` with 0 or not, and a
+    filter dequantized per output channel; its accumulator zero or the bias
+    broadcast) becomes an i8 convolution into i32 whose input is padded
+    with its zero point, the value that dequantizes to 0: every window then
+    holds `C x KH x KW` values less the zero point, and `za * sum w[f]` per
+    output channel is subtracted before the scales and the bias apply.
   }];
-  let dependentDialects = ["::mlir::linalg::LinalgDialect"];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::tessel::TesselDialect"];
   let statistics = [
     Statistic<"numMatmulsFolded", "num-matmuls-folded",
-              "Matmuls made to read bf16, f16 or i8 operands">,
+              "Matmuls and convolutions made to read bf16, f16 or i8 operands">,
   ];
 }
 
