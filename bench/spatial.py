@@ -57,7 +57,10 @@ they complete.
 ``--dtypes f32,bf16`` imports each workload in each element type (the
 module and its inputs converted with ``.to()``); a bf16 row is named
 ``workload:bf16``, its MACs at the arch's bf16 rate in the bound; ``i8``
-quantizes the f32 model with onnxruntime (QDQ) and imports the ONNX file.
+quantizes the f32 model with onnxruntime (QDQ) and imports the ONNX file;
+``i8io`` is that model with int8 inputs and outputs (its first
+quantizations and last dequantizations left out), as a layer inside an
+int8 network runs.
 
 ``--no-on-chip`` has the mapper store every result to DRAM
 (``MapperOptions.on_chip``), for the figures without results kept on chip.
@@ -152,8 +155,9 @@ def workload_names() -> list[str]:
 # The element types a workload can be imported in: the model and its
 # inputs converted with ``.to()``; i8 exports the f32 model to ONNX and
 # quantizes it with onnxruntime's quantize_static (QDQ, int8 activations,
-# per-channel int8 weights, calibrated on 4 random inputs).
-DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": None}
+# per-channel int8 weights, calibrated on 4 random inputs); i8io takes and
+# gives the int8 values.
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": None, "i8io": None}
 
 
 def row_name(name: str, dtype: str) -> str:
@@ -177,18 +181,43 @@ def import_workload(name: str, dtype: str = "f32"):
             return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
         module, inputs = built
     module.eval()
-    if dtype == "i8":
-        return _import_quantized(module, inputs, name)
+    if dtype in ("i8", "i8io"):
+        return _import_quantized(module, inputs, name, int8_io=dtype == "i8io")
     if dtype != "f32":
         module = module.to(DTYPES[dtype])
         inputs = tuple(x.to(DTYPES[dtype]) if x.is_floating_point() else x for x in inputs)
     return fe.import_torch(module, inputs, name=name)
 
 
-def _import_quantized(module, inputs, name: str):
+def _int8_io(graph) -> None:
+    """``graph`` (QDQ) taking and giving int8 values: each input's
+    QuantizeLinear and each output's DequantizeLinear left out."""
+    import onnx
+
+    inputs = {i.name: i for i in graph.input}
+    outputs = {o.name: o for o in graph.output}
+    for node in list(graph.node):
+        if node.op_type == "QuantizeLinear" and node.input[0] in inputs:
+            for user in graph.node:
+                user.input[:] = [node.input[0] if n == node.output[0] else n
+                                 for n in user.input]
+            inputs[node.input[0]].type.tensor_type.elem_type = onnx.TensorProto.INT8
+            graph.node.remove(node)
+        elif node.op_type == "DequantizeLinear" and node.output[0] in outputs:
+            for producer in graph.node:
+                producer.output[:] = [node.output[0] if n == node.input[0] else n
+                                      for n in producer.output]
+            outputs[node.output[0]].type.tensor_type.elem_type = onnx.TensorProto.INT8
+            graph.node.remove(node)
+
+
+def _import_quantized(module, inputs, name: str, int8_io: bool = False):
     """``module`` exported to ONNX, quantized by onnxruntime (QDQ, int8),
-    imported."""
+    imported; with ``int8_io``, taking and giving int8 values
+    (:func:`_int8_io`)."""
     import tempfile
+
+    import onnx
 
     from onnxruntime.quantization import (CalibrationDataReader, QuantFormat,
                                           QuantType, quantize_static)
@@ -209,6 +238,10 @@ def _import_quantized(module, inputs, name: str):
         quantize_static(str(path), str(qpath), Calibration(), quant_format=QuantFormat.QDQ,
                         per_channel=True, activation_type=QuantType.QInt8,
                         weight_type=QuantType.QInt8)
+        if int8_io:
+            model = onnx.load(str(qpath))
+            _int8_io(model.graph)
+            onnx.save(model, str(qpath))
         return fe.import_onnx(qpath, name=name)
 
 

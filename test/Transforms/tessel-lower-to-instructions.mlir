@@ -305,7 +305,7 @@ tessel.device @row_minimum arch #tiny {
 // CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %table to offset: [4], sizes: [2, 8, 4], strides: [0, 0, 1]
 // CHECK:     %[[G:.+]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 100 index_stride 16 to %[[TMP:[^ ]+]] :
 // CHECK:     tessel.wait %[[G]]
-// CHECK:     tessel.vector_binary mul %[[TMP]], %{{.+}}, %{{.+}} :
+// CHECK:     tessel.vector_binary_imm mul %[[TMP]], 4.000000e+00, %{{.+}} :
 tessel.device @embedding arch #tiny {
   %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>
   %t = tessel.tile(0, 0)
@@ -478,10 +478,9 @@ tessel.device @truncation arch #tiny {
 // embedding(ids + 1): the vector unit computes the shifted ids (an i64
 // addition of the immediate 1), which the gather reads as its indices.
 // CHECK-LABEL: tessel.device @shifted_ids
-// CHECK:     %[[ONE:.+]] = memref.alloc() : memref<8x16xi64, #sram>
-// CHECK:     tessel.vector_fill 1.000000e+00, %[[ONE]] : memref<8x16xi64, #sram>
+// CHECK-NOT: tessel.vector_fill
 // CHECK:     %[[SHIFTED:.+]] = memref.alloc() : memref<8x16xi64, #sram>
-// CHECK:     tessel.vector_binary add %{{.+}}, %[[ONE]], %[[SHIFTED]] : memref<8x16xi64, strided<[1, 0]>, #sram>, memref<8x16xi64, #sram>, memref<8x16xi64, #sram>
+// CHECK:     tessel.vector_binary_imm add %{{.+}}, 1.000000e+00, %[[SHIFTED]] : memref<8x16xi64, strided<[1, 0]>, #sram>, memref<8x16xi64, #sram>
 // CHECK:     tessel.dma_gather %{{.+}}[%[[SHIFTED]]] rows 100 index_stride 16 to
 tessel.device @shifted_ids arch #ints {
   %table = tessel.dram_buffer @table weight : memref<100x16xf32, #dram>
@@ -617,7 +616,7 @@ tessel.device @unsigned_compare arch #ints {
 // CHECK:     tessel.vector_compare lt %[[R]], %{{.+}}, %[[LT:[^ ]+]] :
 // CHECK:     tessel.vector_compare ne %[[R]], %{{.+}}, %[[NE:[^ ]+]] :
 // CHECK:     tessel.vector_binary min %[[LT]], %[[NE]], %[[BOTH:[^ ]+]] :
-// CHECK:     tessel.vector_binary add %[[R]], %[[SEVEN]], %[[UP:[^ ]+]] :
+// CHECK:     tessel.vector_binary_imm add %[[R]], 7.000000e+00, %[[UP:[^ ]+]] :
 // CHECK:     tessel.vector_select %[[BOTH]], %[[UP]], %[[R]], %{{.+}} :
 tessel.device @python_modulo arch #ints {
   %t = tessel.tile(0, 0)

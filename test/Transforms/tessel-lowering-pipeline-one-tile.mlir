@@ -6,7 +6,7 @@
 // CHECK-LABEL: tessel.device @relu arch #arch {
 // CHECK:         tessel.core(%tile_0_0) {
 // CHECK:           tessel.dma
-// CHECK:           tessel.vector_binary max
+// CHECK:           tessel.vector_binary_imm max
 // CHECK:           tessel.dma
 // CHECK-NOT:     linalg.
 module attributes {tessel.arch = #one} {

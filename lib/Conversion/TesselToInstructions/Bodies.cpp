@@ -76,6 +76,23 @@ LogicalResult InstructionLowering::emitGather(memref::LoadOp load,
   return success();
 }
 
+/// The vector unit's binary operation that `op` is, or none. Integers wrap
+/// (two's complement), as arith's do; a division truncates, as divsi, and
+/// the ISA defines x / 0 (-1), where divsi leaves it undefined.
+static std::optional<VectorBinaryKind> getBinaryKind(Operation &op) {
+  using Kind = std::optional<VectorBinaryKind>;
+  return llvm::TypeSwitch<Operation *, Kind>(&op)
+      .Case<arith::AddFOp, arith::AddIOp>([](auto) { return VectorBinaryKind::add; })
+      .Case<arith::SubFOp, arith::SubIOp>([](auto) { return VectorBinaryKind::sub; })
+      .Case<arith::MulFOp, arith::MulIOp>([](auto) { return VectorBinaryKind::mul; })
+      .Case<arith::DivFOp, arith::DivSIOp>([](auto) { return VectorBinaryKind::div; })
+      .Case<arith::MaximumFOp, arith::MaxSIOp>(
+          [](auto) { return VectorBinaryKind::max; })
+      .Case<arith::MinimumFOp, arith::MinSIOp>(
+          [](auto) { return VectorBinaryKind::min; })
+      .Default([](Operation *) -> Kind { return std::nullopt; });
+}
+
 LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
                                                 ArrayRef<int64_t> shape,
                                                 Operation *stop, Value direct,
@@ -175,6 +192,26 @@ LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
         return failure();
       buffers.of[result] = target;
       continue;
+    }
+    // A binary op of a value and a constant reads the constant as its
+    // immediate: no fill, no temporary, one operand less through the SRAM
+    // port. The immediate is the f32 a fill would have written, converted
+    // to the element type the same way: the same values.
+    if (std::optional<VectorBinaryKind> kind = getBinaryKind(bodyOp)) {
+      std::optional<APFloat> lhs = getImmediate(bodyOp.getOperand(0));
+      std::optional<APFloat> rhs = getImmediate(bodyOp.getOperand(1));
+      FailureOr<Value> value = failure();
+      if (lhs.has_value() != rhs.has_value())
+        value = bufferFor(bodyOp.getOperand(lhs ? 1 : 0));
+      if (succeeded(value)) {
+        Value target = result == direct ? directTarget : temporary(result.getType());
+        VectorBinaryImmOp::create(
+            rewriter, bodyOp.getLoc(), *kind, *value,
+            APFloat(static_cast<float>((lhs ? *lhs : *rhs).convertToDouble())),
+            target, /*imm_lhs=*/lhs.has_value());
+        buffers.of[result] = target;
+        continue;
+      }
     }
     SmallVector<Value> operands;
     for (Value operand : bodyOp.getOperands()) {
@@ -378,13 +415,9 @@ LogicalResult InstructionLowering::emitVectorOp(
     VectorUnaryOp::create(rewriter, loc, kind, in[0], out);
     return success();
   };
+  if (std::optional<VectorBinaryKind> kind = getBinaryKind(op))
+    return binary(*kind);
   return llvm::TypeSwitch<Operation *, LogicalResult>(&op)
-      .Case([&](arith::AddFOp) { return binary(VectorBinaryKind::add); })
-      .Case([&](arith::SubFOp) { return binary(VectorBinaryKind::sub); })
-      .Case([&](arith::MulFOp) { return binary(VectorBinaryKind::mul); })
-      .Case([&](arith::DivFOp) { return binary(VectorBinaryKind::div); })
-      .Case([&](arith::MaximumFOp) { return binary(VectorBinaryKind::max); })
-      .Case([&](arith::MinimumFOp) { return binary(VectorBinaryKind::min); })
       .Case([&](arith::NegFOp) { return unary(VectorUnaryKind::neg); })
       .Case([&](math::AbsFOp) { return unary(VectorUnaryKind::abs); })
       .Case([&](math::ExpOp) { return unary(VectorUnaryKind::exp); })
@@ -402,10 +435,6 @@ LogicalResult InstructionLowering::emitVectorOp(
       .Case([&](arith::RemSIOp remainder) {
         return emitRemainder(remainder, in[0], in[1], out, temporary);
       })
-      // Integers wrap (two's complement), as arith's do.
-      .Case([&](arith::AddIOp) { return binary(VectorBinaryKind::add); })
-      .Case([&](arith::SubIOp) { return binary(VectorBinaryKind::sub); })
-      .Case([&](arith::MulIOp) { return binary(VectorBinaryKind::mul); })
       // Booleans held as 1 / 0: and is the minimum, or the maximum.
       .Case<arith::AndIOp, arith::OrIOp>([&](Operation *logical)
                                              -> LogicalResult {
@@ -416,11 +445,6 @@ LogicalResult InstructionLowering::emitVectorOp(
         return binary(isa<arith::AndIOp>(logical) ? VectorBinaryKind::min
                                                   : VectorBinaryKind::max);
       })
-      // Truncating, as divsi; the ISA defines x / 0 (-1), where divsi
-      // leaves it undefined.
-      .Case([&](arith::DivSIOp) { return binary(VectorBinaryKind::div); })
-      .Case([&](arith::MaxSIOp) { return binary(VectorBinaryKind::max); })
-      .Case([&](arith::MinSIOp) { return binary(VectorBinaryKind::min); })
       // Sign extension, truncation to the low bits, conversion to a float
       // rounded to nearest even, and a float widened (exactly) or narrowed
       // (to nearest even) are what `cast` does.

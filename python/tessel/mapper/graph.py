@@ -319,7 +319,8 @@ def _describe(op) -> str:
 
 def _vector_ops(generic) -> int:
     """Vector instructions one step of an elementwise or reduction generic
-    becomes: one per body op, a fill per float constant used."""
+    becomes: one per body op (a constant operand is an op's immediate, or
+    one fill)."""
     count = 0
     for bop in generic.regions[0].blocks[0].operations:
         if bop.operation.name != "linalg.yield":

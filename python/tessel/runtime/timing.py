@@ -134,7 +134,7 @@ def vector_timing(arch, ins) -> tuple[int, int]:
             key = isa.REDUCE_LATENCY_KEY[f["op"]]
             nbytes = (e + e // sizes[f["dim"]]) * item
         else:
-            key = {"vector_binary": None, "vector_binary_imm": "add",
+            key = {"vector_binary": None, "vector_binary_imm": None,
                    "vector_fill": "add", "vector_compare": "cmp",
                    "vector_select": "select"}[op] or f["op"]
             nbytes = e * item * (len(isa.READS[op]) + 1)
