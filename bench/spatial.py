@@ -191,24 +191,24 @@ def import_workload(name: str, dtype: str = "f32"):
 
 def _int8_io(graph) -> None:
     """``graph`` (QDQ) taking and giving int8 values: each input's
-    QuantizeLinear and each output's DequantizeLinear left out."""
+    QuantizeLinear and each output's DequantizeLinear left out, the name of
+    the value it skips given to the other side."""
     import onnx
 
-    inputs = {i.name: i for i in graph.input}
-    outputs = {o.name: o for o in graph.output}
+    ends = {"QuantizeLinear": {i.name: i for i in graph.input},
+            "DequantizeLinear": {o.name: o for o in graph.output}}
     for node in list(graph.node):
-        if node.op_type == "QuantizeLinear" and node.input[0] in inputs:
-            for user in graph.node:
-                user.input[:] = [node.input[0] if n == node.output[0] else n
-                                 for n in user.input]
-            inputs[node.input[0]].type.tensor_type.elem_type = onnx.TensorProto.INT8
-            graph.node.remove(node)
-        elif node.op_type == "DequantizeLinear" and node.output[0] in outputs:
-            for producer in graph.node:
-                producer.output[:] = [node.output[0] if n == node.input[0] else n
-                                      for n in producer.output]
-            outputs[node.output[0]].type.tensor_type.elem_type = onnx.TensorProto.INT8
-            graph.node.remove(node)
+        end = ends.get(node.op_type, {})
+        # The graph's value (an input, an output) and the one it stands for.
+        ours, other = ((node.input[0], node.output[0]) if node.op_type == "QuantizeLinear"
+                       else (node.output[0], node.input[0]))
+        if ours not in end:
+            continue
+        for n in graph.node:
+            for names in (n.input, n.output):
+                names[:] = [ours if x == other else x for x in names]
+        end[ours].type.tensor_type.elem_type = onnx.TensorProto.INT8
+        graph.node.remove(node)
 
 
 def _import_quantized(module, inputs, name: str, int8_io: bool = False):
