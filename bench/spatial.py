@@ -198,16 +198,21 @@ def _int8_io(graph) -> None:
     ends = {"QuantizeLinear": {i.name: i for i in graph.input},
             "DequantizeLinear": {o.name: o for o in graph.output}}
     for node in list(graph.node):
-        end = ends.get(node.op_type, {})
+        if node.op_type not in ends:
+            continue
         # The graph's value (an input, an output) and the one it stands for.
         ours, other = ((node.input[0], node.output[0]) if node.op_type == "QuantizeLinear"
                        else (node.output[0], node.input[0]))
-        if ours not in end:
+        if ours not in ends[node.op_type]:
             continue
+        readers = [n.op_type for n in graph.node if ours in n.input]
+        if readers != [node.op_type] and node.op_type == "QuantizeLinear":
+            raise ValueError(f"input {ours} is read by {', '.join(readers)}, not only "
+                             f"by its quantization: the model has no int8 form")
         for n in graph.node:
             for names in (n.input, n.output):
                 names[:] = [ours if x == other else x for x in names]
-        end[ours].type.tensor_type.elem_type = onnx.TensorProto.INT8
+        ends[node.op_type][ours].type.tensor_type.elem_type = onnx.TensorProto.INT8
         graph.node.remove(node)
 
 
