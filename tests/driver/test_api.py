@@ -2,6 +2,7 @@
 check, options, saving and loading, and stage errors that keep the IR and
 reproduce with tessel-opt."""
 
+import copy
 import dataclasses
 import json
 import shlex
@@ -260,7 +261,12 @@ def test_a_bf16_model_compiles_and_is_checked_at_bf16_tolerance():
     assert result.outputs["output"].dtype == np.float32
     with torch.no_grad():
         want = model(x).float().numpy()
+        # The f32 model of the same (bf16) weights on the same input.
+        f32 = copy.deepcopy(model).float()(x.float()).numpy()
     assert np.abs(result.outputs["output"] - want).max() <= 2 ** -6 * np.abs(want).max()
+    # Within bf16's error of the f32 model, as PyTorch's bf16 eager is.
+    assert (np.abs(result.outputs["output"] - f32).max()
+            <= check.BF16_TOLERANCE[2] * np.abs(f32).max())
 
 
 def test_keep_f32_applies_to_pytorch_modules_only():
