@@ -423,6 +423,15 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   if (!rhs || !fill || !matchPattern(fill.getInputs()[0], m_Constant(&start)) ||
       !start.getValue().isPosZero())
     return false;
+  auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
+  unsigned rank = resultType.getRank();
+  int64_t n = resultType.getDimSize(rank - 1);
+  int64_t k = cast<RankedTensorType>(matmul.getInputs()[0].getType()).getDimSize(rank - 1);
+  // Sums of k products of i8 values (at most 2^14 each), and the zero
+  // point's correction, stay within i32.
+  if (!resultType.hasStaticShape() || ShapedType::isDynamic(k) ||
+      k > (int64_t{1} << 16))
+    return false;
   // Only then is a chain dequantizing the activation fused; the activation
   // may be dequantized before its leading dimensions are merged (PT2E's
   // linear of a 3-D activation).
@@ -437,17 +446,7 @@ bool foldDequantizations(MatmulOp matmul, IRRewriter &rewriter) {
   if (collapse)
     lhs->quantized = tensor::CollapseShapeOp::create(
         rewriter, loc, lhs->quantized, collapse.getReassociationIndices());
-  MLIRContext *ctx = rewriter.getContext();
-  Type i32 = rewriter.getI32Type(), f32 = rewriter.getF32Type();
-  auto resultType = cast<RankedTensorType>(matmul.getResultTypes()[0]);
-  unsigned rank = resultType.getRank();
-  int64_t n = resultType.getDimSize(rank - 1);
-  int64_t k = cast<RankedTensorType>(lhs->quantized.getType()).getDimSize(rank - 1);
-  // Sums of k products of i8 values (at most 2^14 each), and the zero
-  // point's correction, stay within i32.
-  if (!resultType.hasStaticShape() || ShapedType::isDynamic(k) ||
-      k > (int64_t{1} << 16))
-    return false;
+  Type i32 = rewriter.getI32Type();
   // [K, N], or [1, K, N] for the batch matmul.
   SmallVector<int64_t> weightShape(rank - 2, 1);
   weightShape.append({k, n});
@@ -591,13 +590,18 @@ bool foldDequantizations(linalg::Conv2DNchwFchwOp conv, IRRewriter &rewriter) {
   auto pad = conv.getInputs()[0].getDefiningOp<PadViewOp>();
   if (pad && !pad.getValue().isZero())
     return false;
-  std::optional<PerTensorDequantization> input = getPerTensorDequantization(
-      fuseDequantizationChain(pad ? pad.getSource() : conv.getInputs()[0], rewriter));
   auto filterType = cast<RankedTensorType>(filter->stored.getType());
+  if (!filterType.hasStaticShape())
+    return false;
   int64_t channels = filterType.getDimSize(0);
   int64_t window = filterType.getNumElements() / channels;
   // Sums of `window` products of i8 values stay within i32.
-  if (!input || !filterType.hasStaticShape() || window > (int64_t{1} << 16))
+  if (window > (int64_t{1} << 16))
+    return false;
+  // Only then is a chain dequantizing the input fused.
+  std::optional<PerTensorDequantization> input = getPerTensorDequantization(
+      fuseDequantizationChain(pad ? pad.getSource() : conv.getInputs()[0], rewriter));
+  if (!input)
     return false;
   Location loc = conv.getLoc();
   rewriter.setInsertionPoint(conv);
