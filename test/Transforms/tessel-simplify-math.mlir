@@ -185,3 +185,77 @@ func.func @dequantize_by_a_zero_point_tensor(%q: i8, %zp: i64) -> f32 {
   %2 = arith.sitofp %1 : i64 to f32
   return %2 : f32
 }
+
+// -----
+
+// A quantization and its dequantization in one body (elementwise fusion
+// brings them together): the integer clamped to [-125 - 3, 130 - 3] plus
+// the zero point fits i8, so narrowing it, extending it back and taking the
+// zero point away again gives the same integer, converted directly.
+// CHECK-LABEL: func.func @quantize_dequantize
+// CHECK:         %[[I:.+]] = arith.fptosi %{{.+}} : f32 to i32
+// CHECK-NEXT:    %[[F:.+]] = arith.sitofp %[[I]] : i32 to f32
+// CHECK-NEXT:    return %[[F]]
+func.func @quantize_dequantize(%x: f32) -> f32 {
+  %lo = arith.constant -125.0 : f32
+  %hi = arith.constant 130.0 : f32
+  %zp = arith.constant -3 : i32
+  %0 = arith.maximumf %x, %lo : f32
+  %1 = arith.minimumf %0, %hi : f32
+  %2 = math.roundeven %1 : f32
+  %3 = arith.fptosi %2 : f32 to i32
+  %4 = arith.addi %3, %zp : i32
+  %5 = arith.trunci %4 : i32 to i8
+  %6 = arith.extsi %5 : i8 to i32
+  %7 = arith.subi %6, %zp : i32
+  %8 = arith.sitofp %7 : i32 to f32
+  return %8 : f32
+}
+
+// -----
+
+// PT2E's form: the zero point (6) taken away in f32 after the conversion.
+// CHECK-LABEL: func.func @quantize_dequantize_in_f32
+// CHECK:         %[[I:.+]] = arith.fptosi %{{.+}} : f32 to i32
+// CHECK-NEXT:    %[[F:.+]] = arith.sitofp %[[I]] : i32 to f32
+// CHECK-NEXT:    return %[[F]]
+func.func @quantize_dequantize_in_f32(%x: f32) -> f32 {
+  %lo = arith.constant -134.0 : f32
+  %hi = arith.constant 121.0 : f32
+  %zp = arith.constant 6 : i32
+  %zpf = arith.constant 6.0 : f32
+  %0 = arith.cmpf ult, %x, %lo : f32
+  %1 = arith.select %0, %lo, %x : f32
+  %2 = arith.cmpf ugt, %1, %hi : f32
+  %3 = arith.select %2, %hi, %1 : f32
+  %4 = math.roundeven %3 : f32
+  %5 = arith.fptosi %4 : f32 to i32
+  %6 = arith.addi %5, %zp : i32
+  %7 = arith.trunci %6 : i32 to i8
+  %8 = arith.sitofp %7 : i8 to f32
+  %9 = arith.subf %8, %zpf : f32
+  return %9 : f32
+}
+
+// -----
+
+// A clamp wider than i8 after the zero point: the narrowing wraps some
+// values, and stays.
+// CHECK-LABEL: func.func @narrowing_that_wraps
+// CHECK:         arith.trunci
+// CHECK:         arith.extsi
+func.func @narrowing_that_wraps(%x: f32) -> f32 {
+  %lo = arith.constant -128.0 : f32
+  %hi = arith.constant 127.0 : f32
+  %zp = arith.constant 5 : i32
+  %0 = arith.maximumf %x, %lo : f32
+  %1 = arith.minimumf %0, %hi : f32
+  %2 = math.roundeven %1 : f32
+  %3 = arith.fptosi %2 : f32 to i32
+  %4 = arith.addi %3, %zp : i32
+  %5 = arith.trunci %4 : i32 to i8
+  %6 = arith.extsi %5 : i8 to i32
+  %7 = arith.subi %6, %zp : i32
+  %8 = arith.sitofp %7 : i32 to f32
+  return %8 : f32
+}

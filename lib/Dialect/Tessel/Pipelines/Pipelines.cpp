@@ -52,6 +52,8 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselFoldOperandExtensions());
   pm.addNestedPass<func::FuncOp>(createTesselDecomposeQuantizedMatmuls());
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
+  // A quantization and its dequantization meet in one body only now.
+  pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
   pm.addNestedPass<func::FuncOp>(createTesselCollapseEpilogueReshapes());
   pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());

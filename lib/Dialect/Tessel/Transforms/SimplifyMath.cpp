@@ -20,6 +20,12 @@
 // not have: a sum or difference of two i8 values converted to a float is
 // computed in i32 instead, which holds it as exactly.
 //
+// Run again after elementwise fusion, the pass finds a quantization and its
+// dequantization in one body (a QDQ graph has one after most ops), and
+// converts the clamped integer to a float directly: the narrowing to i8,
+// the extension back and the zero point's addition and subtraction give
+// back the same integer, since the clamp keeps it within i8.
+//
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
@@ -273,13 +279,107 @@ struct I8SumsInI32 : OpRewritePattern<arith::SIToFPOp> {
   }
 };
 
+/// The range [lo, hi] of `value` if it is a float clamped to integral
+/// constants (ClampBound; a NaN clamped too, as the vector unit's max and
+/// min and the unordered comparisons do) and converted to an integer
+/// (through a rounding to even, which the conversion does); else none.
+std::optional<std::pair<int64_t, int64_t>> getConvertedClampRange(Value value) {
+  auto convert = value.getDefiningOp<arith::FPToSIOp>();
+  if (!convert)
+    return std::nullopt;
+  Value clamped = convert.getIn();
+  if (auto rounded = clamped.getDefiningOp<math::RoundEvenOp>())
+    clamped = rounded.getOperand();
+  std::optional<ClampBound> outer = matchClampBound(clamped);
+  std::optional<ClampBound> inner =
+      outer ? matchClampBound(outer->clamped) : std::nullopt;
+  if (!inner || inner->upper == outer->upper)
+    return std::nullopt;
+  using P = arith::CmpFPredicate;
+  for (const ClampBound *bound : {&*inner, &*outer})
+    if (bound->predicate && !llvm::is_contained({P::ULT, P::ULE, P::UGT, P::UGE},
+                                                *bound->predicate))
+      return std::nullopt;
+  return outer->upper ? std::make_pair(inner->bound, outer->bound)
+                      : std::make_pair(outer->bound, inner->bound);
+}
+
+/// `narrow`, the narrowing (trunci) of `wide + zeroPoint` where `wide`'s
+/// range plus the zero point fits the narrow type, as (wide, zeroPoint):
+/// the narrowing then loses nothing. Else none.
+std::optional<std::pair<Value, int64_t>> getExactlyNarrowed(Value narrow) {
+  auto truncate = narrow.getDefiningOp<arith::TruncIOp>();
+  if (!truncate)
+    return std::nullopt;
+  Value wide = truncate.getIn();
+  int64_t zeroPoint = 0;
+  if (auto shifted = wide.getDefiningOp<arith::AddIOp>()) {
+    std::optional<int64_t> constant = getConstantIntValue(shifted.getRhs());
+    if (!constant)
+      return std::nullopt;
+    wide = shifted.getLhs();
+    zeroPoint = *constant;
+  }
+  std::optional<std::pair<int64_t, int64_t>> range = getConvertedClampRange(wide);
+  unsigned bits = truncate.getType().getIntOrFloatBitWidth();
+  int64_t lowest = -(int64_t{1} << (bits - 1)), highest = (int64_t{1} << (bits - 1)) - 1;
+  if (!range || range->first + zeroPoint < lowest || range->second + zeroPoint > highest)
+    return std::nullopt;
+  return std::make_pair(wide, zeroPoint);
+}
+
+/// A quantization followed by its dequantization in one body (fused):
+/// `sitofp(extsi(trunci(q + zp)) - zp)`, `sitofp(trunci(q))` or, PT2E's,
+/// `sitofp(trunci(q + zp)) - zp` in f32, where q is converted from a value
+/// clamped so that q + zp fits the narrow type, is `sitofp(q)`: the same
+/// value without the narrowing and the zero point's round trip.
+struct DequantizeWithoutNarrowing : OpRewritePattern<arith::SIToFPOp> {
+  using OpRewritePattern::OpRewritePattern;
+
+  LogicalResult matchAndRewrite(arith::SIToFPOp op,
+                                PatternRewriter &rewriter) const override {
+    Value integer = op.getIn();
+    int64_t subtracted = 0;
+    if (auto subtract = integer.getDefiningOp<arith::SubIOp>()) {
+      std::optional<int64_t> constant = getConstantIntValue(subtract.getRhs());
+      if (!constant)
+        return rewriter.notifyMatchFailure(op, "a zero point that is not a constant");
+      integer = subtract.getLhs();
+      subtracted = *constant;
+    }
+    if (auto extend = integer.getDefiningOp<arith::ExtSIOp>())
+      integer = extend.getIn();
+    std::optional<std::pair<Value, int64_t>> narrowed = getExactlyNarrowed(integer);
+    if (!narrowed)
+      return rewriter.notifyMatchFailure(op, "not an exact narrowing");
+    // sitofp(trunci(q + zp)) followed by a subtraction of zp in f32.
+    if (subtracted == 0 && narrowed->second != 0 && op->hasOneUse()) {
+      auto subtract = dyn_cast<arith::SubFOp>(*op->getUsers().begin());
+      std::optional<int64_t> zeroPoint =
+          subtract && subtract.getLhs() == op.getResult()
+              ? getSmallIntegralConstant(subtract.getRhs())
+              : std::nullopt;
+      if (!zeroPoint || *zeroPoint != narrowed->second)
+        return rewriter.notifyMatchFailure(op, "the zero point is not taken back");
+      rewriter.setInsertionPoint(subtract);
+      rewriter.replaceOpWithNewOp<arith::SIToFPOp>(subtract, op.getType(),
+                                                   narrowed->first);
+      return success();
+    }
+    if (subtracted != narrowed->second)
+      return rewriter.notifyMatchFailure(op, "another zero point is taken back");
+    rewriter.replaceOpWithNewOp<arith::SIToFPOp>(op, op.getType(), narrowed->first);
+    return success();
+  }
+};
+
 struct SimplifyMath : impl::TesselSimplifyMathBase<SimplifyMath> {
   void runOnOperation() override {
     RewritePatternSet patterns(&getContext());
     populateMathAlgebraicSimplificationPatterns(patterns);
     patterns.add<Log1pAsLog, FPowIByConstant, QuantizeInIntegers,
-                 I8SumsInI32<arith::SubIOp>, I8SumsInI32<arith::AddIOp>>(
-        &getContext());
+                 I8SumsInI32<arith::SubIOp>, I8SumsInI32<arith::AddIOp>,
+                 DequantizeWithoutNarrowing>(&getContext());
     if (failed(applyPatternsOrReport(getOperation(), std::move(patterns),
                                      getArgument())))
       return signalPassFailure();

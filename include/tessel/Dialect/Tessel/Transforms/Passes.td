@@ -120,6 +120,16 @@ def TesselSimplifyMath : Pass<"tessel-simplify-math", "::mlir::func::FuncOp"> {
 
     `math.log1p` (softplus, mish) becomes `log` in Kahan's form, accurate
     near 0: with `u = 1 + x`, `log1p(x) = u == 1 ? x : log(u) * (x / (u - 1))`.
+
+    A quantization (ONNX's `QuantizeLinear`, PT2E's `quantize_per_tensor`)
+    is computed in integers: the value clamped to `[lo - zp, hi - zp]`,
+    converted to i32 (rounding to nearest even), the zero point added, the
+    sum narrowed; a difference of two i8 values converted to a float is
+    computed in i32 rather than i16. The pass runs again after elementwise
+    fusion, where a quantization and its dequantization meet in one body:
+    `sitofp(extsi(trunci(q + zp)) - zp)` of a `q` whose clamp keeps `q +
+    zp` within i8 is `sitofp(q)`, and so is PT2E's `sitofp(trunci(q + zp))
+    - zp` in f32.
   }];
   let dependentDialects = ["::mlir::arith::ArithDialect",
                            "::mlir::math::MathDialect"];
