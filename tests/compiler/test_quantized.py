@@ -131,6 +131,34 @@ def test_a_pt2e_model_gives_pytorchs_outputs(build, mac_dtypes):
     assert emulated[name].tobytes() == got.tobytes()
 
 
+@pytest.mark.parametrize("build", [_mlp, _cnn], ids=["mlp", "cnn"])
+def test_a_pt2e_model_with_uint8_activations_multiplies_int8(build):
+    # X86InductorQuantizer's default: uint8 activations, shifted into int8
+    # by the capture (the same values); its last output is not quantized,
+    # so the program's differs from PyTorch's in the last bits of f32.
+    pytest.importorskip("torchao")
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.quantization.pt2e.quantizer.x86_inductor_quantizer import (
+        X86InductorQuantizer, get_default_x86_inductor_quantization_config)
+
+    torch.manual_seed(0)
+    module, x = build()
+    exported = torch.export.export(module.eval(), (x,)).module()
+    prepared = prepare_pt2e(exported, X86InductorQuantizer().set_global(
+        get_default_x86_inductor_quantization_config()))
+    prepared(x)
+    converted = convert_pt2e(prepared)
+    assert any(n.args[-1] == torch.uint8 for n in converted.graph.nodes
+               if n.target == torch.ops.quantized_decomposed.quantize_per_tensor.default)
+    program = tessel.compile(converted, (x,), arch="tessel-4x4")
+    (got,) = program.simulate([x.numpy()]).outputs.values()
+    with torch.no_grad():
+        want = converted(x).numpy()
+    assert np.abs(got - want).max() <= 1e-5 * np.abs(want).max()
+    assert {i.fields["dtype"] for stream in program.decoded().values() for i in stream
+            if i.op in ("matmul", "matmul_init")} == {"i8"}
+
+
 def test_a_dynamic_pt2e_model_is_refused_by_its_op():
     pytest.importorskip("torchao")
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e

@@ -14,9 +14,12 @@ dequantization whose zero points are all 0 (the symmetric weights every
 PT2E quantizer makes) loses them: ``q * scale`` gives the same values, and
 the compiler reads it as a weight to multiply in int8.
 
-Static int8 quantization is what the chip runs. Dynamic quantization
-(scales chosen at run time), per-token and per-group schemes, uint8 and
-other dtypes are refused by name, with what is supported.
+Static int8 quantization is what the chip runs. uint8 values (the
+activations of X86InductorQuantizer's default config) are shifted into
+int8, exactly: `q - 128` with the zero point and the bounds shifted alike
+gives `(q - zp) * scale` the same values. Dynamic quantization (scales
+chosen at run time), per-token and per-group schemes and other dtypes are
+refused by name, with what is supported.
 """
 
 from __future__ import annotations
@@ -25,8 +28,11 @@ NAMESPACE = "quantized_decomposed"
 # The ops Tessel lowers, by overload name, and what to call them in errors.
 SUPPORTED = ("quantize_per_tensor.default", "dequantize_per_tensor.default",
              "quantize_per_channel.default", "dequantize_per_channel.default")
-# The quantized dtypes the MAC arrays multiply.
-DTYPES = ("torch.int8",)
+# The quantized dtypes Tessel takes: the MAC arrays multiply int8, and
+# uint8 is shifted into it.
+DTYPES = ("torch.int8", "torch.uint8")
+# uint8 - UINT8_SHIFT is int8.
+UINT8_SHIFT = 128
 
 
 class PT2EError(Exception):
@@ -41,16 +47,42 @@ def _name(op) -> str:
     return f"{op._schema.name}.{op._overloadname}"
 
 
+def _in_int8(kernel, quantizes: bool):
+    """``kernel`` (PyTorch's, its arguments ``input, scale(s), zero
+    point(s), ...(per channel: axis), quant_min, quant_max, dtype``) taking
+    uint8 as int8: the zero points and the bounds shifted by UINT8_SHIFT,
+    and a dequantized uint8 input (one no quantization here made) too."""
+    import torch
+
+    def shifted(input, scales, zero_points, *rest, **kwargs):
+        *middle, quant_min, quant_max, dtype = rest
+        if dtype != torch.uint8:
+            return kernel(input, scales, zero_points, *rest, **kwargs)
+        if not quantizes and input.dtype == torch.uint8:
+            input = (input.to(torch.int32) - UINT8_SHIFT).to(torch.int8)
+        if zero_points is not None:
+            zero_points = zero_points - UINT8_SHIFT
+        return kernel(input, scales, zero_points, *middle, quant_min - UINT8_SHIFT,
+                      quant_max - UINT8_SHIFT, torch.int8, **kwargs)
+
+    return shifted
+
+
 def _kernels() -> dict:
-    """PyTorch's kernels of the supported ops, by ``OpOverload``."""
+    """PyTorch's kernels of the supported ops, by ``OpOverload``, uint8
+    shifted into int8 (_in_int8)."""
     import torch
     from torch.ao.quantization.fx import _decomposed as kernels
 
     ops = torch.ops.quantized_decomposed
-    return {ops.quantize_per_tensor.default: kernels.quantize_per_tensor,
-            ops.dequantize_per_tensor.default: kernels.dequantize_per_tensor,
-            ops.quantize_per_channel.default: kernels.quantize_per_channel,
-            ops.dequantize_per_channel.default: kernels.dequantize_per_channel}
+    return {ops.quantize_per_tensor.default:
+            _in_int8(kernels.quantize_per_tensor, quantizes=True),
+            ops.dequantize_per_tensor.default:
+            _in_int8(kernels.dequantize_per_tensor, quantizes=False),
+            ops.quantize_per_channel.default:
+            _in_int8(kernels.quantize_per_channel, quantizes=True),
+            ops.dequantize_per_channel.default:
+            _in_int8(kernels.dequantize_per_channel, quantizes=False)}
 
 
 def _dtype_of(node):
@@ -83,10 +115,10 @@ def decompositions(program, where) -> dict:
         dtype = _dtype_of(node)
         if str(dtype) not in DTYPES:
             raise PT2EError(
-                f"quantization op '{_name(node.target)}'{at} quantizes to {dtype}: Tessel's "
-                f"MAC arrays multiply {', '.join(DTYPES)}; choose a quantizer config with "
-                f"int8 activations and weights (XNNPACKQuantizer's symmetric config does; "
-                f"X86InductorQuantizer's uses uint8 activations)")
+                f"quantization op '{_name(node.target)}'{at} quantizes to {dtype}: Tessel "
+                f"takes {' and '.join(DTYPES)} (its MAC arrays multiply int8); choose a "
+                f"quantizer config with 8-bit integer activations and weights "
+                f"(XNNPACKQuantizer's and X86InductorQuantizer's default configs)")
         found[node.target] = kernels[node.target]
     return found
 
