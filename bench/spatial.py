@@ -60,7 +60,8 @@ module and its inputs converted with ``.to()``); a bf16 row is named
 quantizes the f32 model with onnxruntime (QDQ) and imports the ONNX file;
 ``i8io`` is that model with int8 inputs and outputs (its first
 quantizations and last dequantizations left out), as a layer inside an
-int8 network runs.
+int8 network runs; ``pt2e`` quantizes it with PyTorch's PT2E (torchao,
+XNNPACK's symmetric per-channel int8 config).
 
 ``--no-on-chip`` has the mapper store every result to DRAM
 (``MapperOptions.on_chip``), for the figures without results kept on chip.
@@ -157,7 +158,8 @@ def workload_names() -> list[str]:
 # quantizes it with onnxruntime's quantize_static (QDQ, int8 activations,
 # per-channel int8 weights, calibrated on 4 random inputs); i8io takes and
 # gives the int8 values.
-DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": None, "i8io": None}
+DTYPES = {"f32": torch.float32, "bf16": torch.bfloat16, "i8": None, "i8io": None,
+          "pt2e": None}
 
 
 def row_name(name: str, dtype: str) -> str:
@@ -183,10 +185,28 @@ def import_workload(name: str, dtype: str = "f32"):
     module.eval()
     if dtype in ("i8", "i8io"):
         return _import_quantized(module, inputs, name, int8_io=dtype == "i8io")
+    if dtype == "pt2e":
+        return fe.import_torch(_pt2e_quantized(module, inputs), inputs, name=name)
     if dtype != "f32":
         module = module.to(DTYPES[dtype])
         inputs = tuple(x.to(DTYPES[dtype]) if x.is_floating_point() else x for x in inputs)
     return fe.import_torch(module, inputs, name=name)
+
+
+def _pt2e_quantized(module, inputs):
+    """``module`` quantized with PT2E: XNNPACK's symmetric per-channel int8
+    config, calibrated on 4 random inputs."""
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
+                                                          get_symmetric_quantization_config)
+
+    prepared = prepare_pt2e(torch.export.export(module, inputs).module(),
+                            XNNPACKQuantizer().set_global(
+                                get_symmetric_quantization_config(is_per_channel=True)))
+    g = torch.Generator().manual_seed(1)
+    for _ in range(4):
+        prepared(*(torch.randn(*x.shape, generator=g) for x in inputs))
+    return convert_pt2e(prepared)
 
 
 def _int8_io(graph) -> None:

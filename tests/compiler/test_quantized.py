@@ -131,6 +131,24 @@ def test_a_pt2e_model_gives_pytorchs_outputs(build, mac_dtypes):
     assert emulated[name].tobytes() == got.tobytes()
 
 
+def test_a_pt2e_weight_transposed_by_a_copy_multiplies_int8():
+    # With the default mapping the MLP's second weight [10, 128] is
+    # transposed by a copy of its int8 values (a copy computes nothing, so
+    # it takes what the MAC array reads).
+    pytest.importorskip("torchao")
+    torch.manual_seed(0)
+    module, x = _mlp()
+    converted, step = _pt2e_quantized(module, x)
+    program = tessel.compile(converted, (x,), arch="tessel-4x4", mapper="default")
+    (got,) = program.simulate([x.numpy()]).outputs.values()
+    with torch.no_grad():
+        want = converted(x).numpy()
+    assert np.abs(got - want).max() <= step * (1 + 1e-6)
+    copies = {i.fields["in_dtype"] for stream in program.decoded().values() for i in stream
+              if i.op == "vector_unary" and i.fields["op"] == "copy"}
+    assert "i8" in copies
+
+
 @pytest.mark.parametrize("build", [_mlp, _cnn], ids=["mlp", "cnn"])
 def test_a_pt2e_model_with_uint8_activations_multiplies_int8(build):
     # X86InductorQuantizer's default: uint8 activations, shifted into int8

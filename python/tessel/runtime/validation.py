@@ -414,12 +414,17 @@ class _Validator:
         sizes = f["sizes"]
         self.check_sizes(sizes, fail)
         supported = a.tile.vector.dtypes
+        # A fill or a copy computes nothing: it also takes what the MAC
+        # array reads (an int8 convolution's padded window, an int8 weight
+        # transposed).
+        moves = set(supported) | {d for d, rate in a.tile.mac.macs_per_cycle.items()
+                                  if rate > 0}
         if op == "vector_unary":
             uop, din, dout = f["op"], f["in_dtype"], f["out_dtype"]
             if uop != "cast":
                 if din != dout:
                     fail(f"{uop} needs in_dtype = out_dtype, got {din} and {dout}")
-                if din not in supported:
+                if din not in (moves if uop == "copy" else supported):
                     fail(f"the vector unit does not support {din} (it has "
                          f"{', '.join(supported)})", "in_dtype")
                 if din in isa.INT_DTYPES and uop not in isa.INT_UNARY_OPS:
@@ -427,10 +432,7 @@ class _Validator:
             dtypes = {"in": din, "out": dout}
         else:
             dt = f["dtype"]
-            # A fill computes nothing: it also writes what the MAC array
-            # reads (an int8 convolution's padded window).
-            if dt not in supported and not (
-                    op == "vector_fill" and a.tile.mac.macs_per_cycle.get(dt, 0) > 0):
+            if dt not in (moves if op == "vector_fill" else supported):
                 fail(f"the vector unit does not support {dt} (it has "
                      f"{', '.join(supported)})", "dtype")
             if (op in ("vector_binary", "vector_binary_imm")

@@ -1063,6 +1063,11 @@ LogicalResult VectorUnaryOp::verify() {
                          << input.getElementType() << " and "
                          << result.getElementType()
                          << " (only 'cast' converts)";
+  // A copy computes nothing: it also moves the types the MAC array reads
+  // and the vector unit does not compute on (an int8 weight transposed).
+  if (kind == VectorUnaryKind::copy &&
+      lookupArch(*this).getMacsPerCycle(input.getElementType()) > 0)
+    return success();
   if (failed(verifyVectorDtype(*this, input.getElementType())))
     return failure();
   bool exact = kind == VectorUnaryKind::neg || kind == VectorUnaryKind::abs ||
@@ -1110,7 +1115,7 @@ LogicalResult VectorBinaryImmOp::verify() {
 LogicalResult VectorFillOp::verify() {
   // A fill computes nothing: it also writes the types the MAC array reads
   // and the vector unit does not compute on (a padded window of an int8
-  // convolution's input, docs/isa.md).
+  // convolution's input, docs/isa.md), as a copy moves them.
   Type elementType = getResult().getType().getElementType();
   if (!lookupArch(*this).vectorSupports(elementType) &&
       lookupArch(*this).getMacsPerCycle(elementType) > 0)
