@@ -202,20 +202,6 @@ Value getBroadcastSource(Value value) {
   return generic.getDpsInputs()[0];
 }
 
-/// The value of `value` if it is an integer constant or an integral float
-/// constant, or none.
-std::optional<int64_t> getIntegralConstant(Value value) {
-  if (std::optional<int64_t> integer = getConstantIntValue(value))
-    return integer;
-  FloatAttr attr;
-  if (!matchPattern(value, m_Constant(&attr)))
-    return std::nullopt;
-  double number = attr.getValueAsDouble();
-  if (std::trunc(number) != number || std::abs(number) >= 0x1p30)
-    return std::nullopt;
-  return static_cast<int64_t>(number);
-}
-
 /// Fuses the chain of elementwise ops that dequantizes an i8 tensor into
 /// `value` (PT2E's: to f32, minus the zero point, times the scale, each an
 /// op of its own) into one op, so that it reads as ONNX's DequantizeLinear.
@@ -264,7 +250,9 @@ std::optional<PerTensorDequantization> getPerTensorDequantization(Value value) {
     return std::nullopt;
   auto [zeroPoint, scale] = *parts;
   std::optional<int64_t> zp =
-      zeroPoint ? getIntegralConstant(zeroPoint) : std::optional<int64_t>(0);
+      !zeroPoint ? std::optional<int64_t>(0)
+      : zeroPoint.getType().isF32() ? getSmallIntegralConstant(zeroPoint)
+                                    : getConstantIntValue(zeroPoint);
   // The scale, a constant from outside the body, is read by the op that
   // replaces it.
   Operation *scaleDef = scale.getDefiningOp();

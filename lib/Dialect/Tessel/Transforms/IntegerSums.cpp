@@ -1,4 +1,4 @@
-//===- IntegerSums.cpp - Sums of i8 tensors for zero-point terms ----------===//
+//===- IntegerSums.cpp - Integers of quantized arithmetic -----------------===//
 //
 // An int8 product computed without its operands' zero points
 // (tessel-decompose-quantized-matmuls, tessel-fold-operand-extensions)
@@ -13,7 +13,20 @@
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
 
+#include <cmath>
+
 namespace mlir::tessel {
+
+std::optional<int64_t> getSmallIntegralConstant(Value value) {
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
+  if (!attr || !attr.getType().isF32())
+    return std::nullopt;
+  double number = attr.getValueAsDouble();
+  if (std::trunc(number) != number || std::abs(number) >= 0x1p30)
+    return std::nullopt;
+  return static_cast<int64_t>(number);
+}
 
 Value buildI32Zeros(OpBuilder &b, Location loc, ArrayRef<int64_t> shape) {
   Type i32 = b.getI32Type();

@@ -29,6 +29,7 @@
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/ApplyPatterns.h"
+#include "tessel/Dialect/Tessel/Transforms/IntegerSums.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
@@ -111,19 +112,6 @@ struct FPowIByConstant : OpRewritePattern<math::FPowIOp> {
     return success();
   }
 };
-
-/// The integral value of the f32 constant `value` below 2^30 in magnitude,
-/// or none.
-std::optional<int64_t> getSmallIntegralConstant(Value value) {
-  auto constant = value.getDefiningOp<arith::ConstantOp>();
-  auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : FloatAttr();
-  if (!attr || !attr.getType().isF32())
-    return std::nullopt;
-  double number = attr.getValueAsDouble();
-  if (std::trunc(number) != number || std::abs(number) >= 0x1p30)
-    return std::nullopt;
-  return static_cast<int64_t>(number);
-}
 
 /// `op` as (x, constant) if it is a binary op of type Op with one operand an
 /// integral constant (getSmallIntegralConstant), in either order.
