@@ -80,7 +80,6 @@ def import_model(name: str):
         module, loss_fn, inputs, targets = case.build()
         return fe.import_torch_training(module, loss_fn, inputs, targets)
     module, inputs = case.build()
-    module.eval()
     return fe.import_torch(module, inputs)
 
 

@@ -179,7 +179,6 @@ def main(argv=None) -> int:
         print(f"{name}:")
         try:
             module, inputs = build()
-            module.eval()
             model = fe.import_torch(module, inputs)
         except Exception as e:
             print(f"  does not import: {_first_line(e)}")

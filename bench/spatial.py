@@ -182,7 +182,7 @@ def import_workload(name: str, dtype: str = "f32"):
             module, loss_fn, inputs, targets = built
             return fe.import_torch_training(module, loss_fn, inputs, targets, name=name)
         module, inputs = built
-    module.eval()
+    fe.set_eval(module)
     if dtype in ("i8", "i8io"):
         return _import_quantized(module, inputs, name, int8_io=dtype == "i8io")
     if dtype == "pt2e":

@@ -13,7 +13,7 @@ import pytest
 import torch
 
 from tessel import frontend as fe
-from tessel.frontend.api import torch_to_host
+from tessel.frontend.api import eval_mode, torch_to_host
 from tessel import zoo
 from tessel.driver import compile_imported
 from tessel.runtime.simulator import simulate
@@ -35,7 +35,8 @@ def _params():
 
 
 def _eager(case):
-    """The imported model, its feeds and PyTorch's outputs."""
+    """The imported model, its feeds, PyTorch's outputs and the tolerance
+    (rtol, atol) they are held to."""
     if case.training:
         module, loss_fn, inputs, targets = case.build()
         model = fe.import_torch_training(module, loss_fn, inputs, targets)
@@ -44,25 +45,31 @@ def _eager(case):
         loss.backward()
         golden = [loss] + [p.grad for p in module.parameters()]
         values = list(inputs) + list(targets)
+        tolerance = (case.rtol, case.atol)
     else:
         module, inputs = case.build()
-        module.eval()
         model = fe.import_torch(module, inputs)
-        with torch.no_grad():
+        with eval_mode(module), torch.no_grad():
             out = module(*inputs)
         golden = list(out) if isinstance(out, (tuple, list)) else [out]
         values = list(inputs)
+        tolerance = case.tolerance(module)[:2]
     feeds = {spec.name: torch_to_host(v) for spec, v in zip(model.signature.inputs, values)}
-    return model, feeds, [torch_to_host(g) for g in golden]
+    return model, feeds, [torch_to_host(g) for g in golden], tolerance
 
 
 @pytest.mark.parametrize("name,arch", list(_params()))
 def test_zoo_model_matches_pytorch(name, arch):
     case = zoo.get(name)
-    model, feeds, golden = _eager(case)
-    result = simulate(compile_imported(model, arch), feeds)
+    model, feeds, golden, (rtol, atol) = _eager(case)
+    program = compile_imported(model, arch)
+    result = simulate(program, feeds)
     assert result.cycles > 0
+    if case.quantized:
+        macs = {i.fields["dtype"] for stream in program.decoded().values()
+                for i in stream if i.op in ("matmul", "matmul_init")}
+        assert "i8" in macs, f"{name} on {arch}: MACs in {sorted(macs)}, none in int8"
     for spec, want in zip(model.signature.outputs, golden):
         np.testing.assert_allclose(result.outputs[spec.name], want,
-                                   rtol=case.rtol, atol=case.atol,
+                                   rtol=rtol, atol=atol,
                                    err_msg=f"{name} on {arch}: {spec.name}")

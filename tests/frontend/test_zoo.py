@@ -23,7 +23,7 @@ def _params():
 def test_imported_linalg_matches_golden(name, variant):
     case = zoo.get(name)
     result = zoo.run_case(name, variant)
-    assert result.mismatches(case.rtol, case.atol, case.scale_rtol) == []
+    assert result.mismatches(*result.tolerance) == []
     assert "cf.assert" not in result.model.mlir
 
 
@@ -56,3 +56,18 @@ def test_training_step_signature_names_loss_and_gradients():
     assert [i.name for i in sig.inputs] == ["x", "target"]
     assert sig.outputs[0].shape == ()
     assert "tm_tensor" not in result.model.mlir
+
+
+def test_a_quantized_case_is_held_to_one_step_of_its_output():
+    pytest.importorskip("torchao")
+    import torch
+
+    case = zoo.get("mlp_int8")
+    module, _ = case.build()
+    rtol, atol, _ = case.tolerance(module)
+    step = zoo.cases.output_step(module)
+    assert rtol == 0 and step > 0 and atol == pytest.approx(step)
+    # A float model's output has no quantization step to be held to.
+    float_module, _ = zoo.get("mlp").build()
+    with pytest.raises(ValueError, match="not dequantized from int8"):
+        zoo.cases.output_step(torch.export.export(float_module, (torch.zeros(8, 64),)).module())

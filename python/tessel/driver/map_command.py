@@ -60,5 +60,4 @@ def _import_zoo_case(fe, case):
         return fe.import_torch_training(module, loss_fn, inputs, targets,
                                         name=case.name)
     module, inputs = built
-    module.eval()
     return fe.import_torch(module, inputs)

@@ -240,8 +240,9 @@ def from_spec(spec: str) -> tuple[Source, dict]:
             raise InvalidArgumentError(f"zoo case {spec!r} is a training step; the driver compiles "
                              f"inference models")
         module, inputs = case.build()
-        return from_model(module, inputs, spec), {"rtol": case.rtol, "atol": case.atol,
-                                                  "scale_rtol": case.scale_rtol}
+        rtol, atol, scale_rtol = case.tolerance(module)
+        return from_model(module, inputs, spec), {"rtol": rtol, "atol": atol,
+                                                  "scale_rtol": scale_rtol}
     raise InvalidArgumentError(f"model {spec!r}: no such file, and not a zoo case (known: "
                      f"{', '.join(zoo.names())}); pass a zoo name, FILE.py[:FUNC], an "
                      f".onnx file or a saved imported model directory")

@@ -12,7 +12,7 @@ See docs/frontend.md.
 """
 
 from .api import (export_onnx, import_jax, import_onnx, import_tensorflow, import_torch,
-                  import_torch_training)
+                  import_torch_training, set_eval)
 from .contract import check_input_contract
 from .custom_ops import register_decomposition
 from .errors import (FrontendError, ImportedModelFormatError, LoweringError,
@@ -30,7 +30,7 @@ def run_reference(model, *inputs, weights=None):
 
 __all__ = [
     "import_torch", "import_onnx", "import_torch_training", "export_onnx",
-    "import_tensorflow", "import_jax", "register_decomposition",
+    "import_tensorflow", "import_jax", "register_decomposition", "set_eval",
     "ImportedModel", "Signature", "TensorSpec", "check_input_contract", "run_reference",
     "warm_up", "shutdown",
     "FrontendError", "ModelFileError", "ModelTransferError", "TraceError",

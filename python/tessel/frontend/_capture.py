@@ -131,6 +131,29 @@ def set_eval(model) -> bool:
     return True
 
 
+def is_graph_module(model) -> bool:
+    """Whether ``model`` is a torch.fx graph (torch.export's ``module()``,
+    a PT2E quantized model): its code is generated, and does not pickle."""
+    import torch
+
+    return isinstance(model, torch.fx.GraphModule)
+
+
+def exported_program_bytes(model, inputs: tuple, owner: str) -> bytes:
+    """``model`` on ``inputs`` as torch.export's serialized program, which
+    another process loads with ``torch.export.load``."""
+    import torch
+
+    try:
+        program = torch.export.export(model, inputs)
+        buffer = io.BytesIO()
+        torch.export.save(program, buffer)
+    except Exception as e:
+        raise CaptureError("TraceError", f"{owner}: torch.export failed: "
+                           f"{type(e).__name__}: {_first_lines(str(e), 4)}") from e
+    return buffer.getvalue()
+
+
 @contextlib.contextmanager
 def eval_mode(model):
     """``model`` in eval mode (set_eval) for the block, its mode restored

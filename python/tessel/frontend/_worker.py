@@ -470,9 +470,14 @@ class _ModuleView:
 
 def export_onnx(req):
     torch = _torch()
-    model = _unpickle(req["module"], "module")
     inputs = tuple(_unpickle(req["inputs"], "example inputs"))
-    model.eval()
+    if "program" in req:
+        # PT2E's quantization ops, which the program may call, registered.
+        import torch.ao.quantization.fx._decomposed  # noqa: F401
+        model = torch.export.load(io.BytesIO(req["program"]))
+    else:
+        model = _unpickle(req["module"], "module")
+        model.eval()
     try:
         torch.onnx.export(model, inputs, req["path"], dynamo=True, verbose=False,
                           optimize=True, external_data=False)

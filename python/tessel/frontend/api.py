@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..errors import InvalidArgumentError, missing_extra
 from . import _capture, errors, worker
-from ._capture import eval_mode, torch_to_host
+from ._capture import eval_mode, set_eval, torch_to_host
 from .contract import check_input_contract
 from .errors import ModelFileError, ModelTransferError
 from .model import ImportedModel, Signature
@@ -271,11 +271,20 @@ def export_onnx(module, example_inputs, path) -> Path:
     # A sibling unique to this call, so concurrent exports (threads,
     # processes) never share it; the export creates it with the usual mode.
     tmp = p.with_name(f".{p.name}.{uuid.uuid4().hex}.tmp")
+    inputs = _as_tuple(example_inputs)
+    request = {"op": "export_onnx", "path": str(tmp.absolute()),
+               "inputs": _pickled(inputs, "example inputs", owner)}
+    if _capture.is_graph_module(module):
+        # A graph torch.export made (a PT2E quantized model) does not
+        # pickle; the program exported from it here travels instead.
+        try:
+            request["program"] = _capture.exported_program_bytes(module, inputs, owner)
+        except _capture.CaptureError as e:
+            raise getattr(errors, e.kind)(str(e), **e.extra) from e
+    else:
+        request["module"] = _pickled(module, "module", owner)
     try:
-        worker.request({"op": "export_onnx", "path": str(tmp.absolute()),
-                        "module": _pickled(module, "module", owner),
-                        "inputs": _pickled(_as_tuple(example_inputs), "example inputs",
-                                           owner)}, owner)
+        worker.request(request, owner)
         os.replace(tmp, p)
     finally:
         if tmp.exists():

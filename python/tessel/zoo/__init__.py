@@ -34,6 +34,19 @@ class Case:
     description: str = ""
     # The largest error allowed relative to an output's largest magnitude.
     scale_rtol: float = 1e-3
+    # An int8 model: its outputs may be one step of their quantization off
+    # the reference, whatever rtol, atol and scale_rtol say (tolerance()).
+    quantized: bool = False
+
+    def tolerance(self, module) -> tuple[float, float, float]:
+        """``(rtol, atol, scale_rtol)`` for ``module`` as this case built
+        it. A quantized case's outputs take values one step of their
+        quantization apart: ``atol`` is that step (read from the model, to
+        f32's rounding of it), and nothing relative is asked besides."""
+        if not self.quantized:
+            return self.rtol, self.atol, self.scale_rtol
+        from .cases import output_step
+        return 0.0, output_step(module) * (1 + 1e-6), 1.0
 
 
 CASES: dict[str, Case] = {}
@@ -50,13 +63,15 @@ XFAIL: dict[tuple[str, str], str] = {
 
 
 def register(name: str, *, rtol: float = 1e-5, atol: float = 1e-5, training: bool = False,
-             slow=(), description: str = "", scale_rtol: float = 1e-3):
+             slow=(), description: str = "", scale_rtol: float = 1e-3,
+             quantized: bool = False):
     """Register a case builder under ``name``."""
     def wrap(fn):
         if name in CASES:
             raise ValueError(f"zoo case {name!r} is registered twice")
         CASES[name] = Case(name, fn, rtol, atol, training, frozenset(slow),
-                           description or (fn.__doc__ or "").strip(), scale_rtol)
+                           description or (fn.__doc__ or "").strip(), scale_rtol,
+                           quantized)
         return fn
     return wrap
 

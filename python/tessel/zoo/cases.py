@@ -116,3 +116,64 @@ def gpt2_block_small_bf16():
     and tanh GELU in bf16."""
     return _in_bf16(gpt2_block_small())
 
+
+
+# int8 variants, quantized with PyTorch's PT2E flow (torchao's prepare_pt2e
+# and convert_pt2e, XNNPACK's symmetric int8 config, per-channel weights,
+# calibrated on 8 seeded inputs): int8 MACs accumulating in i32, against
+# PyTorch eager running the converted model, within one step of the output's
+# quantization (Case.tolerance).
+
+
+def _in_int8(built):
+    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
+    from torchao.testing.pt2e._xnnpack_quantizer import (
+        XNNPACKQuantizer, get_symmetric_quantization_config)
+
+    model, inputs = built
+    exported = torch.export.export(model.eval(), inputs).module()
+    prepared = prepare_pt2e(exported, XNNPACKQuantizer().set_global(
+        get_symmetric_quantization_config(is_per_channel=True)))
+    g = _gen(1)
+    for _ in range(8):
+        prepared(*(torch.randn(*x.shape, generator=g) for x in inputs))
+    return convert_pt2e(prepared), inputs
+
+
+def output_step(model) -> float:
+    """The step of the quantization a PT2E model's output is dequantized
+    from: the scale of the ``dequantize_per_tensor`` that gives it (of the
+    largest, for several outputs)."""
+    import torch.ao.quantization.fx._decomposed  # noqa: F401  (registers the ops)
+
+    dequantize = torch.ops.quantized_decomposed.dequantize_per_tensor.default
+    (output,) = [n for n in model.graph.nodes if n.op == "output"]
+    results = output.args[0]
+    steps = []
+    for node in results if isinstance(results, (tuple, list)) else [results]:
+        if getattr(node, "target", None) != dequantize:
+            raise ValueError(f"output {node} of the quantized model is not "
+                             "dequantized from int8: it has no step")
+        steps.append(float(node.args[1]))
+    return max(steps)
+
+
+@register("mlp_int8", quantized=True)
+def mlp_int8():
+    """The MLP quantized to int8 with PT2E."""
+    return _in_int8(mlp())
+
+
+@register("small_cnn_int8", quantized=True)
+def small_cnn_int8():
+    """The small CNN quantized to int8 with PT2E: int8 convolutions, the
+    input padded with its zero point."""
+    return _in_int8(small_cnn())
+
+
+@register("gpt2_block_small_int8", quantized=True)
+def gpt2_block_small_int8():
+    """The test-size GPT-2 block quantized to int8 with PT2E: its linear
+    layers multiply int8; XNNPACK's quantizer leaves the attention's
+    products, the softmax and the layer norms in f32."""
+    return _in_int8(gpt2_block_small())

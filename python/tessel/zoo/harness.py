@@ -23,6 +23,8 @@ class CaseResult:
     jit: list | None = None  # JIT outputs, when run
     import_s: float = 0.0
     jit_s: float = 0.0
+    # (rtol, atol, scale_rtol): the case's tolerance for the module built.
+    tolerance: tuple = (1e-5, 1e-5, 1e-3)
     notes: dict = field(default_factory=dict)
 
     def mismatches(self, rtol: float, atol: float, scale_rtol: float = 1e-3) -> list[str]:
@@ -68,9 +70,10 @@ def _torch_golden(case, built):
         loss.backward()
         grads = {f"grad.{n}": p.grad for n, p in module.named_parameters()}
         return {"loss": loss.detach(), **grads}
+    from ..frontend.api import eval_mode
+
     module, inputs = built
-    module.eval()
-    with torch.no_grad():
+    with eval_mode(module), torch.no_grad():
         out = module(*inputs)
     outs = list(out) if isinstance(out, (tuple, list)) else [out]
     return outs
@@ -120,7 +123,8 @@ def run_case(name: str, variant: str = "torch", *, jit: bool = True,
             feeds = {i.name: t.numpy() for i, t in zip(sess.get_inputs(), inputs)}
             golden = sess.run(None, feeds)
             args = [t.numpy() for t in inputs]
-    result = CaseResult(name, variant, model, golden, import_s=import_s)
+    result = CaseResult(name, variant, model, golden, import_s=import_s,
+                        tolerance=() if case.training else case.tolerance(built[0]))
     if jit:
         t0 = time.perf_counter()
         result.jit = fe.run_reference(model, *args)
