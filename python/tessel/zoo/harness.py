@@ -124,7 +124,7 @@ def run_case(name: str, variant: str = "torch", *, jit: bool = True,
             golden = sess.run(None, feeds)
             args = [t.numpy() for t in inputs]
     result = CaseResult(name, variant, model, golden, import_s=import_s,
-                        tolerance=() if case.training else case.tolerance(built[0]))
+                        tolerance=case.tolerance(built[0]))
     if jit:
         t0 = time.perf_counter()
         result.jit = fe.run_reference(model, *args)
