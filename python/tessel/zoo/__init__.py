@@ -6,7 +6,9 @@ return a loss function and targets. Every case runs through two variants:
 ``"torch"`` (``import_torch``, PyTorch eager as the reference) and ``"onnx"``
 (``torch.onnx.export(dynamo=True)`` then ``import_onnx``, onnxruntime as the
 reference). ``XFAIL`` lists the (case, variant) pairs known not to work, each
-with its reason.
+with its reason. A case's module may be a PT2E quantized graph (the
+``_int8`` cases), whose tolerance is one step of its output's quantization
+(``Case.tolerance``).
 
 Adding a case: write the module in ``models.py`` (module level, so it
 pickles), add a builder below, and run ``pytest tests/frontend``.
