@@ -29,3 +29,19 @@ def test_shape_controlling_initializers_stay_constants(tmp_path):
     assert sig.outputs[0].shape == (1, 3, 10, 10)
     out = fe.run_reference(model, x.numpy())[0]
     np.testing.assert_allclose(out, module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_a_graph_that_does_not_pickle_exports_through_its_program(tmp_path):
+    # torch.export's module() (a PT2E quantized model is one) does not
+    # pickle for the frontend process; export_onnx sends its exported
+    # program instead, and the file computes what the graph does.
+    import onnxruntime as ort
+
+    torch.manual_seed(0)
+    module = smallmodels.Upsample().eval()
+    x = torch.randn(1, 2, 5, 5)
+    graph = torch.export.export(module, (x,)).module()
+    path = fe.export_onnx(graph, x, tmp_path / "graph.onnx")
+    session = ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+    got = session.run(None, {session.get_inputs()[0].name: x.numpy()})[0]
+    np.testing.assert_allclose(got, module(x).detach().numpy(), rtol=1e-5, atol=1e-5)
