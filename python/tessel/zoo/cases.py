@@ -117,7 +117,6 @@ def gpt2_block_small_bf16():
     return _in_bf16(gpt2_block_small())
 
 
-
 # int8 variants, quantized with PyTorch's PT2E flow (torchao's prepare_pt2e
 # and convert_pt2e, XNNPACK's symmetric int8 config, per-channel weights,
 # calibrated on 8 seeded inputs): int8 MACs accumulating in i32, against
