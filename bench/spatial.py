@@ -194,19 +194,10 @@ def import_workload(name: str, dtype: str = "f32"):
 
 
 def _pt2e_quantized(module, inputs):
-    """``module`` quantized with PT2E: XNNPACK's symmetric per-channel int8
-    config, calibrated on 4 random inputs."""
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
-                                                          get_symmetric_quantization_config)
-
-    prepared = prepare_pt2e(torch.export.export(module, inputs).module(),
-                            XNNPACKQuantizer().set_global(
-                                get_symmetric_quantization_config(is_per_channel=True)))
-    g = torch.Generator().manual_seed(1)
-    for _ in range(4):
-        prepared(*(torch.randn(*x.shape, generator=g) for x in inputs))
-    return convert_pt2e(prepared)
+    """``module`` quantized with PT2E as the zoo's int8 cases are
+    (XNNPACK's symmetric per-channel int8 config), calibrated on 4 random
+    inputs."""
+    return zoo.cases.in_int8((module, inputs), calibration=4)[0]
 
 
 def _int8_io(graph) -> None:

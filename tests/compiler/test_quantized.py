@@ -18,6 +18,7 @@ from onnxruntime.quantization import (CalibrationDataReader, QuantFormat, QuantT
                                       quantize_static)
 
 import tessel
+from tessel import zoo
 from tessel.frontend import UnsupportedOpError, import_torch
 from tessel.runtime.emulator import emulate
 
@@ -54,7 +55,6 @@ def _mlp():
 
 
 def _gpt2_block():
-    from tessel import zoo
     module, (x,) = zoo.get("gpt2_block_small").build()
     return module, x
 
@@ -88,23 +88,11 @@ def test_an_onnx_qdq_model_gives_onnxruntimes_outputs(tmp_path, build, mac_dtype
 
 
 def _pt2e_quantized(module, x):
-    """``module`` quantized with PT2E (calibrated on 8 random inputs) and
-    the scale of its output's quantization."""
-    from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
-    from torchao.testing.pt2e._xnnpack_quantizer import (XNNPACKQuantizer,
-                                                          get_symmetric_quantization_config)
-
-    exported = torch.export.export(module.eval(), (x,)).module()
-    quantizer = XNNPACKQuantizer().set_global(
-        get_symmetric_quantization_config(is_per_channel=True))
-    prepared = prepare_pt2e(exported, quantizer)
-    g = torch.Generator().manual_seed(1)
-    for _ in range(8):
-        prepared(torch.randn(*x.shape, generator=g))
-    converted = convert_pt2e(prepared)
-    last = [n for n in converted.graph.nodes
-            if n.target == torch.ops.quantized_decomposed.dequantize_per_tensor.default][-1]
-    return converted, float(last.args[1])
+    """``module`` quantized with PT2E as the zoo's int8 cases are
+    (XNNPACK's symmetric per-channel config, 8 calibration inputs) and the
+    step of its output's quantization."""
+    converted, _ = zoo.cases.in_int8((module, (x,)))
+    return converted, zoo.cases.output_step(converted)
 
 
 @pytest.mark.parametrize("build, mac_dtypes",

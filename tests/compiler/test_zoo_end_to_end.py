@@ -45,7 +45,6 @@ def _eager(case):
         loss.backward()
         golden = [loss] + [p.grad for p in module.parameters()]
         values = list(inputs) + list(targets)
-        tolerance = (case.rtol, case.atol)
     else:
         module, inputs = case.build()
         model = fe.import_torch(module, inputs)
@@ -53,9 +52,8 @@ def _eager(case):
             out = module(*inputs)
         golden = list(out) if isinstance(out, (tuple, list)) else [out]
         values = list(inputs)
-        tolerance = case.tolerance(module)[:2]
     feeds = {spec.name: torch_to_host(v) for spec, v in zip(model.signature.inputs, values)}
-    return model, feeds, [torch_to_host(g) for g in golden], tolerance
+    return model, feeds, [torch_to_host(g) for g in golden], case.tolerance(module)[:2]
 
 
 @pytest.mark.parametrize("name,arch", list(_params()))

@@ -124,7 +124,9 @@ def gpt2_block_small_bf16():
 # quantization (Case.tolerance).
 
 
-def _in_int8(built):
+def in_int8(built, calibration: int = 8):
+    """``built`` (a module and its example inputs) quantized with PT2E as
+    the int8 cases are, calibrated on ``calibration`` seeded inputs."""
     from torchao.quantization.pt2e.quantize_pt2e import convert_pt2e, prepare_pt2e
     from torchao.testing.pt2e._xnnpack_quantizer import (
         XNNPACKQuantizer, get_symmetric_quantization_config)
@@ -134,7 +136,7 @@ def _in_int8(built):
     prepared = prepare_pt2e(exported, XNNPACKQuantizer().set_global(
         get_symmetric_quantization_config(is_per_channel=True)))
     g = _gen(1)
-    for _ in range(8):
+    for _ in range(calibration):
         prepared(*(torch.randn(*x.shape, generator=g) for x in inputs))
     return convert_pt2e(prepared), inputs
 
@@ -160,14 +162,14 @@ def output_step(model) -> float:
 @register("mlp_int8", quantized=True)
 def mlp_int8():
     """The MLP quantized to int8 with PT2E."""
-    return _in_int8(mlp())
+    return in_int8(mlp())
 
 
 @register("small_cnn_int8", quantized=True)
 def small_cnn_int8():
     """The small CNN quantized to int8 with PT2E: int8 convolutions, the
     input padded with its zero point."""
-    return _in_int8(small_cnn())
+    return in_int8(small_cnn())
 
 
 @register("gpt2_block_small_int8", quantized=True)
@@ -175,4 +177,4 @@ def gpt2_block_small_int8():
     """The test-size GPT-2 block quantized to int8 with PT2E: its linear
     layers multiply int8; XNNPACK's quantizer leaves the attention's
     products, the softmax and the layer norms in f32."""
-    return _in_int8(gpt2_block_small())
+    return in_int8(gpt2_block_small())
