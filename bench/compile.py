@@ -5,7 +5,8 @@ Each model is imported once (not timed here: bench/frontend.py measures the
 import), then compiled `--repeat` times; the figures are medians, and the
 fastest compile's total is printed beside them (on a shared machine, whose
 times vary from run to run, the fastest is the steadier figure). The stages
-are the passes of `tessel-lowering-pipeline` as MLIR's pass timing reports
+are legalize, precompute (what the weights alone give, on the CPU JIT),
+the passes of `tessel-lowering-pipeline` as MLIR's pass timing reports
 them (each canonicalization named after the pass before it), the
 verification of the result, then emit (the C++ program writer, and the
 loader reading the program back and validating it), as `compile_imported`
@@ -34,16 +35,18 @@ _REPORT_LINE = re.compile(r"^ *(\d+\.\d+) \( *[\d.]+%\)  +(.+)$")
 
 
 def _timed_pipeline(module):
-    """Runs tessel-lowering-pipeline on ``module`` with MLIR's pass timing;
-    the seconds of each of its top-level passes, in order. MLIR prints the
-    report on stderr when the pass manager goes, so stderr is captured."""
+    """Runs tessel-lowering-pipeline on the legalized ``module`` with MLIR's
+    pass timing; the seconds of each of its top-level passes, in order. MLIR
+    prints the report on stderr when the pass manager goes, so stderr is
+    captured."""
+    from tessel.compiler.lower import pipeline
     from tessel.passmanager import PassManager
 
     with tempfile.TemporaryFile(mode="w+") as report:
         saved = os.dup(2)
         os.dup2(report.fileno(), 2)
         try:
-            pm = PassManager.parse("builtin.module(tessel-lowering-pipeline)")
+            pm = PassManager.parse(pipeline(legalize=False))
             # As compile_imported runs it: verified once at the end.
             pm.enable_verifier(False)
             pm.enable_timing()
@@ -86,11 +89,16 @@ def import_model(name: str):
 def compile_once(model, arch):
     """Seconds per stage, the program and the lowered module's SRAM arenas."""
     from tessel.compiler.emit import emit_program
-    from tessel.compiler.lower import parse_imported
+    from tessel.compiler.lower import Compilation, legalize, parse_imported, precompute
     from tessel.ir import Context, StringAttr
     with Context():
         module = parse_imported(model.mlir, arch, model.signature)
+        c = Compilation(model, arch, module, weights=dict(model.weights))
         times = {}
+        for name, stage in (("legalize", legalize), ("precompute", precompute)):
+            start = time.perf_counter()
+            stage(c)
+            times[name] = time.perf_counter() - start
         for name, seconds in _timed_pipeline(module):
             while name in times:  # a pass that runs twice keeps both lines
                 name += "'"
@@ -108,7 +116,7 @@ def compile_once(model, arch):
         module.operation.verify()
         times["verify"] = time.perf_counter() - start
         start = time.perf_counter()
-        weights = {k: v for k, v in model.weights.items() if k in placed}
+        weights = {k: v for k, v in c.weights.items() if k in placed}
         program = emit_program(module, weights=weights, verify=False)
         times["emit"] = time.perf_counter() - start
     return times, program, arenas

@@ -2,9 +2,10 @@
 the CP-SAT mapping against the greedy mapping and tessel-default-mapping;
 cycles / roofline; the cost model's error per layer against the simulator.
 
-For each model and architecture: import (PyTorch), legalize, extract the
-graph, solve with each mapper; then compile with each mapping and simulate
-(timing only). A model that does not lower yet is reported with the first
+For each model and architecture: import (PyTorch), legalize and compute
+what the weights alone give (as a compile does), extract the graph, map
+with each mapper (its placements, then the results kept on chip); then
+compile with each mapping and simulate (timing only). A model that does not lower yet is reported with the first
 line of its error (its solve figures are still given when its graph can be
 read), and is picked up automatically once it lowers.
 
@@ -38,9 +39,10 @@ from tessel import frontend as fe
 from tessel import zoo
 from tessel.driver import compile_imported
 from tessel.driver.cost_error import layer_errors
-from tessel.compiler.lower import parse_imported
+from tessel.compiler.lower import Compilation, parse_imported, run_stages
+from tessel.driver.pipeline import argument_roles
 from tessel.ir import Context
-from tessel.mapper import MapperOptions, choose_epilogues, graph, legalize, solve
+from tessel.mapper import MapperOptions, choose_epilogues, graph, map_graph, solve
 from tessel.mapper.cost import estimate, roofline_cycles
 from tessel.mapper.space import default_placement
 from tessel.runtime.simulator import simulate
@@ -67,10 +69,13 @@ def _first_line(e: Exception) -> str:
 
 
 def _graph(model, arch):
+    """The graph as a compile maps it: legalized, what the weights alone
+    give computed."""
     with Context():
-        m = parse_imported(model.mlir, arch, model.signature)
-        legalize(m)
-        return graph.from_module(m, roles=[a.kind for a in model.signature.args])
+        c = Compilation(model, arch, parse_imported(model.mlir, arch, model.signature),
+                        weights=dict(model.weights))
+        run_stages(c, until="precompute")
+        return graph.from_module(c.module, roles=argument_roles(c.module))
 
 
 def bench(name, model, arch_name, options, per_layer: bool) -> None:
@@ -92,7 +97,7 @@ def bench(name, model, arch_name, options, per_layer: bool) -> None:
                                  for op in apart), None)}
     for method in ("heuristic", "cpsat"):
         t = time.perf_counter()
-        sol = solve(g, arch, method, options)
+        sol = map_graph(g, arch, method, options)
         predicted[method] = (sol.latency, sol, time.perf_counter() - t)
     print(f"  {arch_name}: {len(g.ops)} ops, roofline {roof} cycles")
     print(f"    {'mapper':<10} {'solve s':>8} {'gap':>7} {'predicted':>10} "

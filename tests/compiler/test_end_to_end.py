@@ -449,10 +449,10 @@ def compile_counting_mapped(model, text):
     counts = []
 
     @contextlib.contextmanager
-    def stage(name, mapped):
+    def stage(name, compilation):
         yield
         if name == "map":
-            counts.append(mapped.operation.get_asm().count(text))
+            counts.append(compilation.module.operation.get_asm().count(text))
 
     program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
     return program, counts

@@ -24,10 +24,10 @@ def test_heads_read_through_transposed_views():
     mapped = []
 
     @contextlib.contextmanager
-    def stage(name, module):
+    def stage(name, compilation):
         yield
         if name == "map":
-            mapped.append(module.operation.get_asm())
+            mapped.append(compilation.module.operation.get_asm())
 
     program = compile_imported(model, "tessel-4x4", mapper="cpsat", stage=stage)
     assert mapped[0].count("tessel.transpose_view") == 2

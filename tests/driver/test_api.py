@@ -145,14 +145,15 @@ def test_lowering_failure_keeps_the_ir_and_reproduces(tmp_path):
 def test_stages_run_in_the_order_of_the_table():
     from tessel.compiler.lower import STAGES
 
-    assert [name for name, _ in STAGES] == ["legalize", "map", "lower", "emit"]
+    assert [name for name, _ in STAGES] == ["legalize", "precompute", "map", "lower", "emit"]
     result = tessel.compile_and_simulate(torch.nn.Linear(8, 4), (torch.randn(2, 8),),
                                          mapper="heuristic")
-    assert list(result.timings)[:5] == ["import", "legalize", "map", "lower", "emit"]
+    assert list(result.timings)[:6] == ["import", "legalize", "precompute", "map", "lower",
+                                        "emit"]
     # Without a mapper tessel-default-mapping maps in the lowering.
     result = tessel.compile_and_simulate(torch.nn.Linear(8, 4), (torch.randn(2, 8),),
                                          mapper="default")
-    assert list(result.timings)[:4] == ["import", "legalize", "lower", "emit"]
+    assert list(result.timings)[:5] == ["import", "legalize", "precompute", "lower", "emit"]
 
 
 def test_legalize_failure_names_its_stage_and_reproduces(tmp_path):
@@ -225,9 +226,15 @@ def test_tessel_translate_writes_the_program_tessel_compile_does(tmp_path):
     dump = tmp_path / "ir"
     program = tessel.compile(model, (torch.randn(2, 8),), mapper="heuristic",
                              dump_ir=str(dump))
-    program.save(tmp_path / "compiled")
     assert sorted(p.name for p in (dump / "weights").iterdir()) == [
         "0.bias.bin", "0.weight.bin", "2.bias.bin", "2.weight.bin"]
+    _assert_translated_from_the_dump(program, dump, tmp_path)
+
+
+def _assert_translated_from_the_dump(program, dump, tmp_path):
+    """tessel-opt lowers ``dump``'s mapped IR and tessel-translate writes,
+    with its weights, the files of ``program``, byte for byte."""
+    program.save(tmp_path / "compiled")
     lowered = subprocess.run([tool_path("tessel-opt"), str(dump / "01-mapped.mlir"),
                               "-tessel-lowering-pipeline", "-mlir-print-debuginfo"],
                              capture_output=True, check=True).stdout
@@ -241,6 +248,26 @@ def test_tessel_translate_writes_the_program_tessel_compile_does(tmp_path):
     for rel in files:
         assert ((tmp_path / "compiled" / rel).read_bytes()
                 == (tmp_path / "translated" / rel).read_bytes()), rel
+
+
+def test_what_the_weights_alone_give_is_computed_once(tmp_path):
+    # A batch norm's scale, gamma * rsqrt(var + eps), depends on weights
+    # alone: it is computed when the weights are written
+    # (tessel-outline-weight-computations), a weight of its own in the
+    # program and in --dump-ir's weights, which reproduce the program.
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4)).eval()
+    model[1].running_var.uniform_(0.5, 2.0)
+    model[1].running_mean.uniform_(-1.0, 1.0)
+    x = torch.randn(1, 3, 8, 8)
+    dump = tmp_path / "ir"
+    program = tessel.compile(model, (x,), mapper="heuristic", dump_ir=str(dump))
+    derived = [p.name for p in (dump / "weights").iterdir() if p.name.startswith("derived.")]
+    assert derived, sorted(p.name for p in (dump / "weights").iterdir())
+    assert "math.rsqrt" not in (dump / "01-mapped.mlir").read_text()
+    _assert_translated_from_the_dump(program, dump, tmp_path)
+    result = tessel.compile_and_simulate(model, (x,), mapper="heuristic", trace=False)
+    assert result.check.passed, str(result.check)
 
 
 def test_import_failure_names_the_stage():

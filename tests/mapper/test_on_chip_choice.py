@@ -11,7 +11,7 @@ from tessel import frontend as fe
 from tessel.compiler.lower import parse_imported
 from tessel.ir import Context
 from tessel.mapper import (MapperOptions, choose_epilogues, graph, legalize,
-                           map_graph)
+                           map_graph, solve)
 from tessel.mapper.graph import Access, Op, Operand
 from tessel.mapper.on_chip import (HELD_FRACTION, keep_on_chip, most_pieces, pieces,
                                    unit_reshape)
@@ -174,3 +174,22 @@ def test_the_live_set_is_chosen_whole():
     # On another tile, B's writer no longer overlaps: A and B fit together.
     held[1] = _Held(held[1].op, 120, 2, frozenset({(0, 1)}))
     assert _choose(held, _budgets(held), 1000) == {0, 1}
+
+
+def test_writer_and_reader_of_a_kept_result_costed_as_they_run():
+    # The FFN's first matmul keeps its result: it stores nothing, and the
+    # second loads it from the tiles holding it, not from DRAM. The
+    # placements and steps stay as CP-SAT chose them.
+    g, solution = mapped(ffn(512), torch.randn(128, 256), "tessel-4x4")
+    through_dram = {c.op: c for c in solve(g, arch_model.load("tessel-4x4"), "cpsat",
+                                           MapperOptions(time_limit_s=10)).choices}
+    writer, reader = [op.index for op in g.ops if op.name == "linalg.matmul"]
+    assert solution.on_chip == {writer}
+    costed = {c.op: c for c in solution.choices}
+    for i in (writer, reader):
+        kept, stored = costed[i], through_dram[i]
+        assert kept.placement == stored.placement
+        assert kept.candidate.estimate.steps == stored.candidate.estimate.steps
+        assert kept.cycles < stored.cycles
+        assert kept.candidate.estimate.dram_bytes < stored.candidate.estimate.dram_bytes
+    assert solution.latency < sum(c.cycles for c in through_dram.values())

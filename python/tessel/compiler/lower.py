@@ -18,6 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+import numpy as np
+
 from ..errors import TesselError
 from .. import arch as arch_model
 from ..runtime.program import Program
@@ -41,6 +43,7 @@ def pipeline(stream: int = 1, legalize: bool = True) -> str:
 
 
 LEGALIZE = "builtin.module(tessel-legalize-pipeline)"
+OUTLINE_WEIGHT_COMPUTATIONS = "builtin.module(tessel-outline-weight-computations)"
 
 
 class LoweringError(TesselError, RuntimeError):
@@ -57,13 +60,14 @@ class LoweringError(TesselError, RuntimeError):
         self.stage = stage
 
 
-# ``stage(name, module)``: a context manager around each stage of a compile
-# (the names in ``STAGES``), so a driver can time it, show progress and say
+# ``stage(name, compilation)``: a context manager around each stage of a
+# compile (the names in ``STAGES``; the ``Compilation`` holds the module and
+# the weights), so a driver can time it, show progress, write the IR and say
 # which stage failed. The default does nothing.
-Stage = Callable[[str, Any], contextlib.AbstractContextManager]
+Stage = Callable[[str, "Compilation"], contextlib.AbstractContextManager]
 
 
-def no_stage(name: str, module: Any) -> contextlib.AbstractContextManager:
+def no_stage(name: str, c: "Compilation") -> contextlib.AbstractContextManager:
     return contextlib.nullcontext()
 
 
@@ -131,9 +135,13 @@ class Compilation:
     stream: int = 1
     failure_dir: str | Path | None = None
     program: Program | None = field(default=None, repr=False)
+    # The program's weights by name: the model's, and those computed from
+    # them (precompute). None where there are none to compute with.
+    weights: dict | None = None
 
 
-_DOING = {"legalize": "legalizing", "lower": "lowering"}
+_DOING = {"legalize": "legalizing", "precompute": "computing what the weights give",
+          "lower": "lowering"}
 
 
 def _run_pipeline(c: Compilation, passes: str, stage: str, repro_flag: str) -> None:
@@ -172,6 +180,66 @@ def legalize(c: Compilation) -> None:
     _run_pipeline(c, LEGALIZE, "legalize", "-tessel-legalize-pipeline")
 
 
+def precompute(c: Compilation) -> None:
+    """What the weights alone give (a batch norm's scales, an int8 matmul's
+    column sums), computed here once instead of by the chip on every run:
+    ``tessel-outline-weight-computations`` moves it into a function of its
+    own, which runs on MLIR 22's CPU JIT with the model's weights, and each
+    value it gives becomes a weight of the program. Without weights (a
+    module lowered alone) the chip computes them."""
+    if c.weights is None:
+        return
+    _run_pipeline(c, OUTLINE_WEIGHT_COMPUTATIONS, "precompute",
+                  "-tessel-outline-weight-computations")
+    for func in list(c.module.body.operations):
+        if "tessel.weights_of" in func.attributes:
+            c.weights.update(_evaluate(func, c.weights))
+            func.operation.erase()
+
+
+def _evaluate(func, weights: dict) -> dict:
+    """The values an outlined ``@<f>.weights`` function returns, by the
+    names its results carry, run on ``weights``."""
+    from ..frontend.model import Signature, TensorSpec
+    from ..frontend.reference import ReferenceRunner
+    from ..ir import (ArrayAttr, DenseI64ArrayAttr, DictAttr, FunctionType,
+                      InsertionPoint, Module, RankedTensorType, StringAttr)
+
+    def specs(types, attrs, kind):
+        return [TensorSpec(StringAttr(DictAttr(a)["tessel.name"]).value,
+                           tuple(RankedTensorType(t).shape),
+                           _HOST_DTYPES[str(RankedTensorType(t).element_type)], kind)
+                for t, a in zip(types, attrs)]
+
+    op = func.operation
+    ftype = FunctionType(op.attributes["function_type"].value)
+    name = StringAttr(op.attributes["sym_name"]).value
+    signature = Signature(
+        name, specs(ftype.inputs, ArrayAttr(op.attributes["arg_attrs"]), "weight"),
+        specs(ftype.results, ArrayAttr(op.attributes["res_attrs"]), "output"))
+    # A weight stored transposed (tessel-fold-weight-transposes) is read so.
+    inputs = {}
+    for spec, attrs in zip(signature.args, ArrayAttr(op.attributes["arg_attrs"])):
+        value = np.asarray(weights[spec.name])
+        if "tessel.permutation" in DictAttr(attrs):
+            value = np.transpose(value, list(DenseI64ArrayAttr(
+                DictAttr(attrs)["tessel.permutation"])))
+        inputs[spec.name] = np.ascontiguousarray(value)
+    # Alone in a module, public and unmarked, as the JIT calls it.
+    module = Module.parse("module {}")
+    alone = op.clone(InsertionPoint(module.body))
+    for attribute in ("sym_visibility", "tessel.weights_of"):
+        del alone.attributes[attribute]
+    outputs = ReferenceRunner(str(module), signature).run(inputs)
+    return {spec.name: value for spec, value in zip(signature.outputs, outputs)}
+
+
+# The NumPy type names of the frontend's signatures, by MLIR element type.
+_HOST_DTYPES = {"f32": "float32", "f64": "float64", "f16": "float16",
+                "bf16": "bfloat16", "i64": "int64", "i32": "int32", "i8": "int8",
+                "i1": "bool"}
+
+
 def map_ops(c: Compilation) -> None:
     """The caller's mapping, written into the legalized module as
     ``#tessel.mapping``s."""
@@ -203,7 +271,7 @@ def emit(c: Compilation) -> None:
               for device in c.module.body.operations
               for op in device.regions[0].blocks[0].operations
               if op.operation.name == "tessel.dram_buffer"}
-    weights = {k: v for k, v in c.model.weights.items() if k in placed}
+    weights = {k: v for k, v in c.weights.items() if k in placed}
     # lower verified the module.
     c.program = emit_program(c.module, weights=weights, verify=False)
 
@@ -212,6 +280,7 @@ def emit(c: Compilation) -> None:
 # one tessel-default-mapping maps each op at the start of "lower".
 STAGES: tuple[tuple[str, Callable[[Compilation], None]], ...] = (
     ("legalize", legalize),
+    ("precompute", precompute),
     ("map", map_ops),
     ("lower", lower),
     ("emit", emit),
@@ -221,11 +290,11 @@ STAGES: tuple[tuple[str, Callable[[Compilation], None]], ...] = (
 def run_stages(c: Compilation, stage: Stage = no_stage, *,
                until: str = "emit") -> None:
     """Runs ``STAGES`` on ``c`` in order, up to and including ``until``,
-    each inside ``stage(name, module)``."""
+    each inside ``stage(name, c)``."""
     for name, run in STAGES:
         if name == "map" and c.mapping is None:
             continue
-        with stage(name, c.module):
+        with stage(name, c):
             run(c)
         if name == until:
             return
@@ -268,6 +337,6 @@ def lower_and_emit(model, arch: Any = None, *, mapping: Mapping | None = None,
     with Context():
         _pipeline_options(stream, True)  # a bad stream fails before any work
         c = Compilation(model, target, parse_imported(model.mlir, target, model.signature),
-                        mapping, stream, failure_dir)
+                        mapping, stream, failure_dir, weights=dict(model.weights))
         run_stages(c, stage)
         return c.program

@@ -1,5 +1,5 @@
 """``tessel.compile`` and ``tessel.compile_and_simulate``: the stages
-(import, legalize, map, lower, emit, simulate, check) run in order, each
+(import, legalize, precompute, map, lower, emit, simulate, check) run in order, each
 timed, each failure raised as a :class:`StageError` that names the stage,
 keeps the IR and says how to reproduce it."""
 
@@ -76,8 +76,8 @@ def compile_source(src: source_mod.Source, opts: Options) -> Compiled:
 
     dump = _IrDump(opts.dump_ir)
 
-    def stage(name, module):
-        return _HookedStage(name, module, stages, failures, imported, opts, dump)
+    def stage(name, compilation):
+        return _HookedStage(name, compilation, stages, failures, imported, opts, dump)
 
     with _stage_errors("lower", failures):
         program = compile_imported(
@@ -195,7 +195,8 @@ class _IrDump:
     """The ``dump_ir`` option: the module written, with locations, before
     the first stage (``00-imported.mlir``) and after map and lower
     (``01-mapped.mlir``, ``02-lowered.mlir``), and after lower the bytes of
-    each weight buffer (``weights/<name>.bin``), which
+    each weight buffer (``weights/<name>.bin``, the model's weights and
+    those the compile computed from them), which
     ``tessel-translate --tessel-to-program --weights DIR/weights`` reads."""
 
     FILES = {"imported": "00-imported.mlir", "map": "01-mapped.mlir",
@@ -211,17 +212,17 @@ class _IrDump:
                 (self.directory / name).unlink(missing_ok=True)
             shutil.rmtree(self.directory / self.WEIGHTS, ignore_errors=True)
 
-    def write(self, what: str, module, imported=None) -> None:
+    def write(self, what: str, module, weights=None) -> None:
         if self.directory is None or what not in self.FILES:
             return
         self.directory.mkdir(parents=True, exist_ok=True)
         text = module.operation.get_asm(enable_debug_info=True)
         # Ended with a newline, as tessel-opt prints it.
         (self.directory / self.FILES[what]).write_text(text.rstrip("\n") + "\n")
-        if what == "lower" and imported is not None:
+        if what == "lower" and weights is not None:
             from ..compiler import weight_data, weight_file_name
 
-            data = weight_data(module, imported.weights, unused_ok=True)
+            data = weight_data(module, weights, unused_ok=True)
             folder = self.directory / self.WEIGHTS
             folder.mkdir()
             for name, raw in data.items():
@@ -240,8 +241,9 @@ class _HookedStage:
     imported model with the commands that reproduce it (legalize and lower
     keep their own, in lower.py)."""
 
-    def __init__(self, name, module, stages, failures, imported, opts, dump: _IrDump):
-        self.name, self.module, self.stages = name, module, stages
+    def __init__(self, name, compilation, stages, failures, imported, opts, dump: _IrDump):
+        self.name, self.compilation, self.stages = name, compilation, stages
+        self.module = compilation.module
         self.failures, self.imported, self.opts = failures, imported, opts
         self.dump = dump
         self.timer = stages(name)
@@ -267,7 +269,7 @@ class _HookedStage:
 
     def _after(self, error) -> bool:
         if error is None:
-            self.dump.write(self.name, self.module, self.imported)
+            self.dump.write(self.name, self.module, self.compilation.weights)
             return False
         if self.name in ("legalize", "lower") or not isinstance(error, Exception):
             return False

@@ -51,12 +51,13 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     from ..compiler.lower import lower_and_emit
     from ..mapper import map_module
     from ..runtime.simulator import simulate
+    from .pipeline import argument_roles
 
     target = arch_model.load(arch)
-    roles = [a.kind for a in model.signature.args] if model.signature else None
     mapped = {}
 
     def mapping(module, target):
+        roles = argument_roles(module) if model.signature else None
         mapped["graph"], mapped["solution"] = map_module(module, target, "cpsat", options,
                                                          roles=roles, legalized=True)
 

@@ -9,7 +9,7 @@ from ..errors import TesselError
 
 # The stages a StageError names: import, those of tessel.compiler.lower.STAGES,
 # then simulate.
-STAGES = ("import", "legalize", "map", "lower", "emit", "simulate")
+STAGES = ("import", "legalize", "precompute", "map", "lower", "emit", "simulate")
 
 
 class StageError(TesselError, RuntimeError):

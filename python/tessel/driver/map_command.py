@@ -10,13 +10,13 @@ def run(args) -> int:
     from .. import arch as arch_model
     from .. import frontend as fe
     from .. import zoo
-    from ..compiler.lower import parse_imported
+    from ..compiler.lower import Compilation, parse_imported, run_stages
     from ..ir import Context
-    from ..mapper import (MapperOptions, choose_epilogues, explain, graph, legalize,
-                          map_graph)
+    from ..mapper import MapperOptions, choose_epilogues, explain, graph, map_graph
 
     from ..errors import TesselError
     from . import source
+    from .pipeline import argument_roles
 
     try:
         target = arch_model.load(args.arch)
@@ -31,11 +31,13 @@ def run(args) -> int:
         print(f"error: {e.args[0] if e.args else e}", file=sys.stderr)
         return 1
     with Context():
-        m = parse_imported(model.mlir, target, model.signature)
-        legalize(m)
+        # The module as a compile maps it: legalized, what the weights alone
+        # give computed.
+        c = Compilation(model, target, parse_imported(model.mlir, target, model.signature),
+                        weights=dict(model.weights))
+        run_stages(c, until="precompute")
         g = choose_epilogues(
-            graph.from_module(m, name=args.model,
-                              roles=[a.kind for a in model.signature.args]),
+            graph.from_module(c.module, name=args.model, roles=argument_roles(c.module)),
             target, options)
     solution = map_graph(g, target, args.mapper, options)
     if args.explain:

@@ -29,15 +29,24 @@ def compile_imported(model, arch: Any = None, *, mapper: str = "default",
 
 def _mapping(model, mapper: str, mapper_options):
     """The mapping function ``lower_and_emit`` calls: ``tessel.mapper``'s
-    ``mapper`` with its options, the arguments' roles from the model's
-    signature."""
+    ``mapper`` with its options, the arguments' roles as the module marks
+    them (the model's signature's, and the weights the compile computed from
+    them)."""
     from .. import mapper as mapper_mod
 
-    roles = [a.kind for a in model.signature.args] if model.signature else None
-
     def mapping(module, target):
-        # The compiler's legalize stage ran just before.
-        mapper_mod.map_module(module, target, mapper, mapper_options, roles=roles,
+        # The compiler's legalize and precompute stages ran just before.
+        mapper_mod.map_module(module, target, mapper, mapper_options,
+                              roles=argument_roles(module) if model.signature else None,
                               legalized=True)
 
     return mapping
+
+
+def argument_roles(module) -> list[str]:
+    """The ``tessel.kind`` of each argument of the module's function."""
+    from ..ir import ArrayAttr, DictAttr, StringAttr
+
+    (func,) = [op for op in module.body.operations if op.operation.name == "func.func"]
+    return [StringAttr(DictAttr(attrs)["tessel.kind"]).value
+            for attrs in ArrayAttr(func.operation.attributes["arg_attrs"])]

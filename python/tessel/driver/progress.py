@@ -12,6 +12,7 @@ import time
 DOING = {
     "import": "importing the model (torch-mlir, own process)",
     "legalize": "legalizing (tessel-legalize-pipeline)",
+    "precompute": "computing what the weights alone give (CPU JIT)",
     "map": "mapping ops onto the grid",
     "lower": "lowering (tessel-lowering-pipeline)",
     "emit": "emitting the program",

@@ -29,8 +29,8 @@ class SimulationResult(results.SimulationResult):
 
     - ``program``: what ran; ``name``: the model's name;
     - ``check``: the comparison with the reference (None when not checked);
-    - ``timings``: seconds per stage (import, legalize, map, lower, emit,
-      simulate, check);
+    - ``timings``: seconds per stage (import, legalize, precompute, map,
+      lower, emit, simulate, check);
     - ``utilization``: MAC utilization over the whole grid;
     - ``report``: the per-layer and per-tile tables (``tessel.report``).
     """

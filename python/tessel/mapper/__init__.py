@@ -77,7 +77,8 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
     results kept on chip (:mod:`tessel.mapper.on_chip`)."""
     options = options or MapperOptions()
     solution = solve(g, arch, method, options)
-    return keep_on_chip(g, solution, arch) if options.on_chip else solution
+    return (keep_on_chip(g, solution, arch, options.overlap_dma) if options.on_chip
+            else solution)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

@@ -48,6 +48,7 @@ import json
 import math
 from dataclasses import dataclass
 from itertools import product
+from typing import Mapping
 
 from ..runtime.isa import MAX_MULTICAST_DESTINATIONS
 from ..runtime.timing import dram_channel_for, matmul_phases, vector_cycles, xy_route
@@ -516,6 +517,15 @@ def transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
             + hops * arch.noc.hop_cycles + arch.dram.latency_cycles)
 
 
+def on_chip_transfer_cycles(arch, nbytes: int, pieces: int, rate: float,
+                            hops: int) -> float:
+    """One load of ``nbytes`` from the SRAM of the tiles holding a kept
+    result, in ``pieces`` transfers (tessel-keep-on-chip) at ``rate`` over
+    ``hops`` links: a DMA setup each, no DRAM latency."""
+    return (pieces * (2 * _ISSUE + arch.tile.dma.setup_cycles) + nbytes / rate
+            + hops * arch.noc.hop_cycles)
+
+
 def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
     """One of a tile's DRAM loads after its first where the tile shares its
     DRAM channel or a link with other tiles' loads, ``rate`` (its share)
@@ -635,6 +645,13 @@ def halo_fraction(arch, o: Operand, loops: tuple[int, ...], parts: tuple[int, ..
     return fraction if pays else 1.0
 
 
+def one_flow_rate(arch) -> int:
+    """What one transfer between tiles moves per cycle: the slowest of its
+    DMA channel, the SRAM port and a NoC link."""
+    return min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
+               arch.noc.link_bytes_per_cycle)
+
+
 def one_transfer_rate(arch) -> int:
     """What one DRAM transfer alone moves per cycle: the slowest of its DMA
     channel, its DRAM channel, the SRAM port and a NoC link."""
@@ -684,9 +701,7 @@ def shared_link(arch, placement: Placement, link: tuple[float, int],
     rate, hops = link
     if balanced and _parts_are_the_rectangle(placement):
         rate = max(rate, _even_dram_rate(arch, placement))
-    one_flow = min(arch.tile.dma.bytes_per_cycle, arch.tile.sram.bytes_per_cycle,
-                   arch.noc.link_bytes_per_cycle)
-    return (min(one_flow, rate * count),
+    return (min(one_flow_rate(arch), rate * count),
             hops + placement.rows + placement.cols - 2)
 
 
@@ -744,11 +759,19 @@ def barrier_cycles(arch, rows: int, cols: int) -> int:
 
 
 def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
-             program_tiles: tuple[int, int] | None = None) -> Estimate | None:
+             program_tiles: tuple[int, int] | None = None,
+             steps: tuple[int, ...] | None = None, kept_result: bool = False,
+             on_chip_reads: Mapping[int, int] | None = None) -> Estimate | None:
     """Predicted figures of ``op`` under ``placement`` with its cheapest step
     sizes (:func:`step_candidates`), or None if no step fits SRAM.
     ``program_tiles`` is the rows x cols span of every tile
-    the program uses (the barrier's reach); by default the rectangle's."""
+    the program uses (the barrier's reach); by default the rectangle's.
+
+    Once the results kept on chip are chosen (tessel.mapper.on_chip), an
+    op is costed again at its ``steps`` as the lowering then runs it: a
+    ``kept_result`` is not stored, and each input in ``on_chip_reads`` (its
+    position in ``op.operands``, and the pieces a step reads it in) comes
+    from the SRAM of the tiles that hold it, not from DRAM."""
     parts = placement.parts
     part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, parts))
     if op.folded:
@@ -773,9 +796,12 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                                  array_rows=arch.tile.mac.rows,
                                  short_last=True,
                                  array_cols=arch.tile.mac.cols if one_tile else 0)
+    if steps is not None:
+        candidates = [steps]
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
-                              resident_bytes, overlap_dma, program_tiles, link)
+                              resident_bytes, overlap_dma, program_tiles, link,
+                              kept_result, on_chip_reads or {})
               for steps in candidates]
     return min(costed, key=lambda e: e.cycles, default=None)
 
@@ -790,7 +816,8 @@ def dram_link(arch, placement: Placement) -> tuple[float, int]:
 
 def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                     resident_bytes, overlap_dma, program_tiles,
-                    link: tuple[float, int]) -> Estimate:
+                    link: tuple[float, int], kept_result: bool = False,
+                    on_chip_reads: Mapping[int, int] = {}) -> Estimate:
     """:func:`estimate` for one choice of step sizes; ``link`` is
     :func:`dram_link` of the placement."""
     parts = placement.parts
@@ -798,7 +825,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     rate, hops = link
     barrier = barrier_cycles(arch, *(program_tiles or (placement.rows,
                                                      placement.cols)))
-    moved = [o for o in op.operands
+    moved = [(i, o) for i, o in enumerate(op.operands)
              if (o.read or o.is_output) and not (resident and o.role == "weight")]
     compute = load_total = store_total = gather_total = last_store = 0.0
     # What the steps' runs of matmul blocks save where each goes on from
@@ -845,7 +872,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # its first blocks' `init` (tessel-lower-to-instructions): no vector op.
     folds_zero_fills = (op.kind == "matmul"
                         and _split_channels(arch, placement.row, placement.col) > 1)
-    for o in moved:
+    for i, o in moved:
+        # A kept result stays in the SRAM it is computed in.
+        stored = o.is_output and not kept_result
         # An accumulator starting from a fill: set in SRAM where it is loaded
         # once per element (the fill then runs no code), else loaded, and
         # the fill runs after all, costed here on this op's rectangle (a
@@ -870,6 +899,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         o_rate, o_hops = (shared_link(arch, placement, link, shared,
                                       balances_over_channels(arch, o, part, steps))
                           if shared > 1 else link)
+        # Read from the SRAM of the tiles that hold it: over the NoC (at
+        # most across the rectangle), in pieces, with no DRAM latency and
+        # no multicast.
+        from_holders = on_chip_reads.get(i) if loaded else None
+        if from_holders:
+            readers, shared = 1, 1
+            o_rate, o_hops = one_flow_rate(arch), placement.rows + placement.cols - 2
         # A shared slice also waits for the credits of the tiles it goes to
         # and tells them it has arrived: a signal each way along the
         # rectangle's longer side (the tiles reading one slice are a row or
@@ -899,12 +935,14 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         transfers = list(_transfers(o, part, steps, kept=kept))
         if o.is_output:
             slices = sum(c for _, c in transfers)
-        if loaded or o.is_output:
+        if loaded or stored:
             per_step.append((o, sum(c for _, c in transfers) / num_steps,
                              o_rate, o_hops))
         for shape, count in transfers:
             b = o.slice_bytes(shape)
-            one = transfer_cycles(arch, b, o_rate, o_hops) + handshake
+            one = (on_chip_transfer_cycles(arch, b, from_holders, o_rate, o_hops)
+                   if from_holders
+                   else transfer_cycles(arch, b, o_rate, o_hops) + handshake)
             if loaded and crowded:
                 # A shared slice's credit and delivery signals, like the
                 # fixed costs, run while the other tiles' flows go on.
@@ -913,7 +951,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 crowded_rest += count * later
             elif loaded:
                 load_total += count * one
-            if o.is_output:
+            if stored:
                 store_total += count * one
                 # A store spread between the next result slice's steps
                 # pays a setup and a latency per piece.
@@ -922,13 +960,13 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                                              (placement.row, placement.col))
                 spread_extra += (count * (pieces - 1)
                                  * transfer_cycles(arch, 0, o_rate, o_hops))
-            if o.is_output and op.epilogue is not None:
+            if stored and op.epilogue is not None:
                 # The largest slice's store: an epilogue's result leaves
                 # whole after it, and steps of two sizes, which its last
                 # store would favour, measured slower (docs/mapper.md).
                 last_store = max(last_store, one)
                 last_store_cut = max(last_store_cut, one)
-            elif o.is_output and shape == last_shape:
+            elif stored and shape == last_shape:
                 # The last step's store stands after the compute; cut into
                 # pieces that leave as the step's blocks finish
                 # (tessel-early-stores), its last piece, or what the step's
@@ -950,7 +988,8 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
                 # The model's output is taken for the tile's last store.
                 last_store_cut = max(last_store_cut,
                                      tail(True) if o.role == "output" else whole)
-            bytes_per_tile += count * (int(loaded) / shared + int(o.is_output)) * b
+            bytes_per_tile += count * (int(loaded and not from_holders) / shared
+                                       + int(stored)) * b
             if in_sram and not (folds_zero_fills and not o.seed_dims):
                 compute += count * vector_cycles(arch, "add", b // o.elem_bytes, b)
                 # Set from a seed: its slice is loaded first, unless it is
@@ -965,7 +1004,9 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
             own_first += transfer_cycles(arch, o.seed_bytes(steps), rate, hops)
         if loaded:
             b = o.slice_bytes(steps)
-            first = transfer_cycles(arch, b, o_rate, o_hops) + first_handshake
+            first = (on_chip_transfer_cycles(arch, b, from_holders, o_rate, o_hops)
+                     if from_holders
+                     else transfer_cycles(arch, b, o_rate, o_hops) + first_handshake)
             if shared > 1:
                 shared_first = max(shared_first, first)
             else:

@@ -44,7 +44,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .cost import _loaded_once
+from .cost import _loaded_once, estimate
 from .graph import Graph, Op, readers_of
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
@@ -266,12 +266,14 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
     return f"{held[k].part} bytes per tile: other results kept hold more"
 
 
-def keep_on_chip(graph: Graph, solution, arch):
+def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True):
     """``solution`` with ``on_chip`` naming the ops whose results stay on
     chip on ``arch`` (module docstring) and a note per op considered; as
     it is where its ops run in several pipeline stages: a kept result's
     holders free it only after its last reader, which would hold the
-    writer's stage back for every input."""
+    writer's stage back for every input. The writers and readers of a kept
+    result are costed again as the lowering runs them (:func:`_recosted`):
+    ``overlap_dma`` is the mapper option they were costed with."""
     if len(solution.stage_cycles()) > 1:
         return solution
     sram_bytes = arch.tile.sram.bytes
@@ -313,5 +315,39 @@ def keep_on_chip(graph: Graph, solution, arch):
         else:
             notes[h.op.index] = (f"{h.op.label()}: result to DRAM: " +
                                  _why_not(k, held, budgets, kept, graph, sram_bytes))
-    return replace(solution, on_chip=frozenset(held[k].op.index for k in kept),
+    on_chip = frozenset(held[k].op.index for k in kept)
+    return replace(solution, on_chip=on_chip,
+                   choices=_recosted(graph, solution.choices, on_chip, arch,
+                                     overlap_dma),
                    notes=solution.notes + tuple(notes[i] for i in sorted(notes)))
+
+
+def _recosted(graph: Graph, choices, on_chip: frozenset, arch,
+              overlap_dma: bool) -> tuple:
+    """``choices`` with the ops that write or read a result kept on chip
+    costed at their steps as they then run: the writer stores nothing, a
+    reader loads the result's slices from the tiles holding them, in the
+    pieces their steps cut it into (:func:`pieces`). The placements and
+    steps stay as chosen; the predicted cycles follow the lowering (what
+    ``tessel map --explain`` and the cost model's error per layer show)."""
+    by_op = {c.op: c for c in choices}
+    held_by_writer = {_result_writer(graph.ops[i]).index: graph.ops[i] for i in on_chip}
+    out = []
+    for choice in choices:
+        op = graph.ops[choice.op]
+        steps = choice.candidate.estimate.steps
+        reads = {}
+        for position, o in enumerate(op.operands):
+            writer = held_by_writer.get(o.source[1]) if o.source[0] == "op" else None
+            if writer is not None and not o.is_output:
+                reads[position] = pieces(
+                    writer, by_op[writer.index].candidate.estimate.steps, steps, o)
+        if choice.op not in on_chip and not reads:
+            out.append(choice)
+            continue
+        e = estimate(op, arch, choice.placement, overlap_dma=overlap_dma,
+                     steps=steps, kept_result=choice.op in on_chip,
+                     on_chip_reads=reads)
+        out.append(choice if e is None else
+                   replace(choice, candidate=replace(choice.candidate, estimate=e)))
+    return tuple(out)

@@ -1596,3 +1596,12 @@ tessel.device @main arch #tiny {
     tessel.wait %1, %3
   }
 }
+
+// -----
+
+func.func @f(%a: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tessel.weights_of' is a symbol attribute of a func.func: the function whose weights it computes from that function's weights}}
+  linalg.fill {tessel.weights_of = @f} ins(%zero : f32) outs(%a : memref<4xf32>)
+  return
+}

@@ -5,6 +5,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/IR/TesselTypes.h"
 
+#include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "mlir/IR/BuiltinOps.h"
 #include "mlir/IR/OpImplementation.h"
@@ -135,6 +136,14 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
              << "'" << getHeldAsAttrName()
              << "' is a symbol attribute of an SRAM memref.alloc: the "
                 "tessel.buffer other tiles read the slice it holds through";
+    return success();
+  }
+  if (attr.getName() == getWeightsOfAttrName()) {
+    if (!isa<FlatSymbolRefAttr>(attr.getValue()) || !isa<func::FuncOp>(op))
+      return op->emitError()
+             << "'" << getWeightsOfAttrName()
+             << "' is a symbol attribute of a func.func: the function whose "
+                "weights it computes from that function's weights";
     return success();
   }
   if (attr.getName() == getShareAttrName()) {

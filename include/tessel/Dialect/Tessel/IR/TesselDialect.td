@@ -69,6 +69,10 @@ def Tessel_Dialect : Dialect {
     /// tessel.buffer every tile, its own included, reads it through until
     /// tessel-allocate-sram gives it its address.
     static ::llvm::StringRef getHeldAsAttrName() { return "tessel.held_as"; }
+    /// The symbol attribute on a function that computes weights of the
+    /// function it names from that function's weights alone
+    /// (tessel-outline-weight-computations); the driver evaluates it once.
+    static ::llvm::StringRef getWeightsOfAttrName() { return "tessel.weights_of"; }
 
   private:
     void registerAttributes();

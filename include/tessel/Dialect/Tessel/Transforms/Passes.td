@@ -795,6 +795,48 @@ def TesselHoistEpilogueOperands
   ];
 }
 
+def TesselOutlineWeightComputations
+    : Pass<"tessel-outline-weight-computations", "::mlir::ModuleOp"> {
+  let summary = "Move what the weights alone give into a function the "
+                "driver evaluates once";
+  let description = [{
+    Some values depend on the model's weights alone: a batch norm's scale
+    `gamma * rsqrt(var + eps)` and shift, the column sums an int8 matmul
+    subtracts its activation's zero point times. On the chip each would be
+    an op of its own, run on every input. This pass moves their
+    computation into a private function `@<f>.weights` (marked
+    `tessel.weights_of`), taking the weights it reads and returning the
+    values, and makes each value a new weight argument of `@<f>`
+    (`tessel.kind = "weight"`, `tessel.name = "derived.<first weight it
+    reads>"`, the function's result of the same name). The driver
+    evaluates the function on MLIR's CPU JIT with the model's weights,
+    once, and erases it (docs/lowering.md, *Weights computed once*).
+
+    A value leaves only if something besides fills, copies, transposes and
+    broadcasts computes it, and it has no more elements than the weights
+    it reads.
+
+    ```mlir
+    func.func @f(%x: tensor<1x4x8x8xf32>,
+                 %v: tensor<4xf32> {tessel.kind = "weight", tessel.name = "bn.running_var"}) {
+      %s = linalg.generic ... ins(%v) { rsqrt(%v + eps) } -> tensor<4xf32>
+      %y = linalg.generic ... ins(%x, %s) { %x * %s }
+    // becomes
+    func.func private @f.weights(%v: tensor<4xf32> {...})
+        -> (tensor<4xf32> {tessel.name = "derived.bn.running_var"})
+        attributes {tessel.weights_of = @f} { ... rsqrt ... }
+    func.func @f(%x: ..., %v: ...,
+                 %s: tensor<4xf32> {tessel.kind = "weight",
+                                    tessel.name = "derived.bn.running_var"}) {
+      %y = linalg.generic ... ins(%x, %s) { %x * %s }
+    ```
+  }];
+  let statistics = [
+    Statistic<"numOutlined", "num-outlined",
+              "Values computed once from the weights">
+  ];
+}
+
 def TesselMergeDuplicateReductions
     : Pass<"tessel-merge-duplicate-reductions", "::mlir::func::FuncOp"> {
   let summary = "Compute each reduction once where the model computes it "

@@ -1,0 +1,247 @@
+//===- OutlineWeightComputations.cpp - What weights alone give, once -------===//
+//
+// A model computes some values from its weights alone: a batch norm's scale
+// (`gamma * rsqrt(var + eps)`) and shift, the column sums an int8 matmul
+// subtracts its activation's zero point times. The chip would compute them
+// on every run, each an op of its own between the layers. Weights are known
+// before the program runs, so this pass moves such computations into a
+// function of their own, which the driver evaluates once, when it writes
+// the weights into DRAM, and makes each value they give a weight argument
+// of the model.
+//
+// Only values that are worth it leave: ones computed (some op besides
+// fills, copies, transposes and broadcasts of weights is in their slice)
+// and no larger than the weights they come from, so that no derived weight
+// moves more DRAM bytes than computing it would read.
+//
+//===----------------------------------------------------------------------===//
+
+#include "tessel/Dialect/Tessel/IR/TesselDialect.h"
+#include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
+
+#include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/Linalg.h"
+#include "mlir/IR/IRMapping.h"
+#include "mlir/IR/SymbolTable.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
+#include "mlir/Transforms/RegionUtils.h"
+#include "llvm/ADT/SetVector.h"
+#include "llvm/ADT/StringSet.h"
+
+namespace mlir::tessel {
+#define GEN_PASS_DEF_TESSELOUTLINEWEIGHTCOMPUTATIONS
+#include "tessel/Dialect/Tessel/Transforms/Passes.h.inc"
+
+namespace {
+
+/// Whether `op` moves or fills data without computing: a value whose slice
+/// holds only such ops is a weight in another layout, cheaper to read as
+/// it is.
+bool movesOnly(Operation *op) {
+  return isa<linalg::FillOp, linalg::CopyOp, linalg::TransposeOp,
+             linalg::BroadcastOp>(op) ||
+         !isa<linalg::LinalgOp>(op);
+}
+
+/// Whether the driver's evaluator (MLIR's CPU JIT of linalg on tensors)
+/// runs `op`: the dialects of an imported model, not the tessel ops legalize
+/// makes.
+bool isEvaluable(Operation *op) {
+  StringRef dialect = op->getName().getDialectNamespace();
+  return dialect == "linalg" || dialect == "tensor" || dialect == "arith" ||
+         dialect == "math";
+}
+
+/// What `op` reads: its operands and the values its body uses from above
+/// (a linalg body's constants).
+SmallVector<Value> getReads(Operation *op) {
+  SmallVector<Value> reads(op->getOperands());
+  llvm::SetVector<Value> above;
+  getUsedValuesDefinedAbove(op->getRegions(), above);
+  reads.append(above.begin(), above.end());
+  return reads;
+}
+
+int64_t getNumElements(Value value) {
+  auto type = dyn_cast<RankedTensorType>(value.getType());
+  return type && type.hasStaticShape() ? type.getNumElements() : -1;
+}
+
+/// What a value computed from weights alone reads and does.
+struct WeightSlice {
+  /// The weight arguments it reads.
+  llvm::SmallSetVector<BlockArgument, 4> weights;
+  bool computes = false;
+};
+
+struct OutlineWeightComputations
+    : impl::TesselOutlineWeightComputationsBase<OutlineWeightComputations> {
+  void runOnOperation() override {
+    ModuleOp module = getOperation();
+    SymbolTable symbols(module);
+    for (auto func : llvm::to_vector(module.getOps<func::FuncOp>()))
+      if (!func.isExternal())
+        outline(func, symbols);
+  }
+
+  void outline(func::FuncOp func, SymbolTable &symbols) {
+    Block &body = func.getBody().front();
+    // The ops that read weights and constants alone, with what each value
+    // they give reads and does.
+    llvm::DenseMap<Operation *, WeightSlice> slices;
+    for (Operation &op : body.without_terminator()) {
+      if (op.getNumResults() == 0 || !isEvaluable(&op) ||
+          !isMemoryEffectFree(&op) ||
+          (op.getNumRegions() && !isa<linalg::LinalgOp>(op)))
+        continue;
+      WeightSlice slice;
+      bool weightOnly = true;
+      for (Value operand : getReads(&op)) {
+        if (auto arg = dyn_cast<BlockArgument>(operand)) {
+          weightOnly = arg.getOwner() == &body &&
+                       isWeightArgument(func, arg.getArgNumber());
+          if (weightOnly)
+            slice.weights.insert(arg);
+        } else if (auto it = slices.find(operand.getDefiningOp());
+                   it != slices.end()) {
+          slice.weights.insert(it->second.weights.begin(),
+                               it->second.weights.end());
+          slice.computes |= it->second.computes;
+        } else {
+          weightOnly = false;
+        }
+        if (!weightOnly)
+          break;
+      }
+      if (!weightOnly)
+        continue;
+      // A linalg op's init is read only for its shape unless its body
+      // reads it; either way it is among the operands above.
+      slice.computes |= !movesOnly(&op);
+      slices[&op] = std::move(slice);
+    }
+
+    // The values the rest of the function reads, worth computing once.
+    SmallVector<Value> leaving;
+    for (Operation &op : body.without_terminator()) {
+      auto it = slices.find(&op);
+      if (it == slices.end() || !it->second.computes)
+        continue;
+      int64_t read = 0;
+      for (BlockArgument weight : it->second.weights)
+        read += std::max<int64_t>(getNumElements(weight), 0);
+      for (Value result : op.getResults()) {
+        int64_t size = getNumElements(result);
+        bool readElsewhere = llvm::any_of(result.getUsers(), [&](Operation *user) {
+          return !slices.contains(user);
+        });
+        if (readElsewhere && size >= 0 && size <= read)
+          leaving.push_back(result);
+      }
+    }
+    if (leaving.empty())
+      return;
+
+    // The function computing them: the weights they read, in the model's
+    // order, and the ops they need, in program order.
+    llvm::SetVector<Operation *> needed;
+    llvm::SmallSetVector<BlockArgument, 8> weights;
+    SmallVector<Operation *> worklist;
+    for (Value value : leaving)
+      worklist.push_back(value.getDefiningOp());
+    while (!worklist.empty()) {
+      Operation *op = worklist.pop_back_val();
+      if (!needed.insert(op))
+        continue;
+      for (Value operand : getReads(op)) {
+        if (auto arg = dyn_cast<BlockArgument>(operand))
+          weights.insert(arg);
+        else
+          worklist.push_back(operand.getDefiningOp());
+      }
+    }
+    SmallVector<Operation *> ordered(needed.begin(), needed.end());
+    llvm::sort(ordered, [](Operation *a, Operation *b) {
+      return a->isBeforeInBlock(b);
+    });
+    SmallVector<BlockArgument> inputs(weights.begin(), weights.end());
+    llvm::sort(inputs, [](BlockArgument a, BlockArgument b) {
+      return a.getArgNumber() < b.getArgNumber();
+    });
+
+    MLIRContext *ctx = func.getContext();
+    llvm::StringSet<> names;
+    for (unsigned i = 0; i < func.getNumArguments(); ++i)
+      if (auto name = func.getArgAttrOfType<StringAttr>(i, "tessel.name"))
+        names.insert(name.getValue());
+    auto nameOf = [&](unsigned index) -> std::string {
+      auto name = func.getArgAttrOfType<StringAttr>(index, "tessel.name");
+      return name ? name.getValue().str() : "arg" + std::to_string(index);
+    };
+    // Named after the first weight each reads: `derived.bn1.running_var`,
+    // `.1` and on for more than one.
+    SmallVector<std::string> derivedNames;
+    for (Value value : leaving) {
+      BlockArgument first = *llvm::min_element(
+          slices[value.getDefiningOp()].weights,
+          [](BlockArgument a, BlockArgument b) {
+            return a.getArgNumber() < b.getArgNumber();
+          });
+      std::string base = "derived." + nameOf(first.getArgNumber());
+      std::string name = base;
+      for (int n = 1; names.contains(name); ++n)
+        name = base + "." + std::to_string(n);
+      names.insert(name);
+      derivedNames.push_back(name);
+    }
+
+    OpBuilder builder(func);
+    auto typesOf = [](auto values) {
+      return llvm::map_to_vector(values, [](auto v) { return v.getType(); });
+    };
+    auto outlined = func::FuncOp::create(
+        builder, func.getLoc(), (func.getSymName() + ".weights").str(),
+        FunctionType::get(ctx, typesOf(inputs), typesOf(leaving)));
+    outlined.setPrivate();
+    outlined->setAttr(TesselDialect::getWeightsOfAttrName(),
+                      FlatSymbolRefAttr::get(func));
+    symbols.insert(outlined);
+    Block *entry = outlined.addEntryBlock();
+    IRMapping map;
+    for (auto [i, weight] : llvm::enumerate(inputs)) {
+      map.map(weight, entry->getArgument(i));
+      outlined.setArgAttrs(i, func.getArgAttrDict(weight.getArgNumber()));
+    }
+    builder.setInsertionPointToEnd(entry);
+    for (Operation *op : ordered)
+      builder.clone(*op, map);
+    func::ReturnOp::create(builder, func.getLoc(),
+                           llvm::map_to_vector(leaving, [&](Value v) {
+                             return map.lookup(v);
+                           }));
+
+    // The model reads each as a weight of its own.
+    for (auto [value, name] : llvm::zip(leaving, derivedNames)) {
+      unsigned index = func.getNumArguments();
+      NamedAttribute attrs[] = {
+          builder.getNamedAttr("tessel.kind", builder.getStringAttr("weight")),
+          builder.getNamedAttr("tessel.name", builder.getStringAttr(name))};
+      if (failed(func.insertArgument(index, value.getType(),
+                                     builder.getDictionaryAttr(attrs),
+                                     value.getLoc())))
+        return signalPassFailure();
+      value.replaceAllUsesWith(func.getArgument(index));
+      outlined.setResultAttr(std::distance(leaving.begin(),
+                                           llvm::find(leaving, value)),
+                             "tessel.name", builder.getStringAttr(name));
+    }
+    for (Operation *op : llvm::reverse(ordered))
+      if (op->use_empty())
+        op->erase();
+    numOutlined += leaving.size();
+  }
+};
+
+} // namespace
+} // namespace mlir::tessel
