@@ -53,10 +53,10 @@ void appendString(MlirStringRef text, void *userData) {
   static_cast<std::string *>(userData)->append(text.data, text.length);
 }
 
-/// Writes the program of a lowered tessel.device into `directory`, or
-/// raises a ValueError naming what is missing or wrong.
-void writeProgram(MlirOperation device, const nb::dict &weights,
-                  const std::string &directory) {
+/// The files of the program of a lowered tessel.device, by path, or a
+/// ValueError naming what is missing or wrong.
+nb::dict buildProgram(MlirOperation device, const nb::dict &weights,
+                      bool digests) {
   std::vector<MlirStringRef> names, data;
   std::vector<std::string> keys;
   keys.reserve(weights.size());
@@ -67,11 +67,21 @@ void writeProgram(MlirOperation device, const nb::dict &weights,
   }
   for (const std::string &key : keys)
     names.push_back({key.data(), key.size()});
-  std::string error;
-  if (!tesselWriteProgram(device, names.size(), names.data(), data.data(),
-                          {directory.data(), directory.size()}, appendString,
-                          &error))
-    throw nb::value_error(error.c_str());
+  struct Built {
+    nb::dict files;
+    std::string error;
+  } built;
+  auto onFile = [](MlirStringRef path, MlirStringRef bytes, void *userData) {
+    static_cast<Built *>(userData)->files[nb::str(path.data, path.length)] =
+        nb::bytes(bytes.data, bytes.length);
+  };
+  auto onError = [](MlirStringRef text, void *userData) {
+    appendString(text, &static_cast<Built *>(userData)->error);
+  };
+  if (!tesselBuildProgram(device, names.size(), names.data(), data.data(),
+                          digests, onFile, onError, &built))
+    throw nb::value_error(built.error.c_str());
+  return built.files;
 }
 
 } // namespace
@@ -90,12 +100,15 @@ NB_MODULE(_tesselDialects, m) {
       nb::arg("context").none() = nb::none(), nb::arg("load") = true,
       "Registers (and by default loads) the tessel dialect in a context.");
 
-  tesselM.def("write_program", writeProgram, nb::arg("device"),
-              nb::arg("weights"), nb::arg("directory"),
-              "Writes the program of a lowered tessel.device into directory "
-              "(docs/isa.md), atomically. weights maps each weight buffer's "
-              "name to its bytes, in the buffer's layout and element type. "
-              "Raises ValueError naming the op, buffer or weight at fault.");
+  tesselM.def("build_program", buildProgram, nb::arg("device"),
+              nb::arg("weights"), nb::arg("digests") = false,
+              "The files of the program of a lowered tessel.device "
+              "(docs/isa.md), by their paths in a program directory: the "
+              "manifest, the DRAM image and one stream per tile. weights "
+              "maps each weight buffer's name to its bytes, in the buffer's "
+              "layout and element type. Without digests the manifest has no "
+              "SHA-256s. Raises ValueError naming the op, buffer or weight "
+              "at fault.");
 
   tesselM.def(
       "describe_location",

@@ -69,16 +69,23 @@ MLIR_CAPI_EXPORTED MlirTypeID tesselSemaphoreTypeGetTypeID(void);
 // Program streams (tessel/Target/Program/InstructionStreams.h)
 //===----------------------------------------------------------------------===//
 
-/// Writes the program of a lowered tessel.device into `directory`
-/// (docs/isa.md), atomically: the manifest, the DRAM image and one stream
-/// per tile. `weightData[i]` holds the bytes of the weight buffer named
-/// `weightNames[i]`, in the buffer's layout and element type. On failure
-/// calls `onError` with the message and returns false.
+/// Called with each file of a program: its path in the program directory
+/// and its bytes.
+typedef void (*MlirProgramFileCallback)(MlirStringRef path, MlirStringRef data,
+                                        void *userData);
+
+/// Builds the program of a lowered tessel.device (docs/isa.md) in memory
+/// and hands each of its files to `onFile`: the manifest, the DRAM image
+/// and one stream per tile. `weightData[i]` holds the bytes of the weight
+/// buffer named `weightNames[i]`, in the buffer's layout and element type.
+/// Without `digests` the manifest has no SHA-256s. On failure calls
+/// `onError` with the message and returns false.
 MLIR_CAPI_EXPORTED bool
-tesselWriteProgram(MlirOperation device, intptr_t numWeights,
+tesselBuildProgram(MlirOperation device, intptr_t numWeights,
                    const MlirStringRef *weightNames,
-                   const MlirStringRef *weightData, MlirStringRef directory,
-                   MlirStringCallback onError, void *userData);
+                   const MlirStringRef *weightData, bool digests,
+                   MlirProgramFileCallback onFile, MlirStringCallback onError,
+                   void *userData);
 
 /// Describes a location as a source tag does: its name and its
 /// `file:line:col` (empty if it has none). Returns false for a location

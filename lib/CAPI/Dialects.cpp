@@ -105,11 +105,11 @@ MlirTypeID tesselSemaphoreTypeGetTypeID(void) {
   return wrap(TypeID::get<SemaphoreType>());
 }
 
-bool tesselWriteProgram(MlirOperation device, intptr_t numWeights,
+bool tesselBuildProgram(MlirOperation device, intptr_t numWeights,
                         const MlirStringRef *weightNames,
-                        const MlirStringRef *weightData,
-                        MlirStringRef directory, MlirStringCallback onError,
-                        void *userData) {
+                        const MlirStringRef *weightData, bool digests,
+                        MlirProgramFileCallback onFile,
+                        MlirStringCallback onError, void *userData) {
   auto report = [&](llvm::Error error) {
     std::string message = llvm::toString(std::move(error));
     onError(wrap(llvm::StringRef(message)), userData);
@@ -122,11 +122,12 @@ bool tesselWriteProgram(MlirOperation device, intptr_t numWeights,
   for (intptr_t i = 0; i < numWeights; ++i)
     weights[unwrap(weightNames[i])] =
         llvm::ArrayRef<char>(weightData[i].data, weightData[i].length);
-  llvm::Expected<ProgramFiles> program = buildProgram(deviceOp, weights);
+  llvm::Expected<ProgramFiles> program =
+      buildProgram(deviceOp, weights, digests);
   if (!program)
     return report(program.takeError());
-  if (llvm::Error error = writeProgram(*program, unwrap(directory)))
-    return report(std::move(error));
+  for (const auto &[path, data] : program->files)
+    onFile(wrap(llvm::StringRef(path)), wrap(llvm::StringRef(data)), userData);
   return true;
 }
 

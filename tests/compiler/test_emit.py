@@ -14,7 +14,8 @@ from tessel.passmanager import PassManager
 from tessel.runtime import isa
 from tessel.runtime.disasm import disassemble
 from tessel.runtime.numerics import exp as isa_exp
-from tessel.runtime.loader import load_program
+from tessel.runtime.loader import load_program, program_from_files
+from tessel.runtime.program import ProgramError
 from tessel.runtime.simulator import simulate
 
 # A 2x2 chip with 16 KiB of SRAM per tile and a 4x4 weight-stationary MAC
@@ -595,6 +596,33 @@ def test_encoded_streams_are_the_isa_tables_words(model):
         assert isa.encode_stream(words) == tile.stream, (tile.row, tile.col)
         ops.update(i.op for i in instructions)
     assert {"dma", "wait", "matmul", "vector_binary"} <= ops
+
+
+def test_program_files_built_in_memory():
+    # The emitter reads the writer's files in memory, their manifest without
+    # digests; asked for them, the writer's digests are the ones
+    # Program.save writes.
+    import json
+
+    from tessel.dialects import tessel
+    from tessel.compiler import weight_data
+
+    w = rng_array((4, 4), 1)
+    with Context():
+        module = parse_device(ONE_TILE)
+        data = weight_data(module, {"w": w})
+        device = _find_device(module)
+        files = tessel.build_program(device, data)
+        sealed = tessel.build_program(device, data, digests=True)
+    assert sorted(files) == ["dram.bin", "manifest.json", "tiles/r0c0.bin"]
+    assert "sha256" not in json.loads(files["manifest.json"])
+    program = program_from_files(files)
+    assert json.loads(sealed["manifest.json"]) == program.manifest()
+    assert program.dram_image == files["dram.bin"]
+    with pytest.raises(ProgramError, match="no manifest.json"):
+        program_from_files({k: v for k, v in files.items() if k != "manifest.json"})
+    with pytest.raises(ProgramError, match=r"the stream 'tiles/r0c0.bin' does not exist"):
+        program_from_files({k: v for k, v in files.items() if k != "tiles/r0c0.bin"})
 
 
 def test_tessel_translate_reads_weights_named_by_paths(tmp_path):

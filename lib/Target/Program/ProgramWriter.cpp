@@ -342,7 +342,8 @@ llvm::Expected<DramLayout> layOutDram(DeviceOp device,
 } // namespace
 
 llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
-                                          const WeightData &weights) {
+                                          const WeightData &weights,
+                                          bool digests) {
   // The image first, so that its digest, the longest part of writing a
   // large model's program (ResNet-18's 46 MB), is taken on a second thread
   // while the instruction streams are encoded. Where both fail, the
@@ -358,12 +359,14 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
     return dram.takeError();
   }
   std::string imageDigest;
-  std::thread hashing([&] { imageDigest = sha256Hex(dram->image); });
+  std::thread hashing([&] {
+    if (digests)
+      imageDigest = sha256Hex(dram->image);
+  });
   llvm::Expected<InstructionStreams> streams = encodeInstructionStreams(device);
   hashing.join();
   if (!streams)
     return streams.takeError();
-
 
   ProgramFiles program;
   Json dramSection = Json::object();
@@ -378,8 +381,9 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
   manifest["inputs"] = Json(std::move(dram->inputs));
   manifest["outputs"] = Json(std::move(dram->outputs));
   std::vector<Json> tiles, tags;
-  Json digests = Json::object();
-  digests["dram.bin"] = Json(std::move(imageDigest));
+  Json fileDigests = Json::object();
+  if (digests)
+    fileDigests["dram.bin"] = Json(std::move(imageDigest));
   program.files.emplace_back("dram.bin", std::move(dram->image));
   for (TileStream &tile : streams->tiles) {
     std::string path = llvm::formatv("tiles/r{0}c{1}.bin", tile.row, tile.col);
@@ -394,7 +398,8 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
     entry["semaphores"] = Json(std::move(semaphores));
     entry["tokens"] = Json(static_cast<int64_t>(tile.tokens));
     tiles.push_back(std::move(entry));
-    digests[path] = Json(sha256Hex(tile.stream));
+    if (digests)
+      fileDigests[path] = Json(sha256Hex(tile.stream));
     program.files.emplace_back(std::move(path), std::move(tile.stream));
   }
   for (auto [id, tag] : llvm::enumerate(streams->tags)) {
@@ -407,12 +412,13 @@ llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
   }
   manifest["tiles"] = Json(std::move(tiles));
   manifest["tags"] = Json(std::move(tags));
-  manifest["sha256"] = std::move(digests);
-
-  std::string canonical;
-  llvm::raw_string_ostream canonicalOs(canonical);
-  writeJson(canonicalOs, manifest, /*indent=*/-1);
-  manifest["manifest_sha256"] = Json(sha256Hex(canonical));
+  if (digests) {
+    manifest["sha256"] = std::move(fileDigests);
+    std::string canonical;
+    llvm::raw_string_ostream canonicalOs(canonical);
+    writeJson(canonicalOs, manifest, /*indent=*/-1);
+    manifest["manifest_sha256"] = Json(sha256Hex(canonical));
+  }
   std::string text;
   llvm::raw_string_ostream os(text);
   writeJson(os, manifest, /*indent=*/1);

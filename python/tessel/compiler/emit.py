@@ -9,11 +9,11 @@ and IR that lacks one is refused with the pass to run. Only the encoding is
 made here: tags numbered by first appearance, views folded to the ISA's rank
 4. The same IR gives the same bytes.
 
-The program is written by the C++ program writer
+The program is built by the C++ program writer
 (``tessel/Target/Program/ProgramWriter.h``, the writer of
-``tessel-translate --tessel-to-program``) and read back by the runtime's
-loader, which validates it, so what the simulator runs is what was
-validated. What is done here is what only the caller has: the model's
+``tessel-translate --tessel-to-program``), in memory, and read by the
+runtime's loader, which validates it, so what the simulator runs is what
+was validated. What is done here is what only the caller has: the model's
 weights, checked against their buffers and converted to the buffers' layout
 and element type.
 
@@ -27,8 +27,6 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import os
-import tempfile
 from typing import Any, Iterator, Mapping
 
 import numpy as np
@@ -39,7 +37,7 @@ from ..ir import DenseI64ArrayAttr, IntegerAttr, MemRefType, MLIRError, Operatio
 from ..runtime import isa
 from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import Program, ProgramError
-from ..runtime.loader import load_program
+from ..runtime.loader import program_from_files
 
 __all__ = ["EmitError", "emit_program", "weight_data", "weight_file_name"]
 
@@ -70,19 +68,17 @@ def emit_program(module: Any, *,
         except MLIRError as e:
             raise EmitError(f"the tessel.device does not verify: {e}") from None
     data = weight_data(device, weights or {})
-    with tempfile.TemporaryDirectory(prefix="tessel-emit-") as scratch:
-        directory = os.path.join(scratch, "program")
+    try:
+        # In memory, without digests: they guard files, and Program.save
+        # writes its own.
+        files = tessel.build_program(device, data)
+    except ValueError as e:
+        raise EmitError(str(e)) from None
+    with _gc_paused():
         try:
-            tessel.write_program(device, data, directory)
-        except ValueError as e:
-            raise EmitError(str(e)) from None
-        with _gc_paused():
-            try:
-                # Written just now into a private directory: what the
-                # digests would guard against cannot have happened.
-                return load_program(directory, check_digests=False)
-            except ProgramError as e:
-                raise EmitError(f"the emitted program breaks docs/isa.md: {e}") from None
+            return program_from_files(files)
+        except ProgramError as e:
+            raise EmitError(f"the emitted program breaks docs/isa.md: {e}") from None
 
 
 def weight_data(module: Any, weights: Mapping[str, Any], *,

@@ -89,20 +89,41 @@ class _Digests:
                                file=rel, field=field_name)
 
 
-def _safe_path(root: Path, rel: str, field_name: str) -> Path:
+def _check_relative(rel: str, field_name: str) -> None:
     p = Path(rel)
     if not rel or p.is_absolute() or ".." in p.parts:
         raise ProgramError(f"path {rel!r} must be relative and inside the program "
                            "directory", file=MANIFEST, field=field_name)
-    return root / p
 
 
-def _read(path: Path, rel: str, field_name: str | None) -> bytes:
-    try:
-        return path.read_bytes()
-    except OSError as e:
-        raise ProgramError(f"cannot read {rel!r}: {e.strerror or e}", file=MANIFEST,
-                           field=field_name) from None
+class _Directory:
+    """The files of a program directory."""
+
+    def __init__(self, root: Path):
+        self.root = root
+
+    def exists(self, rel: str) -> bool:
+        return (self.root / rel).is_file()
+
+    def read(self, rel: str, field_name: str | None) -> bytes:
+        try:
+            return (self.root / rel).read_bytes()
+        except OSError as e:
+            raise ProgramError(f"cannot read {rel!r}: {e.strerror or e}", file=MANIFEST,
+                               field=field_name) from None
+
+
+class _InMemory:
+    """The files of a program held in memory, by path."""
+
+    def __init__(self, files: Mapping[str, bytes]):
+        self.files = files
+
+    def exists(self, rel: str) -> bool:
+        return rel in self.files
+
+    def read(self, rel: str, field_name: str | None) -> bytes:
+        return self.files[rel]
 
 
 def load_program(directory: str | os.PathLike, *, check_digests: bool = True) -> Program:
@@ -111,16 +132,26 @@ def load_program(directory: str | os.PathLike, *, check_digests: bool = True) ->
     the manifest's JSON object (``Arch.from_dict``).
 
     ``check_digests=False`` skips checking the files against the manifest's
-    SHA-256s (everything else is checked): only for a directory the caller
-    has just written itself and nothing else could have changed, as
-    ``emit_program`` reads back the program it wrote into a private
-    temporary directory (hashing ResNet-18's 55 MB again took 0.35 s)."""
+    SHA-256s (everything else is checked)."""
     root = Path(directory)
-    mpath = root / MANIFEST
-    if not mpath.is_file():
+    if not (root / MANIFEST).is_file():
         raise ProgramError(f"no {MANIFEST} in {root}", file=MANIFEST)
+    return _load(_Directory(root), check_digests)
+
+
+def program_from_files(files: Mapping[str, bytes]) -> Program:
+    """The program whose files ``files`` holds by their paths in a program
+    directory (``tessel.dialects.tessel.build_program``'s), validated as
+    :func:`load_program` validates a directory; the manifest's digests, if
+    it has them, are not checked: nothing stored the files."""
+    if MANIFEST not in files:
+        raise ProgramError(f"no {MANIFEST} among the program's files", file=MANIFEST)
+    return _load(_InMemory(files), check_digests=False)
+
+
+def _load(files, check_digests: bool) -> Program:
     try:
-        m = json.loads(_read(mpath, MANIFEST, None).decode("utf-8"))
+        m = json.loads(files.read(MANIFEST, None).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError, RecursionError) as e:
         raise ProgramError(f"not valid JSON: {e}", file=MANIFEST) from None
     if not isinstance(m, dict):
@@ -148,8 +179,8 @@ def load_program(directory: str | os.PathLike, *, check_digests: bool = True) ->
     d = _field(m, "dram", dict, "")
     dram_bytes = _field(d, "bytes", int, "dram.")
     image_rel = _field(d, "image", str, "dram.")
-    image_path = _safe_path(root, image_rel, "dram.image")
-    if not image_path.is_file():
+    _check_relative(image_rel, "dram.image")
+    if not files.exists(image_rel):
         raise ProgramError(f"the DRAM image {image_rel!r} does not exist",
                            file=MANIFEST, field="dram.image")
     buffers = []
@@ -172,11 +203,11 @@ def load_program(directory: str | os.PathLike, *, check_digests: bool = True) ->
         count = _field(t, "instructions", int, w)
         sems = _list_of(t, "semaphores", int, w, "integers")
         tokens = _field(t, "tokens", int, w)
-        path = _safe_path(root, rel, f"{w}stream")
-        if not path.is_file():
+        _check_relative(rel, f"{w}stream")
+        if not files.exists(rel):
             raise ProgramError(f"the stream {rel!r} does not exist", file=MANIFEST,
                                field=f"{w}stream")
-        stream = _read(path, rel, f"{w}stream")
+        stream = files.read(rel, f"{w}stream")
         digests.check(rel, stream, f"{w}stream")
         if len(stream) >= isa.HEADER_BYTES and stream[:4] == isa.MAGIC:
             have = stream_instruction_count(stream)
@@ -193,7 +224,7 @@ def load_program(directory: str | os.PathLike, *, check_digests: bool = True) ->
         tags.append(Tag(_field(t, "id", int, w), _field(t, "name", str, w),
                         _field(t, "op", str, w, default=""),
                         _field(t, "loc", str, w, default="")))
-    image = _read(image_path, image_rel, "dram.image")
+    image = files.read(image_rel, "dram.image")
     digests.check(image_rel, image, "dram.image")
     program = Program(arch, dram_bytes, buffers, list(inputs), list(outputs),
                       tiles, tags, image)

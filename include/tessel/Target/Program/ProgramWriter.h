@@ -33,9 +33,12 @@ struct ProgramFiles {
 };
 
 /// The files of the program of `device`. Fails with a message naming the
-/// op, buffer or weight at fault and what to do.
+/// op, buffer or weight at fault and what to do. Without `digests` the
+/// manifest has no SHA-256s (`sha256`, `manifest_sha256`): for a program
+/// that is read back in the same process, never from a file.
 llvm::Expected<ProgramFiles> buildProgram(DeviceOp device,
-                                          const WeightData &weights);
+                                          const WeightData &weights,
+                                          bool digests = true);
 
 /// Writes `program` into `directory` atomically: the files go to a fresh
 /// sibling that is renamed into place. An existing program there is
