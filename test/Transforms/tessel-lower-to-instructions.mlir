@@ -29,20 +29,20 @@ tessel.device @steps arch #tiny {
     linalg.fill ins(%cst : f32) outs(%acc : memref<8x6xf32, #sram>)
     // 8x8x6 on a 4x4 array: column blocks of 4 and 2, each over k = 0..3
     // then 4..7 (the ISA's accumulation order).
-    // CHECK:     %[[A0:.+]] = memref.reinterpret_cast %[[XS]] to offset: [0], sizes: [8, 4], strides: [8, 1]
-    // CHECK:     %[[B0:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4], strides: [6, 1]
-    // CHECK:     %[[C0:.+]] = memref.reinterpret_cast %[[ACC]] to offset: [0], sizes: [8, 4], strides: [6, 1]
+    // CHECK:     %[[A0:.+]] = tessel.strided_view %[[XS]] : {{.+}} to memref<8x4x{{[a-z0-9]+}}, strided<[8, 1]>
+    // CHECK:     %[[B0:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<4x4x{{[a-z0-9]+}}, strided<[6, 1]>
+    // CHECK:     %[[C0:.+]] = tessel.strided_view %[[ACC]] : {{.+}} to memref<8x4x{{[a-z0-9]+}}, strided<[6, 1]>
     // CHECK:     tessel.matmul %[[A0]], %[[B0]], %[[C0]]
-    // CHECK:     memref.reinterpret_cast %[[XS]] to offset: [4], sizes: [8, 4], strides: [8, 1]
+    // CHECK:     tessel.strided_view %[[XS]] : {{.+}} to memref<8x4x{{[a-z0-9]+}}, strided<[8, 1], offset: 4>
     // CHECK:     tessel.matmul
-    // CHECK:     memref.reinterpret_cast %[[ACC]] to offset: [4], sizes: [8, 2], strides: [6, 1]
+    // CHECK:     tessel.strided_view %[[ACC]] : {{.+}} to memref<8x2x{{[a-z0-9]+}}, strided<[6, 1], offset: 4>
     // CHECK:     tessel.matmul
     // CHECK:     tessel.matmul
     // CHECK-NOT: tessel.matmul
     linalg.matmul ins(%xs, %ws : memref<8x8xf32, #sram>, memref<8x6xf32, #sram>) outs(%acc : memref<8x6xf32, #sram>)
     // Bias (broadcast along rows through a zero stride) and relu as torch-mlir
     // writes it: ugt is computed as 1 - ole.
-    // CHECK:     %[[BB:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [8, 6], strides: [0, 1]
+    // CHECK:     %[[BB:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<8x6x{{[a-z0-9]+}}, strided<[0, 1]>
     // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_binary add %[[ACC]], %[[BB]], %[[SUM]]
     // CHECK:     %[[ZERO:.+]] = memref.alloc() : memref<8x6xf32, #sram>
@@ -112,7 +112,7 @@ tessel.device @reductions arch #tiny {
       }
     // A sum of exp(x - max), as a generic (the softmax denominator): the
     // subtraction reads the row max through a zero-stride view.
-    // CHECK:     %[[MB:.+]] = memref.reinterpret_cast %[[M]] to offset: [0], sizes: [4, 8], strides: [1, 0]
+    // CHECK:     %[[MB:.+]] = tessel.strided_view %[[M]] : {{.+}} to memref<4x8x{{[a-z0-9]+}}, strided<[1, 0]>
     // CHECK:     %[[D:.+]] = memref.alloc() : memref<4x8xf32, #sram>
     // CHECK:     tessel.vector_binary sub %[[X]], %[[MB]], %[[D]]
     // CHECK:     %[[E:.+]] = memref.alloc() : memref<4x8xf32, #sram>
@@ -153,13 +153,13 @@ tessel.device @windows arch #tiny {
     // instead of 4 rows x 6 = 24, in place.
     // CHECK:     memref.alloc() : memref<1x3x4x4xf32, #sram>
     // CHECK-NOT: memref.alloc
-    // CHECK:     %[[X00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4, 3], strides: [6, 1, 6]
-    // CHECK:     %[[W00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [3, 3], strides: [3, 18]
-    // CHECK:     %[[Y00:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [4, 4, 3], strides: [4, 1, 16]
+    // CHECK:     %[[X00:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<4x4x3x{{[a-z0-9]+}}, strided<[6, 1, 6]>
+    // CHECK:     %[[W00:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<3x3x{{[a-z0-9]+}}, strided<[3, 18]>
+    // CHECK:     %[[Y00:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<4x4x3x{{[a-z0-9]+}}, strided<[4, 1, 16]>
     // CHECK:     tessel.matmul %[[X00]], %[[W00]], %[[Y00]]
     // Channel 0, kernel column 1: one input column and one weight further.
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [4, 4, 3], strides: [6, 1, 6]
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [1], sizes: [3, 3], strides: [3, 18]
+    // CHECK:     tessel.strided_view %{{.+}} : {{.+}} to memref<4x4x3x{{[a-z0-9]+}}, strided<[6, 1, 6], offset: 1>
+    // CHECK:     tessel.strided_view %{{.+}} : {{.+}} to memref<3x3x{{[a-z0-9]+}}, strided<[3, 18], offset: 1>
     // CHECK-COUNT-5: tessel.matmul
     // CHECK-NOT: tessel.matmul
     // CHECK-NOT: tessel.vector_unary
@@ -169,13 +169,13 @@ tessel.device @windows arch #tiny {
     // stream as one against the weights W^T (2 x 6) in a 4x4 array's
     // 4-column blocks: out^T (16 x 6) += X^T (16 x 2) * W^T (2 x 6), 2 MAC
     // blocks instead of 4 rows x 2 column blocks.
-    // CHECK:     %[[PX:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [16, 2], strides: [1, 16]
-    // CHECK:     %[[PW:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 4], strides: [1, 2]
-    // CHECK:     %[[PY:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [16, 4], strides: [1, 16]
+    // CHECK:     %[[PX:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<16x2x{{[a-z0-9]+}}, strided<[1, 16]>
+    // CHECK:     %[[PW:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<2x4x{{[a-z0-9]+}}, strided<[1, 2]>
+    // CHECK:     %[[PY:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<16x4x{{[a-z0-9]+}}, strided<[1, 16]>
     // CHECK:     tessel.matmul %[[PX]], %[[PW]], %[[PY]]
     // Filters 4 and 5: the second column block.
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [8], sizes: [2, 2], strides: [1, 2]
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [64], sizes: [16, 2], strides: [1, 16]
+    // CHECK:     tessel.strided_view %{{.+}} : {{.+}} to memref<2x2x{{[a-z0-9]+}}, strided<[1, 2], offset: 8>
+    // CHECK:     tessel.strided_view %{{.+}} : {{.+}} to memref<16x2x{{[a-z0-9]+}}, strided<[1, 16], offset: 64>
     // CHECK:     tessel.matmul
     // CHECK-NOT: tessel.matmul
     %px = memref.alloc() : memref<1x2x4x4xf32, #sram>
@@ -196,14 +196,14 @@ tessel.device @windows arch #tiny {
     linalg.fill ins(%zero : f32) outs(%z : memref<1x3x4x4xf32, #sram>)
     linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : memref<1x2x6x6xf32, #sram>, memref<3x2x3x3xf32, #sram>) outs(%z : memref<1x3x4x4xf32, #sram>)
     // A 2x2 max pooling with stride 2: one max per tap over C x OH x OW.
-    // CHECK:     memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [2, 3, 3], strides: [36, 12, 2]
+    // CHECK:     tessel.strided_view %{{.+}} : {{.+}} to memref<2x3x3x{{[a-z0-9]+}}, strided<[36, 12, 2]>
     // CHECK:     tessel.vector_binary max
     // CHECK-COUNT-3: tessel.vector_binary max
     %k = memref.alloc() : memref<2x2xf32, #sram>
     %p = memref.alloc() : memref<1x2x3x3xf32, #sram>
     linalg.pooling_nchw_max {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%x, %k : memref<1x2x6x6xf32, #sram>, memref<2x2xf32, #sram>) outs(%p : memref<1x2x3x3xf32, #sram>)
     // A bias broadcast: a copy from a zero-stride view.
-    // CHECK:     %[[BV:.+]] = memref.reinterpret_cast %{{.+}} to offset: [0], sizes: [1, 3, 4, 4], strides: [0, 1, 0, 0]
+    // CHECK:     %[[BV:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<1x3x4x4x{{[a-z0-9]+}}, strided<[0, 1, 0, 0]>
     // CHECK:     tessel.vector_unary copy %[[BV]], %{{.+}}
     %b = memref.alloc() : memref<3xf32, #sram>
     linalg.broadcast ins(%b : memref<3xf32, #sram>) outs(%y : memref<1x3x4x4xf32, #sram>) dimensions = [0, 2, 3]
@@ -220,12 +220,12 @@ tessel.device @windows arch #tiny {
 // the 16 blocks would carry 4 rows past the array; transposed (acc^T += w^T *
 // x^T), the weight's 32 columns stream past blocks of x^T, 2 blocks in all.
 // CHECK-LABEL: tessel.device @stream_the_longer_operand
-// CHECK:     %[[W0:.+]] = memref.reinterpret_cast %[[W:.+]] to offset: [0], sizes: [32, 4], strides: [1, 32]
-// CHECK:     %[[X0:.+]] = memref.reinterpret_cast %[[X:.+]] to offset: [0], sizes: [4, 4], strides: [1, 8]
-// CHECK:     %[[Y0:.+]] = memref.reinterpret_cast %[[Y:.+]] to offset: [0], sizes: [32, 4], strides: [1, 32]
+// CHECK:     %[[W0:.+]] = tessel.strided_view %[[W:.+]] : {{.+}} to memref<32x4x{{[a-z0-9]+}}, strided<[1, 32]>
+// CHECK:     %[[X0:.+]] = tessel.strided_view %[[X:.+]] : {{.+}} to memref<4x4x{{[a-z0-9]+}}, strided<[1, 8]>
+// CHECK:     %[[Y0:.+]] = tessel.strided_view %[[Y:.+]] : {{.+}} to memref<32x4x{{[a-z0-9]+}}, strided<[1, 32]>
 // CHECK:     tessel.matmul %[[W0]], %[[X0]], %[[Y0]]
-// CHECK:     memref.reinterpret_cast %[[W]] to offset: [128], sizes: [32, 4], strides: [1, 32]
-// CHECK:     memref.reinterpret_cast %[[X]] to offset: [4], sizes: [4, 4], strides: [1, 8]
+// CHECK:     tessel.strided_view %[[W]] : {{.+}} to memref<32x4x{{[a-z0-9]+}}, strided<[1, 32], offset: 128>
+// CHECK:     tessel.strided_view %[[X]] : {{.+}} to memref<4x4x{{[a-z0-9]+}}, strided<[1, 8], offset: 4>
 // CHECK:     tessel.matmul
 // CHECK-NOT: tessel.matmul
 tessel.device @stream_the_longer_operand arch #tiny {
@@ -301,8 +301,8 @@ tessel.device @row_minimum arch #tiny {
 // (stride 0), and each id picks a row of 16 elements. The gathered rows land
 // in a temporary that the vector unit scales into the output.
 // CHECK-LABEL: tessel.device @embedding
-// CHECK:     %[[IDS:.+]] = memref.reinterpret_cast %[[IDBUF:.+]] to offset: [0], sizes: [2, 8, 4], strides: [8, 1, 0]
-// CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %table to offset: [4], sizes: [2, 8, 4], strides: [0, 0, 1]
+// CHECK:     %[[IDS:.+]] = tessel.strided_view %[[IDBUF:.+]] : {{.+}} to memref<2x8x4x{{[a-z0-9]+}}, strided<[8, 1, 0]>
+// CHECK:     %[[ROWS:.+]] = tessel.strided_view %table : {{.+}} to memref<2x8x4x{{[a-z0-9]+}}, strided<[0, 0, 1], offset: 4>
 // CHECK:     %[[G:.+]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 100 index_stride 16 to %[[TMP:[^ ]+]] :
 // CHECK:     tessel.wait %[[G]]
 // CHECK:     tessel.vector_binary_imm mul %[[TMP]], 4.000000e+00, %{{.+}} :

@@ -32,13 +32,9 @@ Value stridedView(OpBuilder &b, Location loc, Value buffer, int64_t offset,
   auto layout = StridedLayoutAttr::get(b.getContext(), offset, strides);
   auto viewType = MemRefType::get(sizes, type.getElementType(), layout,
                                   type.getMemorySpace());
-  // All static: the builder from static arrays, not from OpFoldResults,
-  // which would make an index attribute per size and stride only to take
-  // it apart again (a third of this function's time).
-  return memref::ReinterpretCastOp::create(
-      b, loc, viewType, buffer, /*offsets=*/ValueRange(),
-      /*sizes=*/ValueRange(), /*strides=*/ValueRange(),
-      ArrayRef<int64_t>{offset}, sizes, strides);
+  // The type says it all (its offset and strides count from the buffer's
+  // first element, as every view of an instruction's operand does).
+  return StridedViewOp::create(b, loc, viewType, buffer);
 }
 
 FailureOr<Value> getLoopView(OpBuilder &b, Location loc, Value buffer,

@@ -129,7 +129,7 @@ struct Ref {
 bool isViewOp(Operation *op) {
   return isa<memref::SubViewOp, memref::ViewOp, memref::ExpandShapeOp,
              memref::CollapseShapeOp, memref::TransposeOp,
-             memref::ReinterpretCastOp, memref::CastOp>(op);
+             memref::ReinterpretCastOp, StridedViewOp, memref::CastOp>(op);
 }
 
 /// Sizes and per-operand strides of rank 1 to 4 for an elementwise

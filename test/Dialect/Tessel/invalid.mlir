@@ -1605,3 +1605,40 @@ func.func @f(%a: memref<4xf32>) {
   linalg.fill {tessel.weights_of = @f} ins(%zero : f32) outs(%a : memref<4xf32>)
   return
 }
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+func.func @strided_view_element_type(%a: memref<8x4xf32, #sram>) {
+  // expected-error @+1 {{'tessel.strided_view' op result element type 'i32' differs from the source's 'f32'}}
+  %v = tessel.strided_view %a : memref<8x4xf32, #sram> to memref<4x4xi32, strided<[4, 1]>, #sram>
+  return
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+func.func @strided_view_memory_space(%a: memref<8x4xf32, #sram>) {
+  // expected-error @+1 {{'tessel.strided_view' op result memory space #tessel.memory_space<dram> differs from the source's #tessel.memory_space<sram>}}
+  %v = tessel.strided_view %a : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #dram>
+  return
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+func.func @strided_view_identity_layout(%a: memref<8x4xf32, #sram>) {
+  // expected-error @+1 {{'tessel.strided_view' op result layout affine_map<(d0, d1) -> (d0, d1)> is not a strided layout}}
+  %v = tessel.strided_view %a : memref<8x4xf32, #sram> to memref<4x4xf32, #sram>
+  return
+}
+
+// -----
+
+#sram = #tessel.memory_space<sram>
+func.func @strided_view_dynamic(%a: memref<8x4xf32, #sram>) {
+  // expected-error @+1 {{'tessel.strided_view' op result layout strided<[?, 1]> has a dynamic offset or stride; a strided view is static}}
+  %v = tessel.strided_view %a : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[?, 1]>, #sram>
+  return
+}

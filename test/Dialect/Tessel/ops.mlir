@@ -53,7 +53,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     tessel.wait %[[T0]], %[[T1]]
 // CHECK:     tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %a to offset: [0], sizes: [2, 3, 4], strides: [16, 4, 1]
-// CHECK:     %[[OUT:.+]] = memref.reinterpret_cast %c to offset: [0], sizes: [2, 3, 4], strides: [12, 4, 1]
+// CHECK:     %[[OUT:.+]] = tessel.strided_view %c : memref<8x4xf32, #sram> to memref<2x3x4xf32, strided<[12, 4, 1]>, #sram>
 // CHECK:     tessel.matmul %[[ROWS]], %b, %[[OUT]] : memref<2x3x4xf32, strided<[16, 4, 1]>, #sram>, memref<4x4xf32, #sram>, memref<2x3x4xf32, strided<[12, 4, 1]>, #sram>
 // CHECK:     tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
@@ -115,7 +115,7 @@ tessel.device @main arch #tiny {
     tessel.matmul %a, %b, %c : memref<8x4xf32, #sram>, memref<4x4xf32, #sram>, memref<8x4xf32, #sram>
     // Two groups of 3 rows, 4 rows apart in %a and 3 in %c.
     %grouped = memref.reinterpret_cast %a to offset: [0], sizes: [2, 3, 4], strides: [16, 4, 1] : memref<8x4xf32, #sram> to memref<2x3x4xf32, strided<[16, 4, 1]>, #sram>
-    %out = memref.reinterpret_cast %c to offset: [0], sizes: [2, 3, 4], strides: [12, 4, 1] : memref<8x4xf32, #sram> to memref<2x3x4xf32, strided<[12, 4, 1]>, #sram>
+    %out = tessel.strided_view %c : memref<8x4xf32, #sram> to memref<2x3x4xf32, strided<[12, 4, 1]>, #sram>
     tessel.matmul %grouped, %b, %out : memref<2x3x4xf32, strided<[16, 4, 1]>, #sram>, memref<4x4xf32, #sram>, memref<2x3x4xf32, strided<[12, 4, 1]>, #sram>
     tessel.vector_unary exp %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.vector_binary max %a, %c, %c : memref<8x4xf32, #sram>, memref<8x4xf32, #sram>, memref<8x4xf32, #sram>

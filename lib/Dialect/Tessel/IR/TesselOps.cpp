@@ -187,7 +187,8 @@ bool mlir::tessel::isInSpace(Value view, MemorySpace space) {
 bool mlir::tessel::isAddressOp(Operation *op) {
   return isa<memref::SubViewOp, memref::ViewOp, memref::TransposeOp,
              memref::ExpandShapeOp, memref::CollapseShapeOp, memref::CastOp,
-             memref::ReinterpretCastOp, memref::AllocOp, arith::ConstantOp>(
+             memref::ReinterpretCastOp, StridedViewOp, memref::AllocOp,
+             arith::ConstantOp>(
       op);
 }
 
@@ -760,6 +761,35 @@ LogicalResult TransposeViewOp::verify() {
 }
 
 Value TransposeViewOp::getViewSource() { return getSource(); }
+
+//===----------------------------------------------------------------------===//
+// StridedViewOp
+//===----------------------------------------------------------------------===//
+
+LogicalResult StridedViewOp::verify() {
+  auto source = cast<MemRefType>(getSource().getType());
+  auto result = cast<MemRefType>(getResult().getType());
+  if (source.getElementType() != result.getElementType())
+    return emitOpError() << "result element type " << result.getElementType()
+                         << " differs from the source's "
+                         << source.getElementType();
+  if (source.getMemorySpace() != result.getMemorySpace())
+    return emitOpError() << "result memory space " << result.getMemorySpace()
+                         << " differs from the source's "
+                         << source.getMemorySpace();
+  auto layout = dyn_cast<StridedLayoutAttr>(result.getLayout());
+  if (!layout)
+    return emitOpError() << "result layout " << result.getLayout()
+                         << " is not a strided layout";
+  if (ShapedType::isDynamic(layout.getOffset()) ||
+      llvm::any_of(layout.getStrides(), ShapedType::isDynamic))
+    return emitOpError() << "result layout " << layout
+                         << " has a dynamic offset or stride; a strided view "
+                            "is static";
+  return success();
+}
+
+Value StridedViewOp::getViewSource() { return getSource(); }
 
 // Bufferized, the view views its source's buffer: it reads and writes
 // nothing itself, and the source's buffer is what its result aliases.

@@ -15,8 +15,9 @@ std::optional<Extent> mlir::tessel::getExtent(Value view) {
   for (Value v = view; Operation *def = v.getDefiningOp();) {
     if (isa<memref::AllocOp>(def))
       break;
-    if (isa<memref::SubViewOp, memref::ReinterpretCastOp, memref::CastOp,
-            memref::ExpandShapeOp, memref::CollapseShapeOp>(def))
+    if (isa<memref::SubViewOp, memref::ReinterpretCastOp, StridedViewOp,
+            memref::CastOp, memref::ExpandShapeOp, memref::CollapseShapeOp>(
+            def))
       v = cast<ViewLikeOpInterface>(def).getViewSource();
     else if (auto transpose = dyn_cast<memref::TransposeOp>(def))
       v = transpose.getIn();

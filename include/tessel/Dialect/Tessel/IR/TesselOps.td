@@ -313,6 +313,35 @@ def Tessel_TransposeViewOp : Tessel_Op<"transpose_view", [
   let hasVerifier = 1;
 }
 
+def Tessel_StridedViewOp : Tessel_Op<"strided_view", [
+    Pure, DeclareOpInterfaceMethods<ViewLikeOpInterface>]> {
+  let summary = "A buffer's elements seen at a static strided layout";
+  let description = [{
+    The elements of the buffer under `source` that the result's type
+    names: its shape, and its strided layout's offset and strides, in
+    elements, counted from the buffer's first element (as
+    `memref.reinterpret_cast` of the buffer with that offset, those sizes
+    and strides would give). The type says it all, so the op holds nothing
+    else, and verifying it compares a few integers:
+    `tessel-lower-to-instructions` makes one for nearly every operand of
+    every instruction it makes (ResNet-18's cores hold over 200,000), which
+    as `memref.reinterpret_cast`s were most of the time it took to verify
+    the lowered module (docs/Rationale.md).
+
+    ```mlir
+    %block = tessel.strided_view %acc
+        : memref<8x6xf32, #tessel.memory_space<sram>>
+          to memref<8x4xf32, strided<[6, 1], offset: 2>, #tessel.memory_space<sram>>
+    ```
+  }];
+  let arguments = (ins AnyMemRef:$source);
+  let results = (outs AnyStaticShapeMemRef:$result);
+  let assemblyFormat = [{
+    $source attr-dict `:` type($source) `to` type($result)
+  }];
+  let hasVerifier = 1;
+}
+
 //===----------------------------------------------------------------------===//
 // Data movement and synchronization
 //===----------------------------------------------------------------------===//
