@@ -760,6 +760,43 @@ def TesselFoldBiasAdds
   ];
 }
 
+def TesselFoldAffineChains
+    : Pass<"tessel-fold-affine-chains", "::mlir::func::FuncOp"> {
+  let summary = "Apply a chain of per-channel additions and multiplications "
+                "as one multiplication and one addition";
+  let description = [{
+    A batch norm in inference imports as `(x - mean) * rsqrt(var + eps) *
+    gamma + beta`: four vector ops per element, each reading a value per
+    channel. Where an elementwise generic on tensors applies to one of its
+    inputs `x` a chain of `arith.addf`, `arith.subf` and `arith.mulf` (each
+    op the only user of the one before) by inputs read at one indexing map,
+    of one type with fewer elements than `x`'s, and the chain has more than
+    two ops, it becomes `x * s + t`: a new generic computes `s` and `t` at
+    each point of those inputs (the product of the factors; the terms
+    scaled by the factors after them), and the generic reads them at the
+    same map. Where the inputs are weights, `s` and `t` are what the weights
+    alone give, computed at compile time. Values change by rounding only.
+
+    ```mlir
+    %y = linalg.generic ins(%x, %mean, %inv, %gamma, %beta ...) {
+      %0 = arith.subf %in, %m ; %1 = arith.mulf %0, %i
+      %2 = arith.mulf %1, %g ; %3 = arith.addf %2, %b ; ... }
+    // becomes
+    %st:2 = linalg.generic ins(%mean, %inv, %gamma, %beta ...) {
+      %s = arith.mulf %i, %g ; t = ((-%m) * %i) * %g + %b ... }
+    %y = linalg.generic ins(%x, ..., %st#0, %st#1 ...) {
+      %0 = arith.mulf %in, %s ; %1 = arith.addf %0, %t ; ... }
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect",
+                           "::mlir::arith::ArithDialect"];
+  let statistics = [
+    Statistic<"numChainsFolded", "num-chains-folded",
+              "Chains applied as a multiplication and an addition">
+  ];
+}
+
 def TesselHoistEpilogueOperands
     : Pass<"tessel-hoist-epilogue-operands", "::mlir::func::FuncOp"> {
   let summary = "Compute an elementwise op's other inputs before the op "
