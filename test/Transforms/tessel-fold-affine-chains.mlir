@@ -2,11 +2,14 @@
 
 #x = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2, d3)>
 #c = affine_map<(d0, d1, d2, d3) -> (d1, 0, 0)>
+#id = affine_map<(d0, d1, d2) -> (d0, d1, d2)>
 
 // A batch norm and its ReLU: (x - mean) * inv * gamma + beta becomes
 // x * s + t, s and t computed per channel.
 // CHECK-LABEL: func.func @batch_norm
-// CHECK-SAME:  (%[[X:.+]]: tensor<1x4x8x8xf32>, %[[M:.+]]: tensor<4x1x1xf32>, %[[I:.+]]: tensor<4x1x1xf32>, %[[G:.+]]: tensor<4x1x1xf32>, %[[B:.+]]: tensor<4x1x1xf32>)
+// CHECK-SAME:  (%[[X:[^:]+]]: tensor<1x4x8x8xf32>, %[[M:[^:]+]]: tensor<4x1x1xf32> {{.+}}, %{{.+}}: tensor<4x1x1xf32> {{.+}}, %[[G:[^:]+]]: tensor<4x1x1xf32> {{.+}}, %[[B:[^:]+]]: tensor<4x1x1xf32> {{.+}})
+// CHECK:       %[[I:.+]] = linalg.generic
+// CHECK:         math.rsqrt
 // CHECK:       %[[S:.+]] = linalg.generic
 // CHECK-SAME:    ins(%[[I]], %[[G]] : {{.+}})
 // CHECK-NEXT:  ^bb0(%[[IS:.+]]: f32, %[[GS:.+]]: f32, %{{.+}}: f32):
@@ -27,9 +30,19 @@
 // CHECK-NEXT:    %[[Y:.+]] = arith.addf %[[P]], %[[TA]]
 // CHECK-NEXT:    %[[R:.+]] = arith.maximumf %[[Y]]
 // CHECK-NEXT:    linalg.yield %[[R]]
-func.func @batch_norm(%x: tensor<1x4x8x8xf32>, %mean: tensor<4x1x1xf32>, %inv: tensor<4x1x1xf32>,
-                      %gamma: tensor<4x1x1xf32>, %beta: tensor<4x1x1xf32>) -> tensor<1x4x8x8xf32> {
+func.func @batch_norm(%x: tensor<1x4x8x8xf32>, %mean: tensor<4x1x1xf32> {tessel.kind = "weight"},
+                      %var: tensor<4x1x1xf32> {tessel.kind = "weight"}, %gamma: tensor<4x1x1xf32> {tessel.kind = "weight"},
+                      %beta: tensor<4x1x1xf32> {tessel.kind = "weight"}) -> tensor<1x4x8x8xf32> {
   %zero = arith.constant 0.0 : f32
+  %eps = arith.constant 1.0e-5 : f32
+  %ce = tensor.empty() : tensor<4x1x1xf32>
+  %inv = linalg.generic {indexing_maps = [#id, #id], iterator_types = ["parallel", "parallel", "parallel"]}
+      ins(%var : tensor<4x1x1xf32>) outs(%ce : tensor<4x1x1xf32>) {
+  ^bb0(%v: f32, %o: f32):
+    %0 = arith.addf %v, %eps : f32
+    %1 = math.rsqrt %0 : f32
+    linalg.yield %1 : f32
+  } -> tensor<4x1x1xf32>
   %e = tensor.empty() : tensor<1x4x8x8xf32>
   %y = linalg.generic {indexing_maps = [#x, #c, #c, #c, #c, #x],
                        iterator_types = ["parallel", "parallel", "parallel", "parallel"]}
@@ -57,7 +70,7 @@ func.func @batch_norm(%x: tensor<1x4x8x8xf32>, %mean: tensor<4x1x1xf32>, %inv: t
 // CHECK-NEXT:  ^bb0
 // CHECK-NEXT:  arith.subf
 // CHECK-NEXT:  arith.mulf
-func.func @short_chain(%x: tensor<8x4xf32>, %m: tensor<4xf32>, %s: tensor<4xf32>) -> tensor<8x4xf32> {
+func.func @short_chain(%x: tensor<8x4xf32>, %m: tensor<4xf32> {tessel.kind = "weight"}, %s: tensor<4xf32> {tessel.kind = "weight"}) -> tensor<8x4xf32> {
   %e = tensor.empty() : tensor<8x4xf32>
   %y = linalg.generic {indexing_maps = [#x, #c, #c, #x], iterator_types = ["parallel", "parallel"]}
       ins(%x, %m, %s : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<8x4xf32>) {
@@ -92,8 +105,9 @@ func.func @short_chain(%x: tensor<8x4xf32>, %m: tensor<4xf32>, %s: tensor<4xf32>
 // CHECK-NEXT:    %[[P:.+]] = arith.mulf %[[V]], %[[SA]]
 // CHECK-NEXT:    %[[Y:.+]] = arith.addf %[[P]], %[[TA]]
 // CHECK-NEXT:    arith.mulf %[[Y]], %[[R]]
-func.func @stops_at_another_map(%x: tensor<8x4xf32>, %a: tensor<4xf32>, %b: tensor<4xf32>,
-                                %c: tensor<4xf32>, %r: tensor<8xf32>) -> tensor<8x4xf32> {
+func.func @stops_at_another_map(%x: tensor<8x4xf32>, %a: tensor<4xf32> {tessel.kind = "weight"},
+                                %b: tensor<4xf32> {tessel.kind = "weight"}, %c: tensor<4xf32> {tessel.kind = "weight"},
+                                %r: tensor<8xf32> {tessel.kind = "weight"}) -> tensor<8x4xf32> {
   %e = tensor.empty() : tensor<8x4xf32>
   %y = linalg.generic {indexing_maps = [#x, #c, #c, #c, #r, #x], iterator_types = ["parallel", "parallel"]}
       ins(%x, %a, %b, %c, %r : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<8xf32>)
@@ -122,8 +136,8 @@ func.func @stops_at_another_map(%x: tensor<8x4xf32>, %a: tensor<4xf32>, %b: tens
 // CHECK-NEXT:    %[[P2:.+]] = arith.mulf %[[V]], %[[S2]]
 // CHECK-NEXT:    %[[Y2:.+]] = arith.addf %[[P2]], %[[T2]]
 // CHECK-NEXT:    arith.addf %[[Y1]], %[[Y2]]
-func.func @two_chains(%u: tensor<8x4xf32>, %v: tensor<8x4xf32>, %a: tensor<4xf32>, %b: tensor<4xf32>,
-                      %c: tensor<4xf32>, %d: tensor<4xf32>) -> tensor<8x4xf32> {
+func.func @two_chains(%u: tensor<8x4xf32>, %v: tensor<8x4xf32>, %a: tensor<4xf32> {tessel.kind = "weight"},
+                      %b: tensor<4xf32> {tessel.kind = "weight"}, %c: tensor<4xf32> {tessel.kind = "weight"}, %d: tensor<4xf32> {tessel.kind = "weight"}) -> tensor<8x4xf32> {
   %e = tensor.empty() : tensor<8x4xf32>
   %y = linalg.generic {indexing_maps = [#x, #x, #c, #c, #c, #c, #x], iterator_types = ["parallel", "parallel"]}
       ins(%u, %v, %a, %b, %c, %d : tensor<8x4xf32>, tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
@@ -137,6 +151,33 @@ func.func @two_chains(%u: tensor<8x4xf32>, %v: tensor<8x4xf32>, %a: tensor<4xf32
     %5 = arith.addf %4, %va : f32
     %6 = arith.addf %2, %5 : f32
     linalg.yield %6 : f32
+  } -> tensor<8x4xf32>
+  return %y : tensor<8x4xf32>
+}
+
+// -----
+
+#x = affine_map<(d0, d1) -> (d0, d1)>
+#c = affine_map<(d0, d1) -> (d1)>
+
+// Per-channel values computed from the input (a batch norm in training,
+// from its batch's statistics) are no weights: left alone.
+// CHECK-LABEL: func.func @not_from_weights
+// CHECK:       linalg.generic
+// CHECK-NOT:   linalg.generic
+// CHECK:       arith.subf
+// CHECK-NEXT:  arith.mulf
+// CHECK-NEXT:  arith.addf
+func.func @not_from_weights(%x: tensor<8x4xf32>, %m: tensor<4xf32>, %s: tensor<4xf32> {tessel.kind = "weight"},
+                            %b: tensor<4xf32> {tessel.kind = "weight"}) -> tensor<8x4xf32> {
+  %e = tensor.empty() : tensor<8x4xf32>
+  %y = linalg.generic {indexing_maps = [#x, #c, #c, #c, #x], iterator_types = ["parallel", "parallel"]}
+      ins(%x, %m, %s, %b : tensor<8x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) outs(%e : tensor<8x4xf32>) {
+  ^bb0(%v: f32, %va: f32, %vb: f32, %vc: f32, %o: f32):
+    %0 = arith.subf %v, %va : f32
+    %1 = arith.mulf %0, %vb : f32
+    %2 = arith.addf %1, %vc : f32
+    linalg.yield %2 : f32
   } -> tensor<8x4xf32>
   return %y : tensor<8x4xf32>
 }

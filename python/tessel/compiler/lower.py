@@ -43,7 +43,10 @@ def pipeline(stream: int = 1, legalize: bool = True) -> str:
 
 
 LEGALIZE = "builtin.module(tessel-legalize-pipeline)"
-OUTLINE_WEIGHT_COMPUTATIONS = "builtin.module(tessel-outline-weight-computations)"
+# A batch norm's per-channel scale and shift first, so that they are among
+# what the weights alone give.
+OUTLINE_WEIGHT_COMPUTATIONS = ("builtin.module(func.func(tessel-fold-affine-chains),"
+                               "tessel-outline-weight-computations)")
 
 
 class LoweringError(TesselError, RuntimeError):
@@ -181,7 +184,8 @@ def legalize(c: Compilation) -> None:
 
 
 def precompute(c: Compilation) -> None:
-    """What the weights alone give (a batch norm's scales, an int8 matmul's
+    """What the weights alone give (a batch norm's scale and shift, which
+    ``tessel-fold-affine-chains`` applies as ``x * s + t``; an int8 matmul's
     column sums), computed here once instead of by the chip on every run:
     ``tessel-outline-weight-computations`` moves it into a function of its
     own, which runs on MLIR 22's CPU JIT with the model's weights, and each
@@ -190,7 +194,7 @@ def precompute(c: Compilation) -> None:
     if c.weights is None:
         return
     _run_pipeline(c, OUTLINE_WEIGHT_COMPUTATIONS, "precompute",
-                  "-tessel-outline-weight-computations")
+                  "-pass-pipeline='" + OUTLINE_WEIGHT_COMPUTATIONS + "'")
     for func in list(c.module.body.operations):
         if "tessel.weights_of" in func.attributes:
             c.weights.update(_evaluate(func, c.weights))

@@ -31,8 +31,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   // depend on no input through tables of offsets; compute in the chip's
   // types and ops; make data movement mappable; multiply bf16, f16 and i8
   // operands on the MAC array, quantized matmuls' zero points outside it,
-  // not extended to f32; fuse elementwise chains; apply a chain of
-  // per-channel additions and multiplications (a batch norm) as one of each;
+  // not extended to f32; fuse elementwise chains;
   // start matmuls from the biases added to them; compute an elementwise op
   // reading a reshaped matmul result at the matmul's shape;
   // store the booleans left between ops as floats; compute an elementwise
@@ -55,7 +54,6 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addNestedPass<func::FuncOp>(createTesselFuseElementwise());
   // A quantization and its dequantization meet in one body only now.
   pm.addNestedPass<func::FuncOp>(createTesselSimplifyMath());
-  pm.addNestedPass<func::FuncOp>(createTesselFoldAffineChains());
   pm.addNestedPass<func::FuncOp>(createTesselFoldBiasAdds());
   pm.addNestedPass<func::FuncOp>(createTesselCollapseEpilogueReshapes());
   pm.addNestedPass<func::FuncOp>(createTesselBooleansAsFloats());
@@ -127,7 +125,7 @@ void tessel::registerPipelines() {
       "transposes, extracts as operands, precompute indices, fold "
       "constant tensors, narrow f64, "
       "simplify math, materialize copies, fuse elementwise chains, "
-      "fold affine chains, fold bias adds, collapse epilogue reshapes, store booleans as "
+      "fold bias adds, collapse epilogue reshapes, store booleans as "
       "floats, hoist epilogue operands, canonicalize, merge duplicate "
       "reductions)",
       buildLegalizePipeline);

@@ -7,19 +7,23 @@
 // form PyTorch's own CPU kernel computes. Where an elementwise body applies
 // to one of its inputs a chain of additions, subtractions and
 // multiplications by inputs read alike at fewer points (the same indexing
-// map and type), and the chain is longer than the two ops that replace it,
-// `s` and `t` are computed once per point of those inputs by a generic of
-// their own, which the weights alone give where they do (the precompute
-// stage then computes it at compile time), and the body applies them.
+// map and type) that the weights alone give, and the chain is longer than
+// the two ops that replace it, `s` and `t` are computed once per point of
+// those inputs by generics of their own, and the body applies them. The
+// precompute stage runs the pass right before
+// tessel-outline-weight-computations, which then moves those generics to
+// compile time.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/Weights.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
+#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELFOLDAFFINECHAINS
@@ -101,8 +105,32 @@ Value buildParameter(OpBuilder &b, Location loc, ArrayRef<Link> chain,
   return value;
 }
 
+/// Whether `value` is computed from the function's weights and constants
+/// alone (memoized in `known`): what tessel-outline-weight-computations
+/// moves to compile time.
+bool isFromWeightsAlone(Value value, DenseMap<Value, bool> &known) {
+  if (auto it = known.find(value); it != known.end())
+    return it->second;
+  bool alone = false;
+  if (auto arg = dyn_cast<BlockArgument>(value)) {
+    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
+    alone = func && isWeightArgument(func, arg.getArgNumber());
+  } else if (Operation *def = value.getDefiningOp();
+             isMemoryEffectFree(def) &&
+             (def->getNumRegions() == 0 || isa<linalg::LinalgOp>(def))) {
+    known[value] = false; // no cycles in SSA, but stay safe
+    alone = llvm::all_of(def->getOperands(), [&](Value operand) {
+      return isFromWeightsAlone(operand, known);
+    });
+  }
+  known[value] = alone;
+  return alone;
+}
+
 struct FoldAffineChains
     : impl::TesselFoldAffineChainsBase<FoldAffineChains> {
+  DenseMap<Value, bool> fromWeights;
+
   void runOnOperation() override {
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk(
@@ -134,6 +162,14 @@ struct FoldAffineChains
       if (chain.size() <= 2 || !operandType || !xType ||
           !operandType.hasStaticShape() || !xType.hasStaticShape() ||
           operandType.getNumElements() >= xType.getNumElements())
+        continue;
+      // Computed on the chip, s and t would be ops of their own that a
+      // second legalize fuses back into the body.
+      if (!llvm::all_of(chain, [&](const Link &link) {
+            return isFromWeightsAlone(
+                generic.getDpsInputOperand(link.operand.getArgNumber())->get(),
+                fromWeights);
+          }))
         continue;
       rewrite(generic, x, chain, map, operandType);
       ++numChainsFolded;

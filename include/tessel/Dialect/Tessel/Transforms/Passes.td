@@ -770,12 +770,14 @@ def TesselFoldAffineChains
     channel. Where an elementwise generic on tensors applies to one of its
     inputs `x` a chain of `arith.addf`, `arith.subf` and `arith.mulf` (each
     op the only user of the one before) by inputs read at one indexing map,
-    of one type with fewer elements than `x`'s, and the chain has more than
-    two ops, it becomes `x * s + t`: a new generic computes `s` and `t` at
-    each point of those inputs (the product of the factors; the terms
-    scaled by the factors after them), and the generic reads them at the
-    same map. Where the inputs are weights, `s` and `t` are what the weights
-    alone give, computed at compile time. Values change by rounding only.
+    of one type with fewer elements than `x`'s, computed from the
+    function's weights (`tessel.kind = "weight"` arguments) and constants
+    alone, and the chain has more than two ops, it becomes `x * s + t`: new
+    generics compute `s` and `t` at each point of those inputs (the product
+    of the factors; the terms scaled by the factors after them), and the
+    generic reads them at the same map. The precompute stage runs it right
+    before `tessel-outline-weight-computations`, which moves `s` and `t` to
+    compile time. Values change by rounding only.
 
     ```mlir
     %y = linalg.generic ins(%x, %mean, %inv, %gamma, %beta ...) {
