@@ -118,7 +118,7 @@ bool isFromWeightsAlone(Value value, DenseMap<Value, bool> &known) {
   } else if (Operation *def = value.getDefiningOp();
              isMemoryEffectFree(def) &&
              (def->getNumRegions() == 0 || isa<linalg::LinalgOp>(def))) {
-    known[value] = false; // no cycles in SSA, but stay safe
+    known[value] = false; // a cycle (a graph region) gives no weight
     alone = llvm::all_of(def->getOperands(), [&](Value operand) {
       return isFromWeightsAlone(operand, known);
     });
@@ -129,9 +129,11 @@ bool isFromWeightsAlone(Value value, DenseMap<Value, bool> &known) {
 
 struct FoldAffineChains
     : impl::TesselFoldAffineChainsBase<FoldAffineChains> {
+  /// What isFromWeightsAlone found, for the function at hand.
   DenseMap<Value, bool> fromWeights;
 
   void runOnOperation() override {
+    fromWeights.clear();
     SmallVector<linalg::GenericOp> generics;
     getOperation().walk(
         [&](linalg::GenericOp generic) { generics.push_back(generic); });
