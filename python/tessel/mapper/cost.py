@@ -791,13 +791,10 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     # Longer streams are offered on a one-tile arch: offered on the grids
     # to ops on one tile, no mapping took them (docs/mapper.md).
     one_tile = arch.grid.rows * arch.grid.cols == 1
-    candidates = step_candidates(op, part, sram - resident_bytes,
-                                 skip_weights=resident,
-                                 array_rows=arch.tile.mac.rows,
-                                 short_last=True,
-                                 array_cols=arch.tile.mac.cols if one_tile else 0)
-    if steps is not None:
-        candidates = [steps]
+    candidates = [steps] if steps is not None else step_candidates(
+        op, part, sram - resident_bytes, skip_weights=resident,
+        array_rows=arch.tile.mac.rows, short_last=True,
+        array_cols=arch.tile.mac.cols if one_tile else 0)
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link,
