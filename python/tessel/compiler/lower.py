@@ -187,23 +187,27 @@ def precompute(c: Compilation) -> None:
     """What the weights alone give (a batch norm's scale and shift, which
     ``tessel-fold-affine-chains`` applies as ``x * s + t``; an int8 matmul's
     column sums), computed here once instead of by the chip on every run:
-    ``tessel-outline-weight-computations`` moves it into a function of its
-    own, which runs on MLIR 22's CPU JIT with the model's weights, and each
-    value it gives becomes a weight of the program. Without weights (a
+    ``tessel-outline-weight-computations`` moves it into functions of their
+    own, which run on MLIR 22's CPU JIT with the model's weights, and each
+    value they give becomes a weight of the program. Without weights (a
     module lowered alone) the chip computes them."""
     if c.weights is None:
         return
     _run_pipeline(c, OUTLINE_WEIGHT_COMPUTATIONS, "precompute",
                   "-pass-pipeline='" + OUTLINE_WEIGHT_COMPUTATIONS + "'")
-    for func in list(c.module.body.operations):
-        if "tessel.weights_of" in func.attributes:
-            c.weights.update(_evaluate(func, c.weights))
-            func.operation.erase()
+    outlined = [func for func in c.module.body.operations
+                if "tessel.weights_of" in func.attributes]
+    if not outlined:
+        return
+    c.weights.update(_evaluate(outlined, c.weights))
+    for func in outlined:
+        func.operation.erase()
 
 
-def _evaluate(func, weights: dict) -> dict:
-    """The values an outlined ``@<f>.weights`` function returns, by the
-    names its results carry, run on ``weights``."""
+def _evaluate(funcs, weights: dict) -> dict:
+    """The values the outlined ``@<f>.weights.<n>`` functions return, by
+    the names their results carry, run on ``weights``: all of them compiled
+    by one JIT."""
     from ..frontend.model import Signature, TensorSpec
     from ..frontend.reference import ReferenceRunner
     from ..ir import (ArrayAttr, DenseI64ArrayAttr, DictAttr, FunctionType,
@@ -215,31 +219,39 @@ def _evaluate(func, weights: dict) -> dict:
                            _HOST_DTYPES[str(RankedTensorType(t).element_type)], kind)
                 for t, a in zip(types, attrs)]
 
-    op = func.operation
-    ftype = FunctionType(op.attributes["function_type"].value)
-    name = StringAttr(op.attributes["sym_name"]).value
-    signature = Signature(
-        name, specs(ftype.inputs, ArrayAttr(op.attributes["arg_attrs"]), "weight"),
-        specs(ftype.results, ArrayAttr(op.attributes["res_attrs"]), "output"))
-    # A weight stored transposed (tessel-fold-weight-transposes) is read so.
-    inputs = {}
-    for spec, attrs in zip(signature.args, ArrayAttr(op.attributes["arg_attrs"])):
-        value = np.asarray(weights[spec.name])
-        if "tessel.permutation" in DictAttr(attrs):
-            value = np.transpose(value, list(DenseI64ArrayAttr(
-                DictAttr(attrs)["tessel.permutation"])))
-        inputs[spec.name] = np.ascontiguousarray(value)
-    # Alone in a module, public and unmarked, as the JIT calls it.
+    # Alone in a module, public and unmarked, as the JIT calls them.
     module = Module.parse("module {}")
-    alone = op.clone(InsertionPoint(module.body))
-    for attribute in ("sym_visibility", "tessel.weights_of"):
-        del alone.attributes[attribute]
+    signatures, inputs = [], []
+    for func in funcs:
+        op = func.operation
+        ftype = FunctionType(op.attributes["function_type"].value)
+        signature = Signature(
+            StringAttr(op.attributes["sym_name"]).value,
+            specs(ftype.inputs, ArrayAttr(op.attributes["arg_attrs"]), "weight"),
+            specs(ftype.results, ArrayAttr(op.attributes["res_attrs"]), "output"))
+        signatures.append(signature)
+        # A weight stored transposed (tessel-fold-weight-transposes) is read so.
+        given = {}
+        for spec, attrs in zip(signature.args, ArrayAttr(op.attributes["arg_attrs"])):
+            value = np.asarray(weights[spec.name])
+            if "tessel.permutation" in DictAttr(attrs):
+                value = np.transpose(value, list(DenseI64ArrayAttr(
+                    DictAttr(attrs)["tessel.permutation"])))
+            given[spec.name] = np.ascontiguousarray(value)
+        inputs.append(given)
+        alone = op.clone(InsertionPoint(module.body))
+        for attribute in ("sym_visibility", "tessel.weights_of"):
+            del alone.attributes[attribute]
     # Run once on a few small tensors: the JIT's code generation is the
     # cost, and without LLVM's optimizations it takes half the time
     # (ResNet-18: 0.56 -> 0.18 s) for the same values (MLIR's arith ops
     # carry no fast-math flags to optimize by).
-    outputs = ReferenceRunner(str(module), signature, opt_level=0).run(inputs)
-    return {spec.name: value for spec, value in zip(signature.outputs, outputs)}
+    runner = ReferenceRunner(str(module), signatures, opt_level=0)
+    values = {}
+    for signature, given in zip(signatures, inputs):
+        outputs = runner.run(given, function=signature.func_name)
+        values.update((spec.name, value) for spec, value in zip(signature.outputs, outputs))
+    return values
 
 
 # The NumPy type names of the frontend's signatures, by MLIR element type.

@@ -30,7 +30,7 @@ import numpy as np
 from ..runtime.numerics import bf16_to_f32, f32_to_bf16
 from .contract import parse_and_check
 from .errors import ReferenceExecutionError
-from .model import ImportedModel
+from .model import ImportedModel, Signature
 
 FUSION = ("builtin.module(func.func(tessel-fold-constant-tensors,"
           "linalg-fuse-elementwise-ops,canonicalize))")
@@ -152,21 +152,24 @@ class ReferenceRunner:
     times."""
 
     def __init__(self, mlir: str, signature, opt_level: int = 2):
+        """``signature``: the ``Signature`` of the function of ``mlir`` to
+        run, or a sequence of them, to compile several functions of ``mlir``
+        in one JIT (``run``'s ``function`` picks one)."""
         from tessel import ir
         from tessel.execution_engine import ExecutionEngine
         from tessel.passmanager import PassManager
 
-        self.signature = sig = signature
+        signatures = [signature] if isinstance(signature, Signature) else list(signature)
+        self.signature = sig = signatures[0]
+        self.signatures = {s.func_name: s for s in signatures}
         self.ctx, module = parse_and_check(mlir, f"model @{sig.func_name}")
         with self.ctx, ir.Location.unknown():
-            func = None
-            for op in module.body.operations:
-                if op.operation.name == "func.func" and \
-                        ir.StringAttr(op.attributes["sym_name"]).value == sig.func_name:
-                    func = op
-            if func is None:
-                raise ReferenceExecutionError(f"the MLIR text has no function @{sig.func_name}")
-            func.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            funcs = {ir.StringAttr(op.attributes["sym_name"]).value: op
+                     for op in module.body.operations if op.operation.name == "func.func"}
+            for name in self.signatures:
+                if name not in funcs:
+                    raise ReferenceExecutionError(f"the MLIR text has no function @{name}")
+                funcs[name].attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             try:
                 PassManager.parse(FUSION).run(module.operation)
                 i1_ops = _i1_tensor_ops(module)
@@ -193,10 +196,11 @@ class ReferenceRunner:
         self._free = ctypes.CDLL(None).free
         self._free.argtypes = [ctypes.c_void_p]
 
-    def run(self, weights, *inputs) -> list[np.ndarray]:
+    def run(self, weights, *inputs, function: str | None = None) -> list[np.ndarray]:
         """Outputs for ``inputs`` (NumPy arrays, in signature order) with
-        ``weights`` (a name -> array mapping)."""
-        sig = self.signature
+        ``weights`` (a name -> array mapping), of the function named
+        ``function`` (default: the first signature's)."""
+        sig = self.signatures[function] if function else self.signature
         if len(inputs) != len(sig.inputs):
             raise ReferenceExecutionError(
                 f"model @{sig.func_name} takes {len(sig.inputs)} inputs "

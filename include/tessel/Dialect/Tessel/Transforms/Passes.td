@@ -843,13 +843,17 @@ def TesselOutlineWeightComputations
     `gamma * rsqrt(var + eps)` and shift, the column sums an int8 matmul
     subtracts its activation's zero point times. On the chip each would be
     an op of its own, run on every input. This pass moves their
-    computation into a private function `@<f>.weights` (marked
-    `tessel.weights_of`), taking the weights it reads and returning the
-    values, and makes each value a new weight argument of `@<f>`
+    computation into private functions `@<f>.weights.<n>` (marked
+    `tessel.weights_of`), each taking the weights it reads and returning
+    its values, and makes each value a new weight argument of `@<f>`
     (`tessel.kind = "weight"`, `tessel.name = "derived.<first weight it
-    reads>"`, the function's result of the same name). The driver
-    evaluates the function on MLIR's CPU JIT with the model's weights,
-    once, and erases it (docs/lowering.md, *Weights computed once*).
+    reads>"`, the function's result of the same name). Values whose
+    computations share an op (a batch norm's scale and the shift computed
+    from it) are returned by one function, others by functions of their
+    own: the JIT compiles a function in a time that grows with the square
+    of its arguments and results. The driver evaluates the functions on
+    MLIR's CPU JIT with the model's weights, once, and erases them
+    (docs/lowering.md, *Weights computed once*).
 
     A value leaves only if something besides fills, copies, transposes and
     broadcasts computes it, and it has no more elements than the weights
@@ -861,7 +865,7 @@ def TesselOutlineWeightComputations
       %s = linalg.generic ... ins(%v) { rsqrt(%v + eps) } -> tensor<4xf32>
       %y = linalg.generic ... ins(%x, %s) { %x * %s }
     // becomes
-    func.func private @f.weights(%v: tensor<4xf32> {...})
+    func.func private @f.weights.0(%v: tensor<4xf32> {...})
         -> (tensor<4xf32> {tessel.name = "derived.bn.running_var"})
         attributes {tessel.weights_of = @f} { ... rsqrt ... }
     func.func @f(%x: ..., %v: ...,
