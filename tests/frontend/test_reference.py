@@ -101,3 +101,29 @@ def test_boolean_constants_are_repacked_for_mlir22():
                  'dense<"0x0000803F0000803F"> : tensor<2xf32>'):
         assert _pack_i1_constants(kept) == kept
 
+
+
+def test_one_jit_runs_several_functions():
+    text = """
+    func.func @double(%a: tensor<3xf32>) -> tensor<3xf32> {
+      %e = tensor.empty() : tensor<3xf32>
+      %r = linalg.add ins(%a, %a : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+      return %r : tensor<3xf32>
+    }
+    func.func @square(%a: tensor<3xf32>) -> tensor<3xf32> {
+      %e = tensor.empty() : tensor<3xf32>
+      %r = linalg.mul ins(%a, %a : tensor<3xf32>, tensor<3xf32>) outs(%e : tensor<3xf32>) -> tensor<3xf32>
+      return %r : tensor<3xf32>
+    }"""
+    signatures = [fe.Signature(name, [fe.TensorSpec("w", (3,), "float32", "weight")],
+                               [fe.TensorSpec("r", (3,), "float32", "output")])
+                  for name in ("double", "square")]
+    runner = reference.ReferenceRunner(fe.check_input_contract(text), signatures)
+    w = np.array([1.0, 2.0, 3.0], np.float32)
+    np.testing.assert_array_equal(runner.run({"w": w}, function="square")[0], w * w)
+    np.testing.assert_array_equal(runner.run({"w": w}, function="double")[0], w + w)
+    # Without a name, the first signature's function.
+    np.testing.assert_array_equal(runner.run({"w": w})[0], w + w)
+    with pytest.raises(fe.ReferenceExecutionError, match="no function @cube"):
+        reference.ReferenceRunner(fe.check_input_contract(text), signatures + [
+            fe.Signature("cube", [], [fe.TensorSpec("r", (3,), "float32", "output")])])

@@ -149,9 +149,8 @@ struct OutlineWeightComputations
     // the others each by a function of their own: MLIR's JIT takes a time
     // that grows with the square of a function's arguments and results to
     // compile it (ResNet-18's 40 values: 0.5 s in one function, 0.13 s in
-    // 20).
-    // An op that reads nothing (a constant, an empty tensor) is copied into
-    // each function that needs it: it joins no values.
+    // 20). An op that reads nothing (a constant, an empty tensor) joins no
+    // values: each function that needs it gets a copy.
     llvm::EquivalenceClasses<unsigned> groups;
     SmallVector<llvm::SmallPtrSet<Operation *, 16>> neededBy(leaving.size());
     llvm::DenseMap<Operation *, unsigned> firstNeededBy;
