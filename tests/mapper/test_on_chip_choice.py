@@ -193,3 +193,32 @@ def test_writer_and_reader_of_a_kept_result_costed_as_they_run():
         assert kept.cycles < stored.cycles
         assert kept.candidate.estimate.dram_bytes < stored.candidate.estimate.dram_bytes
     assert solution.latency < sum(c.cycles for c in through_dram.values())
+
+
+class _ConvPool(torch.nn.Module):
+    """A network's stem: a strided convolution, then a max pooling of it."""
+
+    def __init__(self):
+        super().__init__()
+        self.conv = torch.nn.Conv2d(3, 16, 7, 2, 3, bias=False)
+
+    def forward(self, x):
+        return torch.nn.functional.max_pool2d(torch.relu(self.conv(x)), 3, 2, 1)
+
+
+def test_a_pooling_cut_again_to_read_its_input_on_chip():
+    # CP-SAT cuts the pooling over channels, which would read the
+    # convolution's result in more pieces than a DRAM round trip costs; cut
+    # over columns, as the convolution is, it reads it kept, predicted
+    # faster (simulated: 5,984 -> 4,927 cycles).
+    torch.manual_seed(0)
+    g, solution = mapped(_ConvPool(), torch.randn(1, 3, 64, 64), "tessel-4x4")
+    conv = next(op.index for op in g.ops if op.kind == "conv")
+    pool = next(op.index for op in g.ops if op.name == "linalg.pooling_nchw_max")
+    assert solution.on_chip == {conv}
+    assert next(c for c in solution.choices if c.op == pool).placement.parts == \
+        (1, 1, 1, 16, 1, 1)
+    assert any(note.startswith(f"#{pool} pooling_nchw_max: reads #{conv} "
+                               "conv_2d_nchw_fchw's result on chip, cut 1x1x1x16x1x1, ")
+               and "(CP-SAT: cut 1x16x1x1x1x1, steps " in note
+               for note in solution.notes)

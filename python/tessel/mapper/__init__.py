@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .apply import UnsupportedMapping, apply, unsupported
 from .graph import Graph, GraphError, Op, Operand
-from .on_chip import keep_on_chip
+from .on_chip import keep_on_chip, realign_readers
 from .space import MapperOptions, Problem, Solution, choose_epilogues
 
 # The start of tessel-lowering-pipeline: the mapper sees the ops
@@ -77,8 +77,10 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
     results kept on chip (:mod:`tessel.mapper.on_chip`)."""
     options = options or MapperOptions()
     solution = solve(g, arch, method, options)
-    return (keep_on_chip(g, solution, arch, options.overlap_dma) if options.on_chip
-            else solution)
+    if not options.on_chip:
+        return solution
+    solution, weighed = realign_readers(g, solution, arch, options)
+    return keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

@@ -31,7 +31,9 @@ keeps it whole and the SRAM holds it:
   cut into 16 pieces of 64 bytes, ran 16 % slower kept). A window with a
   halo (a split convolution's) spans a slice more each side: ResNet-18 on
   tessel-4x4, its 3 x 3 convolutions reading 9 slices a window, ran 0.6 %
-  slower with them kept;
+  slower with them kept. Where the one reader reads windows (a pooling, a
+  depthwise convolution), :func:`realign_readers` weighs the pieces with
+  the estimate instead, and may cut the reader again to read fewer;
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
   and, chosen together over the live set (CP-SAT, ``_choose``), every
   result held on a tile at once at most ``1 / LIVE_FRACTION``: the ops
@@ -44,8 +46,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .cost import _loaded_once, estimate
+from .cost import Placement, _loaded_once, estimate, shares_slices
 from .graph import Graph, Op, readers_of
+from .space import Candidate, _factorizations, divides
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
 # held on a tile at once at most LIVE_FRACTION: the BERT FFN on
@@ -142,9 +145,10 @@ def most_pieces(arch) -> int:
 
 
 def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
-             choices: dict, arch) -> str | None:
+             choices: dict, arch, weighed: frozenset = frozenset()) -> str | None:
     """Why ``choice``'s op cannot keep its result on chip; None where it can
-    (the SRAM aside)."""
+    (the SRAM aside). The pieces its readers read it in are not counted for
+    a result in ``weighed`` (:func:`realign_readers` costed them)."""
     op = graph.ops[choice.op]
     if op.folded:
         return "runs inside another op"
@@ -189,6 +193,8 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                     return (f"{reader.label()} reads it through a reshape, "
                             "and only elementwise ops, reductions and copies "
                             "read a kept result so")
+            if writer.index in weighed:
+                continue
             count = pieces(op, choice.candidate.estimate.steps,
                            choices[r].candidate.estimate.steps, o)
             if count > most_pieces(arch):
@@ -266,14 +272,127 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
     return f"{held[k].part} bytes per tile: other results kept hold more"
 
 
-def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True):
+# The readers weighed again to read a result on chip (:func:`realign_readers`):
+# the windowed ops (poolings, depthwise convolutions). ResNet-18's max
+# pooling, cut 64 x 2 x 2 by CP-SAT, would read its stem convolution's
+# 3.2 MB result (cut 4 x 4 x 16) in 40 pieces a step, so the result went to
+# DRAM and back; cut 4 x 8 x 8 it reads it kept in 12, and the two run
+# 30,383 -> 16,891 cycles on tessel-16x16. Convolutions are not: each of
+# ResNet-18's 3 x 3 ones was predicted faster reading its predecessor's
+# result kept, and ResNet-18 ran 0.6 % slower on tessel-4x4.
+_REALIGNED_KINDS = ("window",)
+
+
+def realign_readers(graph: Graph, solution, arch, options):
+    """``solution`` with readers placed again where that lets a result stay
+    on chip and is predicted faster, and the writers whose results they
+    then read kept (for :func:`keep_on_chip`'s ``weighed``). CP-SAT weighs
+    every result through DRAM, so it cannot line a reader's windows up
+    with its writer's slices itself.
+
+    A result whose one reader reads windows of it (``_REALIGNED_KINDS``)
+    and that stays in DRAM for no reason but the pieces its reader would
+    read it in is weighed: the writer not storing its result plus the
+    reader, at CP-SAT's choice or at each even cut of its parallel loops
+    over the writer's rectangle, loading it from the tiles holding it in
+    the pieces its steps cut it into (as :func:`_recosted` costs them),
+    against the two through DRAM as CP-SAT chose them. Where the cheapest
+    is cheaper it replaces the reader's choice, a note says so, and the
+    limit on pieces (:func:`most_pieces`) no longer applies to the result:
+    the estimate has costed them."""
+    if len(solution.stage_cycles()) > 1:
+        return solution, frozenset()
+    readers = readers_of(graph.ops)
+    choices = {c.op: c for c in solution.choices}
+    notes, weighed = [], set()
+    for writer_choice in sorted(solution.choices, key=lambda c: c.op):
+        op = graph.ops[writer_choice.op]
+        writer = _result_writer(op)
+        mine = readers.get(writer.index, []) if not op.folded else []
+        if len(mine) != 1 or graph.ops[mine[0]].kind not in _REALIGNED_KINDS:
+            continue
+        r = mine[0]
+        reader, now = graph.ops[r], choices[r]
+        # Kept already, or kept in DRAM by more than the pieces.
+        if obstacle(graph, writer_choice, readers, choices, arch) is None or \
+                obstacle(graph, writer_choice, readers, choices, arch,
+                         weighed=frozenset({writer.index})) is not None:
+            continue
+        if held_bytes(op, writer_choice.placement.parts) * HELD_FRACTION > \
+                arch.tile.sram.bytes:
+            continue
+        steps = writer_choice.candidate.estimate.steps
+        kept = estimate(op, arch, writer_choice.placement,
+                        overlap_dma=options.overlap_dma, steps=steps,
+                        kept_result=True)
+        if kept is None:
+            continue
+        position = next(i for i, o in enumerate(reader.operands)
+                        if o.source == ("op", writer.index))
+        best, best_cycles = None, writer_choice.cycles + now.cycles
+        for candidate in (now.candidate, *_aligned_candidates(
+                reader, writer_choice.placement, arch, options)):
+            count = pieces(op, steps, candidate.estimate.steps,
+                           reader.operands[position])
+            e = estimate(reader, arch, candidate.placement,
+                         overlap_dma=options.overlap_dma,
+                         steps=candidate.estimate.steps,
+                         on_chip_reads={position: count})
+            if e is not None and kept.cycles + e.cycles < best_cycles:
+                best, best_cycles = candidate, kept.cycles + e.cycles
+        if best is None:
+            continue
+        how = ("as CP-SAT placed it" if best == now.candidate else
+               f"{_cut(best)} (CP-SAT: {_cut(now.candidate)})")
+        notes.append(f"{reader.label()}: reads {op.label()}'s result on chip, "
+                     f"{how}: predicted {writer_choice.cycles + now.cycles} -> "
+                     f"{best_cycles} cycles for the two")
+        choices[r] = replace(now, candidate=best)
+        weighed.add(writer.index)
+    if not notes:
+        return solution, frozenset()
+    return (replace(solution, choices=tuple(choices[c.op] for c in solution.choices),
+                    notes=solution.notes + tuple(notes)),
+            frozenset(weighed))
+
+
+def _aligned_candidates(reader: Op, rectangle, arch, options):
+    """The reader's placements on ``rectangle`` (the writer's): each even cut
+    of its parallel loops into as many parts as the rectangle has tiles,
+    shared where that shares a load and is cheaper, at its cheapest steps."""
+    loops = [(l, reader.loops[l]) for l in reader.parallel_loops
+             if reader.loops[l] >= 2]
+    for cut in _factorizations(rectangle.rows * rectangle.cols, loops, True):
+        parts = tuple(cut.get(l, 1) for l in range(len(reader.loops)))
+        if not divides(reader, parts):
+            continue
+        plain = Placement(rectangle.row, rectangle.col, rectangle.rows,
+                          rectangle.cols, parts)
+        placements = [plain, replace(plain, shared=True)] \
+            if shares_slices(reader, parts) else [plain]
+        found = [Candidate(p, e) for p in placements
+                 if (e := estimate(reader, arch, p,
+                                   overlap_dma=options.overlap_dma)) is not None]
+        if found:
+            yield min(found, key=lambda c: c.estimate.cycles)
+
+
+def _cut(candidate) -> str:
+    return (f"cut {'x'.join(map(str, candidate.placement.parts))}, steps "
+            f"{'x'.join(map(str, candidate.estimate.steps))}")
+
+
+def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
+                 weighed: frozenset = frozenset()):
     """``solution`` with ``on_chip`` naming the ops whose results stay on
     chip on ``arch`` (module docstring) and a note per op considered; as
     it is where its ops run in several pipeline stages: a kept result's
     holders free it only after its last reader, which would hold the
     writer's stage back for every input. The writers and readers of a kept
     result are costed again as the lowering runs them (:func:`_recosted`):
-    ``overlap_dma`` is the mapper option they were costed with."""
+    ``overlap_dma`` is the mapper option they were costed with. The results
+    of the writers in ``weighed`` are not held to the pieces rule
+    (:func:`realign_readers` costed their readers' pieces)."""
     if len(solution.stage_cycles()) > 1:
         return solution
     sram_bytes = arch.tile.sram.bytes
@@ -282,7 +401,7 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True):
     held, notes = [], {}
     for choice in sorted(solution.choices, key=lambda c: c.op):
         op = graph.ops[choice.op]
-        why = obstacle(graph, choice, readers, choices, arch)
+        why = obstacle(graph, choice, readers, choices, arch, weighed)
         if why is not None:
             if not op.folded and op.kind != "fill":
                 notes[op.index] = f"{op.label()}: result to DRAM: {why}"
