@@ -46,9 +46,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-from .cost import Placement, _loaded_once, estimate, shares_slices
+from .cost import Placement, _loaded_once, estimate
 from .graph import Graph, Op, readers_of
-from .space import Candidate, _factorizations, divides
+from .space import _factorizations, divides, placed
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
 # held on a tile at once at most LIVE_FRACTION: the BERT FFN on
@@ -366,15 +366,11 @@ def _aligned_candidates(reader: Op, rectangle, arch, options):
         parts = tuple(cut.get(l, 1) for l in range(len(reader.loops)))
         if not divides(reader, parts):
             continue
-        plain = Placement(rectangle.row, rectangle.col, rectangle.rows,
-                          rectangle.cols, parts)
-        placements = [plain, replace(plain, shared=True)] \
-            if shares_slices(reader, parts) else [plain]
-        found = [Candidate(p, e) for p in placements
-                 if (e := estimate(reader, arch, p,
-                                   overlap_dma=options.overlap_dma)) is not None]
-        if found:
-            yield min(found, key=lambda c: c.estimate.cycles)
+        candidate = placed(reader, arch, Placement(
+            rectangle.row, rectangle.col, rectangle.rows, rectangle.cols, parts),
+            options.overlap_dma)
+        if candidate is not None:
+            yield candidate
 
 
 def _cut(candidate) -> str:

@@ -321,6 +321,23 @@ def choose_epilogues(graph: Graph, arch, options: MapperOptions) -> Graph:
     return replace(graph, ops=tuple(ops))
 
 
+def _costed(op: Op, arch, placement: Placement, overlap: bool) -> Candidate | None:
+    e = estimate(op, arch, placement, overlap_dma=overlap)
+    return None if e is None else Candidate(placement, e)
+
+
+def placed(op: Op, arch, placement: Placement, overlap: bool) -> Candidate | None:
+    """``op`` at ``placement``, shared where that shares a load and is
+    cheaper, at its cheapest steps; None where no step fits SRAM."""
+    plain = _costed(op, arch, placement, overlap)
+    if not shares_slices(op, placement.parts):
+        return plain
+    shared = _costed(op, arch, replace(placement, shared=True), overlap)
+    if plain is None or (shared and shared.estimate.cycles < plain.estimate.cycles):
+        return shared
+    return plain
+
+
 def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                 overlap: bool, cap: int, single_tile: bool,
                 even: bool) -> tuple[Candidate, ...]:
@@ -333,20 +350,6 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
               if single_tile or not splittable or r * c > 1 or arch.num_tiles == 1]
     counts = sorted({r * c for r, c in shapes})
 
-    def est(placement):
-        e = estimate(op, arch, placement, overlap_dma=overlap)
-        return None if e is None else Candidate(placement, e)
-
-    def est_sharing(placement):
-        """The placement, shared where that shares a load and is cheaper."""
-        plain = est(placement)
-        if not shares_slices(op, placement.parts):
-            return plain
-        shared = est(replace(placement, shared=True))
-        if plain is None or (shared and shared.estimate.cycles < plain.estimate.cycles):
-            return shared
-        return plain
-
     # The best cut per tile count, judged on the squarest rectangle of it:
     # the best even one (every part the same) and the best uneven one.
     best_parts: dict[int, list[tuple[int, ...]]] = {}
@@ -358,7 +361,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             if uneven_reduction_split(op, parts):
                 continue
-            cand = est_sharing(Placement(0, 0, r, c, parts))
+            cand = placed(op, arch, Placement(0, 0, r, c, parts), overlap)
             kind = divides(op, parts)
             if cand and (kind not in best
                          or cand.estimate.cycles < best[kind].estimate.cycles):
@@ -369,7 +372,8 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
     for r, c in shapes:
         for parts in best_parts.get(r * c, ()):
             for res in ((False, True) if resident and op.weight_bytes else (False,)):
-                cand = est_sharing(Placement(0, 0, r, c, parts, resident=res))
+                cand = placed(op, arch, Placement(0, 0, r, c, parts, resident=res),
+                              overlap)
                 if cand:
                     found.append(cand)
     # An uneven cut only where it beats every even one by more than the
@@ -379,7 +383,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
     if even_best is not None:
         found = [a for a in found if divides(op, a.placement.parts)
                  or a.estimate.cycles < (1 - UNEVEN_MARGIN) * even_best]
-    default = est(default_placement(op, arch))
+    default = _costed(op, arch, default_placement(op, arch), overlap)
 
     def dominated(a: Candidate) -> bool:
         pa, ea = a.placement, a.estimate

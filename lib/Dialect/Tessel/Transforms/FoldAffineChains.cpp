@@ -23,7 +23,6 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
-#include "mlir/Interfaces/SideEffectInterfaces.h"
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELFOLDAFFINECHAINS
@@ -103,28 +102,6 @@ Value buildParameter(OpBuilder &b, Location loc, ArrayRef<Link> chain,
     }
   }
   return value;
-}
-
-/// Whether `value` is computed from the function's weights and constants
-/// alone (memoized in `known`): what tessel-outline-weight-computations
-/// moves to compile time.
-bool isFromWeightsAlone(Value value, DenseMap<Value, bool> &known) {
-  if (auto it = known.find(value); it != known.end())
-    return it->second;
-  bool alone = false;
-  if (auto arg = dyn_cast<BlockArgument>(value)) {
-    auto func = dyn_cast<func::FuncOp>(arg.getOwner()->getParentOp());
-    alone = func && isWeightArgument(func, arg.getArgNumber());
-  } else if (Operation *def = value.getDefiningOp();
-             isMemoryEffectFree(def) &&
-             (def->getNumRegions() == 0 || isa<linalg::LinalgOp>(def))) {
-    known[value] = false; // a cycle (a graph region) gives no weight
-    alone = llvm::all_of(def->getOperands(), [&](Value operand) {
-      return isFromWeightsAlone(operand, known);
-    });
-  }
-  known[value] = alone;
-  return alone;
 }
 
 struct FoldAffineChains

@@ -6,6 +6,7 @@
 #include "mlir/Dialect/Func/IR/FuncOps.h"
 #include "mlir/Dialect/Linalg/IR/Linalg.h"
 #include "mlir/IR/Value.h"
+#include "llvm/ADT/DenseMap.h"
 
 namespace mlir::tessel {
 
@@ -20,6 +21,18 @@ BlockArgument getWeightArgument(Value value);
 /// `resident`, reads a weight that stays there: tessel-tile-for-sram
 /// reserves SRAM for exactly the operands tessel-promote-to-sram keeps.
 bool isResidentWeight(linalg::LinalgOp op, OpOperand &operand, bool resident);
+
+/// What `op` reads: its operands and the values its regions use from above
+/// (a linalg body's constants).
+SmallVector<Value> getReads(Operation *op);
+
+/// Whether `value` is computed from its function's weights and constants
+/// alone, by ops the driver's compile-time evaluator runs (MLIR's CPU JIT
+/// of linalg, tensor, arith and math on tensors, free of memory effects):
+/// what tessel-outline-weight-computations moves to compile time, and
+/// tessel-fold-affine-chains folds only chains of such values. `known`
+/// keeps what was found, for one function.
+bool isFromWeightsAlone(Value value, llvm::DenseMap<Value, bool> &known);
 
 } // namespace mlir::tessel
 
