@@ -270,6 +270,33 @@ def test_what_the_weights_alone_give_is_computed_once(tmp_path):
     assert result.check.passed, str(result.check)
 
 
+def test_functions_alike_of_what_the_weights_give_are_compiled_once(monkeypatch):
+    # Two batch norms of the same channel count are outlined as two functions
+    # that differ only in their names: the JIT compiles one and runs it for
+    # each, on each one's weights.
+    from tessel.frontend import reference
+    compiled = []
+
+    class Recording(reference.ReferenceRunner):
+        def __init__(self, mlir, signatures, *args, **kwargs):
+            compiled.append([s.func_name for s in signatures])
+            super().__init__(mlir, signatures, *args, **kwargs)
+
+    monkeypatch.setattr(reference, "ReferenceRunner", Recording)
+    torch.manual_seed(0)
+    model = torch.nn.Sequential(
+        torch.nn.Conv2d(3, 4, 3), torch.nn.BatchNorm2d(4), torch.nn.ReLU(),
+        torch.nn.Conv2d(4, 4, 3), torch.nn.BatchNorm2d(4)).eval()
+    for bn in (model[1], model[4]):
+        bn.running_var.uniform_(0.5, 2.0)
+        bn.running_mean.uniform_(-1.0, 1.0)
+        bn.weight.data.uniform_(0.5, 1.5)
+    result = tessel.compile_and_simulate(model, (torch.randn(1, 3, 10, 10),),
+                                         mapper="heuristic", trace=False)
+    assert result.check.passed, str(result.check)
+    assert len(compiled) == 1 and len(compiled[0]) == 1, compiled
+
+
 def test_import_failure_names_the_stage():
     with pytest.raises(tessel.StageError, match="stage 'import' failed.*data-dependent"):
         tessel.compile(drivermodels.DataDependent(), (torch.randn(4, 8),))

@@ -24,6 +24,7 @@
 #include "llvm/Support/SHA256.h"
 #include "llvm/Support/raw_ostream.h"
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <thread>
@@ -267,7 +268,10 @@ llvm::Expected<DramLayout> layOutDram(DeviceOp device,
   DramLayout layout;
   std::vector<Json> &buffers = layout.buffers, &inputs = layout.inputs,
                     &outputs = layout.outputs;
-  std::map<int64_t, std::string> data; // offset -> initial bytes
+  // Offset -> initial bytes: the caller's weights, and the constants'
+  // bytes, which `constants` owns.
+  std::map<int64_t, llvm::StringRef> data;
+  std::deque<std::string> constants; // grows without moving what it holds
   int64_t end = 0;
   llvm::StringSet<> weightNames;
   for (auto buffer : device.getBody().front().getOps<DramBufferOp>()) {
@@ -297,12 +301,12 @@ llvm::Expected<DramLayout> layOutDram(DeviceOp device,
         return llvm::createStringError(llvm::formatv(
             "weight @{0} has {1} bytes, the buffer {2}", name,
             found->second.size(), nbytes));
-      data[offset] = std::string(found->second.data(), found->second.size());
+      data[offset] = llvm::StringRef(found->second.data(), found->second.size());
     } else if (kind == DramBufferKind::constant) {
       llvm::Expected<std::string> bytes = constantBytes(buffer, nbytes);
       if (!bytes)
         return bytes.takeError();
-      data[offset] = std::move(*bytes);
+      data[offset] = constants.emplace_back(std::move(*bytes));
     } else if (kind == DramBufferKind::input) {
       inputs.emplace_back(name);
     } else if (kind == DramBufferKind::output) {
@@ -330,12 +334,15 @@ llvm::Expected<DramLayout> layOutDram(DeviceOp device,
         llvm::join(unknown, ", ")));
   }
   layout.bytes = llvm::alignTo(end, kDramAlignment);
+  // Sized once: the weights are most of it (ResNet-18's 46 MB), and a
+  // string grown buffer by buffer would copy them again as it grows.
+  int64_t imageBytes = 0;
+  for (auto &[offset, bytes] : data)
+    imageBytes = std::max<int64_t>(imageBytes, offset + bytes.size());
   std::string &image = layout.image;
-  for (auto &[offset, bytes] : data) {
-    if (static_cast<int64_t>(image.size()) < offset)
-      image.resize(offset, '\0');
-    image.replace(offset, std::min(bytes.size(), image.size() - offset), bytes);
-  }
+  image.assign(imageBytes, '\0');
+  for (auto &[offset, bytes] : data)
+    llvm::copy(bytes, image.begin() + offset);
   return layout;
 }
 

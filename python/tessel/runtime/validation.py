@@ -82,8 +82,13 @@ class _Validator:
     def __init__(self, program: Program):
         self.p = program
         self.arch = program.arch
-        # Compute instructions that passed their checks, by operands.
+        # Compute instructions that passed their checks, by operands, and
+        # the ``fields`` mappings of those decoded (which the decoder shares
+        # between instructions of the same operand words) by identity: a
+        # check of a recurring instruction is then one lookup. The mappings
+        # are kept, so that no identity is reused while validating.
         self.checked: set[tuple] = set()
+        self.checked_fields: dict[int, Mapping[str, Any]] = {}
 
     def fail(self, message: str, *, file: str = MANIFEST, field: str | None = None,
              offset: int | None = None) -> None:
@@ -216,9 +221,15 @@ class _Validator:
         # one is checked once. Its fields come in the order of its layout,
         # so their values tell it apart.
         if op not in isa.CONTROL_OPS:
-            key = (op, *f.values())
-            if key in self.checked and (ins.tag is None or ins.tag in self.tag_ids):
-                return
+            if ins.tag is None or ins.tag in self.tag_ids:
+                if id(f) in self.checked_fields:
+                    return
+                key = (op, *f.values())
+                if key in self.checked:
+                    self.checked_fields[id(f)] = f
+                    return
+            else:
+                key = (op, *f.values())
 
         def fail(msg: str, fld: str | None = None) -> None:
             raise ProgramError(f"{ins.op}: {msg}", file=tile.path, offset=ins.offset,
@@ -253,6 +264,7 @@ class _Validator:
         else:
             (self.check_matmul if op in isa.MATMUL_OPS else self.check_vector)(ins, fail)
             self.checked.add(key)
+            self.checked_fields[id(f)] = f
 
     def check_view(self, view: View, sizes: Sequence[int], dtype: str,
                    limit: int, where: str, fail, *, written: bool) -> None:
