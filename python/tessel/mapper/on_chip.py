@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 
 from .cost import Placement, _loaded_once, estimate
 from .graph import Graph, Op, readers_of
-from .space import _factorizations, divides, placed
+from .space import factorizations, divides, placed
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
 # held on a tile at once at most LIVE_FRACTION: the BERT FFN on
@@ -362,7 +362,7 @@ def _aligned_candidates(reader: Op, rectangle, arch, options):
     shared where that shares a load and is cheaper, at its cheapest steps."""
     loops = [(l, reader.loops[l]) for l in reader.parallel_loops
              if reader.loops[l] >= 2]
-    for cut in _factorizations(rectangle.rows * rectangle.cols, loops, True):
+    for cut in factorizations(rectangle.rows * rectangle.cols, loops, True):
         parts = tuple(cut.get(l, 1) for l in range(len(reader.loops)))
         if not divides(reader, parts):
             continue

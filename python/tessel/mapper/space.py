@@ -217,7 +217,7 @@ def uneven_reduction_split(op: Op, parts) -> list[int]:
     return [l for l, p in enumerate(parts) if op.loops[l] % p]
 
 
-def _factorizations(n: int, extents: list[tuple[int, int]], even: bool,
+def factorizations(n: int, extents: list[tuple[int, int]], even: bool,
                     limit: int = 3):
     """Ways to cut ``n`` parts over ``(loop, extent)`` (at most ``limit``
     loops split, every part non-empty, parts dividing the extent if
@@ -357,7 +357,7 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
         r, c = min(((r, c) for r, c in shapes if r * c == n),
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         best = {}
-        for cut in _factorizations(n, loops, even):
+        for cut in factorizations(n, loops, even):
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             if uneven_reduction_split(op, parts):
                 continue
