@@ -305,8 +305,10 @@ def realign_readers(graph: Graph, solution, arch, options):
     readers = readers_of(graph.ops)
     choices = {c.op: c for c in solution.choices}
     notes, weighed = [], set()
-    for writer_choice in sorted(solution.choices, key=lambda c: c.op):
-        op = graph.ops[writer_choice.op]
+    for index in sorted(choices):
+        # As placed so far: a writer may itself be a reader cut again.
+        writer_choice = choices[index]
+        op = graph.ops[index]
         writer = _result_writer(op)
         mine = readers.get(writer.index, []) if not op.folded else []
         if len(mine) != 1 or graph.ops[mine[0]].kind not in _REALIGNED_KINDS:
