@@ -301,7 +301,7 @@ llvm::Expected<DramLayout> layOutDram(DeviceOp device,
         return llvm::createStringError(llvm::formatv(
             "weight @{0} has {1} bytes, the buffer {2}", name,
             found->second.size(), nbytes));
-      data[offset] = llvm::StringRef(found->second.data(), found->second.size());
+      data[offset] = llvm::toStringRef(found->second);
     } else if (kind == DramBufferKind::constant) {
       llvm::Expected<std::string> bytes = constantBytes(buffer, nbytes);
       if (!bytes)

@@ -207,9 +207,10 @@ def precompute(c: Compilation) -> None:
 def _evaluate(funcs, weights: dict) -> dict:
     """The values the outlined ``@<f>.weights.<n>`` functions return, by
     the names their results carry, run on ``weights``: all of them compiled
-    by one JIT, and functions that differ only in their name and the names
-    of their arguments and results (ResNet-18's 20 batch norms are 4, one
-    per channel count) compiled once and run for each."""
+    by one JIT, and functions that differ only in their symbol and their
+    argument and result attributes (names, and permutations, which are
+    applied to the inputs before the call) compiled once and run for each:
+    ResNet-18's 20 batch norms are 4 functions, one per channel count."""
     from ..frontend.model import Signature, TensorSpec
     from ..frontend.reference import ReferenceRunner
     from ..ir import (ArrayAttr, DenseI64ArrayAttr, DictAttr, FunctionType,
@@ -223,7 +224,7 @@ def _evaluate(funcs, weights: dict) -> dict:
 
     # Alone in a module, public and unmarked, as the JIT calls them.
     module = Module.parse("module {}")
-    compiled: dict[str, Signature] = {}  # by the body's text
+    compiled: dict[str, Signature] = {}  # by the function's text without its names
     runs = []  # (the compiled function's signature, its weights, the names of its results)
     for func in funcs:
         op = func.operation
@@ -241,18 +242,19 @@ def _evaluate(funcs, weights: dict) -> dict:
         alone = op.clone(InsertionPoint(module.body))
         for attribute in ("sym_visibility", "tessel.weights_of"):
             del alone.attributes[attribute]
-        # The body, with what only names: argument and result attributes
-        # (names, and permutations already applied above) and the symbol.
+        # The function without what only names it: its symbol, and its
+        # argument and result attributes (names, and permutations applied
+        # to the inputs above).
         name = alone.attributes["sym_name"]
         alone.attributes["sym_name"] = StringAttr.get("f")
         arg_attrs, res_attrs = alone.attributes["arg_attrs"], alone.attributes["res_attrs"]
         del alone.attributes["arg_attrs"], alone.attributes["res_attrs"]
-        body = str(alone)
-        signature = compiled.get(body)
+        text = str(alone)
+        signature = compiled.get(text)
         if signature is None:
             alone.attributes["sym_name"] = name
             alone.attributes["arg_attrs"], alone.attributes["res_attrs"] = arg_attrs, res_attrs
-            signature = compiled[body] = Signature(StringAttr(name).value, args, results)
+            signature = compiled[text] = Signature(StringAttr(name).value, args, results)
         else:
             alone.erase()
         runs.append((signature, given, [spec.name for spec in results]))

@@ -48,7 +48,7 @@ from dataclasses import dataclass, replace
 
 from .cost import Placement, _loaded_once, estimate
 from .graph import Graph, Op, readers_of
-from .space import factorizations, divides, placed
+from .space import divides, factorizations, placed
 
 # A held part takes at most this fraction of a tile's SRAM, and all parts
 # held on a tile at once at most LIVE_FRACTION: the BERT FFN on
@@ -279,7 +279,8 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
 # DRAM and back; cut 4 x 8 x 8 it reads it kept in 12, and the two run
 # 30,383 -> 16,891 cycles on tessel-16x16. Convolutions are not: each of
 # ResNet-18's 3 x 3 ones was predicted faster reading its predecessor's
-# result kept, and ResNet-18 ran 0.6 % slower on tessel-4x4.
+# result kept, and ResNet-18 ran 0.6 % slower on tessel-4x4 (docs/spatial.md,
+# "A pooling cut as its input is", also for a 10 % margin).
 _REALIGNED_KINDS = ("window",)
 
 

@@ -218,7 +218,7 @@ def uneven_reduction_split(op: Op, parts) -> list[int]:
 
 
 def factorizations(n: int, extents: list[tuple[int, int]], even: bool,
-                    limit: int = 3):
+                   limit: int = 3):
     """Ways to cut ``n`` parts over ``(loop, extent)`` (at most ``limit``
     loops split, every part non-empty, parts dividing the extent if
     ``even``), as {loop: parts}."""

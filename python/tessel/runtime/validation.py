@@ -88,7 +88,7 @@ class _Validator:
         # check of a recurring instruction is then one lookup. The mappings
         # are kept, so that no identity is reused while validating.
         self.checked: set[tuple] = set()
-        self.checked_fields: dict[int, Mapping[str, Any]] = {}
+        self.checked_fields: dict[tuple[str, int], Mapping[str, Any]] = {}
 
     def fail(self, message: str, *, file: str = MANIFEST, field: str | None = None,
              offset: int | None = None) -> None:
@@ -221,15 +221,13 @@ class _Validator:
         # one is checked once. Its fields come in the order of its layout,
         # so their values tell it apart.
         if op not in isa.CONTROL_OPS:
-            if ins.tag is None or ins.tag in self.tag_ids:
-                if id(f) in self.checked_fields:
-                    return
-                key = (op, *f.values())
-                if key in self.checked:
-                    self.checked_fields[id(f)] = f
-                    return
-            else:
-                key = (op, *f.values())
+            known = ins.tag is None or ins.tag in self.tag_ids
+            if known and (op, id(f)) in self.checked_fields:
+                return
+            key = (op, *f.values())
+            if known and key in self.checked:
+                self.checked_fields[(op, id(f))] = f
+                return
 
         def fail(msg: str, fld: str | None = None) -> None:
             raise ProgramError(f"{ins.op}: {msg}", file=tile.path, offset=ins.offset,
@@ -264,7 +262,7 @@ class _Validator:
         else:
             (self.check_matmul if op in isa.MATMUL_OPS else self.check_vector)(ins, fail)
             self.checked.add(key)
-            self.checked_fields[id(f)] = f
+            self.checked_fields[(op, id(f))] = f
 
     def check_view(self, view: View, sizes: Sequence[int], dtype: str,
                    limit: int, where: str, fail, *, written: bool) -> None:
