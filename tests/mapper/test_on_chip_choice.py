@@ -6,6 +6,7 @@ from dataclasses import replace
 
 import torch
 
+import tessel
 from tessel import arch as arch_model
 from tessel import frontend as fe
 from tessel.compiler.lower import parse_imported
@@ -222,3 +223,32 @@ def test_a_pooling_cut_again_to_read_its_input_on_chip():
                                "conv_2d_nchw_fchw's result on chip, cut 1x1x1x16x1x1, ")
                and "(CP-SAT: cut 1x16x1x1x1x1, steps " in note
                for note in solution.notes)
+
+
+class _ConvPoolPool(_ConvPool):
+    """The stem, then an average pooling of its max pooling."""
+
+    def forward(self, x):
+        return torch.nn.functional.avg_pool2d(super().forward(x), 3, 1, 1)
+
+
+def test_a_pooling_cut_again_reads_a_pooling_cut_again():
+    # The max pooling is cut again to read the convolution's result kept;
+    # the average pooling is then weighed against the max pooling as cut
+    # again, not as CP-SAT placed it, and reads its result kept too.
+    torch.manual_seed(0)
+    x = torch.randn(1, 3, 64, 64)
+    g, solution = mapped(_ConvPoolPool(), x, "tessel-4x4")
+    conv = next(op.index for op in g.ops if op.kind == "conv")
+    first = next(op.index for op in g.ops if op.name == "linalg.pooling_nchw_max")
+    second = next(op.index for op in g.ops if op.name == "linalg.pooling_nchw_sum")
+    assert solution.on_chip == {conv, first}
+    cut = next(c for c in solution.choices if c.op == second).placement.parts
+    assert any(note.startswith(f"#{second} pooling_nchw_sum: reads #{first} "
+                               f"pooling_nchw_max's result on chip, cut "
+                               f"{'x'.join(map(str, cut))}, ")
+               for note in solution.notes), solution.notes
+    result = tessel.compile_and_simulate(_ConvPoolPool(), (x,), arch="tessel-4x4",
+                                         mapper="cpsat", trace=False)
+    assert result.check.passed, str(result.check)
+
