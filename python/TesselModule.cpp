@@ -12,6 +12,9 @@
 #include "mlir/Bindings/Python/NanobindAdaptors.h"
 #include "llvm/ADT/StringRef.h"
 
+#include <optional>
+#include <string>
+
 namespace nb = nanobind;
 using namespace mlir::python::nanobind_adaptors;
 
@@ -84,6 +87,47 @@ nb::dict buildProgram(MlirOperation device, const nb::dict &weights,
   return built.files;
 }
 
+/// A verification running beside the caller (tesselVerificationStart),
+/// which keeps the operation it verifies alive until `finish`.
+class BackgroundVerification {
+public:
+  BackgroundVerification(MlirOperation op, nb::object owner)
+      : verification(tesselVerificationStart(op)), owner(std::move(owner)) {}
+  BackgroundVerification(const BackgroundVerification &) = delete;
+  BackgroundVerification &operator=(const BackgroundVerification &) = delete;
+  ~BackgroundVerification() { (void)finish(); }
+
+  /// None if the operation verified, else its diagnostics, a line each.
+  std::optional<std::string> finish() {
+    if (verification.ptr) {
+      std::string diagnostics;
+      bool verified;
+      {
+        nb::gil_scoped_release release;
+        verified = tesselVerificationFinish(
+            verification,
+            [](MlirStringRef text, void *userData) {
+              auto *out = static_cast<std::string *>(userData);
+              if (!out->empty())
+                out->push_back('\n');
+              out->append(text.data, text.length);
+            },
+            &diagnostics);
+      }
+      verification.ptr = nullptr;
+      owner = nb::none();
+      if (!verified)
+        result = std::move(diagnostics);
+    }
+    return result;
+  }
+
+private:
+  TesselVerification verification;
+  nb::object owner;
+  std::optional<std::string> result;
+};
+
 } // namespace
 
 NB_MODULE(_tesselDialects, m) {
@@ -109,6 +153,23 @@ NB_MODULE(_tesselDialects, m) {
               "layout and element type. Without digests the manifest has no "
               "SHA-256s. Raises ValueError naming the op, buffer or weight "
               "at fault.");
+
+  nb::class_<BackgroundVerification>(
+      tesselM, "Verification",
+      "A verification running on a thread of its own (start_verifying).")
+      .def("finish", &BackgroundVerification::finish,
+           "Waits for it: None if the operation verified, else its "
+           "diagnostics, a line each.");
+  tesselM.def(
+      "start_verifying",
+      [](nb::object op) {
+        return new BackgroundVerification(nb::cast<MlirOperation>(op), op);
+      },
+      nb::arg("op"), nb::rv_policy::take_ownership,
+      "Starts verifying op on a thread of its own (where the context is "
+      "multithreaded), for a caller that goes on reading the IR: until "
+      "finish() it must not change the IR, nor call what can emit "
+      "diagnostics, which would be taken for the verification's.");
 
   tesselM.def(
       "describe_location",

@@ -87,6 +87,30 @@ tesselBuildProgram(MlirOperation device, intptr_t numWeights,
                    MlirProgramFileCallback onFile, MlirStringCallback onError,
                    void *userData);
 
+//===----------------------------------------------------------------------===//
+// Verification alongside other work
+//===----------------------------------------------------------------------===//
+
+/// A verification started by tesselVerificationStart.
+typedef struct TesselVerification {
+  void *ptr;
+} TesselVerification;
+
+/// Starts verifying `op` (as mlirOperationVerify) on a thread of its own,
+/// where the context is multithreaded (on the caller's otherwise), so that
+/// the caller can go on reading the IR meanwhile. Until
+/// tesselVerificationFinish the caller must not change or destroy the IR
+/// under `op`, and what diagnostics the context emits meanwhile are the
+/// verification's.
+MLIR_CAPI_EXPORTED TesselVerification tesselVerificationStart(MlirOperation op);
+
+/// Waits for the verification to end and frees it. Returns whether the op
+/// verified; where it did not, calls `onDiagnostic` with each diagnostic
+/// (`<location>: <severity>: <message>`, notes on lines of their own).
+MLIR_CAPI_EXPORTED bool
+tesselVerificationFinish(TesselVerification verification,
+                         MlirStringCallback onDiagnostic, void *userData);
+
 /// Describes a location as a source tag does: its name and its
 /// `file:line:col` (empty if it has none). Returns false for a location
 /// that names no source (unknown).

@@ -12,6 +12,10 @@
 #include "mlir/CAPI/IR.h"
 #include "mlir/CAPI/Registration.h"
 #include "mlir/CAPI/Support.h"
+#include "mlir/IR/Diagnostics.h"
+#include "mlir/IR/Verifier.h"
+
+#include <thread>
 
 using namespace mlir;
 using namespace mlir::tessel;
@@ -129,6 +133,69 @@ bool tesselBuildProgram(MlirOperation device, intptr_t numWeights,
   for (const auto &[path, data] : program->files)
     onFile(wrap(llvm::StringRef(path)), wrap(llvm::StringRef(data)), userData);
   return true;
+}
+
+namespace {
+/// A verification under way (tesselVerificationStart).
+struct Verification {
+  std::thread thread;
+  bool verified = true;
+  std::vector<std::string> diagnostics;
+};
+
+/// The text of a diagnostic and its notes, as mlir::verify's caller sees
+/// them: `<location>: <severity>: <message>`.
+std::string describeDiagnostic(Diagnostic &diagnostic) {
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  auto line = [&](Diagnostic &d, llvm::StringRef severity) {
+    os << d.getLocation() << ": " << severity << ": " << d;
+  };
+  llvm::StringRef severity =
+      diagnostic.getSeverity() == DiagnosticSeverity::Error     ? "error"
+      : diagnostic.getSeverity() == DiagnosticSeverity::Warning ? "warning"
+                                                                : "remark";
+  line(diagnostic, severity);
+  for (Diagnostic &note : diagnostic.getNotes()) {
+    os << "\n";
+    line(note, "note");
+  }
+  return text;
+}
+} // namespace
+
+TesselVerification tesselVerificationStart(MlirOperation op) {
+  Operation *operation = unwrap(op);
+  auto *verification = new Verification;
+  auto verify = [operation, verification] {
+    ScopedDiagnosticHandler capture(
+        operation->getContext(), [verification](Diagnostic &diagnostic) {
+          verification->diagnostics.push_back(describeDiagnostic(diagnostic));
+          return success();
+        });
+    verification->verified = succeeded(mlir::verify(operation));
+  };
+  // Types and attributes made on two threads at once (a subview's verifier
+  // infers its result type) need the context's locks.
+  if (operation->getContext()->isMultithreadingEnabled())
+    verification->thread = std::thread(verify);
+  else
+    verify();
+  return {verification};
+}
+
+bool tesselVerificationFinish(TesselVerification handle,
+                              MlirStringCallback onDiagnostic,
+                              void *userData) {
+  auto *verification = static_cast<Verification *>(handle.ptr);
+  if (verification->thread.joinable())
+    verification->thread.join();
+  bool verified = verification->verified;
+  if (!verified)
+    for (const std::string &text : verification->diagnostics)
+      onDiagnostic(wrap(llvm::StringRef(text)), userData);
+  delete verification;
+  return verified;
 }
 
 bool tesselDescribeLocation(MlirLocation loc, MlirStringCallback onName,

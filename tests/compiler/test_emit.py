@@ -515,6 +515,19 @@ def test_error_invalid_ir():
         with pytest.raises(EmitError, match=r"(?s)does not verify.*\(5, 0\) lies "
                            "outside the 2x2 grid"):
             emit_program(module)
+        # Verified on a second thread while it is encoded: the verifier's
+        # diagnostic is what is reported, not what the encoder made of it.
+        with pytest.raises(EmitError, match=r"(?s)does not verify.*\(5, 0\) lies "
+                           "outside the 2x2 grid"):
+            emit_program(module, verify="alongside")
+
+
+def test_verified_alongside_gives_the_same_program():
+    weights = {"w": rng_array((4, 4), 3)}
+    before = emit(TWO_TILES, weights=weights)
+    alongside = emit(TWO_TILES, weights=weights, verify="alongside")
+    assert alongside.manifest() == before.manifest()
+    assert alongside.dram_image == before.dram_image
 
 
 # ---------------------------------------------------------------------------
