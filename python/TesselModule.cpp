@@ -88,24 +88,29 @@ nb::dict buildProgram(MlirOperation device, const nb::dict &weights,
 }
 
 /// A verification running beside the caller (tesselVerificationStart),
-/// which keeps the operation it verifies alive until `finish`.
+/// which keeps the IR it verifies alive (`keepAlive`, the module: an op
+/// reached inside it does not keep it) until `finish`.
 class BackgroundVerification {
 public:
-  BackgroundVerification(MlirOperation op, nb::object owner)
-      : verification(tesselVerificationStart(op)), owner(std::move(owner)) {}
+  BackgroundVerification(MlirOperation op, nb::object keepAlive)
+      : verification(tesselVerificationStart(op)),
+        keepAlive(std::move(keepAlive)) {}
   BackgroundVerification(const BackgroundVerification &) = delete;
   BackgroundVerification &operator=(const BackgroundVerification &) = delete;
   ~BackgroundVerification() { (void)finish(); }
 
   /// None if the operation verified, else its diagnostics, a line each.
   std::optional<std::string> finish() {
-    if (verification.ptr) {
+    // Taken before the GIL is let go: a second caller finds it taken.
+    TesselVerification running = verification;
+    verification.ptr = nullptr;
+    if (running.ptr) {
       std::string diagnostics;
       bool verified;
       {
         nb::gil_scoped_release release;
         verified = tesselVerificationFinish(
-            verification,
+            running,
             [](MlirStringRef text, void *userData) {
               auto *out = static_cast<std::string *>(userData);
               if (!out->empty())
@@ -114,8 +119,7 @@ public:
             },
             &diagnostics);
       }
-      verification.ptr = nullptr;
-      owner = nb::none();
+      keepAlive = nb::none();
       if (!verified)
         result = std::move(diagnostics);
     }
@@ -124,7 +128,7 @@ public:
 
 private:
   TesselVerification verification;
-  nb::object owner;
+  nb::object keepAlive;
   std::optional<std::string> result;
 };
 
@@ -162,14 +166,18 @@ NB_MODULE(_tesselDialects, m) {
            "diagnostics, a line each.");
   tesselM.def(
       "start_verifying",
-      [](nb::object op) {
-        return new BackgroundVerification(nb::cast<MlirOperation>(op), op);
+      [](nb::object op, nb::object keepAlive) {
+        return new BackgroundVerification(nb::cast<MlirOperation>(op),
+                                          keepAlive.is_none() ? op : keepAlive);
       },
-      nb::arg("op"), nb::rv_policy::take_ownership,
+      nb::arg("op"), nb::arg("keep_alive").none() = nb::none(),
+      nb::rv_policy::take_ownership,
       "Starts verifying op on a thread of its own (where the context is "
-      "multithreaded), for a caller that goes on reading the IR: until "
-      "finish() it must not change the IR, nor call what can emit "
-      "diagnostics, which would be taken for the verification's.");
+      "multithreaded), for a caller that goes on reading the IR; keep_alive "
+      "(default op) is held until finish(). Until then the caller must not "
+      "change the IR nor call what may emit or capture diagnostics (parsing, "
+      "verifying, running passes): a handler registered meanwhile would be "
+      "called on the verifier's thread.");
 
   tesselM.def(
       "describe_location",

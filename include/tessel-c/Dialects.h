@@ -100,8 +100,8 @@ typedef struct TesselVerification {
 /// where the context is multithreaded (on the caller's otherwise), so that
 /// the caller can go on reading the IR meanwhile. Until
 /// tesselVerificationFinish the caller must not change or destroy the IR
-/// under `op`, and what diagnostics the context emits meanwhile are the
-/// verification's.
+/// under `op`, nor register diagnostic handlers with the context: they
+/// would be called first, on the verifier's thread, with its diagnostics.
 MLIR_CAPI_EXPORTED TesselVerification tesselVerificationStart(MlirOperation op);
 
 /// Waits for the verification to end and frees it. Returns whether the op

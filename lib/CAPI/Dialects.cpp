@@ -14,6 +14,7 @@
 #include "mlir/CAPI/Support.h"
 #include "mlir/IR/Diagnostics.h"
 #include "mlir/IR/Verifier.h"
+#include "llvm/Support/Threading.h"
 
 #include <thread>
 
@@ -166,10 +167,22 @@ std::string describeDiagnostic(Diagnostic &diagnostic) {
 
 TesselVerification tesselVerificationStart(MlirOperation op) {
   Operation *operation = unwrap(op);
+  // The verifier's dominance checks order the ops of a block where the
+  // passes left the order unknown, writing what every read of an op's
+  // parent reads too: ordered here, the verifier only reads it.
+  operation->walk([](Block *block) {
+    if (!block->isOpOrderValid())
+      block->recomputeOpOrder();
+  });
   auto *verification = new Verification;
   auto verify = [operation, verification] {
+    uint64_t self = llvm::get_threadid();
+    // The verifier's own diagnostics only: others go on to the handlers
+    // before this one.
     ScopedDiagnosticHandler capture(
-        operation->getContext(), [verification](Diagnostic &diagnostic) {
+        operation->getContext(), [verification, self](Diagnostic &diagnostic) {
+          if (llvm::get_threadid() != self)
+            return failure();
           verification->diagnostics.push_back(describeDiagnostic(diagnostic));
           return success();
         });

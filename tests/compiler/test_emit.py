@@ -528,6 +528,8 @@ def test_verified_alongside_gives_the_same_program():
     alongside = emit(TWO_TILES, weights=weights, verify="alongside")
     assert alongside.manifest() == before.manifest()
     assert alongside.dram_image == before.dram_image
+    with pytest.raises(ValueError, match="verify='beside': pass True, False or 'alongside'"):
+        emit(TWO_TILES, weights=weights, verify="beside")
 
 
 # ---------------------------------------------------------------------------

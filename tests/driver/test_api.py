@@ -198,6 +198,24 @@ def test_emit_failure_keeps_the_device_ir(tmp_path, monkeypatch):
     assert e.repro.startswith(f"tessel-opt {e.ir_path}")
 
 
+def test_lowered_ir_that_does_not_verify_is_lowers_failure(tmp_path, monkeypatch):
+    # Emit verifies lower's result while it encodes it; a result that does
+    # not verify is lower's failure, reproduced from lower's input.
+    from tessel.compiler import emit
+
+    class Failed:
+        def finish(self):
+            return "loc(unknown): error: a pass broke the device"
+
+    monkeypatch.setattr(emit.tessel, "start_verifying", lambda op, keep_alive: Failed())
+    with pytest.raises(tessel.StageError) as info:
+        tessel.compile(torch.nn.Linear(8, 4), (torch.randn(2, 8),), failure_dir=str(tmp_path))
+    e = info.value
+    assert e.stage == "lower" and "a pass broke the device" in str(e)
+    assert e.ir_path.is_file() and "tessel.device" not in e.ir_path.read_text()
+    assert e.repro.startswith(f"tessel-opt {e.ir_path} -tessel-lowering-pipeline")
+
+
 def test_dump_ir_writes_each_stage_and_tessel_opt_reproduces_the_lowering(tmp_path):
     tessel.compile(torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU()),
                    (torch.randn(2, 8),), mapper="heuristic", dump_ir=str(tmp_path))

@@ -31,7 +31,7 @@ from typing import Any, Iterator, Mapping
 
 import numpy as np
 
-from ..errors import TesselError
+from ..errors import InvalidArgumentError, TesselError
 from ..dialects import tessel
 from ..ir import DenseI64ArrayAttr, IntegerAttr, MemRefType, MLIRError, Operation
 from ..runtime import isa
@@ -39,7 +39,8 @@ from ..runtime.numerics import STORAGE, to_storage
 from ..runtime.program import Program, ProgramError
 from ..runtime.loader import program_from_files
 
-__all__ = ["EmitError", "emit_program", "weight_data", "weight_file_name"]
+__all__ = ["DeviceVerificationError", "EmitError", "emit_program", "weight_data",
+           "weight_file_name"]
 
 
 class EmitError(TesselError, ValueError):
@@ -47,9 +48,15 @@ class EmitError(TesselError, ValueError):
     buffer or operand and what to do."""
 
 
+class DeviceVerificationError(EmitError):
+    """The ``tessel.device`` does not verify; the message has the
+    verifier's diagnostics."""
+
+
 def emit_program(module: Any, *,
                  weights: Mapping[str, Any] | None = None,
-                 verify: bool | str = True) -> Program:
+                 verify: bool | str = True,
+                 unused_weights_ok: bool = False) -> Program:
     """The program of the one ``tessel.device`` in ``module`` (a
     :class:`~tessel.ir.Module`, an operation holding the device, or the
     device itself).
@@ -57,38 +64,44 @@ def emit_program(module: Any, *,
     ``weights`` maps the name of each ``weight`` DRAM buffer to its array
     (of the buffer's shape; f32, f16, i8, i32 in their NumPy type, bf16 as
     float32, rounded to nearest even, or as uint16 bits), which goes into the
-    DRAM image. ``verify``: True verifies the device before encoding it;
+    DRAM image; with ``unused_weights_ok`` it may hold weights the device has
+    no buffer for. ``verify``: True verifies the device before encoding it;
     ``"alongside"`` verifies it on a second thread while the program is
     encoded and loaded, for a device a pass pipeline has just made (the
     encoder reads the IR as the passes left it, as each pass read the one
     before it; ResNet-18's device takes 0.3 s to verify); False does not,
-    for a caller that just did. Raises :class:`EmitError`.
+    for a caller that just did. Raises :class:`EmitError`, and
+    :class:`DeviceVerificationError` where the device does not verify
+    (alongside: instead of what encoding it gave).
     """
+    if verify not in (True, False, "alongside"):
+        raise InvalidArgumentError(f"verify={verify!r}: pass True, False or 'alongside'")
     device = _find_device(module)
     if verify is True:
         try:
             device.verify()
         except MLIRError as e:
-            raise EmitError(f"the tessel.device does not verify: {e}") from None
-    data = weight_data(device, weights or {})
-    # From here until it is finished, nothing may change the IR or emit
-    # diagnostics (tessel.start_verifying): the encoder reads the IR and the
-    # loader reads bytes.
-    verification = tessel.start_verifying(device) if verify == "alongside" else None
+            raise DeviceVerificationError(
+                f"the tessel.device does not verify: {e}") from None
+    # Until it is finished nothing may change the IR, nor parse, verify or
+    # run passes (tessel.start_verifying): the weights and the encoder read
+    # the IR, and the loader reads bytes.
+    verification = (tessel.start_verifying(device, module)
+                    if verify == "alongside" else None)
     try:
-        program, failure = _program(device, data), None
-    except EmitError as e:
-        program, failure = None, e
-    if verification is not None:
-        problems = verification.finish()
-        if problems is not None:
-            # IR that does not verify is the fault to report, before
-            # whatever the encoder made of it.
-            raise EmitError("the tessel.device does not verify (tessel-opt, which "
-                            "verifies after each pass, finds the pass that made "
-                            f"it):\n{problems}")
-    if failure is not None:
-        raise failure
+        data = weight_data(device, weights or {}, unused_ok=unused_weights_ok)
+        program = _program(device, data)
+    except Exception:
+        # IR that does not verify is the fault to report, before whatever
+        # reading it gave.
+        if verification is None or verification.finish() is None:
+            raise
+    finally:
+        problems = verification.finish() if verification is not None else None
+    if problems is not None:
+        raise DeviceVerificationError("the tessel.device does not verify (tessel-opt, "
+                                      "which verifies after each pass, finds the pass "
+                                      f"that made it):\n{problems}")
     return program
 
 

@@ -24,7 +24,7 @@ from ..errors import TesselError
 from .. import arch as arch_model
 from ..runtime.program import Program
 from . import diagnostics
-from .emit import emit_program
+from .emit import DeviceVerificationError, emit_program
 
 
 def _pipeline_options(stream: int, legalize: bool) -> list[str]:
@@ -144,6 +144,9 @@ class Compilation:
     # Whether emit verifies the lowered module, alongside encoding it (on a
     # second thread), instead of lower after its passes: where emit follows.
     verify_in_emit: bool = False
+    # Lower's input, its stage and repro flag, kept until emit has verified
+    # lower's result: a failure is lower's, reproduced from its input.
+    lowering_input: tuple | None = field(default=None, repr=False)
 
 
 _DOING = {"legalize": "legalizing", "precompute": "computing what the weights give",
@@ -152,35 +155,45 @@ _DOING = {"legalize": "legalizing", "precompute": "computing what the weights gi
 
 def _run_pipeline(c: Compilation, passes: str, stage: str, repro_flag: str,
                   verify: bool = True) -> None:
-    """Runs ``passes`` on the module, and verifies the result unless not
-    ``verify``. The pass manager leaves a failed module half-transformed,
-    so the input is kept as a clone (printed only if the pipeline fails) to
-    reproduce the failure."""
+    """Runs ``passes`` on the module and verifies the result; without
+    ``verify`` emit verifies it, and the input is kept for its failure
+    (``Compilation.lowering_input``). The pass manager leaves a failed
+    module half-transformed, so the input is kept as a clone (printed only
+    if the pipeline fails) to reproduce the failure."""
     from ..passmanager import PassManager
 
     before = c.module.operation.clone()
     try:
         # Verifying after every pass is half of BERT's pass time; the
-        # result is verified once, and tessel-opt (the repro command)
-        # verifies after each pass to find the one at fault.
+        # result is verified once (here, or by emit), and tessel-opt (the
+        # repro command) verifies after each pass to find the one at fault.
         pm = PassManager.parse(passes)
         pm.enable_verifier(False)
         pm.run(c.module.operation)
         if verify:
             c.module.operation.verify()
+        else:
+            c.lowering_input, before = (before, stage, repro_flag), None
     except Exception as e:  # MLIRError carries the diagnostics
-        path = _keep_failed_ir(before.operation.get_asm(enable_debug_info=True),
-                               c.failure_dir, stage)
-        repro = f"tessel-opt {path} {repro_flag}"
-        failure = diagnostics.parse(str(e))
-        headline = (f"{failure.headline()}\n{diagnostics.ADVICE}\n"
-                    if failure else "")
-        raise LoweringError(
-            f"{headline}{_DOING[stage]} for {c.target.name} failed:\n{e}\nthe IR it "
-            f"failed on: {path}\nreproduce with: {repro}", ir_path=path,
-            repro=repro, stage=stage) from e
+        raise _failure(c, before, stage, repro_flag, e) from e
     finally:
-        before.erase()
+        if before is not None:
+            before.erase()
+
+
+def _failure(c: Compilation, before, stage: str, repro_flag: str,
+             error: Exception) -> LoweringError:
+    """The failure of ``stage`` on its input ``before``, which is written
+    where the failures are kept, with the command that reproduces it."""
+    path = _keep_failed_ir(before.operation.get_asm(enable_debug_info=True),
+                           c.failure_dir, stage)
+    repro = f"tessel-opt {path} {repro_flag}"
+    failure = diagnostics.parse(str(error))
+    headline = f"{failure.headline()}\n{diagnostics.ADVICE}\n" if failure else ""
+    return LoweringError(
+        f"{headline}{_DOING[stage]} for {c.target.name} failed:\n{error}\nthe IR it "
+        f"failed on: {path}\nreproduce with: {repro}", ir_path=path,
+        repro=repro, stage=stage)
 
 
 def legalize(c: Compilation) -> None:
@@ -309,17 +322,20 @@ def lower(c: Compilation) -> None:
 
 def emit(c: Compilation) -> None:
     """The program: the device encoded, the model's weights in DRAM; the
-    device verified alongside where lower left it to emit."""
-    from ..ir import StringAttr
-
-    # Weights the program never reads have no DRAM buffer.
-    placed = {StringAttr(op.attributes["sym_name"]).value
-              for device in c.module.body.operations
-              for op in device.regions[0].blocks[0].operations
-              if op.operation.name == "tessel.dram_buffer"}
-    weights = {k: v for k, v in c.weights.items() if k in placed}
-    c.program = emit_program(c.module, weights=weights,
-                             verify="alongside" if c.verify_in_emit else False)
+    device verified alongside where lower left it to emit, a failure to
+    verify reported as lower's."""
+    kept, c.lowering_input = c.lowering_input, None
+    try:
+        # Weights the program never reads have no DRAM buffer.
+        c.program = emit_program(c.module, weights=c.weights, unused_weights_ok=True,
+                                 verify="alongside" if kept else False)
+    except DeviceVerificationError as e:
+        if kept is None:
+            raise
+        raise _failure(c, *kept, e) from e
+    finally:
+        if kept is not None:
+            kept[0].erase()
 
 
 # The stages after import, in order. "map" runs only with a mapping; without

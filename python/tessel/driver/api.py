@@ -271,7 +271,11 @@ class _HookedStage:
         if error is None:
             self.dump.write(self.name, self.module, self.compilation.weights)
             return False
-        if self.name in ("legalize", "lower") or not isinstance(error, Exception):
+        # Lower's result failing to verify in emit (lower.emit) is lower's
+        # failure, with lower's input and repro.
+        from ..compiler import LoweringError
+        if (self.name in ("legalize", "lower") or not isinstance(error, Exception)
+                or isinstance(error, LoweringError)):
             return False
         where = self.failures.make()
         ir = where / f"{self.name}-input.mlir"
