@@ -87,8 +87,11 @@ def test_a_file_where_the_run_directory_goes_is_named(prog, capsys):
      "None, not a number"),
     (lambda d: d["tiles"][0].update(row=9), "tiles[0]", "outside the 4x4 grid"),
     (lambda d: d["check"].update(passed="yes"), "check.passed", "not a boolean"),
+    (lambda d: d["energy"].pop("total"), "energy", "has no 'total'"),
+    (lambda d: d["tiles"][0]["energy"].pop("total"), "tiles[0].energy", "has no 'total'"),
 ], ids=["timings", "mac_utilization", "check", "arch", "bytes", "clock", "rows",
-        "layer-field", "layer-tiles", "stalls", "tile-outside", "passed"])
+        "layer-field", "layer-tiles", "stalls", "tile-outside", "passed", "energy-total",
+        "tile-energy-total"])
 def test_a_malformed_report_names_the_file_and_field(prog, capsys, change, field, said):
     path = prog / "run" / "report.json"
     data = json.loads(path.read_text())

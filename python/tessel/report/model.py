@@ -241,12 +241,16 @@ def _coordinates(v) -> bool:
 
 # An object whose entries are numbers, each checked (and named) as one.
 _NUMBERS = "an object of numbers"
+# Energy by part: numbers, and their "total" where there are any (the
+# tables print it).
+_ENERGY = "an object of numbers with a 'total'"
 
 _KINDS = {"a string": lambda v: isinstance(v, str), "a number": _number,
           "an integer": _integer, "a boolean": lambda v: isinstance(v, bool),
           "a number above 0": _positive,
           _GRID: lambda v: _integer(v) and 1 <= v <= _GRID_MAX,
-          "a [row, col] pair": _coordinates, _NUMBERS: lambda v: isinstance(v, dict)}
+          "a [row, col] pair": _coordinates, _NUMBERS: lambda v: isinstance(v, dict),
+          _ENERGY: lambda v: isinstance(v, dict) and (not v or "total" in v)}
 
 _REPORT = {
     "name": "a string",
@@ -263,14 +267,14 @@ _REPORT = {
                "mac": "a number", "vector": "a number", "control": "a number",
                "stalls": "an object of numbers", "idle": "a number",
                "instructions": "a number", "macs": "a number",
-               "mac_utilization": "a number", "energy": "an object of numbers?"}],
+               "mac_utilization": "a number", "energy": _ENERGY + "?"}],
     "check?": {"reference": "a string", "rtol": "a number", "atol": "a number",
                "scale_rtol": "a number?", "passed": "a boolean",
                "max_abs_error": "a number", "max_rel_error": "a number",
                "max_scaled_error": "a number?"},
     "timings": "an object of numbers?",
     "trace": "a string?",
-    "energy": "an object of numbers?",
+    "energy": _ENERGY + "?",
 }
 
 
@@ -301,9 +305,11 @@ class _Fields:
                 raise self.fail(f"field '{path}' is {_shown(v)}, not a list")
             for i, item in enumerate(v):
                 self.value(item, f"{path}[{i}]", kind[0], False)
-        elif kind.rstrip("?") == _NUMBERS and isinstance(v, dict):
+        elif kind.rstrip("?") in (_NUMBERS, _ENERGY) and isinstance(v, dict):
             for key, item in v.items():
                 self.value(item, f"{path}.{key}", "a number", False)
+            if not _KINDS[kind.rstrip("?")](v):
+                raise self.fail(f"field '{path}' has no 'total'")
         elif not _KINDS[kind.rstrip("?")](v):
             raise self.fail(f"field '{path}' is {_shown(v)}, not {kind.rstrip('?')}")
 
