@@ -250,7 +250,7 @@ _KINDS = {"a string": lambda v: isinstance(v, str), "a number": _number,
           "a number above 0": _positive,
           _GRID: lambda v: _integer(v) and 1 <= v <= _GRID_MAX,
           "a [row, col] pair": _coordinates, _NUMBERS: lambda v: isinstance(v, dict),
-          _ENERGY: lambda v: isinstance(v, dict) and (not v or "total" in v)}
+          _ENERGY: lambda v: isinstance(v, dict)}
 
 _REPORT = {
     "name": "a string",
@@ -308,7 +308,7 @@ class _Fields:
         elif kind.rstrip("?") in (_NUMBERS, _ENERGY) and isinstance(v, dict):
             for key, item in v.items():
                 self.value(item, f"{path}.{key}", "a number", False)
-            if not _KINDS[kind.rstrip("?")](v):
+            if kind.rstrip("?") == _ENERGY and v and "total" not in v:
                 raise self.fail(f"field '{path}' has no 'total'")
         elif not _KINDS[kind.rstrip("?")](v):
             raise self.fail(f"field '{path}' is {_shown(v)}, not {kind.rstrip('?')}")
