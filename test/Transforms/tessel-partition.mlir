@@ -136,3 +136,20 @@ func.func @empty_tensor() -> tensor<0xf32> {
   return %1 : tensor<0xf32>
 }
 }
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+// A reduction whose result keeps the reduced dimension (a layer norm's mean,
+// 1x8x1) cannot be split: its partials would have no place.
+func.func @split_keepdim_reduction(%x: tensor<1x8x16xf32>, %init: tensor<1x8x1xf32>) -> tensor<1x8x1xf32> {
+  // expected-error @+1 {{'linalg.generic' op splits a reduction loop, but dimension #2 of its result is indexed by `0`, not by a loop, so its partial results have no place; map it without splitting a reduction loop}}
+  %0 = linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d0, d1, 0)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%x : tensor<1x8x16xf32>) outs(%init : tensor<1x8x1xf32>) attrs = {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [1, 2, 2]>} {
+  ^bb0(%in: f32, %out: f32):
+    %1 = arith.addf %in, %out : f32
+    linalg.yield %1 : f32
+  } -> tensor<1x8x1xf32>
+  return %0 : tensor<1x8x1xf32>
+}
+}

@@ -10,6 +10,8 @@ the decision. See docs/mapper.md.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .apply import UnsupportedMapping, apply, unsupported
 from .graph import Graph, GraphError, Op, Operand
 from .on_chip import keep_on_chip, realign_readers
@@ -30,21 +32,24 @@ def solve(graph: Graph, arch, method: str = "cpsat",
     OR-tools cannot be imported, and says so in the solution's notes)."""
     from . import cpsat, exhaustive, heuristic
 
+    if method not in ("heuristic", "exhaustive", "cpsat"):
+        raise ValueError(f"unknown mapper {method!r}; known: "
+                         f"{', '.join(m for m in MAPPERS if m != 'default')}")
     problem = Problem.build(graph, arch, options or MapperOptions())
     if method == "heuristic":
-        return heuristic.solve(problem)
-    if method == "exhaustive":
-        return exhaustive.solve(problem)
-    if method == "cpsat":
+        solution = heuristic.solve(problem)
+    elif method == "exhaustive":
+        solution = exhaustive.solve(problem)
+    else:
         try:
             import ortools  # noqa: F401
         except ImportError:
             fallback = heuristic.solve(problem)
-            return fallback.__class__(**{**fallback.__dict__, "notes": (
-                "OR-tools is not installed: the greedy mapping is used",)})
-        return cpsat.solve(problem)
-    raise ValueError(f"unknown mapper {method!r}; known: "
-                     f"{', '.join(m for m in MAPPERS if m != 'default')}")
+            solution = replace(fallback, notes=(
+                "OR-tools is not installed: the greedy mapping is used",))
+        else:
+            solution = cpsat.solve(problem)
+    return replace(solution, handed_over=problem.handed_over(solution.choices)[1])
 
 
 def legalize(module) -> None:
@@ -80,7 +85,9 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
     if not options.on_chip:
         return solution
     solution, weighed = realign_readers(g, solution, arch, options)
-    return keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
+    # The pieces of a result handed over were weighed with the placements.
+    return keep_on_chip(g, solution, arch, options.overlap_dma,
+                        weighed | solution.handed_over)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

@@ -37,7 +37,8 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
             out.append(f"op {op.label()} splits a reduction: its partials "
                        "would need a reduce of rank above "
                        f"{MAX_REDUCE_RANK}, which the ISA lacks (or it has "
-                       "several outputs)")
+                       "several outputs, or an output dimension indexed by "
+                       "a constant)")
     return out
 
 

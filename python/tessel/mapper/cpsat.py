@@ -10,7 +10,8 @@ on a rectangle that fits inside the stage's. A tile of a stage holds the
 resident weights of all the stage's ops plus the largest double-buffered
 working set among them.
 
-Objective: latency (the sum of the ops' cycles: ops run one after another)
+Objective: latency (the sum of the ops' cycles: ops run one after another,
+less what the results handed over on chip save, tessel.mapper.handover)
 or throughput (the longest stage, weighted above the latency).
 
 Deterministic: fixed seed, fixed workers with interleaved search, and the
@@ -24,6 +25,39 @@ from dataclasses import replace
 
 from . import heuristic
 from .space import Choice, Problem, Solution, pack
+
+
+def _handed_over(m, problem: Problem, sel):
+    """The cycles the results handed over on chip save, as an expression of
+    the candidates chosen (tessel.mapper.handover): for each result, a
+    boolean that it stays, which holds only where its writer's candidate
+    and each reader's are one of the pairs listed."""
+    from .handover import placement_key
+
+    index = [{} for _ in problem.cands]
+    for i, cs in enumerate(problem.cands):
+        for k, c in enumerate(cs):
+            index[i].setdefault(placement_key(c), []).append(sel[i][k])
+    saved = []
+    for h in problem.handovers:
+        stays = m.NewBoolVar(f"stays{h.writer}")
+        picked = []
+        for w, cycles in h.stored.items():
+            z = m.NewBoolVar("")
+            m.Add(z <= sum(index[h.writer][w]))
+            picked.append(z)
+            saved.append(cycles * z)
+        m.Add(sum(picked) == stays)
+        for reader, pairs in h.reads:
+            picked = []
+            for (w, r), cycles in pairs.items():
+                y = m.NewBoolVar("")
+                m.Add(y <= sum(index[h.writer][w]))
+                m.Add(y <= sum(index[reader][r]))
+                picked.append(y)
+                saved.append(cycles * y)
+            m.Add(sum(picked) == stays)
+    return sum(saved)
 
 
 def solve(problem: Problem, hint: Solution | None = None) -> Solution:
@@ -49,7 +83,7 @@ def solve(problem: Problem, hint: Solution | None = None) -> Solution:
 
     cost = [expr(i, lambda c: c.estimate.cycles) for i in range(n)]
     max_cost = [max(c.estimate.cycles for c in cs) for cs in cands]
-    latency = sum(cost)
+    latency = sum(cost) - _handed_over(m, problem, sel)
     weight = problem.weight
 
     if stages == 1:

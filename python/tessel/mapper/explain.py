@@ -40,11 +40,15 @@ def table(graph: Graph, solution: Solution, arch) -> str:
                  + (f", interval {solution.interval} cycles over "
                     f"{len(solution.stage_cycles())} stages"
                     if len(solution.stage_cycles()) > 1 else ""))
-    # The placements are chosen with every result through DRAM; the
-    # results kept on chip, chosen after them, are in the latency above.
+    # The objective counts the results handed over (less their margin,
+    # tessel.mapper.handover), not those kept after the placements were
+    # chosen; the latency above counts every result kept.
+    handed = ", ".join(f"#{i}" for i in sorted(solution.handed_over))
     lines.append(f"{solution.method}: {solution.status}, objective "
                  f"{solution.objective}"
-                 + (" (every result through DRAM)" if solution.on_chip else "")
+                 + (f" (the results of {handed} handed over on chip, the "
+                    "others through DRAM)" if handed else
+                    " (every result through DRAM)" if solution.on_chip else "")
                  + f", bound {solution.bound}, gap "
                  f"{100 * solution.gap:.2f}%, {solution.solve_seconds:.2f} s "
                  f"on {arch.name}")

@@ -189,10 +189,12 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                     return (f"{reader.label()} reads it at other indices "
                             "(a slice, or a reshape that merges or splits "
                             "dimensions)")
-                if reader.kind not in _READ_THROUGH_RESHAPES:
+                if reader.kind not in _READ_THROUGH_RESHAPES and \
+                        writer.index not in weighed:
                     return (f"{reader.label()} reads it through a reshape, "
                             "and only elementwise ops, reductions and copies "
-                            "read a kept result so")
+                            "read a kept result so, or a matmul placed to "
+                            "read it in one piece")
             if writer.index in weighed:
                 continue
             count = pieces(op, choice.candidate.estimate.steps,
@@ -429,7 +431,9 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
         if k in kept:
             notes[h.op.index] = (f"{h.op.label()}: result on chip, {h.part} bytes "
                                  f"per tile on {len(h.tiles)} tiles, until "
-                                 f"{graph.ops[h.last].label()}")
+                                 f"{graph.ops[h.last].label()}"
+                                 + (", placed with its readers to hand it over"
+                                    if h.op.index in solution.handed_over else ""))
         else:
             notes[h.op.index] = (f"{h.op.label()}: result to DRAM: " +
                                  _why_not(k, held, budgets, kept, graph, sram_bytes))

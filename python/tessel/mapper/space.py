@@ -55,7 +55,10 @@ class MapperOptions:
     - ``on_chip``: keep results between ops in the SRAM of the tiles that
       computed them where the SRAM holds them (``on_chip`` in the mapping;
       :mod:`tessel.mapper.on_chip`). On by default, where the mapping has
-      one pipeline stage.
+      one pipeline stage; for the latency objective the placements are
+      then chosen with the results they hand over on chip
+      (:mod:`tessel.mapper.handover`), plus the candidates that line a
+      result's writer and readers up. ``max_candidates`` does not cap those.
     """
 
     objective: str = "latency"
@@ -146,6 +149,9 @@ class Solution:
     notes: tuple[str, ...] = field(default=())
     # The ops whose results stay in their tiles' SRAM (tessel.mapper.on_chip).
     on_chip: frozenset[int] = frozenset()
+    # The writers whose results the objective counts as handed over on chip
+    # (tessel.mapper.handover).
+    handed_over: frozenset[int] = frozenset()
 
     @property
     def gap(self) -> float:
@@ -202,9 +208,13 @@ MAX_REDUCE_RANK = 4
 def partials_fit_the_isa(op: Op) -> bool:
     """Whether a split of ``op``'s reduction can be added up: its partials
     have one more dimension than the output (tessel-partition), and the
-    reduce that adds them is a vector_reduce of that rank."""
+    reduce that adds them is a vector_reduce of that rank. Every dimension
+    of the output is a loop's: MLIR's partial reductions place each part's
+    partials by the output's loops, so a dimension kept at one element (a
+    layer norm's ``1x128x1`` mean, indexed by a constant) has none."""
     outputs = [o for o in op.operands if o.is_output]
-    return len(outputs) == 1 and len(outputs[0].shape) + 1 <= MAX_REDUCE_RANK
+    return (len(outputs) == 1 and len(outputs[0].shape) + 1 <= MAX_REDUCE_RANK
+            and all(a.terms for a in outputs[0].access))
 
 
 def uneven_reduction_split(op: Op, parts) -> list[int]:
@@ -434,11 +444,20 @@ class Problem:
     arch: object
     options: MapperOptions
     cands: list[tuple[Candidate, ...]]
+    # The results that may stay on chip, weighed with the placements
+    # (tessel.mapper.handover; one stage, latency).
+    handovers: tuple = ()
 
     @classmethod
     def build(cls, graph: Graph, arch, options: MapperOptions) -> "Problem":
-        return cls(graph, arch, options,
-                   [candidates(op, arch, options) for op in graph.ops])
+        from . import handover
+
+        cands = [candidates(op, arch, options) for op in graph.ops]
+        if not (options.on_chip and options.objective == "latency"):
+            return cls(graph, arch, options, cands)
+        cands = handover.with_aligned_candidates(graph, cands, arch, options)
+        return cls(graph, arch, options, cands,
+                   handover.handovers(graph, cands, arch, options))
 
     @property
     def weight(self) -> int:
@@ -447,12 +466,21 @@ class Problem:
     def objective(self, choices) -> int:
         latency = sum(c.cycles for c in choices)
         if self.options.objective == "latency":
-            return latency
+            return latency - self.handed_over(choices)[0]
         return interval(choices) * self.weight + latency
 
+    def handed_over(self, choices) -> tuple[int, frozenset]:
+        """Cycles saved by the results ``choices`` hand over on chip, and
+        their writers (tessel.mapper.handover)."""
+        from .handover import saved_cycles
+
+        return saved_cycles(self.handovers, choices)
+
     def latency_bound(self) -> int:
-        """Latency no mapping beats: each op at its cheapest candidate."""
-        return sum(min(c.estimate.cycles for c in cs) for cs in self.cands)
+        """Latency no mapping beats: each op at its cheapest candidate, less
+        the most every result handed over could save."""
+        return (sum(min(c.estimate.cycles for c in cs) for cs in self.cands)
+                - sum(h.most_saved() for h in self.handovers))
 
 
 def pack(rects: list[tuple[int, int]], rows: int, cols: int):

@@ -16,6 +16,7 @@
 #include "mlir/Dialect/Affine/IR/AffineOps.h"
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/Func/IR/FuncOps.h"
+#include "mlir/Dialect/Linalg/IR/LinalgInterfaces.h"
 #include "mlir/Dialect/SCF/IR/SCF.h"
 #include "mlir/Dialect/SCF/Transforms/TileUsingInterface.h"
 #include "mlir/Dialect/Tensor/IR/Tensor.h"
@@ -87,6 +88,21 @@ FailureOr<PartialSplit> splitWithPartials(RewriterBase &rewriter,
   if (!partial)
     return op.emitOpError("splits a reduction loop, but has no partial "
                           "reduction to compute per part");
+  // Upstream's partial reductions place each part's partials by the loops
+  // that index the result, and take every result dimension to be one.
+  if (auto linalgOp = dyn_cast<linalg::LinalgOp>(op.getOperation()))
+    for (OpOperand &init : linalgOp.getDpsInitsMutable())
+      for (auto [dim, expr] :
+           llvm::enumerate(linalgOp.getMatchingIndexingMap(&init).getResults()))
+        if (!isa<AffineDimExpr>(expr)) {
+          std::string index;
+          llvm::raw_string_ostream(index) << expr;
+          return op.emitOpError()
+                 << "splits a reduction loop, but dimension #" << dim
+                 << " of its result is indexed by `" << index
+                 << "`, not by a loop, so its partial results have no place; "
+                    "map it without splitting a reduction loop";
+        }
   Location loc = op.getLoc();
   SmallVector<Range> domain = op.getIterationDomain(rewriter);
   SmallVector<utils::IteratorType> iterators = op.getLoopIteratorTypes();
