@@ -4,15 +4,17 @@ that read them, and attention's scores kept through its softmax."""
 
 import torch
 
+from randomgraphs import random_graph
 from test_on_chip_choice import mapped
+from test_search import small_arch
 
 from tessel import arch as arch_model
 from tessel.driver.pipeline import compile_imported
 from tessel.frontend import import_torch
-from tessel.mapper import MapperOptions
+from tessel.mapper import MapperOptions, Problem, cpsat, exhaustive, heuristic
 from tessel.mapper.graph import Access, Op, Operand
-from tessel.mapper.handover import aligned_parts
-from tessel.mapper.space import partials_fit_the_isa
+from tessel.mapper.handover import aligned_parts, with_handovers
+from tessel.mapper.space import partials_fit_the_isa, placement_key
 from tessel.runtime.simulator import simulate
 
 
@@ -58,7 +60,7 @@ def test_aligned_parts_put_each_part_on_the_tile_that_holds_it():
     assert aligned_parts(writer, swapped, 0, (1, 3, 1, 1), True) is None
 
 
-def test_a_split_reduction_needs_every_output_dimension_a_loops():
+def test_a_split_reduction_needs_each_output_dimension_indexed_by_a_loop():
     # A layer norm's mean, 1 x rows x 1: its partials would have no place
     # (tessel-partition rejects such a mapping), so it is never offered.
     rows = Operand(shape=(1, 8, 16), elem_bytes=4, access=_loops(0, 1, 2))
@@ -114,3 +116,26 @@ def test_attention_scores_stay_on_chip_through_the_softmax():
         cycles[on_chip] = result.cycles
     # 3,924 against 7,072 cycles.
     assert cycles[True] < 0.7 * cycles[False]
+
+
+def test_cpsat_weighs_hand_overs_as_the_exhaustive_mapper_does():
+    # A matmul, an elementwise op and a matmul: the elementwise op's result
+    # stays on chip only where the second matmul is cut as it is, which
+    # the greedy mapper, each op at its cheapest, does not do.
+    for grid in ((2, 3), (3, 3)):
+        problem = with_handovers(Problem.build(
+            random_graph(2, 3), small_arch(*grid), MapperOptions(max_candidates=4)))
+        assert problem.handovers
+        best, found = exhaustive.solve(problem), cpsat.solve(problem)
+        greedy = heuristic.solve(problem)
+        assert found.objective == best.objective < greedy.objective
+        assert found.status == "OPTIMAL" and found.bound == found.objective
+        saved, writers = problem.handed_over(found.choices)
+        assert saved > 0 and writers == {1}
+        assert problem.objective(found.choices) == \
+            sum(c.cycles for c in found.choices) - saved
+        assert greedy.status == "FEASIBLE" and greedy.bound <= found.objective
+        # A cut offered only to hand a result over is not chosen for itself.
+        assert problem.aligned
+        assert not {(c.op, placement_key(c.candidate))
+                    for c in greedy.choices} & problem.aligned

@@ -30,12 +30,15 @@ def solve(graph: Graph, arch, method: str = "cpsat",
     """The mapping of ``graph`` on ``arch`` by ``method`` (``heuristic``,
     ``cpsat`` or ``exhaustive``; ``cpsat`` falls back to the heuristic when
     OR-tools cannot be imported, and says so in the solution's notes)."""
-    from . import cpsat, exhaustive, heuristic
+    from . import cpsat, exhaustive, handover, heuristic
 
     if method not in ("heuristic", "exhaustive", "cpsat"):
         raise ValueError(f"unknown mapper {method!r}; known: "
                          f"{', '.join(m for m in MAPPERS if m != 'default')}")
-    problem = Problem.build(graph, arch, options or MapperOptions())
+    options = options or MapperOptions()
+    problem = Problem.build(graph, arch, options)
+    if options.on_chip and options.objective == "latency":
+        problem = handover.with_handovers(problem)
     if method == "heuristic":
         solution = heuristic.solve(problem)
     elif method == "exhaustive":
@@ -85,9 +88,7 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
     if not options.on_chip:
         return solution
     solution, weighed = realign_readers(g, solution, arch, options)
-    # The pieces of a result handed over were weighed with the placements.
-    return keep_on_chip(g, solution, arch, options.overlap_dma,
-                        weighed | solution.handed_over)
+    return keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

@@ -24,7 +24,7 @@ import time
 from dataclasses import replace
 
 from . import heuristic
-from .space import Choice, Problem, Solution, pack
+from .space import Choice, Problem, Solution, pack, placement_key
 
 
 def _handed_over(m, problem: Problem, sel):
@@ -32,21 +32,22 @@ def _handed_over(m, problem: Problem, sel):
     the candidates chosen (tessel.mapper.handover): for each result, a
     boolean that it stays, which holds only where its writer's candidate
     and each reader's are one of the pairs listed."""
-    from .handover import placement_key
-
     index = [{} for _ in problem.cands]
     for i, cs in enumerate(problem.cands):
         for k, c in enumerate(cs):
             index[i].setdefault(placement_key(c), []).append(sel[i][k])
     saved = []
+    # The Booleans that hand a result over with each candidate.
+    using: dict = {}
     for h in problem.handovers:
         stays = m.NewBoolVar(f"stays{h.writer}")
-        picked = []
+        mine, picked = [], []
         for w, cycles in h.stored.items():
             z = m.NewBoolVar("")
             m.Add(z <= sum(index[h.writer][w]))
             picked.append(z)
-            saved.append(cycles * z)
+            mine.append(cycles * z)
+            using.setdefault((h.writer, w), []).append(z)
         m.Add(sum(picked) == stays)
         for reader, pairs in h.reads:
             picked = []
@@ -55,8 +56,16 @@ def _handed_over(m, problem: Problem, sel):
                 m.Add(y <= sum(index[h.writer][w]))
                 m.Add(y <= sum(index[reader][r]))
                 picked.append(y)
-                saved.append(cycles * y)
+                mine.append(cycles * y)
+                using.setdefault((reader, r), []).append(y)
             m.Add(sum(picked) == stays)
+        # A result stays only where it saves something (Problem.objective
+        # counts no other).
+        m.Add(sum(mine) >= 1).OnlyEnforceIf(stays)
+        saved.extend(mine)
+    # A candidate offered to hand a result over is chosen only to do so.
+    for i, key in sorted(problem.aligned, key=lambda a: (a[0], str(a[1]))):
+        m.Add(sum(index[i][key]) <= sum(using.get((i, key), [])))
     return sum(saved)
 
 

@@ -36,10 +36,10 @@ from typing import Mapping
 
 from .cost import Placement, estimate
 from .graph import Graph, Op, readers_of
-from .on_chip import (HELD_FRACTION, _READ_THROUGH_RESHAPES, _result_writer,
-                      held_bytes, most_pieces, obstacle, pieces, setup_bytes,
-                      unit_reshape)
-from .space import Candidate, Choice, divides, placed
+from .on_chip import (HELD_FRACTION, READ_THROUGH_RESHAPES, held_bytes,
+                      most_pieces, pieces, placement_obstacle, result_obstacle,
+                      result_writer, setup_bytes, unit_reshape)
+from .space import Candidate, Choice, Problem, divides, placed, placement_key
 
 # The readers whose reads of a kept result the cost model prices well.
 _READERS = ("elementwise", "reduction", "copy", "matmul", "batch_matmul")
@@ -52,11 +52,8 @@ _READERS = ("elementwise", "reduction", "copy", "matmul", "batch_matmul")
 # its requantizing epilogue ran on half the tiles.
 MARGIN = 0.25
 
-
-def placement_key(candidate: Candidate) -> Placement:
-    """A candidate's placement wherever its rectangle lies (CP-SAT places
-    the rectangles after choosing)."""
-    return replace(candidate.placement, row=0, col=0)
+# Passes of offering aligned cuts along the graph's edges, at most.
+_ROUNDS = 8
 
 
 @dataclass(frozen=True)
@@ -72,7 +69,12 @@ class Handover:
     stored: Mapping[Placement, int]
     reads: tuple[tuple[int, Mapping[tuple[Placement, Placement], int]], ...]
 
+    def ops(self) -> list[int]:
+        """The writer and the readers."""
+        return [self.writer] + [r for r, _ in self.reads]
+
     def most_saved(self) -> int:
+        """The most any choice of candidates saves (a bound)."""
         return max(0, max(self.stored.values())) + sum(
             max(0, max(pairs.values())) for _, pairs in self.reads)
 
@@ -91,34 +93,51 @@ class Handover:
         return total
 
 
-def _readers(graph: Graph, op: Op, readers: dict[int, list[int]]):
-    """(reader, positions of its operands reading ``op``'s result), or None
-    where a reader is not one whose reads are handed over."""
-    writer = _result_writer(op)
-    out = []
-    for r in sorted(set(readers.get(writer.index, ()))):
-        reader = graph.ops[r]
-        # An epilogue runs on its producer's slices, not as placed itself.
-        if reader.kind not in _READERS or reader.folded:
-            return None
-        out.append((r, tuple(i for i, o in enumerate(reader.operands)
-                             if o.source == ("op", writer.index) and not o.is_output)))
-    return out or None
+def with_handovers(problem: Problem) -> Problem:
+    """``problem`` with the candidates that line results' writers and
+    readers up (:func:`with_aligned_candidates`) and the hand-overs its
+    objective counts (:func:`handovers`). A candidate offered so is chosen
+    only to hand a result over (``Problem.aligned``): chosen for its own
+    cycles, predicted within the cost model's error of the cut it
+    displaces, it made the int8 GPT-2 block's layer norm on tessel-16x16
+    run 11,440 -> 11,739 cycles."""
+    graph, arch, options = problem.graph, problem.arch, problem.options
+    cands = with_aligned_candidates(graph, problem.cands, arch, options)
+    known = {(i, placement_key(c)) for i, cs in enumerate(problem.cands)
+             for c in cs}
+    return replace(problem, cands=cands,
+                   handovers=handovers(graph, cands, arch, options),
+                   aligned=frozenset((i, placement_key(c))
+                                     for i, cs in enumerate(cands) for c in cs)
+                   - known)
+
+
+def _edges(graph: Graph):
+    """(writer op, its readers: (reader, positions of its operands that read
+    the result)) for each result that some placement could hand over: its
+    readers elementwise ops, reductions, copies or matmuls, none of them an
+    epilogue (which runs on its producer's slices, not as placed itself)."""
+    readers = readers_of(graph.ops)
+    for op in graph.ops:
+        if op.kind == "fill" or result_obstacle(graph, op, readers, True):
+            continue
+        writer = result_writer(op)
+        mine = [graph.ops[r] for r in sorted(set(readers[writer.index]))]
+        if all(r.kind in _READERS and not r.folded for r in mine):
+            yield op, [(r.index, tuple(i for i, o in enumerate(r.operands)
+                                       if o.source == ("op", writer.index)))
+                       for r in mine]
 
 
 def _paired_dims(out, read) -> list[tuple[int, int]] | None:
     """The dimensions of a result (``out``) and of its reader's operand
-    (``read``) that hold the same indices, in order: all of them, or those
-    of more than one element across a reshape of unit dimensions."""
-    if read.padded:
+    (``read``) of more than one element, in order (the same indices, across
+    a reshape of unit dimensions); those of one element are never split."""
+    if read.padded or not (tuple(read.shape) == tuple(out.shape)
+                           or unit_reshape(read.shape, out.shape)):
         return None
-    if tuple(read.shape) == tuple(out.shape):
-        return list(zip(range(len(out.shape)), range(len(read.shape))))
-    if not unit_reshape(read.shape, out.shape):
-        return None
-    mine = [d for d, n in enumerate(out.shape) if n != 1]
-    theirs = [d for d, n in enumerate(read.shape) if n != 1]
-    return list(zip(mine, theirs))
+    return list(zip([d for d, n in enumerate(out.shape) if n != 1],
+                    [d for d, n in enumerate(read.shape) if n != 1]))
 
 
 def _loop_of(access) -> int | None:
@@ -143,7 +162,9 @@ def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
     computed them). None where there is no such cut: a split loop indexes
     no dimension alone, or would split a reduction loop, or the cut is
     uneven."""
-    out = next(o for o in _result_writer(writer).operands if o.is_output)
+    # The writer's own result: an epilogue writes the same elements, at
+    # indices of its own loops.
+    out = next(o for o in writer.operands if o.is_output)
     read = reader.operands[position]
     dims = _paired_dims(out, read)
     if dims is None:
@@ -157,8 +178,7 @@ def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
         ls, lt = (lw, lr) if from_writer else (lr, lw)
         to_target[ls] = lt
     new = [1] * len(target.loops)
-    split = [l for l, p in enumerate(parts) if p > 1]
-    for ls in split:
+    for ls in (l for l, p in enumerate(parts) if p > 1):
         lt = to_target.get(ls)
         if lt is None or lt in target.reduction_loops:
             return None
@@ -167,51 +187,38 @@ def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
     return new if divides(target, new) else None
 
 
-def edges(graph: Graph):
-    """(writer op, its readers as :func:`_readers` gives them) for each
-    result that may be handed over."""
-    readers = readers_of(graph.ops)
-    for op in graph.ops:
-        if op.folded or op.kind == "fill":
-            continue
-        mine = _readers(graph, op, readers)
-        if mine is not None:
-            yield op, mine
-
-
-def with_aligned_candidates(graph: Graph, cands: list, arch, options,
-                            rounds: int = 8) -> list:
+def with_aligned_candidates(graph: Graph, cands: list, arch, options) -> list:
     """``cands`` with, for each result that may be handed over, the cuts of
     each reader aligned with each of its writer's candidates and the cuts
     of the writer aligned with each of its readers', on the same rectangle
     (:func:`aligned_parts`), costed as any candidate is. Passes repeat
-    until no cut is new (at most ``rounds``), so a cut travels along a
-    chain: BERT's batch matmul of probabilities and values offers its cut
-    to the softmax's normalization, which offers it to the scores' batch
-    matmul, which offers it to the softmax's reductions."""
+    until no cut is new, so a cut travels along a chain: BERT's batch
+    matmul of probabilities and values offers its cut to the softmax's
+    normalization, which offers it to the scores' batch matmul, which
+    offers it to the softmax's reductions."""
     cands = [list(cs) for cs in cands]
-    pairs = list(edges(graph))
-    for _ in range(rounds):
+    known = [{placement_key(c) for c in cs} for cs in cands]
+    tried = set()
+    links = [(op, graph.ops[r], position, from_writer)
+             for op, mine in _edges(graph) for r, positions in mine
+             for position in positions for from_writer in (True, False)]
+    for _ in range(_ROUNDS):
         added = False
-        for op, mine in pairs:
-            for r, positions in mine:
-                for position in positions:
-                    for source, target, from_writer in (
-                            (op.index, r, True), (r, op.index, False)):
-                        known = {placement_key(c) for c in cands[target]}
-                        for c in list(cands[source]):
-                            p = c.placement
-                            parts = aligned_parts(op, graph.ops[r], position,
-                                                  p.parts, from_writer)
-                            if parts is None:
-                                continue
-                            new = placed(graph.ops[target], arch,
-                                         Placement(0, 0, p.rows, p.cols, parts),
-                                         options.overlap_dma)
-                            if new is not None and placement_key(new) not in known:
-                                known.add(placement_key(new))
-                                cands[target].append(new)
-                                added = True
+        for writer, reader, position, from_writer in links:
+            source, target = (writer, reader) if from_writer else (reader, writer)
+            for c in list(cands[source.index]):
+                p = c.placement
+                parts = aligned_parts(writer, reader, position, p.parts, from_writer)
+                key = (target.index, p.rows, p.cols, parts)
+                if parts is None or key in tried:
+                    continue
+                tried.add(key)
+                new = placed(target, arch, Placement(0, 0, p.rows, p.cols, parts),
+                             options.overlap_dma)
+                if new is not None and placement_key(new) not in known[target.index]:
+                    known[target.index].add(placement_key(new))
+                    cands[target.index].append(new)
+                    added = True
         if not added:
             break
     return [tuple(cs) for cs in cands]
@@ -220,103 +227,83 @@ def with_aligned_candidates(graph: Graph, cands: list, arch, options,
 def handovers(graph: Graph, cands: list, arch, options) -> tuple[Handover, ...]:
     """The results that may stay on chip under some choice of candidates,
     with the cycles each choice saves (:class:`Handover`)."""
-    readers = readers_of(graph.ops)
-    limit = most_pieces(arch)
+    read_cycles: dict = {}
     out = []
-    for op, mine in edges(graph):
-        writer = _result_writer(op)
-        stored = {}
-        for c in cands[op.index]:
-            choice = Choice(op.index, c)
-            # Everything but the pieces, which the pairs below count.
-            if obstacle(graph, choice, readers, {}, arch,
-                        weighed=frozenset({writer.index})) is not None:
-                continue
-            part = held_bytes(op, c.placement.parts)
-            if part * HELD_FRACTION > arch.tile.sram.bytes:
-                continue
-            kept = estimate(op, arch, c.placement, overlap_dma=options.overlap_dma,
-                            steps=c.estimate.steps, kept_result=True)
-            if kept is not None:
-                stored[placement_key(c)] = (c.estimate.cycles - kept.cycles
-                                            - _margin(c))
-        if not stored:
-            continue
-        reads = []
-        for r, positions in mine:
-            reader = graph.ops[r]
-            result = next(o for o in writer.operands if o.is_output)
-            through_reshape = any(
-                tuple(reader.operands[i].shape) != tuple(result.shape)
-                for i in positions) and reader.kind not in _READ_THROUGH_RESHAPES
-            pairs = {}
-            for cw in cands[op.index]:
-                w = placement_key(cw)
-                if w not in stored:
-                    continue
-                on = (cw.placement.rows, cw.placement.cols)
-                aligned = {aligned_parts(op, reader, i, cw.placement.parts, True)
-                           for i in positions}
-                for cr in cands[r]:
-                    # Only reads of whole parts, each by one tile: the
-                    # estimate of reads that fan out over the NoC misses
-                    # their contention (a BERT layer's softmax placed to
-                    # read its scores from three tiles each, predicted
-                    # 9.9 k cycles, ran 33 k).
-                    if (cr.placement.rows, cr.placement.cols) != on or \
-                            aligned != {cr.placement.parts}:
-                        continue
-                    counts = {i: pieces(op, cw.estimate.steps, cr.estimate.steps,
-                                        reader.operands[i]) for i in positions}
-                    most = max(counts.values())
-                    # A matmul reading through a reshape reads its own
-                    # slice whole: in pieces it ran slower (on_chip).
-                    if most > limit or (through_reshape and most > 1):
-                        continue
-                    if cr.placement.shared and held_bytes(
-                            op, cw.placement.parts) < setup_bytes(arch):
-                        continue
-                    e = _read_on_chip(reader, cr, arch, options, counts)
-                    if e is not None:
-                        pairs[w, placement_key(cr)] = (cr.estimate.cycles - e
-                                                       - _margin(cr))
-            if not pairs:
-                break
-            reads.append((r, pairs))
-        else:
+    for op, mine in _edges(graph):
+        stored = _stored(op, cands[op.index], arch, options)
+        reads = [(r, _pairs(op, graph.ops[r], positions, cands[op.index], cands[r],
+                            stored, arch, options, read_cycles))
+                 for r, positions in mine] if stored else []
+        if stored and all(pairs for _, pairs in reads):
             out.append(Handover(op.index, stored, tuple(reads)))
     return tuple(out)
 
 
+def _stored(op: Op, cands, arch, options) -> dict:
+    """For each of ``op``'s candidates that may keep its result, the cycles
+    it saves not storing it, less its margin."""
+    stored = {}
+    for c in cands:
+        if placement_obstacle(op, Choice(op.index, c)) or \
+                held_bytes(op, c.placement.parts) * HELD_FRACTION > \
+                arch.tile.sram.bytes:
+            continue
+        kept = estimate(op, arch, c.placement, overlap_dma=options.overlap_dma,
+                        steps=c.estimate.steps, kept_result=True)
+        if kept is not None:
+            stored[placement_key(c)] = c.estimate.cycles - kept.cycles - _margin(c)
+    return stored
+
+
+def _pairs(writer: Op, reader: Op, positions, writer_cands, reader_cands,
+           stored: dict, arch, options, read_cycles: dict) -> dict:
+    """For each pair of candidates (writer's that may keep the result,
+    reader's) in which each of the reader's parts reads one of the
+    writer's whole, in few pieces a step, the cycles the reader saves
+    reading it from SRAM, less its margin."""
+    result = next(o for o in result_writer(writer).operands if o.is_output)
+    through_reshape = reader.kind not in READ_THROUGH_RESHAPES and any(tuple(reader.operands[i].shape) != tuple(result.shape)
+                for i in positions)
+    pairs = {}
+    for cw in writer_cands:
+        w = placement_key(cw)
+        if w not in stored:
+            continue
+        aligned = {aligned_parts(writer, reader, i, cw.placement.parts, True)
+                   for i in positions}
+        for cr in reader_cands:
+            # Only reads of whole parts, each by one tile: the estimate of
+            # reads that fan out over the NoC misses their contention (a
+            # BERT layer's softmax placed to read its scores from three
+            # tiles each, predicted 9.9 k cycles, ran 33 k).
+            if (cr.placement.rows, cr.placement.cols) != \
+                    (cw.placement.rows, cw.placement.cols) or \
+                    aligned != {cr.placement.parts}:
+                continue
+            counts = {i: pieces(writer, cw.estimate.steps, cr.estimate.steps,
+                                reader.operands[i]) for i in positions}
+            most = max(counts.values())
+            # A matmul reads through a reshape only its own slice whole:
+            # in pieces, GPT-2's block ran slower (on_chip).
+            if most > most_pieces(arch) or (through_reshape and most > 1):
+                continue
+            # A reader that shares its loads fetches a small part from each
+            # holder apart (on_chip.keep_on_chip's rule).
+            if cr.placement.shared and \
+                    held_bytes(writer, cw.placement.parts) < setup_bytes(arch):
+                continue
+            key = (reader.index, placement_key(cr), tuple(sorted(counts.items())))
+            if key not in read_cycles:
+                e = estimate(reader, arch, cr.placement,
+                             overlap_dma=options.overlap_dma,
+                             steps=cr.estimate.steps, on_chip_reads=counts)
+                read_cycles[key] = None if e is None else e.cycles
+            if read_cycles[key] is not None:
+                pairs[w, placement_key(cr)] = (cr.estimate.cycles - read_cycles[key]
+                                               - _margin(cr))
+    return pairs
+
+
 def _margin(candidate: Candidate) -> int:
+    """The part of a candidate's cycles a saving must exceed (``MARGIN``)."""
     return int(MARGIN * candidate.estimate.cycles)
-
-
-_READS: dict = {}
-
-
-def _read_on_chip(reader: Op, candidate: Candidate, arch, options,
-                  counts: dict[int, int]) -> int | None:
-    key = (id(reader), placement_key(candidate), candidate.estimate.steps,
-           tuple(sorted(counts.items())), options.overlap_dma, id(arch))
-    if key not in _READS:
-        e = estimate(reader, arch, candidate.placement,
-                     overlap_dma=options.overlap_dma,
-                     steps=candidate.estimate.steps, on_chip_reads=counts)
-        _READS[key] = (reader, arch, None if e is None else e.cycles)
-    return _READS[key][2]
-
-
-def saved_cycles(found: tuple[Handover, ...], choices) -> tuple[int, frozenset]:
-    """Cycles saved by the results handed over under ``choices``, and the
-    writers whose results they are."""
-    chosen = {c.op: placement_key(c.candidate) for c in choices}
-    total, writers = 0, set()
-    for h in found:
-        s = h.saved(chosen)
-        # What saves nothing beyond its margin is not counted (CP-SAT leaves
-        # it out too).
-        if s is not None and s > 0:
-            total += s
-            writers.add(h.writer)
-    return total, frozenset(writers)

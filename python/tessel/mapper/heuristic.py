@@ -3,7 +3,8 @@ the fallback when OR-tools is missing.
 
 Latency: each op takes its cheapest candidate. Ops run one after another,
 so the latency is the sum of the ops' cycles and this choice is optimal for
-the cost model (the CP-SAT mapper proves it, gap 0).
+the cost model (the CP-SAT mapper proves it, gap 0), but for what results
+handed over on chip save (tessel.mapper.handover), which it does not weigh.
 
 Throughput: for each stage count up to ``max_stages``, the grid is cut into
 that many strips of whole columns, each op takes its cheapest candidate that
@@ -16,7 +17,7 @@ from __future__ import annotations
 import time
 from dataclasses import replace
 
-from .space import Choice, Problem, Solution
+from .space import Choice, Problem, Solution, placement_key
 
 
 def _stage_sram_ok(problem: Problem, choices) -> bool:
@@ -65,9 +66,11 @@ def solve(problem: Problem) -> Solution:
     arch, options = problem.arch, problem.options
     rows, cols = arch.grid.rows, arch.grid.cols
 
-    def cheapest(cands, h, w, resident_ok=True):
+    def cheapest(i, cands, h, w, resident_ok=True):
+        # Not a candidate offered only to hand a result over.
         fitting = [c for c in cands if c.placement.rows <= h and c.placement.cols <= w
-                   and (resident_ok or not c.placement.resident)]
+                   and (resident_ok or not c.placement.resident)
+                   and (i, placement_key(c)) not in problem.aligned]
         return min(fitting, key=lambda c: (c.estimate.cycles, c.placement.tiles),
                    default=None)
 
@@ -82,7 +85,8 @@ def solve(problem: Problem) -> Solution:
                   for s in range(stages)]
         narrow = min(w for _, w in strips)
         for resident_ok in (True, False):
-            picks = [cheapest(cs, rows, narrow, resident_ok) for cs in problem.cands]
+            picks = [cheapest(i, cs, rows, narrow, resident_ok)
+                     for i, cs in enumerate(problem.cands)]
             if any(p is None for p in picks):
                 continue
             stage_of = _cut([p.estimate.cycles for p in picks], stages) \
@@ -102,9 +106,12 @@ def solve(problem: Problem) -> Solution:
             break
     if best is None:
         raise ValueError("the greedy mapper found no mapping that fits SRAM")
-    # For latency the greedy choice is optimal for the model (see above).
-    optimal = options.objective == "latency"
+    # For latency the greedy choice is optimal for the model (see above),
+    # but where results handed over on chip save cycles it does not weigh.
+    optimal = options.objective == "latency" and not problem.handovers
+    bound = (best[0] if optimal else problem.latency_bound()
+             if options.objective == "latency" else 0)
     return Solution(method="heuristic", choices=best[1], objective=best[0],
-                    bound=best[0] if optimal else 0,
+                    bound=bound,
                     solve_seconds=time.perf_counter() - start,
                     status="OPTIMAL" if optimal else "FEASIBLE")

@@ -64,7 +64,8 @@ LIVE_FRACTION = 4
 # matrices, and the transposed keys its batch matmul reads, and ran 2.0 %
 # slower (706,190 -> 720,442 cycles); the BERT layer, whose layer norms
 # read its matmuls' results so, ran 1.8 % faster (683,757 -> 671,205).
-_READ_THROUGH_RESHAPES = ("elementwise", "reduction", "copy")
+READ_THROUGH_RESHAPES = ("elementwise", "reduction", "copy")
+_MATMULS = ("matmul", "batch_matmul")
 
 # The views a kept result is read through at other shapes: those that
 # tessel-keep-on-chip follows (a slice reads at other offsets, and
@@ -72,7 +73,7 @@ _READ_THROUGH_RESHAPES = ("elementwise", "reduction", "copy")
 _UNIT_RESHAPES = {"tensor.expand_shape", "tensor.collapse_shape"}
 
 
-def _result_writer(op: Op) -> Op:
+def result_writer(op: Op) -> Op:
     """The op whose output is ``op``'s result as later ops read it: its
     epilogue, which runs on its slices before they are stored, if any."""
     return op.epilogue or op
@@ -82,7 +83,7 @@ def held_bytes(op: Op, parts: tuple[int, ...]) -> int:
     """Bytes of ``op``'s result one tile holds: its output's slice over the
     largest part of each loop."""
     extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
-    outputs = [o for o in _result_writer(op).operands if o.is_output]
+    outputs = [o for o in result_writer(op).operands if o.is_output]
     return sum(o.slice_bytes(extents) for o in outputs)
 
 
@@ -144,15 +145,16 @@ def most_pieces(arch) -> int:
     return (setup + arch.dram.latency_cycles) // setup
 
 
-def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
-             choices: dict, arch, weighed: frozenset = frozenset()) -> str | None:
-    """Why ``choice``'s op cannot keep its result on chip; None where it can
-    (the SRAM aside). The pieces its readers read it in are not counted for
-    a result in ``weighed`` (:func:`realign_readers` costed them)."""
-    op = graph.ops[choice.op]
+def result_obstacle(graph: Graph, op: Op, readers: dict[int, list[int]],
+                    matmuls_read_reshaped: bool = False) -> str | None:
+    """Why ``op``'s result cannot stay on chip however it and its readers
+    are placed; None where some placement could keep it. A matmul reads it
+    through a reshape of unit dimensions only where
+    ``matmuls_read_reshaped``: placed to read it in one piece
+    (tessel.mapper.handover)."""
     if op.folded:
         return "runs inside another op"
-    writer = _result_writer(op)
+    writer = result_writer(op)
     outputs = [o for o in writer.operands if o.is_output]
     if len(outputs) != 1:
         return f"it has {len(outputs)} results"
@@ -161,15 +163,6 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
         return "its result is a model output"
     if out.seed_dims:
         return "its result starts from a broadcast bias"
-    # An accumulator loaded from DRAM (its fill not set in SRAM) is read by
-    # the op itself (tessel-promote-to-sram).
-    main = next(o for o in op.operands if o.is_output)
-    part = tuple(-(-n // p) for n, p in zip(op.loops, choice.placement.parts))
-    if main.read and not (main.filled and _loaded_once(
-            main, part, choice.candidate.estimate.steps)):
-        return "it accumulates its result through DRAM"
-    if any(choice.placement.parts[l] > 1 for l in op.reduction_loops):
-        return "it splits a reduction, whose partial results another op adds"
     mine = readers.get(writer.index, [])
     if not mine:
         return "no op reads its result"
@@ -189,20 +182,56 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
                     return (f"{reader.label()} reads it at other indices "
                             "(a slice, or a reshape that merges or splits "
                             "dimensions)")
-                if reader.kind not in _READ_THROUGH_RESHAPES and \
-                        writer.index not in weighed:
+                if reader.kind not in READ_THROUGH_RESHAPES and not (
+                        matmuls_read_reshaped and reader.kind in _MATMULS):
                     return (f"{reader.label()} reads it through a reshape, "
                             "and only elementwise ops, reductions and copies "
                             "read a kept result so, or a matmul placed to "
                             "read it in one piece")
-            if writer.index in weighed:
+    return None
+
+
+def placement_obstacle(op: Op, choice) -> str | None:
+    """Why ``op`` placed as ``choice`` cannot keep its result on chip,
+    whatever its readers; None where it can."""
+    # An accumulator loaded from DRAM (its fill not set in SRAM) is read by
+    # the op itself (tessel-promote-to-sram).
+    main = next(o for o in op.operands if o.is_output)
+    part = tuple(-(-n // p) for n, p in zip(op.loops, choice.placement.parts))
+    if main.read and not (main.filled and _loaded_once(
+            main, part, choice.candidate.estimate.steps)):
+        return "it accumulates its result through DRAM"
+    if any(choice.placement.parts[l] > 1 for l in op.reduction_loops):
+        return "it splits a reduction, whose partial results another op adds"
+    return None
+
+
+def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
+             choices: dict, arch, weighed: frozenset = frozenset(),
+             handed_over: frozenset = frozenset()) -> str | None:
+    """Why ``choice``'s op cannot keep its result on chip; None where it can
+    (the SRAM aside). The pieces its readers read it in are not counted for
+    a result (its writer's index, the epilogue's where it has one) in
+    ``weighed``: :func:`realign_readers` or the mapper's objective
+    (tessel.mapper.handover) costed them. A result in ``handed_over`` may
+    be read by a matmul through a reshape of unit dimensions, in the one
+    piece the objective counted."""
+    op = graph.ops[choice.op]
+    writer = result_writer(op)
+    why = result_obstacle(graph, op, readers, writer.index in handed_over) \
+        or placement_obstacle(op, choice)
+    if why is not None or writer.index in weighed:
+        return why
+    for r in readers[writer.index]:
+        for o in graph.ops[r].operands:
+            if o.source != ("op", writer.index):
                 continue
             count = pieces(op, choice.candidate.estimate.steps,
                            choices[r].candidate.estimate.steps, o)
             if count > most_pieces(arch):
-                return (f"{reader.label()} would read it in {count} pieces a "
-                        f"step, more than the {most_pieces(arch)} whose "
-                        "setups cost what a DRAM load does")
+                return (f"{graph.ops[r].label()} would read it in {count} "
+                        f"pieces a step, more than the {most_pieces(arch)} "
+                        "whose setups cost what a DRAM load does")
     return None
 
 
@@ -312,12 +341,16 @@ def realign_readers(graph: Graph, solution, arch, options):
         # As placed so far: a writer may itself be a reader cut again.
         writer_choice = choices[index]
         op = graph.ops[index]
-        writer = _result_writer(op)
+        writer = result_writer(op)
         mine = readers.get(writer.index, []) if not op.folded else []
         if len(mine) != 1 or graph.ops[mine[0]].kind not in _REALIGNED_KINDS:
             continue
         r = mine[0]
         reader, now = graph.ops[r], choices[r]
+        # A reader whose own result is handed over keeps the cut it was
+        # placed with, to be read whole by its readers.
+        if r in solution.handed_over:
+            continue
         # Kept already, or kept in DRAM by more than the pieces.
         if obstacle(graph, writer_choice, readers, choices, arch) is None or \
                 obstacle(graph, writer_choice, readers, choices, arch,
@@ -393,16 +426,21 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
     result are costed again as the lowering runs them (:func:`_recosted`):
     ``overlap_dma`` is the mapper option they were costed with. The results
     of the writers in ``weighed`` are not held to the pieces rule
-    (:func:`realign_readers` costed their readers' pieces)."""
+    (:func:`realign_readers` costed their readers' pieces), nor those the
+    objective counted as handed over (``solution.handed_over``), which a
+    matmul may also read through a reshape of unit dimensions."""
     if len(solution.stage_cycles()) > 1:
         return solution
     sram_bytes = arch.tile.sram.bytes
     readers = readers_of(graph.ops)
     choices = {c.op: c for c in solution.choices}
+    handed = frozenset(result_writer(graph.ops[i]).index
+                       for i in solution.handed_over)
     held, notes = [], {}
     for choice in sorted(solution.choices, key=lambda c: c.op):
         op = graph.ops[choice.op]
-        why = obstacle(graph, choice, readers, choices, arch, weighed)
+        why = obstacle(graph, choice, readers, choices, arch, weighed | handed,
+                       handed)
         if why is not None:
             if not op.folded and op.kind != "fill":
                 notes[op.index] = f"{op.label()}: result to DRAM: {why}"
@@ -411,7 +449,7 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
         part = held_bytes(op, p.parts)
         if part < setup_bytes(arch) and any(
                 choices[r].placement.shared
-                for r in readers[_result_writer(op).index]):
+                for r in readers[result_writer(op).index]):
             notes[op.index] = (f"{op.label()}: result to DRAM: {part} bytes per "
                                f"tile, less than the {setup_bytes(arch)} a "
                                "transfer moves in its setup time, for readers "
@@ -422,7 +460,7 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
                                f"tile, more than 1/{HELD_FRACTION} of "
                                f"{sram_bytes} bytes of SRAM")
             continue
-        held.append(_Held(op, part, max(readers[_result_writer(op).index]),
+        held.append(_Held(op, part, max(readers[result_writer(op).index]),
                           frozenset((p.row + r, p.col + c) for r in range(p.rows)
                                     for c in range(p.cols))))
     budgets = _budgets(held)
@@ -453,7 +491,7 @@ def _recosted(graph: Graph, choices, on_chip: frozenset, arch,
     steps stay as chosen; the predicted cycles follow the lowering (what
     ``tessel map --explain`` and the cost model's error per layer show)."""
     by_op = {c.op: c for c in choices}
-    held_by_writer = {_result_writer(graph.ops[i]).index: graph.ops[i] for i in on_chip}
+    held_by_writer = {result_writer(graph.ops[i]).index: graph.ops[i] for i in on_chip}
     out = []
     for choice in choices:
         op = graph.ops[choice.op]

@@ -101,6 +101,12 @@ class Candidate:
     estimate: Estimate
 
 
+def placement_key(candidate: Candidate) -> Placement:
+    """A candidate's placement wherever its rectangle lies (CP-SAT places
+    the rectangles after choosing)."""
+    return replace(candidate.placement, row=0, col=0)
+
+
 @dataclass(frozen=True)
 class Choice:
     """The decision for one op: its candidate and pipeline stage, and where
@@ -209,12 +215,14 @@ def partials_fit_the_isa(op: Op) -> bool:
     """Whether a split of ``op``'s reduction can be added up: its partials
     have one more dimension than the output (tessel-partition), and the
     reduce that adds them is a vector_reduce of that rank. Every dimension
-    of the output is a loop's: MLIR's partial reductions place each part's
-    partials by the output's loops, so a dimension kept at one element (a
-    layer norm's ``1x128x1`` mean, indexed by a constant) has none."""
+    of the output is one loop's: MLIR's partial reductions place each
+    part's partials by the output's loops, so a dimension kept at one
+    element (a layer norm's ``1x128x1`` mean, indexed by a constant) has
+    none."""
     outputs = [o for o in op.operands if o.is_output]
     return (len(outputs) == 1 and len(outputs[0].shape) + 1 <= MAX_REDUCE_RANK
-            and all(a.terms for a in outputs[0].access))
+            and all(a.const == 0 and a.terms and len(a.terms) == 1
+                    and a.terms[0][1] == 1 for a in outputs[0].access))
 
 
 def uneven_reduction_split(op: Op, parts) -> list[int]:
@@ -434,6 +442,11 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
     return tuple(sorted(kept, key=order))
 
 
+# The objective of choices that use a candidate offered to hand a result
+# over without handing it over (Problem.aligned): no mapping.
+INVALID = 1 << 62
+
+
 @dataclass
 class Problem:
     """A graph to map: its candidates and how objectives are scored. For
@@ -445,19 +458,15 @@ class Problem:
     options: MapperOptions
     cands: list[tuple[Candidate, ...]]
     # The results that may stay on chip, weighed with the placements
-    # (tessel.mapper.handover; one stage, latency).
+    # (tessel.mapper.handover.with_handovers; one stage, latency), and the
+    # candidates offered only to hand one over: (op, placement_key).
     handovers: tuple = ()
+    aligned: frozenset = frozenset()
 
     @classmethod
     def build(cls, graph: Graph, arch, options: MapperOptions) -> "Problem":
-        from . import handover
-
-        cands = [candidates(op, arch, options) for op in graph.ops]
-        if not (options.on_chip and options.objective == "latency"):
-            return cls(graph, arch, options, cands)
-        cands = handover.with_aligned_candidates(graph, cands, arch, options)
-        return cls(graph, arch, options, cands,
-                   handover.handovers(graph, cands, arch, options))
+        return cls(graph, arch, options,
+                   [candidates(op, arch, options) for op in graph.ops])
 
     @property
     def weight(self) -> int:
@@ -466,15 +475,32 @@ class Problem:
     def objective(self, choices) -> int:
         latency = sum(c.cycles for c in choices)
         if self.options.objective == "latency":
-            return latency - self.handed_over(choices)[0]
+            saved, _, used = self._handovers_counted(choices)
+            if any((c.op, placement_key(c.candidate)) in self.aligned - used
+                   for c in choices):
+                return INVALID
+            return latency - saved
         return interval(choices) * self.weight + latency
 
     def handed_over(self, choices) -> tuple[int, frozenset]:
         """Cycles saved by the results ``choices`` hand over on chip, and
-        their writers (tessel.mapper.handover)."""
-        from .handover import saved_cycles
+        their writers (tessel.mapper.handover). One that saves nothing
+        beyond its margin is not counted (CP-SAT leaves it out too)."""
+        saved, writers, _ = self._handovers_counted(choices)
+        return saved, writers
 
-        return saved_cycles(self.handovers, choices)
+    def _handovers_counted(self, choices):
+        """:meth:`handed_over`, and the candidates of the writers and
+        readers of those results, as (op, placement_key)."""
+        chosen = {c.op: placement_key(c.candidate) for c in choices}
+        total, writers, used = 0, set(), set()
+        for h in self.handovers:
+            saved = h.saved(chosen)
+            if saved is not None and saved > 0:
+                total += saved
+                writers.add(h.writer)
+                used.update((op, chosen[op]) for op in h.ops())
+        return total, frozenset(writers), frozenset(used)
 
     def latency_bound(self) -> int:
         """Latency no mapping beats: each op at its cheapest candidate, less
