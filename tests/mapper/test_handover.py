@@ -56,8 +56,8 @@ def test_aligned_parts_put_each_part_on_the_tile_that_holds_it():
     swapped = _reader((8, 4, 8), ("parallel",) * 3, _loops(1, 0, 2))
     assert aligned_parts(writer, swapped, 0, (4, 2, 1, 1), True) == (2, 4, 1)
     assert aligned_parts(writer, swapped, 0, (4, 1, 1, 1), True) == (1, 4, 1)
-    # Uneven: 8 rows in 3 parts.
-    assert aligned_parts(writer, swapped, 0, (1, 3, 1, 1), True) is None
+    # Uneven, 8 rows in 3 parts: the same parts, of the same extent.
+    assert aligned_parts(writer, swapped, 0, (1, 3, 1, 1), True) == (3, 1, 1)
 
 
 def test_a_split_reduction_needs_each_output_dimension_indexed_by_a_loop():
@@ -112,9 +112,11 @@ def test_attention_scores_stay_on_chip_through_the_softmax():
                                        time_limit_s=10, on_chip=on_chip))
         result = simulate(program, {"x": x.numpy()})
         expected = _Attention()(x).detach().numpy()
-        assert abs(result.outputs["output"] - expected).max() < 1e-4 * abs(expected).max()
+        error = abs(result.outputs["output"] - expected).max()
+        assert error < 1e-4 * abs(expected).max()
         cycles[on_chip] = result.cycles
-    # 3,924 against 7,072 cycles.
+    # 3,924 cycles against 7,316 (7,072 before the mapper weighed
+    # hand-overs, the results kept as placed).
     assert cycles[True] < 0.7 * cycles[False]
 
 
