@@ -121,23 +121,24 @@ def test_attention_scores_stay_on_chip_through_the_softmax():
 
 
 def test_cpsat_weighs_hand_overs_as_the_exhaustive_mapper_does():
-    # A matmul, an elementwise op and a matmul: the elementwise op's result
-    # stays on chip only where the second matmul is cut as it is, which
-    # the greedy mapper, each op at its cheapest, does not do.
-    for grid in ((2, 3), (3, 3)):
+    # Chains of matmuls and elementwise ops whose results can be handed
+    # over; on the last, a 3 x 3 grid, CP-SAT and the exhaustive mapper
+    # place an op to hand its result over where the greedy mapper, each op
+    # at its cheapest, does not.
+    for seed, ops, grid in ((2, 3, (2, 3)), (5, 3, (3, 3)), (22, 4, (3, 3))):
         problem = with_handovers(Problem.build(
-            random_graph(2, 3), small_arch(*grid), MapperOptions(max_candidates=4)))
-        assert problem.handovers
+            random_graph(seed, ops), small_arch(*grid),
+            MapperOptions(max_candidates=4)))
         best, found = exhaustive.solve(problem), cpsat.solve(problem)
         greedy = heuristic.solve(problem)
-        assert found.objective == best.objective < greedy.objective
+        assert found.objective == best.objective <= greedy.objective
         assert found.status == "OPTIMAL" and found.bound == found.objective
         saved, writers = problem.handed_over(found.choices)
-        assert saved > 0 and writers == {1}
+        assert saved > 0 and writers
         assert problem.objective(found.choices) == \
             sum(c.cycles for c in found.choices) - saved
         assert greedy.status == "FEASIBLE" and greedy.bound <= found.objective
         # A cut offered only to hand a result over is not chosen for itself.
-        assert problem.aligned
         assert not {(c.op, placement_key(c.candidate))
                     for c in greedy.choices} & problem.aligned
+    assert found.objective < greedy.objective and problem.aligned
