@@ -90,18 +90,20 @@ def emit_program(module: Any, *,
                     if verify == "alongside" else None)
     try:
         data = weight_data(device, weights or {}, unused_ok=unused_weights_ok)
-        program = _program(device, data)
-    except Exception:
-        # IR that does not verify is the fault to report, before whatever
-        # reading it gave.
-        if verification is None or verification.finish() is None:
-            raise
+        program, failure = _program(device, data), None
+    except Exception as e:
+        program, failure = None, e
     finally:
+        # Finished whatever happened, before anything else touches the IR.
         problems = verification.finish() if verification is not None else None
+    # IR that does not verify is the fault to report, before whatever
+    # reading it gave.
     if problems is not None:
         raise DeviceVerificationError("the tessel.device does not verify (tessel-opt, "
                                       "which verifies after each pass, finds the pass "
-                                      f"that made it):\n{problems}")
+                                      f"that made it):\n{problems}") from failure
+    if failure is not None:
+        raise failure
     return program
 
 

@@ -108,9 +108,12 @@ def solve(problem: Problem) -> Solution:
         raise ValueError("the greedy mapper found no mapping that fits SRAM")
     # For latency the greedy choice is optimal for the model (see above),
     # but where results handed over on chip save cycles it does not weigh.
-    optimal = options.objective == "latency" and not problem.handovers
-    bound = (best[0] if optimal else problem.latency_bound()
-             if options.objective == "latency" else 0)
+    latency = options.objective == "latency"
+    optimal = latency and not problem.handovers
+    if optimal:
+        bound = best[0]
+    else:
+        bound = problem.latency_bound() if latency else 0
     return Solution(method="heuristic", choices=best[1], objective=best[0],
                     bound=bound,
                     solve_seconds=time.perf_counter() - start,

@@ -212,15 +212,16 @@ def obstacle(graph: Graph, choice, readers: dict[int, list[int]],
     """Why ``choice``'s op cannot keep its result on chip; None where it can
     (the SRAM aside). The pieces its readers read it in are not counted for
     a result (its writer's index, the epilogue's where it has one) in
-    ``weighed``: :func:`realign_readers` or the mapper's objective
-    (tessel.mapper.handover) costed them. A result in ``handed_over`` may
-    be read by a matmul through a reshape of unit dimensions, in the one
-    piece the objective counted."""
+    ``weighed`` (:func:`realign_readers` costed them) or ``handed_over``
+    (the mapper's objective did, tessel.mapper.handover); a result handed
+    over may also be read by a matmul through a reshape of unit
+    dimensions, in the one piece the objective counted."""
     op = graph.ops[choice.op]
     writer = result_writer(op)
-    why = result_obstacle(graph, op, readers, writer.index in handed_over) \
+    handed = writer.index in handed_over
+    why = result_obstacle(graph, op, readers, handed) \
         or placement_obstacle(op, choice)
-    if why is not None or writer.index in weighed:
+    if why is not None or handed or writer.index in weighed:
         return why
     for r in readers[writer.index]:
         for o in graph.ops[r].operands:
@@ -439,8 +440,7 @@ def keep_on_chip(graph: Graph, solution, arch, overlap_dma: bool = True,
     held, notes = [], {}
     for choice in sorted(solution.choices, key=lambda c: c.op):
         op = graph.ops[choice.op]
-        why = obstacle(graph, choice, readers, choices, arch, weighed | handed,
-                       handed)
+        why = obstacle(graph, choice, readers, choices, arch, weighed, handed)
         if why is not None:
             if not op.folded and op.kind != "fill":
                 notes[op.index] = f"{op.label()}: result to DRAM: {why}"

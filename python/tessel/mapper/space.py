@@ -476,8 +476,8 @@ class Problem:
         latency = sum(c.cycles for c in choices)
         if self.options.objective == "latency":
             saved, _, used = self._handovers_counted(choices)
-            if any((c.op, placement_key(c.candidate)) in self.aligned - used
-                   for c in choices):
+            unused = self.aligned - used
+            if any((c.op, placement_key(c.candidate)) in unused for c in choices):
                 return INVALID
             return latency - saved
         return interval(choices) * self.weight + latency
