@@ -1,4 +1,5 @@
 // RUN: tessel-opt %s -split-input-file -tessel-schedule | FileCheck %s
+// RUN: tessel-opt %s -split-input-file -tessel-schedule=min-shared-steps=3 | FileCheck %s --check-prefix=TOGETHER
 
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
@@ -328,5 +329,67 @@ tessel.device @weight_before_wait arch #tiny {
     tessel.wait %u
     memref.dealloc %b : memref<16xf32, #sram>
     memref.dealloc %c : memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Three steps whose loads other tiles share (`tessel.share`). By default
+// each is issued one step ahead; from `min-shared-steps` steps on, the
+// second and third steps' loads are issued together once the first step's
+// load has arrived, before the first step computes, and marked so
+// (`tessel.loaded_together`, for tessel-share-loads).
+// CHECK-LABEL: tessel.device @shared_steps
+// CHECK:         %[[T0:.+]] = tessel.dma %{{.+}} to %[[A0:[^ ]+]] {tessel.share
+// CHECK:         tessel.wait %[[T0]]
+// CHECK:         tessel.dma %{{.+}} to %[[A1:[^ ]+]] {tessel.share
+// CHECK-NOT:     tessel.dma %{{.+}} {tessel.share
+// CHECK:         tessel.vector_unary exp %[[A0]], %[[A0]]
+// CHECK:         tessel.dma %{{.+}} to %[[A2:[^ ]+]] {tessel.share
+// CHECK:         tessel.vector_unary exp %[[A1]], %[[A1]]
+// TOGETHER-LABEL: tessel.device @shared_steps
+// TOGETHER:       %[[T0:.+]] = tessel.dma %{{.+}} to %[[A0:[^ ]+]] {tessel.share
+// TOGETHER:       tessel.wait %[[T0]]
+// TOGETHER:       tessel.dma %{{.+}} to %[[A1:[^ ]+]] {tessel.loaded_together, tessel.share
+// TOGETHER:       tessel.dma %{{.+}} to %[[A2:[^ ]+]] {tessel.loaded_together, tessel.share
+// TOGETHER:       tessel.vector_unary exp %[[A0]], %[[A0]]
+// TOGETHER:       tessel.vector_unary exp %[[A1]], %[[A1]]
+// TOGETHER:       tessel.vector_unary exp %[[A2]], %[[A2]]
+tessel.device @shared_steps arch #tiny {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<3x16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<3x16xf32, #dram>
+  tessel.core(%t) {
+    %x0 = memref.subview %x[0, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %y0 = memref.subview %y[0, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %a0 = memref.alloc() : memref<16xf32, #sram>
+    %t0 = tessel.dma %x0 to %a0 {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %t0
+    tessel.vector_unary exp %a0, %a0 : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s0 = tessel.dma %a0 to %y0 : memref<16xf32, #sram> to memref<16xf32, strided<[1]>, #dram>
+    tessel.wait %s0
+    memref.dealloc %a0 : memref<16xf32, #sram>
+    %x1 = memref.subview %x[1, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %y1 = memref.subview %y[1, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %a1 = memref.alloc() : memref<16xf32, #sram>
+    %t1 = tessel.dma %x1 to %a1 {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %t1
+    tessel.vector_unary exp %a1, %a1 : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s1 = tessel.dma %a1 to %y1 : memref<16xf32, #sram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    tessel.wait %s1
+    memref.dealloc %a1 : memref<16xf32, #sram>
+    %x2 = memref.subview %x[2, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    %y2 = memref.subview %y[2, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    %a2 = memref.alloc() : memref<16xf32, #sram>
+    %t2 = tessel.dma %x2 to %a2 {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 32>, #dram> to memref<16xf32, #sram>
+    tessel.wait %t2
+    tessel.vector_unary exp %a2, %a2 : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s2 = tessel.dma %a2 to %y2 : memref<16xf32, #sram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    tessel.wait %s2
+    memref.dealloc %a2 : memref<16xf32, #sram>
   }
 }

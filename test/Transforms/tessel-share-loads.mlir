@@ -608,3 +608,63 @@ tessel.device @kept_slice arch #tiny {
     tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Two steps' rows of @w, the second loaded together with the first
+// (tessel-schedule marks it `tessel.loaded_together`), led in turn by tile
+// (0, 0) and tile (0, 1). Each tile gives both credits before it waits for
+// its own receiver's: tile (0, 0) signals the credit of the second row
+// above its wait for the first row's, so the second leader need not wait
+// for the first multicast to go. The marks are removed.
+// CHECK-LABEL: tessel.device @credits_first
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK-NOT:       tessel.wait_semaphore
+// CHECK:           tessel.signal %[[CREDIT1:[^ ]+]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[CREDIT0:[^ ]+]]
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           tessel.signal %[[CREDIT0]]
+// CHECK-NOT:       tessel.dma_multicast
+// CHECK:           tessel.wait_semaphore %[[CREDIT1]]
+// CHECK:           tessel.dma_multicast
+// CHECK-NOT:     tessel.loaded_together
+tessel.device @credits_first arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %w = tessel.dram_buffer @w weight : memref<2x16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<128xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<128xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %b = memref.view %a0[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a0[%c64][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %b = memref.view %a1[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a1[%c64][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}

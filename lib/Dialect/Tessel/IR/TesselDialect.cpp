@@ -157,6 +157,17 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "shared";
     return success();
   }
+  if (attr.getName() == getLoadedTogetherAttrName()) {
+    if (!isa<UnitAttr>(attr.getValue()) || !isa<DmaOp>(op) ||
+        !op->hasAttr(getShareAttrName()))
+      return op->emitError()
+             << "'" << getLoadedTogetherAttrName()
+             << "' is a unit attribute of a tessel.dma marked '"
+             << getShareAttrName()
+             << "': a load issued together with the later steps' loads of "
+                "its op (tessel-schedule)";
+    return success();
+  }
   if (attr.getName() == getFirstLoadAttrName()) {
     auto dma = dyn_cast<DmaOp>(op);
     if (!isa<UnitAttr>(attr.getValue()) || !dma ||

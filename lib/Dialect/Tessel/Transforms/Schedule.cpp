@@ -12,7 +12,8 @@
 // A load is never moved across synchronization (a wait orders it with other
 // tiles' writes) or a fence (into another op, whose buffers the step sizes
 // did not count), nor above the completion of a store of this tile to the
-// same DRAM buffer (it could read stale data), nor by more than one step.
+// same DRAM buffer (it could read stale data), nor by more than one step
+// (but see below).
 //
 // Stores overlap too: the wait of a store to DRAM (and the release of the
 // buffer it stores) moves down to the next store, so one output slice
@@ -23,6 +24,14 @@
 // count two steps of every operand, outputs included, but where the core's
 // buffers would no longer fit its SRAM as tessel-allocate-sram places them,
 // the core keeps its stores waited where they were issued.
+//
+// An op's part that shares its loads with other tiles over many steps loads
+// every step after the first together, once the first step's loads have
+// arrived: a shared load's handshake (the leader waits for every receiver's
+// credit, each receiver for the delivery) then runs once ahead of the
+// compute instead of at every step, where the slowest tile held the others
+// back. Where the buffers would not fit, the core keeps its loads one step
+// ahead.
 //
 // A load of a weight or a constant (which no core writes) that opens an op's
 // part also moves above the waits for other tiles before the part (but
@@ -81,6 +90,8 @@ void addAddressOps(ValueRange values, Block &block,
 }
 
 struct Schedule : impl::TesselScheduleBase<Schedule> {
+  using TesselScheduleBase::TesselScheduleBase;
+
   void runOnOperation() override {
     // The DRAM buffers some core stores into: not read-only, whatever their
     // kind.
@@ -94,6 +105,16 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       sinkLoadWaits(block);
       hoistLoads(block);
       SmallVector<Operation *> order = getOrder(block);
+      unsigned together = loadLaterStepsTogether(block);
+      if (together && !sramBuffersFit(core)) {
+        restoreOrder(block, order);
+        block.walk([](DmaOp dma) {
+          dma->removeAttr(TesselDialect::getLoadedTogetherAttrName());
+        });
+        together = 0;
+      }
+      numPartsLoadedTogether += together;
+      order = getOrder(block);
       unsigned sunk = sinkStoreWaits(block);
       if (sunk && !sramBuffersFit(core)) {
         restoreOrder(block, order);
@@ -216,8 +237,11 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// Where a load may be issued earliest: just after the last op it must
   /// follow (null: the start of the block), scanning back from the load.
   /// `moved` gets the address ops the load needs that lie in between,
-  /// in block order: they move with it.
-  Operation *getEarliestPoint(DmaOp load, SmallVectorImpl<Operation *> &moved) {
+  /// in block order: they move with it. The scan stops at `stopAt` too;
+  /// with `anyStep` it goes on past the previous step's loads.
+  Operation *getEarliestPoint(DmaOp load, SmallVectorImpl<Operation *> &moved,
+                              Operation *stopAt = nullptr,
+                              bool anyStep = false) {
     Value source = getViewRoot(load.getSource());
     Value target = getViewRoot(load.getTarget());
     llvm::SmallPtrSet<Operation *, 8> operandDefs;
@@ -236,7 +260,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     }
     addAddressOps(worklist, *load->getBlock(), operandDefs);
     Operation *earliest = getEarliestPointAmong(load, operandDefs, source,
-                                                target);
+                                                target, stopAt, anyStep);
     for (Operation *op = load->getPrevNode(); op != earliest;
          op = op->getPrevNode())
       if (operandDefs.contains(op))
@@ -248,9 +272,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   Operation *
   getEarliestPointAmong(DmaOp load,
                         const llvm::SmallPtrSetImpl<Operation *> &operandDefs,
-                        Value source, Value target) {
+                        Value source, Value target, Operation *stopAt,
+                        bool anyStep) {
     bool crossedCompute = false;
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+      if (op == stopAt)
+        return op;
       if (operandDefs.contains(op))
         continue; // moves with the load
       // Synchronization orders the load with other tiles' writes; a fence
@@ -262,7 +289,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         for (Value token : wait.getTokens()) {
           auto dma = token.getDefiningOp<DmaOp>();
           // The previous step's operands: one step ahead at most.
-          if (dma && isLoad(dma) && crossedCompute)
+          if (dma && isLoad(dma) && crossedCompute && !anyStep)
             return op;
           // A store to the buffer read: the load must see its data.
           if (dma && !isLoad(dma) && getViewRoot(dma.getTarget()) == source)
@@ -346,6 +373,88 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       for (Operation *op : moved)
         op->moveBefore(top);
       ++count;
+    }
+    return count;
+  }
+
+  /// The loads of one op's part on a core, as tessel-lower-to-instructions
+  /// and hoistLoads left them: the first step's, waited for just before its
+  /// compute, and the later steps'.
+  struct PartLoads {
+    size_t firstStep = 0;
+    SmallVector<DmaOp> laterSteps;
+    /// The last wait for a load of the first step.
+    Operation *firstWait = nullptr;
+    bool shared = false;
+    bool computed = false;
+
+    size_t getSteps() const {
+      return firstStep ? (firstStep + laterSteps.size()) / firstStep : 0;
+    }
+  };
+
+  /// The op parts of `block`, split at synchronization and fences.
+  static SmallVector<PartLoads> collectParts(Block &block) {
+    SmallVector<PartLoads> parts(1);
+    for (Operation &op : block) {
+      PartLoads &part = parts.back();
+      auto dma = dyn_cast<DmaOp>(&op);
+      auto wait = dyn_cast<WaitOp>(&op);
+      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op)) {
+        if (part.firstStep)
+          parts.emplace_back();
+      } else if (dma && isLoad(dma)) {
+        part.shared |= dma->hasAttr(TesselDialect::getShareAttrName());
+        if (part.firstWait)
+          part.laterSteps.push_back(dma);
+        else
+          ++part.firstStep;
+      } else if (wait && !part.computed) {
+        if (llvm::any_of(wait.getTokens(), [](Value token) {
+              auto load = token.getDefiningOp<DmaOp>();
+              return load && isLoad(load);
+            }))
+          part.firstWait = wait;
+      } else if (part.firstWait && !isAddressOp(&op) &&
+                 !isa<memref::DeallocOp>(op)) {
+        part.computed = true;
+      }
+    }
+    return parts;
+  }
+
+  /// Moves the loads of the later steps of each op part that shares its
+  /// loads with other tiles over at least `minSharedSteps` steps up to just
+  /// after the first step's waits, in order: the handshakes of the shared
+  /// loads then run once, ahead of the compute, instead of at every step
+  /// (the pass's description says why). Returns how many parts moved; the
+  /// caller restores the order where the buffers do not fit.
+  unsigned loadLaterStepsTogether(Block &block) {
+    unsigned count = 0;
+    for (PartLoads &part : collectParts(block)) {
+      if (!part.shared || part.getSteps() < minSharedSteps)
+        continue;
+      bool moves = false;
+      Operation *last = part.firstWait;
+      for (DmaOp load : part.laterSteps) {
+        SmallVector<Operation *> moved;
+        Operation *after = getEarliestPoint(load, moved, last,
+                                            /*anyStep=*/true);
+        if (load->getPrevNode() != after) {
+          moved.push_back(load);
+          for (Operation *op : moved) {
+            op->moveAfter(after);
+            after = op;
+          }
+          moves = true;
+        }
+        last = load;
+      }
+      if (moves)
+        for (DmaOp load : part.laterSteps)
+          load->setAttr(TesselDialect::getLoadedTogetherAttrName(),
+                        UnitAttr::get(load.getContext()));
+      count += moves;
     }
     return count;
   }

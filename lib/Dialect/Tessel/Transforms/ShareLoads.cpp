@@ -622,11 +622,15 @@ public:
     for (auto [index, reader] : llvm::enumerate(readers)) {
       Location loc = reader.getLoad().getLoc();
       OpBuilder builder(reader.getLoad());
-      for (unsigned leader : receivesFrom[index])
-        SignalOp::create(builder, loc,
-                         getSemaphore(credits, readers[leader].core,
-                                      reader.core, loc),
-                         1);
+      bool together =
+          reader.getLoad()->hasAttr(TesselDialect::getLoadedTogetherAttrName());
+      for (unsigned leader : receivesFrom[index]) {
+        auto credit = SignalOp::create(
+            builder, loc,
+            getSemaphore(credits, readers[leader].core, reader.core, loc), 1);
+        if (together)
+          creditsAhead.push_back(credit);
+      }
       for (unsigned receiver : deliversTo[index])
         WaitSemaphoreOp::create(builder, loc,
                                 getSemaphore(credits, reader.core,
@@ -653,6 +657,47 @@ public:
       awaitInstead(reader.getLoad(), tokens[index], delivered);
     }
     return multicasts;
+  }
+
+  /// Moves each credit of a load issued together with other steps' loads
+  /// (tessel-schedule) up through the loads issued before it, above the
+  /// first wait for a credit among them, keeping the credits' order: its
+  /// buffer is free there already, as nothing but loads into other live
+  /// buffers and the handshakes of their sharing lie in between. Where a core issues the
+  /// loads of several steps together (tessel-schedule), a leader then gives
+  /// every credit of the run before it waits for its own receivers':
+  /// otherwise the leaders of the run's steps would wait on each other one
+  /// after the other, each for the credits the ones before it give only
+  /// after their own waits. A signal never blocks, so giving it earlier
+  /// cannot deadlock.
+  void hoistCredits() {
+    llvm::DenseSet<Value> creditSemaphores, deliverySemaphores;
+    for (auto &[pair, semaphore] : credits)
+      creditSemaphores.insert(semaphore);
+    for (auto &[pair, semaphore] : deliveries)
+      deliverySemaphores.insert(semaphore);
+    auto passes = [&](Operation *op) {
+      if (isAddressOp(op) || isa<DmaMulticastOp, VectorFillOp>(op))
+        return true;
+      if (auto dma = dyn_cast<DmaOp>(op))
+        return isInSpace(dma.getTarget(), MemorySpace::sram);
+      if (auto wait = dyn_cast<WaitSemaphoreOp>(op))
+        return creditSemaphores.contains(wait.getSemaphore());
+      if (auto signal = dyn_cast<SignalOp>(op))
+        return deliverySemaphores.contains(signal.getSemaphore());
+      return false;
+    };
+    for (SignalOp credit : creditsAhead) {
+      // Above the first wait for a credit it passes, if any: elsewhere
+      // nothing waits on it.
+      Operation *top = credit;
+      for (Operation *op = credit->getPrevNode(); op && passes(op);
+           op = op->getPrevNode())
+        if (isa<WaitSemaphoreOp>(op))
+          top = op;
+      if (top != credit)
+        credit->moveBefore(top);
+    }
   }
 
   /// Makes every receiver wait for its leaders' deliveries in the order the
@@ -843,6 +888,9 @@ private:
   /// wait for one, with the delivery's number.
   std::map<std::pair<unsigned, unsigned>, int64_t> deliveriesMade;
   SmallVector<std::pair<WaitSemaphoreOp, int64_t>> deliveryWaits;
+  /// The credits of loads issued together with other steps'
+  /// (tessel-schedule), in the order they were made.
+  SmallVector<SignalOp> creditsAhead;
   /// Per set of tiles, the turn of its next leader.
   std::map<std::vector<unsigned>, unsigned> rotation;
   /// What one transfer moves in the time of its fixed cost.
@@ -893,10 +941,12 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
         }
       }
     sharing.orderDeliveryWaits();
+    sharing.hoistCredits();
 
     for (CoreLoads &entry : *cores)
       entry.core.walk([&](DmaOp dma) {
         dma->removeAttr(TesselDialect::getShareAttrName());
+        dma->removeAttr(TesselDialect::getLoadedTogetherAttrName());
       });
     return success();
   }

@@ -45,6 +45,11 @@ def Tessel_Dialect : Dialect {
     /// tessel-share-loads lets the tiles that load the same slice at the
     /// same step of that op share one load.
     static ::llvm::StringRef getShareAttrName() { return "tessel.share"; }
+    /// The unit attribute on a shared load that tessel-schedule issued
+    /// together with the other later steps' loads of its op: there
+    /// tessel-share-loads gives the load's credit before the leaders' waits
+    /// for theirs that precede it, and removes the mark.
+    static ::llvm::StringRef getLoadedTogetherAttrName() { return "tessel.loaded_together"; }
     /// The unit attribute on a piece of an op's first loads on a tile
     /// (tessel-early-loads): tessel-split-transfers spreads such pieces, as
     /// stores, over the tile's groups of DMA channels in turn, so that one

@@ -1471,6 +1471,18 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     would then not fit, the core's loads stay where they were. The fences
     are removed.
 
+    An op's part that shares its loads with other tiles (marked
+    `tessel.share`) over at least `min-shared-steps` steps loads every step
+    after the first together, once the first step's loads have arrived,
+    instead of each one step ahead. A shared load holds the tiles that share
+    it in step: its leader waits for every receiver's credit before it
+    multicasts, and each receiver for the delivery. With the loads of all
+    steps issued together the handshakes run once, ahead of the compute,
+    rather than at every step, where the slowest tile of the set held the
+    others back. Where the buffers would then not fit, the core's loads stay
+    one step ahead. Few steps gain little and lose more: the later steps'
+    reads, issued together, take DRAM from the second step's.
+
     ```mlir
     %b1 = memref.alloc() ...            %b1 = memref.alloc() ...
     %t1 = tessel.dma %x1 to %b1         %t1 = tessel.dma %x1 to %b1
@@ -1483,9 +1495,17 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     tessel.vector_unary exp %b2, %b2    tessel.vector_unary exp %b2, %b2
     ```
   }];
+  let options = [
+    Option<"minSharedSteps", "min-shared-steps", "unsigned", /*default=*/"32",
+           "Steps of an op's part with shared loads from which every step "
+           "after the first is loaded together">
+  ];
   let statistics = [
     Statistic<"numLoadsHoisted", "num-loads-hoisted",
               "Number of loads issued before the previous step's compute">,
+    Statistic<"numPartsLoadedTogether", "num-parts-loaded-together",
+              "Number of op parts whose later steps' shared loads are "
+              "issued together">,
     Statistic<"numWaitsSunk", "num-waits-sunk",
               "Number of load waits moved to the loaded buffer's first use">,
     Statistic<"numStoreWaitsSunk", "num-store-waits-sunk",
