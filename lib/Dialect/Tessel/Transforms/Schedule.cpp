@@ -450,10 +450,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         }
         last = load;
       }
+      // Marked for tessel-share-loads, which gives their credits first.
       if (moves)
         for (DmaOp load : part.laterSteps)
-          load->setAttr(TesselDialect::getLoadedTogetherAttrName(),
-                        UnitAttr::get(load.getContext()));
+          if (load->hasAttr(TesselDialect::getShareAttrName()))
+            load->setAttr(TesselDialect::getLoadedTogetherAttrName(),
+                          UnitAttr::get(load.getContext()));
       count += moves;
     }
     return count;

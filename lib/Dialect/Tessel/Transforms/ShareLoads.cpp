@@ -660,14 +660,13 @@ public:
   }
 
   /// Moves each credit of a load issued together with other steps' loads
-  /// (tessel-schedule) up through the loads issued before it, above the
-  /// first wait for a credit among them, keeping the credits' order: its
-  /// buffer is free there already, as nothing but loads into other live
-  /// buffers and the handshakes of their sharing lie in between. Where a core issues the
-  /// loads of several steps together (tessel-schedule), a leader then gives
-  /// every credit of the run before it waits for its own receivers':
-  /// otherwise the leaders of the run's steps would wait on each other one
-  /// after the other, each for the credits the ones before it give only
+  /// (tessel-schedule, `tessel.loaded_together`) up through the loads issued
+  /// before it, above the first wait for a credit among them, keeping the
+  /// credits' order. Its buffer is free there already: only loads into
+  /// other live buffers and the handshakes of their sharing lie in between.
+  /// A leader then gives every credit of the run before it waits for its
+  /// own receivers'; otherwise the leaders of the run's steps would wait
+  /// for each other in turn, each for credits the ones before it give only
   /// after their own waits. A signal never blocks, so giving it earlier
   /// cannot deadlock.
   void hoistCredits() {
