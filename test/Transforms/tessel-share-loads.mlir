@@ -668,3 +668,77 @@ tessel.device @credits_first arch #tiny {
     tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#wide = #tessel.arch<{name = "wide", clock_mhz = 1000, grid = {rows = 1, cols = 6}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 5]]}}>
+
+// Tiles (0, 0), (0, 1), (0, 2) and (0, 5) each load their own row of @w
+// (a later step's load, issued together with the others:
+// `tessel.loaded_together`). The first three read DRAM channel 0, the
+// nearest to them, and only tile (0, 5) channel 1: three rows against one.
+// Tile (0, 5) reads tile (0, 0)'s row for it through channel 1, after its
+// own, as a multicast to that one tile, once tile (0, 0) has given it a
+// credit, and signals the delivery; tile
+// (0, 0) gives it a credit where its load was and waits for the delivery
+// where it waited for the load. Each channel then carries two rows.
+// CHECK-LABEL: tessel.device @read_for
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.signal %[[CREDIT:[^ ]+]]
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore %[[READY:[^ ]+]]
+// CHECK-NEXT:      tessel.vector_unary exp
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           tessel.dma %{{.+}} to
+// CHECK:         tessel.core(%tile_0_5) {
+// CHECK:           tessel.wait_semaphore %[[CREDIT]]
+// CHECK:           %[[OWN:.+]] = tessel.dma %{{.+}} to
+// CHECK:           %[[FOR:.+]] = tessel.dma_multicast %{{.+}} to %{{[^,]+}} :
+// CHECK-NEXT:      tessel.signal %[[READY]]
+// CHECK:           tessel.wait %[[OWN]], %[[FOR]]
+// CHECK-NEXT:      tessel.vector_unary exp
+tessel.device @read_for arch #wide {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %t2 = tessel.tile(0, 2)
+  %t5 = tessel.tile(0, 5)
+  %w = tessel.dram_buffer @w weight : memref<4x16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<64xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<64xi8, #sram>
+  %a2 = tessel.buffer @sram_0_2 on %t2 at 0 : memref<64xi8, #sram>
+  %a3 = tessel.buffer @sram_0_5 on %t5 at 0 : memref<64xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a0[%c0][] : memref<64xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<4x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a1[%c0][] : memref<64xi8, #sram> to memref<16xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<4x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t2) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a2[%c0][] : memref<64xi8, #sram> to memref<16xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 16] [1, 1] : memref<4x16xf32, #dram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    %d = tessel.dma %w2 to %b {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 32>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t5) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a3[%c0][] : memref<64xi8, #sram> to memref<16xf32, #sram>
+    %w3 = memref.subview %w[3, 0] [1, 16] [1, 1] : memref<4x16xf32, #dram> to memref<16xf32, strided<[1], offset: 48>, #dram>
+    %d = tessel.dma %w3 to %b {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 48>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}

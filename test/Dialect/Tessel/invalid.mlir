@@ -1288,7 +1288,7 @@ tessel.device @main arch #tiny {
   %c = tessel.buffer @c on %w : memref<4x4xf32, #sram>
   %v = tessel.buffer @v on %u : memref<4x8xf32, #sram>
   tessel.core(%t) {
-    // expected-error @+1 {{'tessel.dma_multicast' op has 1 target; a transfer to one tile is a tessel.dma}}
+    // expected-error @+1 {{'tessel.dma_multicast' op has one target, in the SRAM of its own tile (0, 0); a transfer into the tile's own SRAM is a tessel.dma}}
     %m = tessel.dma_multicast %x to %a : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
   }
 }

@@ -958,9 +958,8 @@ void DmaMulticastOp::getAsmResultNames(OpAsmSetValueNameFn setNameFn) {
 // The route always exists: the mesh's XY routes reach every tile of the
 // grid, and the tile verifier keeps every target's tile inside it.
 LogicalResult DmaMulticastOp::verify() {
-  if (getTargets().size() < 2)
-    return emitOpError() << "has " << getTargets().size()
-                         << " target; a transfer to one tile is a tessel.dma";
+  if (getTargets().empty())
+    return emitOpError() << "has no target";
   if (getTargets().size() > kMaxTargets)
     return emitOpError() << "has " << getTargets().size()
                          << " targets; one instruction carries at most "
@@ -996,6 +995,11 @@ LogicalResult DmaMulticastOp::verify() {
       return emitOpError() << "target #" << index
                            << " is in DRAM; a multicast delivers to tiles' "
                               "SRAM";
+    if (getTargets().size() == 1 && tile == coreTile)
+      return emitOpError() << "has one target, in the SRAM of its own tile "
+                           << describeTile(tile)
+                           << "; a transfer into the tile's own SRAM is a "
+                              "tessel.dma";
     auto [it, inserted] = targetOfTile.try_emplace(tile, index);
     if (!inserted)
       return emitOpError() << "targets #" << it->second << " and #" << index

@@ -276,11 +276,11 @@ bool canMulticastKeptSlice(ArrayRef<Reader> readers,
 
 /// The readers of the loads at `position` of `group`, in sets that share
 /// elements: one key, windows overlapping one another directly or through
-/// others. Sets of one reader are left out; the order is that of each
-/// set's first core.
+/// others. Sets of one reader are left out, their readers added to
+/// `alone`; the order is that of each set's first core.
 SmallVector<SmallVector<Reader>> findSharingSets(ArrayRef<CoreLoads> cores,
-                                                 int64_t group,
-                                                 size_t position) {
+                                                 int64_t group, size_t position,
+                                                 SmallVectorImpl<Reader> &alone) {
   SmallVector<SmallVector<Reader>> byKey;
   DenseMap<ShareKey, size_t> keyIndex;
   for (auto [index, entry] : llvm::enumerate(cores)) {
@@ -327,6 +327,9 @@ SmallVector<SmallVector<Reader>> findSharingSets(ArrayRef<CoreLoads> cores,
         sets.emplace_back();
       sets[it->second].push_back(std::move(reader));
     }
+    for (SmallVector<Reader> &set : llvm::drop_begin(sets, first))
+      if (set.size() == 1)
+        alone.push_back(set.front());
     sets.erase(llvm::remove_if(llvm::drop_begin(sets, first),
                                [&](const SmallVector<Reader> &set) {
                                  return set.size() < 2 ||
@@ -575,6 +578,13 @@ Value cloneView(Value value, Region &from, OpBuilder &builder,
   return clones.lookup(value);
 }
 
+/// The bytes a transfer moves.
+int64_t getTransferBytes(DmaOp dma) {
+  auto type = cast<MemRefType>(dma.getSource().getType());
+  return type.getNumElements() *
+         static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+}
+
 /// The sharing of one device's loads: its cores, and the semaphores, view
 /// clones and leader turns the sets made so far have used.
 class Sharing {
@@ -585,6 +595,11 @@ public:
         bytesPerTransferCost(bytesPerTransferCost),
         arch(arch), dmaChannels(arch.getTileDmaChannels()) {}
 
+  /// How many loads a reader read for another (pickReadersFor), in all
+  /// and per core.
+  unsigned readsFor = 0;
+  std::map<unsigned, unsigned> readsBy;
+
   /// The loads rewritten from here on are the next step's: they run at
   /// the same time, so their DRAM reads are spread over the channels anew.
   void beginStep() {
@@ -593,16 +608,23 @@ public:
   }
 
   /// Replaces the loads of `readers` with one transfer per cell, each from
-  /// a leader among the cell's readers; returns the multicasts made.
-  unsigned rewrite(ArrayRef<Reader> readers, ArrayRef<Cell> cells) {
+  /// a leader among the cell's readers, or, given the cells' DMA `channels`,
+  /// all from the last reader (readFor); returns the multicasts made.
+  unsigned rewrite(ArrayRef<Reader> readers, ArrayRef<Cell> cells,
+                   ArrayRef<std::optional<unsigned>> channels = {}) {
     // Per reader, the cells it leads, the readers it delivers to and the
     // leaders it receives from (indices into `readers`, ordered).
     SmallVector<SmallVector<std::pair<const Cell *, std::optional<unsigned>>>>
         led(readers.size());
     SmallVector<std::set<unsigned>> deliversTo(readers.size()),
         receivesFrom(readers.size());
-    for (const Cell &cell : cells) {
-      auto [leader, channel] = pickLeader(readers, cell);
+    for (auto [index, cell] : llvm::enumerate(cells)) {
+      // A cell read for another (readFor) is led by the last reader.
+      auto [leader, channel] =
+          channels.empty()
+              ? pickLeader(readers, cell)
+              : std::make_pair(static_cast<unsigned>(readers.size() - 1),
+                               channels[index]);
       led[leader].push_back({&cell, channel});
       for (unsigned reader : cell.readers)
         if (reader != leader) {
@@ -727,6 +749,122 @@ public:
     }
   }
 
+  /// Pairs of `alone` (the plain loads of one position, each the only
+  /// reader of its window) in which the second reads the first's load for
+  /// it, through an emptier DRAM channel, on the DMA channel given where
+  /// its tile has two. Only loads issued together with other steps'
+  /// (tessel-schedule, `tessel.loaded_together`) are weighed: their
+  /// handshakes run once, ahead of the compute. A tile reads DRAM through
+  /// the channels nearest to it, which on a grid serve unequal numbers of
+  /// tiles. Where a channel carries more than its share of these loads'
+  /// bytes by half a load or more, one of its loads is read instead by
+  /// another reader whose channel stays within half a load of the share
+  /// and below the fullest: the one that has read fewest for others in the
+  /// pass, then the nearest, then the one whose channel carries least. At
+  /// each position a tile reads for one other at most, and is read for
+  /// once at most.
+  SmallVector<std::tuple<unsigned, unsigned, std::optional<unsigned>>>
+  pickReadersFor(ArrayRef<Reader> alone) {
+    SmallVector<std::tuple<unsigned, unsigned, std::optional<unsigned>>> pairs;
+    SmallVector<double> carried(arch.getDramChannels(), 0.0);
+    SmallVector<unsigned> candidates;
+    SmallVector<double> bytesOf(alone.size(), 0.0);
+    for (auto [index, reader] : llvm::enumerate(alone)) {
+      DmaOp load = reader.getLoad();
+      if (!load->hasAttr(TesselDialect::getLoadedTogetherAttrName()) ||
+          !isInSpace(load.getSource(), MemorySpace::dram))
+        continue;
+      SmallVector<unsigned> drams = getDramChannels(reader);
+      bytesOf[index] = static_cast<double>(getTransferBytes(load));
+      for (unsigned dram : drams)
+        carried[dram] += bytesOf[index] / drams.size();
+      candidates.push_back(index);
+    }
+    if (candidates.size() < 2)
+      return pairs;
+    double share = 0;
+    for (double bytes : carried)
+      share += bytes;
+    share /= carried.size();
+    auto tileOf = [&](unsigned index) {
+      return cores[alone[index].core].core.getTileOp();
+    };
+    auto distance = [](int64_t a, int64_t b) { return a > b ? a - b : b - a; };
+    llvm::DenseSet<unsigned> paired, weighed;
+    while (true) {
+      unsigned fullest = static_cast<unsigned>(
+          llvm::max_element(carried) - carried.begin());
+      std::optional<unsigned> next;
+      for (unsigned index : candidates)
+        if (!weighed.contains(index) && !paired.contains(index) &&
+            llvm::is_contained(getDramChannels(alone[index]), fullest)) {
+          next = index;
+          break;
+        }
+      if (!next)
+        break;
+      weighed.insert(*next);
+      double bytes = bytesOf[*next];
+      if (carried[fullest] - share < bytes / 2)
+        break;
+      TileOp tile = tileOf(*next);
+      // (loads read for others so far, hops, bytes its channel carries,
+      // leader, DMA channel, DRAM channel)
+      std::optional<
+          std::tuple<unsigned, int64_t, double, unsigned, unsigned, unsigned>>
+          best;
+      for (unsigned other : candidates) {
+        if (other == *next || paired.contains(other))
+          continue;
+        TileOp at = tileOf(other);
+        int64_t hops = distance(at.getRow(), tile.getRow()) +
+                       distance(at.getCol(), tile.getCol());
+        for (auto [channel, dram] :
+             llvm::enumerate(getDramChannels(alone[other]))) {
+          // Within half a load of the share, and less than the fullest
+          // carries now: the move evens the channels.
+          if (carried[dram] + bytes > share + bytes / 2 ||
+              carried[dram] + bytes >= carried[fullest])
+            continue;
+          unsigned done = readsBy[alone[other].core];
+          if (!best || std::make_tuple(done, hops, carried[dram]) <
+                           std::make_tuple(std::get<0>(*best),
+                                           std::get<1>(*best),
+                                           std::get<2>(*best)))
+            best = {done, hops, carried[dram], other,
+                    static_cast<unsigned>(channel), dram};
+        }
+      }
+      if (!best)
+        continue;
+      auto [done, hops, load, leader, channel, dram] = *best;
+      ++readsBy[alone[leader].core];
+      SmallVector<unsigned> drams = getDramChannels(alone[*next]);
+      for (unsigned d : drams)
+        carried[d] -= bytes / drams.size();
+      carried[dram] += bytes;
+      paired.insert(*next);
+      paired.insert(leader);
+      bool named = getDramChannels(alone[leader]).size() > 1;
+      pairs.push_back({*next, leader,
+                       named ? std::optional<unsigned>(channel) : std::nullopt});
+    }
+    return pairs;
+  }
+
+  /// Has `leader` read `reader`'s load for it (pickReadersFor) besides its
+  /// own: the two as a set whose cells are their windows, both led by
+  /// `leader`, the reader's on `channel`.
+  void readFor(const Reader &reader, const Reader &leader,
+               std::optional<unsigned> channel) {
+    SmallVector<Reader> pair = {reader, leader};
+    // Its own first: the leader's data does not wait for the reader's.
+    SmallVector<Cell> cells = {{leader.window.lo, leader.window.hi, {1}},
+                               {reader.window.lo, reader.window.hi, {0}}};
+    ++readsFor;
+    rewrite(pair, cells, {std::nullopt, channel});
+  }
+
 private:
   /// The reader (an index into `readers`) that reads `cell` for the
   /// others, and the DMA channel it reads it on where that choice matters.
@@ -822,10 +960,19 @@ private:
                  const Cell &cell, std::optional<unsigned> channel) {
     const Reader &lead = readers[leader];
     Location loc = lead.getLoad().getLoc();
-    Value source =
-        cellView(builder, loc, lead.getLoad().getSource(), lead.window, cell);
-    SmallVector<Value> targets = {
-        cellView(builder, loc, lead.getLoad().getTarget(), lead.window, cell)};
+    // A leader that reads the cell for its one reader (pickReadersFor)
+    // reads the reader's window of the buffer, rebuilt in its core.
+    bool reads = llvm::is_contained(cell.readers, leader);
+    const Reader &owner = reads ? lead : readers[cell.readers.front()];
+    Value whole = reads ? lead.getLoad().getSource()
+                        : cloneView(owner.getLoad().getSource(),
+                                    cores[owner.core].core.getBody(), builder,
+                                    viewClones[{lead.core, owner.core}]);
+    Value source = cellView(builder, loc, whole, owner.window, cell);
+    SmallVector<Value> targets;
+    if (reads)
+      targets.push_back(cellView(builder, loc, lead.getLoad().getTarget(),
+                                 lead.window, cell));
     for (unsigned index : cell.readers) {
       if (index == leader)
         continue;
@@ -839,7 +986,7 @@ private:
     IntegerAttr channelAttr = lead.getLoad().getChannelAttr();
     if (channel)
       channelAttr = builder.getI32IntegerAttr(*channel);
-    if (targets.size() == 1)
+    if (reads && targets.size() == 1)
       return DmaOp::create(builder, loc, source, targets.front(), channelAttr)
           .getToken();
     return DmaMulticastOp::create(builder, loc, source, targets, channelAttr)
@@ -933,14 +1080,18 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
     for (auto [group, count] : positions)
       for (size_t position = 0; position < count; ++position) {
         sharing.beginStep();
+        SmallVector<Reader> alone;
         for (SmallVector<Reader> &readers :
-             findSharingSets(*cores, group, position)) {
+             findSharingSets(*cores, group, position, alone)) {
           SmallVector<Cell> cells = cutIntoCells(readers, bytesPerTransferCost);
           numSharedLoads += sharing.rewrite(readers, cells);
         }
+        for (auto [reader, leader, channel] : sharing.pickReadersFor(alone))
+          sharing.readFor(alone[reader], alone[leader], channel);
       }
     sharing.orderDeliveryWaits();
     sharing.hoistCredits();
+    numLoadsReadFor += sharing.readsFor;
 
     for (CoreLoads &entry : *cores)
       entry.core.walk([&](DmaOp dma) {

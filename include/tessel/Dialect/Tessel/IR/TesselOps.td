@@ -399,7 +399,9 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     every link carries it once. Targets are in the SRAM of distinct tiles,
     each its own view (the tiles' allocations need not share an address);
     the issuing tile may be one of them. One instruction carries at most 58
-    targets.
+    targets. A single target is on another tile than the issuing one: a
+    load that a tile reads through its own DRAM channel for another tile
+    (into its own SRAM, a transfer is a `tessel.dma`).
 
     The token completes when every target holds the data. Another tile
     learns that its target has arrived from a `tessel.signal` the issuing

@@ -1562,6 +1562,19 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     delivery up to that one (`for N`), and the wait at the earlier one's
     use, with nothing left to take, goes.
 
+    Loads that tessel-schedule issued together with their op's other steps'
+    (`tessel.loaded_together`, removed here) run their handshakes once,
+    ahead of the compute. Their credits move up above the credit waits
+    before them, so that each leader gives every credit of the run before
+    it waits for its own receivers'. And their plain loads (one reader each)
+    are weighed per step by the DRAM channel they read through (a tile's
+    nearest): where a channel carries more than its share by half a load or
+    more, one of its tiles' loads is read by the nearest other tile of the
+    op that reads its own load of the step through a channel left under the
+    share, after its own, as a `tessel.dma_multicast` to that one tile, with
+    a credit and a delivery as above; each tile reads for one other at most
+    per step, those that have read fewest for others first.
+
     ```mlir
     // tile (0, 0)                        // tile (0, 1)
     %t = tessel.dma %a00 to %x            %t = tessel.dma %a00 to %y
@@ -1584,7 +1597,10 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     Statistic<"numSharedLoads", "num-shared-loads",
               "Number of multicasts made">,
     Statistic<"numBytesSaved", "num-bytes-saved",
-              "Bytes of DRAM reads that sharing saved">
+              "Bytes of DRAM reads that sharing saved">,
+    Statistic<"numLoadsReadFor", "num-loads-read-for",
+              "Plain loads read by another tile through an emptier DRAM "
+              "channel">
   ];
 }
 
