@@ -383,11 +383,15 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   struct PartLoads {
     size_t firstStep = 0;
     SmallVector<DmaOp> laterSteps;
-    /// The last wait for a load of the first step.
+    /// The last wait for a load before the part's first compute.
     Operation *firstWait = nullptr;
+    /// Whether a later step's load is shared with other tiles.
     bool shared = false;
     bool computed = false;
 
+    /// The steps, counted as if each loaded what the first does (a step's
+    /// loads are the same operands' slices; a part whose first step loads
+    /// more, as an operand kept for every step, counts fewer).
     size_t getSteps() const {
       return firstStep ? (firstStep + laterSteps.size()) / firstStep : 0;
     }
@@ -404,11 +408,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         if (part.firstStep)
           parts.emplace_back();
       } else if (dma && isLoad(dma)) {
-        part.shared |= dma->hasAttr(TesselDialect::getShareAttrName());
-        if (part.firstWait)
+        if (part.firstWait) {
           part.laterSteps.push_back(dma);
-        else
+          part.shared |= dma->hasAttr(TesselDialect::getShareAttrName());
+        } else {
           ++part.firstStep;
+        }
       } else if (wait && !part.computed) {
         if (llvm::any_of(wait.getTokens(), [](Value token) {
               auto load = token.getDefiningOp<DmaOp>();
@@ -450,7 +455,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         }
         last = load;
       }
-      // Marked for tessel-share-loads, which gives their credits first.
+      // Marked for tessel-share-loads, which gives their credits first:
+      // every shared load of the later steps once any moved.
       if (moves)
         for (DmaOp load : part.laterSteps)
           if (load->hasAttr(TesselDialect::getShareAttrName()))

@@ -581,8 +581,8 @@ Value cloneView(Value value, Region &from, OpBuilder &builder,
 /// The bytes a transfer moves.
 int64_t getTransferBytes(DmaOp dma) {
   auto type = cast<MemRefType>(dma.getSource().getType());
-  return type.getNumElements() *
-         static_cast<int64_t>(type.getElementTypeBitWidth() / 8);
+  return llvm::divideCeil(type.getNumElements() * type.getElementTypeBitWidth(),
+                          8);
 }
 
 /// The sharing of one device's loads: its cores, and the semaphores, view
@@ -858,7 +858,9 @@ public:
   void readFor(const Reader &reader, const Reader &leader,
                std::optional<unsigned> channel) {
     SmallVector<Reader> pair = {reader, leader};
-    // Its own first: the leader's data does not wait for the reader's.
+    // Its own first in its DMA queue (after the reader's credit): its data
+    // does not queue behind the reader's. It waits for both where it
+    // waited for its own.
     SmallVector<Cell> cells = {{leader.window.lo, leader.window.hi, {1}},
                                {reader.window.lo, reader.window.hi, {0}}};
     ++readsFor;

@@ -1569,11 +1569,14 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     it waits for its own receivers'. And their plain loads (one reader each)
     are weighed per step by the DRAM channel they read through (a tile's
     nearest): where a channel carries more than its share by half a load or
-    more, one of its tiles' loads is read by the nearest other tile of the
-    op that reads its own load of the step through a channel left under the
-    share, after its own, as a `tessel.dma_multicast` to that one tile, with
-    a credit and a delivery as above; each tile reads for one other at most
-    per step, those that have read fewest for others first.
+    more, one of its tiles' loads is read by another tile of the op that
+    reads its own load of the step through a channel that stays within half
+    a load of the share and below the fullest (the one that has read fewest
+    for others first, then the nearest). That tile waits for the reader's
+    credit, issues its own load and then the reader's, a
+    `tessel.dma_multicast` to that one tile, and signals the delivery; it
+    waits for both where it waited for its own. Each tile reads for one
+    other at most per step.
 
     ```mlir
     // tile (0, 0)                        // tile (0, 1)
