@@ -293,6 +293,34 @@ def test_first_step_starts_on_the_first_piece_of_its_loads():
                                conv(x).detach().numpy(), rtol=1e-5, atol=1e-5)
 
 
+def test_many_shared_steps_loaded_together_and_read_for_crowded_channels():
+    """A convolution cut over its output channels on 128 tiles of
+    tessel-16x16, two channels a tile, in 32 steps of 16 input channels:
+    every tile reads the whole input, multicast step by step, and its own
+    weights. Its later steps' loads are issued together
+    (tessel-schedule's min-shared-steps), and some tiles on crowded DRAM
+    channels have their weights read for them by a tile on an emptier one
+    (a dma_multicast to that one tile). The result matches PyTorch, and the
+    CPU emulator bit for bit."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(512, 256, 3, padding=1, bias=False).eval()
+    x = torch.randn(1, 512, 3, 3)
+    model = fe.import_torch(conv, (x,))
+    mapping = ("#tessel.mapping<row = 0, col = 0, rows = 8, cols = 16, "
+               "parts = [1, 128, 1, 1, 1, 1, 1], "
+               "steps = [1, 2, 3, 3, 16, 3, 3], shared>")
+    fill = ("#tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, "
+            "parts = [1, 1, 1, 1]>")
+    program = compile_imported(with_mappings(model, conv_2d_nchw_fchw=mapping,
+                                             fill=fill), "tessel-16x16")
+    read_for = [ins for instrs in program.decoded().values() for ins in instrs
+                if ins.op == "dma_multicast" and len(ins["dsts"]) == 1]
+    assert read_for
+    np.testing.assert_allclose(simulated_bit_exact(program, model, (x,)),
+                               conv(x).detach().numpy(), rtol=1e-5,
+                               atol=1e-5 * np.abs(conv(x).detach().numpy()).max())
+
+
 ARCH_768K = str(Path(__file__).resolve().parents[2]
                 / "bench/archs/systolic-32x32-768k.yaml")
 
