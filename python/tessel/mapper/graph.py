@@ -55,6 +55,14 @@ class Access:
     terms: tuple[tuple[int, int], ...] | None   # (loop, coefficient)
     const: int = 0
 
+    def loop(self) -> int | None:
+        """The loop this dimension is indexed by alone (``i``), or None."""
+        terms = self.terms
+        if terms is None or self.const != 0 or len(terms) != 1 \
+                or terms[0][1] != 1:
+            return None
+        return terms[0][0]
+
     def extent(self, steps: tuple[int, ...], full: int) -> int:
         """Elements of this dimension a slice of ``steps`` iterations per
         loop touches (the largest index plus one), as
@@ -404,9 +412,8 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
             access = tuple(_linear(e) for e in amap.results)
             shape = tuple(value.type.shape)
             for acc, extent in zip(access, shape):
-                if acc.terms is not None and len(acc.terms) == 1 \
-                        and acc.terms[0][1] == 1 and acc.const == 0:
-                    loop = acc.terms[0][0]
+                loop = acc.loop()
+                if loop is not None:
                     loops[loop] = max(loops[loop], extent)
             is_output = k >= n_inputs
             read = not is_output or len(list(body.arguments[k].uses)) > 0

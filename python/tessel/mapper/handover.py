@@ -140,14 +140,6 @@ def _paired_dims(out, read) -> list[tuple[int, int]] | None:
                     [d for d, n in enumerate(read.shape) if n != 1]))
 
 
-def _loop_of(access) -> int | None:
-    """The loop a dimension is indexed by alone (``i``), or None."""
-    if access.terms is None or access.const != 0 or len(access.terms) != 1:
-        return None
-    loop, coefficient = access.terms[0]
-    return loop if coefficient == 1 else None
-
-
 def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
                   from_writer: bool) -> tuple[int, ...] | None:
     """The cut of the reader (``from_writer``) or of the writer that cuts
@@ -168,10 +160,10 @@ def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
     dims = _paired_dims(out, read)
     if dims is None:
         return None
-    source, target = (writer, reader) if from_writer else (reader, writer)
+    target = reader if from_writer else writer
     to_target = {}
     for dw, dr in dims:
-        lw, lr = _loop_of(out.access[dw]), _loop_of(read.access[dr])
+        lw, lr = out.access[dw].loop(), read.access[dr].loop()
         if lw is None or lr is None:
             return None
         ls, lt = (lw, lr) if from_writer else (lr, lw)

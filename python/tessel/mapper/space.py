@@ -221,8 +221,7 @@ def partials_fit_the_isa(op: Op) -> bool:
     none."""
     outputs = [o for o in op.operands if o.is_output]
     return (len(outputs) == 1 and len(outputs[0].shape) + 1 <= MAX_REDUCE_RANK
-            and all(a.const == 0 and a.terms and len(a.terms) == 1
-                    and a.terms[0][1] == 1 for a in outputs[0].access))
+            and all(a.loop() is not None for a in outputs[0].access))
 
 
 def uneven_reduction_split(op: Op, parts) -> list[int]:

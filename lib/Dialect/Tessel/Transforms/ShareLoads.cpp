@@ -578,13 +578,6 @@ Value cloneView(Value value, Region &from, OpBuilder &builder,
   return clones.lookup(value);
 }
 
-/// The bytes a transfer moves.
-int64_t getTransferBytes(DmaOp dma) {
-  auto type = cast<MemRefType>(dma.getSource().getType());
-  return llvm::divideCeil(type.getNumElements() * type.getElementTypeBitWidth(),
-                          8);
-}
-
 /// The sharing of one device's loads: its cores, and the semaphores, view
 /// clones and leader turns the sets made so far have used.
 class Sharing {
@@ -595,9 +588,7 @@ public:
         bytesPerTransferCost(bytesPerTransferCost),
         arch(arch), dmaChannels(arch.getTileDmaChannels()) {}
 
-  /// How many loads a reader read for another (pickReadersFor), in all
-  /// and per core.
-  unsigned readsFor = 0;
+  /// Per core, how many loads it read for another (pickReadersFor).
   std::map<unsigned, unsigned> readsBy;
 
   /// The loads rewritten from here on are the next step's: they run at
@@ -769,15 +760,17 @@ public:
     SmallVector<double> carried(arch.getDramChannels(), 0.0);
     SmallVector<unsigned> candidates;
     SmallVector<double> bytesOf(alone.size(), 0.0);
+    SmallVector<SmallVector<unsigned>> dramsOf(alone.size());
     for (auto [index, reader] : llvm::enumerate(alone)) {
       DmaOp load = reader.getLoad();
       if (!load->hasAttr(TesselDialect::getLoadedTogetherAttrName()) ||
           !isInSpace(load.getSource(), MemorySpace::dram))
         continue;
-      SmallVector<unsigned> drams = getDramChannels(reader);
-      bytesOf[index] = static_cast<double>(getTransferBytes(load));
-      for (unsigned dram : drams)
-        carried[dram] += bytesOf[index] / drams.size();
+      dramsOf[index] = getDramChannels(reader);
+      bytesOf[index] = static_cast<double>(
+          getSizeInBytes(cast<MemRefType>(load.getSource().getType())));
+      for (unsigned dram : dramsOf[index])
+        carried[dram] += bytesOf[index] / dramsOf[index].size();
       candidates.push_back(index);
     }
     if (candidates.size() < 2)
@@ -797,7 +790,7 @@ public:
       std::optional<unsigned> next;
       for (unsigned index : candidates)
         if (!weighed.contains(index) && !paired.contains(index) &&
-            llvm::is_contained(getDramChannels(alone[index]), fullest)) {
+            llvm::is_contained(dramsOf[index], fullest)) {
           next = index;
           break;
         }
@@ -819,8 +812,7 @@ public:
         TileOp at = tileOf(other);
         int64_t hops = distance(at.getRow(), tile.getRow()) +
                        distance(at.getCol(), tile.getCol());
-        for (auto [channel, dram] :
-             llvm::enumerate(getDramChannels(alone[other]))) {
+        for (auto [channel, dram] : llvm::enumerate(dramsOf[other])) {
           // Within half a load of the share, and less than the fullest
           // carries now: the move evens the channels.
           if (carried[dram] + bytes > share + bytes / 2 ||
@@ -839,13 +831,12 @@ public:
         continue;
       auto [done, hops, load, leader, channel, dram] = *best;
       ++readsBy[alone[leader].core];
-      SmallVector<unsigned> drams = getDramChannels(alone[*next]);
-      for (unsigned d : drams)
-        carried[d] -= bytes / drams.size();
+      for (unsigned d : dramsOf[*next])
+        carried[d] -= bytes / dramsOf[*next].size();
       carried[dram] += bytes;
       paired.insert(*next);
       paired.insert(leader);
-      bool named = getDramChannels(alone[leader]).size() > 1;
+      bool named = dramsOf[leader].size() > 1;
       pairs.push_back({*next, leader,
                        named ? std::optional<unsigned>(channel) : std::nullopt});
     }
@@ -863,7 +854,6 @@ public:
     // waited for its own.
     SmallVector<Cell> cells = {{leader.window.lo, leader.window.hi, {1}},
                                {reader.window.lo, reader.window.hi, {0}}};
-    ++readsFor;
     rewrite(pair, cells, {std::nullopt, channel});
   }
 
@@ -1093,7 +1083,8 @@ struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
       }
     sharing.orderDeliveryWaits();
     sharing.hoistCredits();
-    numLoadsReadFor += sharing.readsFor;
+    for (auto [core, reads] : sharing.readsBy)
+      numLoadsReadFor += reads;
 
     for (CoreLoads &entry : *cores)
       entry.core.walk([&](DmaOp dma) {
