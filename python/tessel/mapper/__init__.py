@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .apply import UnsupportedMapping, apply, unsupported
+from .corners import place_by_dram_channels
 from .graph import Graph, GraphError, Op, Operand
 from .on_chip import keep_on_chip, realign_readers
 from .space import MapperOptions, Problem, Solution, choose_epilogues
@@ -82,13 +83,14 @@ def map_module(module, arch, method: str = "cpsat",
 def map_graph(g: Graph, arch, method: str = "cpsat",
               options: MapperOptions | None = None) -> Solution:
     """The mapping of ``g``: each op's placement by ``method``, then the
-    results kept on chip (:mod:`tessel.mapper.on_chip`)."""
+    results kept on chip (:mod:`tessel.mapper.on_chip`), then where each
+    rectangle lies (:mod:`tessel.mapper.corners`)."""
     options = options or MapperOptions()
     solution = solve(g, arch, method, options)
-    if not options.on_chip:
-        return solution
-    solution, weighed = realign_readers(g, solution, arch, options)
-    return keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
+    if options.on_chip:
+        solution, weighed = realign_readers(g, solution, arch, options)
+        solution = keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
+    return place_by_dram_channels(g, solution, arch, options.overlap_dma)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",
