@@ -284,10 +284,10 @@ tessel.device @padded_load arch #tiny {
 
 // -----
 
-// The next op's load of a weight moves above the wait before it (and the
-// fence), after the previous op's store is waited for, its buffer freed and
-// the tile's signal sent: it runs while the tile waits for the other
-// tiles. Its load of an input stays after the wait.
+// The next op's load of a weight that another tile shares moves above the
+// wait before it (and the fence), after the previous op's store is waited
+// for, its buffer freed and the tile's signal sent: it runs while the tile
+// waits for the other tiles. Its load of an input stays after the wait.
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
@@ -321,12 +321,89 @@ tessel.device @weight_before_wait arch #tiny {
     tessel.fence
     %b = memref.alloc() : memref<16xf32, #sram>
     %c = memref.alloc() : memref<16xf32, #sram>
-    %lw = tessel.dma %w to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
     %lx = tessel.dma %x to %c : memref<16xf32, #dram> to memref<16xf32, #sram>
     tessel.wait %lw, %lx
     tessel.vector_binary add %b, %c, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
     %u = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
     tessel.wait %u
+    memref.dealloc %b : memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw
+    memref.dealloc %b : memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+// A weight load that no other tile shares moves on into the previous op,
+// to just after the tile's last load from DRAM there, marked
+// `tessel.issued_early` (for tessel-assign-dma-channels): on tile (0, 0)
+// the load of %w's first half (tile (0, 1) reads the other half) follows
+// the load of %x, before the previous op computes, stores and
+// synchronizes. The load of %v, which tile (0, 1) reads too, stays after
+// the signal.
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @weights_into_previous_op
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<16xf32, #dram> to memref<16xf32, #sram>
+// CHECK-NEXT:    %[[W:.+]] = memref.subview %{{.+}}[0] [16] [1] : memref<32xf32, #dram>
+// CHECK-NEXT:    %[[B:.+]] = memref.alloc() : memref<16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %[[W]] to %[[B]] {tessel.issued_early, tessel.share = 0 : i64}
+// CHECK-NEXT:    tessel.wait
+// CHECK-NEXT:    tessel.vector_unary exp
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() : memref<16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %{{.+}} to %{{.+}} {tessel.share = 0 : i64} : memref<16xf32, #dram>
+// CHECK-NEXT:    tessel.wait_semaphore
+tessel.device @weights_into_previous_op arch #tiny {
+  %t = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<32xf32, #dram>
+  %v = tessel.dram_buffer @v weight : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %sem = tessel.semaphore on %t
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x to %a : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s = tessel.dma %a to %m : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %sem
+    tessel.wait_semaphore %sem
+    tessel.fence
+    %w0 = memref.subview %w[0] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %d = memref.alloc() : memref<16xf32, #sram>
+    %lw = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    %lv = tessel.dma %v to %c {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    %lm = tessel.dma %m to %d : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw, %lv, %lm
+    tessel.vector_binary add %b, %c, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.vector_binary add %b, %d, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
+    %u = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %u
+    memref.dealloc %b : memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    memref.dealloc %d : memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %w1 = memref.subview %w[16] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %lw = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    %lv = tessel.dma %v to %c {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw, %lv
     memref.dealloc %b : memref<16xf32, #sram>
     memref.dealloc %c : memref<16xf32, #sram>
   }

@@ -1273,6 +1273,15 @@ func.func @f(%a: memref<4xf32>) {
 
 // -----
 
+func.func @f(%a: memref<4xf32>) {
+  %zero = arith.constant 0.0 : f32
+  // expected-error @+1 {{'tessel.issued_early' is a unit attribute of a tessel.dma from DRAM: a load issued during the ops before its own (tessel-schedule), which keeps a DMA channel to itself until it is waited for (tessel-assign-dma-channels)}}
+  linalg.fill {tessel.issued_early} ins(%zero : f32) outs(%a : memref<4xf32>)
+  return
+}
+
+// -----
+
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 #sram = #tessel.memory_space<sram>
 #dram = #tessel.memory_space<dram>

@@ -168,6 +168,19 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "its op (tessel-schedule)";
     return success();
   }
+  if (attr.getName() == getIssuedEarlyAttrName()) {
+    auto dma = dyn_cast<DmaOp>(op);
+    if (!isa<UnitAttr>(attr.getValue()) || !dma ||
+        getMemorySpace(cast<MemRefType>(dma.getSource().getType())) !=
+            MemorySpace::dram)
+      return op->emitError()
+             << "'" << getIssuedEarlyAttrName()
+             << "' is a unit attribute of a tessel.dma from DRAM: a load "
+                "issued during the ops before its own (tessel-schedule), "
+                "which keeps a DMA channel to itself until it is waited for "
+                "(tessel-assign-dma-channels)";
+    return success();
+  }
   if (attr.getName() == getFirstLoadAttrName()) {
     auto dma = dyn_cast<DmaOp>(op);
     if (!isa<UnitAttr>(attr.getValue()) || !dma ||

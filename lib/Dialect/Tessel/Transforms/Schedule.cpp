@@ -37,17 +37,32 @@
 // part also moves above the waits for other tiles before the part (but
 // after the tile's signals there): it runs while the tile waits, instead of
 // after (where the buffers would not fit, the core keeps it where it was).
-// The fences are removed afterwards.
+// Where no other tile reads what it loads (tessel-share-loads then leaves
+// it a plain transfer, which waits for no one), it moves on up into the
+// previous ops' parts, to just after the tile's last read of DRAM there
+// and the transfers issued with it: the tile issues it once it has issued
+// what the ops before read from DRAM, and the DRAM channels carry it while
+// the tile computes, stores or waits for the others, instead of idling
+// until the op starts (ResNet-18's classifier on tessel-16x16 loaded its
+// 2 MB of weights only after the average pooling's barriers). Marked
+// `tessel.issued_early`, it keeps a DMA channel to itself until it is
+// waited for (tessel-assign-dma-channels), so the transfers it passes do
+// not queue behind it. The loads of each op's part move together, and stay
+// where they were if the core's buffers would not fit. The fences are
+// removed afterwards.
 //
 //===----------------------------------------------------------------------===//
 
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/DramWindows.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseSet.h"
+
+#include <map>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSCHEDULE
@@ -89,6 +104,57 @@ void addAddressOps(ValueRange values, Block &block,
   }
 }
 
+/// The loads marked for sharing (tessel-share-loads) whose box of their
+/// DRAM buffer no other tile's load of their op overlaps: tessel-share-loads
+/// leaves them plain transfers, which wait for no other tile. A load whose
+/// box cannot be told counts as read by others.
+llvm::DenseSet<Operation *> getLoadsReadAlone(ModuleOp module) {
+  struct Box {
+    Window window;
+    Operation *core;
+    Operation *load;
+  };
+  // (share group, DRAM buffer) -> the boxes of its marked loads.
+  std::map<std::pair<int64_t, Operation *>, SmallVector<Box>> byBuffer;
+  llvm::DenseSet<Operation *> unknown;
+  module.walk([&](DmaOp dma) {
+    auto group =
+        dma->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
+    if (!group || !isInSpace(dma.getSource(), MemorySpace::dram))
+      return;
+    Operation *root = getViewRoot(dma.getSource()).getDefiningOp();
+    std::optional<Window> box = getDramBox(dma.getSource());
+    if (!box) {
+      unknown.insert(root);
+      return;
+    }
+    byBuffer[{group.getInt(), root}].push_back(
+        {std::move(*box), dma->getParentOfType<CoreOp>(), dma});
+  });
+  llvm::DenseSet<Operation *> alone;
+  for (auto &[key, boxes] : byBuffer) {
+    if (unknown.contains(key.second))
+      continue;
+    // Sorted by their start along the buffer's first dimension, a box
+    // overlaps only boxes that start before it ends there.
+    llvm::sort(boxes, [](const Box &a, const Box &b) {
+      return a.window.lo.front() < b.window.lo.front();
+    });
+    SmallVector<bool> shared(boxes.size(), false);
+    for (size_t i = 0; i < boxes.size(); ++i)
+      for (size_t j = i + 1; j < boxes.size() &&
+                             boxes[j].window.lo.front() < boxes[i].window.hi.front();
+           ++j)
+        if (boxes[i].core != boxes[j].core &&
+            boxes[i].window.overlaps(boxes[j].window))
+          shared[i] = shared[j] = true;
+    for (auto [box, isShared] : llvm::zip_equal(boxes, shared))
+      if (!isShared)
+        alone.insert(box.load);
+  }
+  return alone;
+}
+
 struct Schedule : impl::TesselScheduleBase<Schedule> {
   using TesselScheduleBase::TesselScheduleBase;
 
@@ -100,6 +166,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       if (isStore(dma))
         written.insert(getViewRoot(dma.getTarget()));
     });
+    llvm::DenseSet<Operation *> readAlone = getLoadsReadAlone(getOperation());
     getOperation().walk([&](CoreOp core) {
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
@@ -128,6 +195,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         early = 0;
       }
       numLoadsAboveWaits += early;
+      numLoadsIntoPreviousOps +=
+          hoistPlainLoadsIntoPreviousOps(core, written, readAlone);
       for (FenceOp fence : llvm::make_early_inc_range(block.getOps<FenceOp>()))
         fence.erase();
     });
@@ -373,6 +442,110 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       for (Operation *op : moved)
         op->moveBefore(top);
       ++count;
+    }
+    return count;
+  }
+
+  /// Whether `load` opens an op's part: only address ops, deallocations and
+  /// other loads lie between it and the synchronization (or fence) above
+  /// it, which `hoistReadOnlyLoadsAboveWaits` moved it to. Returns that
+  /// synchronization, or null.
+  static Operation *getPartTop(DmaOp load) {
+    for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
+      auto dma = dyn_cast<DmaOp>(op);
+      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op))
+        return op;
+      if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
+          !(dma && isLoad(dma)))
+        return nullptr;
+    }
+    return nullptr;
+  }
+
+  /// Moves each load of a weight or a constant that opens an op's part and
+  /// that no other tile reads (`readAlone`, or not marked for sharing) up
+  /// to just after the tile's last read of DRAM before it (a load, a
+  /// multicast, a gather) and the transfers issued with it, marked
+  /// `tessel.issued_early`, one part at a time, and back where the core's
+  /// buffers would not fit (the pass's description says why). Returns how
+  /// many loads moved.
+  unsigned
+  hoistPlainLoadsIntoPreviousOps(CoreOp core,
+                                 const llvm::DenseSet<Value> &written,
+                                 const llvm::DenseSet<Operation *> &readAlone) {
+    // A load issued early keeps a DMA channel to itself
+    // (tessel-assign-dma-channels): the ops before need another.
+    if (lookupArch(core).getTileDmaChannels() < 2)
+      return 0;
+    Block &block = core.getBody().front();
+    // The loads that open a part, grouped by the part they open.
+    SmallVector<std::pair<Operation *, SmallVector<DmaOp>>> parts;
+    for (auto dma : block.getOps<DmaOp>()) {
+      // A load into a buffer resident across a stream's inputs runs once.
+      Operation *target = getViewRoot(dma.getTarget()).getDefiningOp();
+      if (!isLoad(dma) || isKeptSlice(dma.getSource()) ||
+          (dma->hasAttr(TesselDialect::getShareAttrName()) &&
+           !readAlone.contains(dma)) ||
+          !readsReadOnlyBuffer(dma, written) ||
+          (target && target->hasAttr(TesselDialect::getResidentAttrName())))
+        continue;
+      Operation *top = getPartTop(dma);
+      if (!top)
+        continue;
+      if (parts.empty() || parts.back().first != top)
+        parts.push_back({top, {}});
+      parts.back().second.push_back(dma);
+    }
+    unsigned count = 0;
+    for (auto &[top, loads] : parts) {
+      // The last transfer above the part that reads DRAM.
+      Operation *read = top->getPrevNode();
+      for (; read; read = read->getPrevNode()) {
+        auto dma = dyn_cast<DmaOp>(read);
+        if ((dma && isLoad(dma) && !isKeptSlice(dma.getSource())) ||
+            isa<DmaMulticastOp, DmaGatherOp>(read))
+          break;
+      }
+      // The loads go behind the transfers issued with that read (before
+      // anything else runs): those are under way by the time they would
+      // queue behind the loads on a channel.
+      Operation *after = read;
+      for (Operation *next = read ? read->getNextNode() : &block.front();
+           next != top && (isTransfer(next) || isAddressOp(next) ||
+                           isa<memref::DeallocOp>(next));
+           next = next->getNextNode())
+        if (isTransfer(next))
+          after = next;
+      if (after && after->getNextNode() == top)
+        continue;
+      SmallVector<Operation *> order = getOrder(block);
+      for (DmaOp load : loads) {
+        // The address ops the load needs below `after` move with it, in
+        // order (those above already dominate it).
+        llvm::SmallPtrSet<Operation *, 8> needed;
+        addAddressOps(load->getOperands(), block, needed);
+        SmallVector<Operation *> moved;
+        for (Operation *op = after ? after->getNextNode() : &block.front();
+             op != load; op = op->getNextNode())
+          if (needed.contains(op))
+            moved.push_back(op);
+        moved.push_back(load);
+        for (Operation *op : moved) {
+          if (after)
+            op->moveAfter(after);
+          else
+            op->moveBefore(&block.front());
+          after = op;
+        }
+      }
+      if (!sramBuffersFit(core)) {
+        restoreOrder(block, order);
+        continue;
+      }
+      for (DmaOp load : loads)
+        load->setAttr(TesselDialect::getIssuedEarlyAttrName(),
+                      UnitAttr::get(load.getContext()));
+      count += loads.size();
     }
     return count;
   }

@@ -31,6 +31,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
+#include "tessel/Dialect/Tessel/Transforms/DramWindows.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
@@ -61,25 +62,6 @@ namespace {
 /// share.
 using ShareKey = std::tuple<Operation *, Type, Attribute, Attribute>;
 
-/// The elements of its DRAM buffer a load reads: per dimension of the
-/// buffer, `[lo, hi)`. A view that is not a box of the buffer (its strides
-/// are not the buffer's own) has the one-dimensional window `[offset,
-/// offset + 1)`: it shares with equal views only.
-struct Window {
-  SmallVector<int64_t> lo, hi;
-  /// Per dimension of the view, the buffer's dimension it runs along; -1
-  /// for a dimension of size 1 (or for every dimension when not a box).
-  SmallVector<int> bufferDimOf;
-
-  bool overlaps(const Window &other) const {
-    for (auto [lo, hi, otherLo, otherHi] :
-         llvm::zip_equal(lo, hi, other.lo, other.hi))
-      if (hi <= otherLo || otherHi <= lo)
-        return false;
-    return true;
-  }
-};
-
 /// A marked load, with the key and window it shares by.
 struct Reader {
   unsigned core;
@@ -91,54 +73,6 @@ struct Reader {
   DmaOp getLoad() const { return load; }
 };
 
-/// The box of `bufferType` (identity layout) that a view of `shape`,
-/// `strides` and `offset` covers, or none when the view's dimensions are
-/// not dimensions of the buffer (a strided step, a reshaped view).
-std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
-                             ArrayRef<int64_t> strides, int64_t offset) {
-  if (!bufferType.getLayout().isIdentity() || bufferType.getRank() == 0)
-    return std::nullopt;
-  ArrayRef<int64_t> bufferShape = bufferType.getShape();
-  SmallVector<int64_t> bufferStrides(bufferShape.size(), 1);
-  for (int64_t b = static_cast<int64_t>(bufferShape.size()) - 2; b >= 0; --b)
-    bufferStrides[b] = bufferStrides[b + 1] * bufferShape[b + 1];
-
-  Window window;
-  window.bufferDimOf.assign(shape.size(), -1);
-  SmallVector<bool> taken(bufferShape.size(), false);
-  for (auto [d, size] : llvm::enumerate(shape)) {
-    if (size == 1)
-      continue;
-    int found = -1;
-    for (size_t b = 0; b < bufferShape.size(); ++b)
-      if (!taken[b] && bufferShape[b] > 1 && bufferStrides[b] == strides[d]) {
-        found = static_cast<int>(b);
-        break;
-      }
-    if (found < 0)
-      return std::nullopt;
-    taken[found] = true;
-    window.bufferDimOf[d] = found;
-  }
-  // The offset in the buffer's coordinates (row-major: the last stride is
-  // one).
-  int64_t rest = offset;
-  for (int64_t stride : bufferStrides) {
-    window.lo.push_back(rest / stride);
-    rest %= stride;
-  }
-  if (window.lo.front() >= bufferShape.front())
-    return std::nullopt;
-  window.hi = llvm::map_to_vector(window.lo, [](int64_t lo) { return lo + 1; });
-  for (auto [d, b] : llvm::enumerate(window.bufferDimOf)) {
-    if (b < 0)
-      continue;
-    window.hi[b] = window.lo[b] + shape[d];
-    if (window.hi[b] > bufferShape[b])
-      return std::nullopt;
-  }
-  return window;
-}
 
 /// The reader of the marked load `load` of core `core`; none when its
 /// window is not static, or is reached through a byte shift (memref.view)

@@ -50,6 +50,7 @@ def Tessel_Dialect : Dialect {
     /// tessel-share-loads gives the load's credit before the leaders' waits
     /// for theirs that precede it, and removes the mark.
     static ::llvm::StringRef getLoadedTogetherAttrName() { return "tessel.loaded_together"; }
+    static ::llvm::StringRef getIssuedEarlyAttrName() { return "tessel.issued_early"; }
     /// The unit attribute on a piece of an op's first loads on a tile
     /// (tessel-early-loads): tessel-split-transfers spreads such pieces, as
     /// stores, over the tile's groups of DMA channels in turn, so that one

@@ -1468,8 +1468,21 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     credits where its load is, and a receiver may give its credit only
     after those signals let it through its own waits (so on a relay, which
     signals its row after its wait, it does not move). Where the buffers
-    would then not fit, the core's loads stay where they were. The fences
-    are removed.
+    would then not fit, the core's loads stay where they were.
+
+    Where no other tile reads what such a load reads (no load of its op on
+    another tile overlaps its box of the DRAM buffer, so
+    `tessel-share-loads` leaves it a plain transfer that waits for no one),
+    and the tile has two DMA channels or more, it moves on up into the
+    previous ops' parts, to just after the tile's last read of DRAM there
+    (a load, a multicast or a gather) and the transfers issued with it,
+    past their compute, stores, reads of kept slices and synchronization,
+    and is marked `tessel.issued_early`:
+    `tessel-assign-dma-channels` keeps its DMA channel to itself until it
+    is waited for, so the transfers it passes do not queue behind it. A
+    load into a buffer resident across a stream's inputs does not move (it
+    runs once). The loads of each op's part move together, and stay where
+    they were if the core's buffers would not fit. The fences are removed.
 
     An op's part that shares its loads with other tiles (marked
     `tessel.share`) over at least `min-shared-steps` steps loads every step
@@ -1512,7 +1525,10 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
               "Number of store waits moved down to the next store">,
     Statistic<"numLoadsAboveWaits", "num-loads-above-waits",
               "Number of weight loads moved above the synchronization "
-              "before their op">
+              "before their op">,
+    Statistic<"numLoadsIntoPreviousOps", "num-loads-into-previous-ops",
+              "Number of weight loads issued after the previous op's last "
+              "load, before its compute ends">
   ];
 }
 
@@ -1928,7 +1944,11 @@ def TesselAssignDmaChannels
     that names no channel takes the next of its tile's DMA channels in
     turn, counting over the core's transfers without one in program order,
     so that consecutive transfers run side by side. Channels named earlier
-    (`tessel-split-transfers`, `tessel-share-loads`) are kept.
+    (`tessel-split-transfers`, `tessel-share-loads`) are kept. A load
+    marked `tessel.issued_early` (`tessel-schedule`: issued during the ops
+    before its own) holds its channel until a `tessel.wait` on it; a
+    transfer whose turn falls on a held channel takes the next one not
+    held, while one is free. The mark is removed.
 
     ```mlir
     %t0 = tessel.dma %x0 to %a0 : ...
