@@ -46,19 +46,19 @@ tessel.device @in_turn arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 3, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
-// Loads issued early (tessel-schedule) hold their channel until they are
-// waited for, the second joining the first's: the transfer whose turn falls
-// on channel 0 meanwhile takes the next one, and once %0 and %1 are waited
-// for, channel 0 is taken again. The mark is gone afterwards.
+// Loads issued early (tessel-schedule) take their turn and hold their
+// channel until they are waited for: while %0 and %1 hold channels 0 and 1,
+// the other transfers take channel 2, and once both are waited for, the
+// channels are taken in turn again. The mark is gone afterwards.
 // CHECK-LABEL: tessel.device @issued_early
 // CHECK:           tessel.dma {{.+}} channel 0 :
-// CHECK-NEXT:      tessel.dma {{.+}} channel 0 :
 // CHECK-NEXT:      tessel.dma {{.+}} channel 1 :
 // CHECK-NEXT:      tessel.dma {{.+}} channel 2 :
-// CHECK-NEXT:      tessel.dma {{.+}} channel 1 :
+// CHECK-NEXT:      tessel.dma {{.+}} channel 2 :
+// CHECK-NEXT:      tessel.dma {{.+}} channel 2 :
 // CHECK-NEXT:      tessel.wait
-// CHECK-NEXT:      tessel.dma {{.+}} channel 2 :
 // CHECK-NEXT:      tessel.dma {{.+}} channel 0 :
+// CHECK-NEXT:      tessel.dma {{.+}} channel 1 :
 // CHECK-NOT:       tessel.issued_early
 tessel.device @issued_early arch #tiny {
   %t0 = tessel.tile(0, 0)

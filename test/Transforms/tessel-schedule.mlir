@@ -346,7 +346,9 @@ tessel.device @weight_before_wait arch #tiny {
 // the load of %w's first half (tile (0, 1) reads the other half) follows
 // the load of %x, before the previous op computes, stores and
 // synchronizes. The load of %v, which tile (0, 1) reads too, stays after
-// the signal.
+// the signal (loads issued one step early come out in reverse order: %w's
+// goes ahead of %v's there; behind it, it would stay, so that each tile
+// keeps its op's shared loads in the order tessel-share-loads pairs them).
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
@@ -385,9 +387,9 @@ tessel.device @weights_into_previous_op arch #tiny {
     %b = memref.alloc() : memref<16xf32, #sram>
     %c = memref.alloc() : memref<16xf32, #sram>
     %d = memref.alloc() : memref<16xf32, #sram>
-    %lw = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
-    %lv = tessel.dma %v to %c {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
     %lm = tessel.dma %m to %d : memref<16xf32, #dram> to memref<16xf32, #sram>
+    %lv = tessel.dma %v to %c {tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    %lw = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
     tessel.wait %lw, %lv, %lm
     tessel.vector_binary add %b, %c, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>
     tessel.vector_binary add %b, %d, %b : memref<16xf32, #sram>, memref<16xf32, #sram>, memref<16xf32, #sram>

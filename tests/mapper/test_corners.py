@@ -61,15 +61,21 @@ def test_rectangles_stay_where_nothing_is_faster_or_stages_are_packed():
     g = classifier_graph()
     moved = map_graph(g, arch, "cpsat", OPTIONS)
     (choice,) = moved.choices
+    corner = replace(choice.placement, row=0, col=0)
     at_corner = replace(choice, candidate=replace(
-        choice.candidate, placement=replace(choice.placement, row=0, col=0)))
-    # Placed again, the moved rectangle stays.
+        choice.candidate, placement=corner,
+        estimate=estimate(g.ops[0], arch, corner,
+                          steps=choice.candidate.estimate.steps)))
+    # Placed again, the moved rectangle stays; at the corner, it moves.
     assert place_by_dram_channels(g, moved, arch) == moved
-    # A mapping of several pipeline stages keeps the packer's corners.
-    staged = replace(moved, choices=(replace(at_corner, stage=1),))
+    unmoved = replace(moved, choices=(at_corner,), notes=())
+    assert place_by_dram_channels(g, unmoved, arch).choices == moved.choices
+    # A mapping of several pipeline stages keeps the packer's corners (two
+    # stages of the one op stand for any two).
+    staged = replace(unmoved, choices=(at_corner, replace(at_corner, stage=1)))
     assert place_by_dram_channels(g, staged, arch) is staged
     # A result kept on chip keeps its writer where its readers find it.
-    kept = replace(moved, choices=(at_corner,), on_chip=frozenset({0}))
+    kept = replace(unmoved, on_chip=frozenset({0}))
     assert place_by_dram_channels(g, kept, arch) is kept
 
 

@@ -29,11 +29,12 @@ from .graph import Graph
 from .on_chip import result_writer
 from .space import Choice, Solution
 
-# A corner is taken only where it saves at least 1/MIN_GAIN of the op's
-# predicted cycles: below that the cost model's error on one op is larger
-# than the saving (small_cnn's bf16 classifier on tessel-16x16, predicted
-# 1,210 -> 1,202 cycles eight rows south, ran 52 cycles slower there).
-MIN_GAIN = 16
+# A corner is taken only where it saves at least 1 / SAVING_DIVISOR of the
+# op's predicted cycles: below that the cost model's error on one op is
+# larger than the saving (small_cnn's bf16 classifier on tessel-16x16,
+# predicted 1,210 -> 1,202 cycles eight rows south, ran 52 cycles slower
+# there).
+SAVING_DIVISOR = 16
 
 
 def _reads_on_chip(graph: Graph, index: int, kept_writers: frozenset) -> bool:
@@ -50,8 +51,9 @@ def _corners(arch, rows: int, cols: int):
 
 def best_corner(graph: Graph, choice: Choice, arch, overlap_dma: bool) -> Choice:
     """``choice`` at the corner where its op is predicted fastest, at its
-    parts and steps; as it is where no corner is faster (ties keep the
-    first corner in row-major order, the grid's own first)."""
+    parts and steps, where that saves at least 1 / SAVING_DIVISOR of its
+    predicted cycles; as it is otherwise (on ties its own corner, then the
+    first in row-major order)."""
     op = graph.ops[choice.op]
     p = choice.placement
     best = choice
@@ -62,7 +64,7 @@ def best_corner(graph: Graph, choice: Choice, arch, overlap_dma: bool) -> Choice
                      overlap_dma=overlap_dma,
                      steps=choice.candidate.estimate.steps)
         if e is not None and e.cycles < best.cycles and \
-                (choice.cycles - e.cycles) * MIN_GAIN >= choice.cycles:
+                (choice.cycles - e.cycles) * SAVING_DIVISOR >= choice.cycles:
             best = replace(choice, candidate=replace(
                 choice.candidate, placement=replace(p, row=row, col=col),
                 estimate=e))

@@ -3,13 +3,14 @@
 #include "tessel/Dialect/Tessel/Transforms/DramWindows.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include "mlir/Dialect/MemRef/IR/MemRef.h"
+#include "mlir/Interfaces/ViewLikeInterface.h"
+
 namespace mlir::tessel {
 
-/// The box of `bufferType` (identity layout) that a view of `shape`,
-/// `strides` and `offset` covers, or none when the view's dimensions are
-/// not dimensions of the buffer (a strided step, a reshaped view).
-std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
-                             ArrayRef<int64_t> strides, int64_t offset) {
+std::optional<DramWindow> getBox(MemRefType bufferType,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> strides, int64_t offset) {
   if (!bufferType.getLayout().isIdentity() || bufferType.getRank() == 0)
     return std::nullopt;
   ArrayRef<int64_t> bufferShape = bufferType.getShape();
@@ -17,7 +18,7 @@ std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
   for (int64_t b = static_cast<int64_t>(bufferShape.size()) - 2; b >= 0; --b)
     bufferStrides[b] = bufferStrides[b + 1] * bufferShape[b + 1];
 
-  Window window;
+  DramWindow window;
   window.bufferDimOf.assign(shape.size(), -1);
   SmallVector<bool> taken(bufferShape.size(), false);
   for (auto [d, size] : llvm::enumerate(shape)) {
@@ -54,7 +55,7 @@ std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
   return window;
 }
 
-std::optional<Window> getDramBox(Value view) {
+std::optional<DramWindow> getDramBox(Value view) {
   auto type = cast<MemRefType>(view.getType());
   int64_t offset;
   SmallVector<int64_t> strides;
@@ -62,6 +63,19 @@ std::optional<Window> getDramBox(Value view) {
       ShapedType::isDynamic(offset) ||
       llvm::any_of(strides, ShapedType::isDynamic) || !type.hasStaticShape())
     return std::nullopt;
+  // A byte view's offsets are its own, in its own element type.
+  for (Value v = view; Operation *def = v.getDefiningOp();) {
+    if (isa<memref::ViewOp>(def))
+      return std::nullopt;
+    if (auto transpose = dyn_cast<memref::TransposeOp>(def)) {
+      v = transpose.getIn();
+      continue;
+    }
+    auto viewLike = dyn_cast<ViewLikeOpInterface>(def);
+    if (!viewLike)
+      break;
+    v = viewLike.getViewSource();
+  }
   Value root = getViewRoot(view);
   if (!root.getDefiningOp<DramBufferOp>())
     return std::nullopt;

@@ -110,7 +110,7 @@ void addAddressOps(ValueRange values, Block &block,
 /// box cannot be told counts as read by others.
 llvm::DenseSet<Operation *> getLoadsReadAlone(ModuleOp module) {
   struct Box {
-    Window window;
+    DramWindow window;
     Operation *core;
     Operation *load;
   };
@@ -123,7 +123,7 @@ llvm::DenseSet<Operation *> getLoadsReadAlone(ModuleOp module) {
     if (!group || !isInSpace(dma.getSource(), MemorySpace::dram))
       return;
     Operation *root = getViewRoot(dma.getSource()).getDefiningOp();
-    std::optional<Window> box = getDramBox(dma.getSource());
+    std::optional<DramWindow> box = getDramBox(dma.getSource());
     if (!box) {
       unknown.insert(root);
       return;
@@ -204,6 +204,21 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
 
   static SmallVector<Operation *> getOrder(Block &block) {
     return llvm::map_to_vector(block, [](Operation &op) { return &op; });
+  }
+
+  /// Moves `ops` in their order to just after `after` (null: the start of
+  /// `block`), one after the other, without querying the block's order
+  /// (which each move invalidates). Returns the last one moved.
+  static Operation *moveInOrderAfter(ArrayRef<Operation *> ops,
+                                     Operation *after, Block &block) {
+    for (Operation *op : ops) {
+      if (after)
+        op->moveAfter(after);
+      else
+        op->moveBefore(&block.front());
+      after = op;
+    }
+    return after;
   }
 
   static void restoreOrder(Block &block, ArrayRef<Operation *> order) {
@@ -446,10 +461,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return count;
   }
 
-  /// Whether `load` opens an op's part: only address ops, deallocations and
-  /// other loads lie between it and the synchronization (or fence) above
-  /// it, which `hoistReadOnlyLoadsAboveWaits` moved it to. Returns that
-  /// synchronization, or null.
+  /// The synchronization (or fence) above `load` where `load` opens an op's
+  /// part (only address ops, deallocations and other loads lie between, as
+  /// `hoistReadOnlyLoadsAboveWaits` or the lowering left them); null where
+  /// it does not.
   static Operation *getPartTop(DmaOp load) {
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
       auto dma = dyn_cast<DmaOp>(op);
@@ -474,36 +489,64 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
                                  const llvm::DenseSet<Value> &written,
                                  const llvm::DenseSet<Operation *> &readAlone) {
     // A load issued early keeps a DMA channel to itself
-    // (tessel-assign-dma-channels): the ops before need another.
-    if (lookupArch(core).getTileDmaChannels() < 2)
+    // (tessel-assign-dma-channels): the ops before need another. A tile
+    // with DRAM channels of its own has its transfers cut over named DMA
+    // channels (tessel-split-transfers), which no load could keep.
+    ArchAttr arch = lookupArch(core);
+    TileOp tile = core.getTileOp();
+    if (arch.getTileDmaChannels() < 2 ||
+        arch.getSplitChannels(tile.getRow(), tile.getCol()) > 1)
       return 0;
     Block &block = core.getBody().front();
-    // The loads that open a part, grouped by the part they open.
-    SmallVector<std::pair<Operation *, SmallVector<DmaOp>>> parts;
+    // The loads that open a part, grouped by the part they open; a part's
+    // loads move only ahead of its loads that stay shared, so that each
+    // core keeps its op's shared loads in the order tessel-share-loads
+    // pairs them by.
+    struct OpeningLoads {
+      Operation *top;
+      SmallVector<DmaOp> loads;
+      bool sharedSeen = false;
+    };
+    SmallVector<OpeningLoads> parts;
     for (auto dma : block.getOps<DmaOp>()) {
-      // A load into a buffer resident across a stream's inputs runs once.
-      Operation *target = getViewRoot(dma.getTarget()).getDefiningOp();
-      if (!isLoad(dma) || isKeptSlice(dma.getSource()) ||
-          (dma->hasAttr(TesselDialect::getShareAttrName()) &&
-           !readAlone.contains(dma)) ||
-          !readsReadOnlyBuffer(dma, written) ||
-          (target && target->hasAttr(TesselDialect::getResidentAttrName())))
+      if (!isLoad(dma) || isKeptSlice(dma.getSource()))
         continue;
       Operation *top = getPartTop(dma);
       if (!top)
         continue;
-      if (parts.empty() || parts.back().first != top)
+      if (parts.empty() || parts.back().top != top)
         parts.push_back({top, {}});
-      parts.back().second.push_back(dma);
+      bool marked = dma->hasAttr(TesselDialect::getShareAttrName());
+      // Its buffer is allocated in the part (so nothing the load passes
+      // uses it) and not resident across a stream's inputs (loaded once);
+      // a load loaded together with its op's later steps may be read for
+      // another tile (tessel-share-loads).
+      Operation *target = getViewRoot(dma.getTarget()).getDefiningOp();
+      bool movable =
+          (!marked || readAlone.contains(dma)) &&
+          readsReadOnlyBuffer(dma, written) &&
+          !dma->hasAttr(TesselDialect::getLoadedTogetherAttrName()) &&
+          isa_and_nonnull<memref::AllocOp>(target) &&
+          target->getBlock() == &block && top->isBeforeInBlock(target) &&
+          !target->hasAttr(TesselDialect::getResidentAttrName());
+      if (!movable)
+        parts.back().sharedSeen |= marked;
+      else if (!parts.back().sharedSeen)
+        parts.back().loads.push_back(dma);
     }
     unsigned count = 0;
-    for (auto &[top, loads] : parts) {
+    for (auto &[top, loads, sharedSeen] : parts) {
+      if (loads.empty())
+        continue;
       // The last transfer above the part that reads DRAM.
       Operation *read = top->getPrevNode();
       for (; read; read = read->getPrevNode()) {
         auto dma = dyn_cast<DmaOp>(read);
+        auto multicast = dyn_cast<DmaMulticastOp>(read);
         if ((dma && isLoad(dma) && !isKeptSlice(dma.getSource())) ||
-            isa<DmaMulticastOp, DmaGatherOp>(read))
+            (multicast &&
+             isInSpace(multicast.getSource(), MemorySpace::dram)) ||
+            isa<DmaGatherOp>(read))
           break;
       }
       // The loads go behind the transfers issued with that read (before
@@ -530,13 +573,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           if (needed.contains(op))
             moved.push_back(op);
         moved.push_back(load);
-        for (Operation *op : moved) {
-          if (after)
-            op->moveAfter(after);
-          else
-            op->moveBefore(&block.front());
-          after = op;
-        }
+        after = moveInOrderAfter(moved, after, block);
       }
       if (!sramBuffersFit(core)) {
         restoreOrder(block, order);
@@ -651,15 +688,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       if (load->getPrevNode() == after)
         continue;
       moved.push_back(load);
-      // Moved one after the other, without querying the block's order
-      // (which each move invalidates).
-      for (Operation *op : moved) {
-        if (after)
-          op->moveAfter(after);
-        else
-          op->moveBefore(&block.front());
-        after = op;
-      }
+      moveInOrderAfter(moved, after, block);
       ++numLoadsHoisted;
     }
   }

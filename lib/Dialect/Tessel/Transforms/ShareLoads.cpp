@@ -67,12 +67,11 @@ struct Reader {
   unsigned core;
   DmaOp load;
   ShareKey key;
-  Window window;
+  DramWindow window;
 
   /// The load, to build on (op handles are values: a const reader's is too).
   DmaOp getLoad() const { return load; }
 };
-
 
 /// The reader of the marked load `load` of core `core`; none when its
 /// window is not static, or is reached through a byte shift (memref.view)
@@ -117,14 +116,14 @@ std::optional<Reader> getReader(unsigned core, DmaOp load) {
       SmallVector<int64_t> viewKey = strides;
       if (slice)
         viewKey.push_back(*shift);
-      if (std::optional<Window> box =
+      if (std::optional<DramWindow> box =
               getBox(bufferType, type.getShape(), strides, offset))
         return Reader{core,
                       load,
                       {def, type.getElementType(),
                        DenseI64ArrayAttr::get(ctx, viewKey), targetKey},
                       std::move(*box)};
-      Window exact{{offset}, {offset + 1}, {}};
+      DramWindow exact{{offset}, {offset + 1}, {}};
       exact.bufferDimOf.assign(type.getRank(), -1);
       return Reader{core, load,
                     {def, type,
@@ -483,7 +482,7 @@ SmallVector<Cell> cutIntoCells(ArrayRef<Reader> readers,
 
 /// `whole`, a view of `window` (a load's source or target), cut to `cell`.
 Value cellView(OpBuilder &builder, Location loc, Value whole,
-               const Window &window, const Cell &cell) {
+               const DramWindow &window, const Cell &cell) {
   if (cell.lo == window.lo && cell.hi == window.hi)
     return whole;
   SmallVector<int64_t> offsets, sizes;

@@ -50,6 +50,9 @@ def Tessel_Dialect : Dialect {
     /// tessel-share-loads gives the load's credit before the leaders' waits
     /// for theirs that precede it, and removes the mark.
     static ::llvm::StringRef getLoadedTogetherAttrName() { return "tessel.loaded_together"; }
+    /// The unit attribute on a load of a weight that tessel-schedule moved
+    /// into the ops before its own: tessel-assign-dma-channels keeps its
+    /// DMA channel to it until it is waited for, and removes the mark.
     static ::llvm::StringRef getIssuedEarlyAttrName() { return "tessel.issued_early"; }
     /// The unit attribute on a piece of an op's first loads on a tile
     /// (tessel-early-loads): tessel-split-transfers spreads such pieces, as

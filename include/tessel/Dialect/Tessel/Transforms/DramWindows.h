@@ -2,7 +2,8 @@
 //
 // Which elements of its DRAM buffer a view reads, as a box of the buffer:
 // tessel-share-loads shares the loads whose boxes are equal or overlap, and
-// tessel-schedule moves freely the ones whose box no other tile reads.
+// tessel-schedule moves into earlier ops the weight loads whose box no
+// other tile's load of their op overlaps.
 //
 //===----------------------------------------------------------------------===//
 
@@ -17,16 +18,15 @@
 namespace mlir::tessel {
 
 /// The elements of its DRAM buffer a load reads: per dimension of the
-/// buffer, `[lo, hi)`. A view that is not a box of the buffer (its strides
-/// are not the buffer's own) has the one-dimensional window `[offset,
-/// offset + 1)`: it shares with equal views only.
-struct Window {
+/// buffer, `[lo, hi)` (tessel-share-loads also gives a view that is not a
+/// box of its buffer a window of its own; see there).
+struct DramWindow {
   SmallVector<int64_t> lo, hi;
   /// Per dimension of the view, the buffer's dimension it runs along; -1
   /// for a dimension of size 1 (or for every dimension when not a box).
   SmallVector<int> bufferDimOf;
 
-  bool overlaps(const Window &other) const {
+  bool overlaps(const DramWindow &other) const {
     for (auto [lo, hi, otherLo, otherHi] :
          llvm::zip_equal(lo, hi, other.lo, other.hi))
       if (hi <= otherLo || otherHi <= lo)
@@ -38,12 +38,14 @@ struct Window {
 /// The box of `bufferType` (identity layout) that a view of `shape`,
 /// `strides` and `offset` covers, or none when the view's dimensions are
 /// not dimensions of the buffer (a strided step, a reshaped view).
-std::optional<Window> getBox(MemRefType bufferType, ArrayRef<int64_t> shape,
-                             ArrayRef<int64_t> strides, int64_t offset);
+std::optional<DramWindow> getBox(MemRefType bufferType,
+                                 ArrayRef<int64_t> shape,
+                                 ArrayRef<int64_t> strides, int64_t offset);
 
 /// The box of its DRAM buffer that `view` (a view of a `tessel.dram_buffer`
-/// with static strides and offset) covers, or none where it is not a box.
-std::optional<Window> getDramBox(Value view);
+/// with static strides and offset, through no `memref.view`) covers, or
+/// none where it is not a box.
+std::optional<DramWindow> getDramBox(Value view);
 
 } // namespace mlir::tessel
 

@@ -1946,9 +1946,9 @@ def TesselAssignDmaChannels
     so that consecutive transfers run side by side. Channels named earlier
     (`tessel-split-transfers`, `tessel-share-loads`) are kept. A load
     marked `tessel.issued_early` (`tessel-schedule`: issued during the ops
-    before its own) holds its channel until a `tessel.wait` on it; a
-    transfer whose turn falls on a held channel takes the next one not
-    held, while one is free. The mark is removed.
+    before its own) takes its turn and holds its channel until a
+    `tessel.wait` on it; a transfer whose turn falls on a held channel takes
+    the next one not held, where one is. The mark is removed.
 
     ```mlir
     %t0 = tessel.dma %x0 to %a0 : ...
