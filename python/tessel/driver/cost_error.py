@@ -14,6 +14,7 @@ bounds it; ``bench/mapper.py`` prints it.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,8 +65,55 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     program = lower_and_emit(model, target, mapping=mapping)
     result = simulate(program, numerics=False, trace=True)
     predicted = predicted_by_tag(mapped["graph"], mapped["solution"])
+    spans = layer_spans(result.trace_events, target.clock_mhz)
     # A layer whose ops are all folded into another's (an epilogue of its
     # own source line) is predicted inside that one: it has no figure here.
-    return [LayerError(tag, stats.last - stats.first, predicted[tag])
-            for tag, stats in result.tags.items()
-            if stats.last > stats.first and predicted.get(tag, 0) > 0]
+    return [LayerError(tag, last - first, predicted[tag])
+            for tag, (first, last) in spans.items()
+            if last > first and predicted.get(tag, 0) > 0]
+
+
+def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]]:
+    """Per tag, the first and last cycle of its instructions over the tiles
+    (``simulate(..., trace=True)``'s events), a tile's counted from where
+    the layer's inputs are ready there: after its last wait for other tiles
+    before its first instruction that computes, and not from a transfer
+    issued before the last instruction of another layer that comes ahead
+    of that one. tessel-schedule issues weight loads during the ops before
+    their own, and a tile the layers before do not use waits for them: the
+    cost model predicts neither as the layer's time."""
+    per_tile: dict[int, list] = {}
+    for e in trace_events:
+        tag = e.get("args", {}).get("tag")
+        if e.get("ph") == "X" and tag is not None:
+            start = e["ts"] * clock_mhz
+            issued = e["args"].get("issued", start)
+            per_tile.setdefault(e["pid"], []).append(
+                (tag, start, start + e["dur"] * clock_mhz, issued, e["name"]))
+    spans: dict[str, tuple[float, float]] = {}
+    for events in per_tile.values():
+        events.sort(key=lambda ev: ev[1])
+        control = [ev for ev in events if not ev[4].startswith("dma (")]
+        body: dict[str, float] = {}
+        for tag, start, _, _, name in events:
+            if name not in _NOT_COMPUTE and not name.startswith("dma"):
+                body[tag] = min(body.get(tag, math.inf), start)
+        ready: dict[str, float] = {}
+        for k, (tag, start, _, _, name) in enumerate(control):
+            if (name == "wait_semaphore" and start < body.get(tag, -math.inf)
+                    and k + 1 < len(control)):
+                ready[tag] = control[k + 1][1]
+        for tag, start, end, issued, name in events:
+            if name.startswith("dma") and tag in body:
+                cut = max((s for t, s, _, _, _ in events
+                           if t != tag and s < body[tag]), default=-math.inf)
+                if issued < cut:
+                    continue
+            first, last = spans.get(tag, (math.inf, 0.0))
+            spans[tag] = (min(first, max(start, ready.get(tag, -math.inf))),
+                          max(last, end))
+    return spans
+
+
+# Instructions that move data or synchronize rather than compute.
+_NOT_COMPUTE = ("wait", "wait_semaphore", "signal")

@@ -14,6 +14,7 @@ from dataclasses import replace
 
 from .apply import UnsupportedMapping, apply, unsupported
 from .corners import place_by_dram_channels
+from .early_weights import recost_early_weights
 from .graph import Graph, GraphError, Op, Operand
 from .on_chip import keep_on_chip, realign_readers
 from .space import MapperOptions, Problem, Solution, choose_epilogues
@@ -84,13 +85,16 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
               options: MapperOptions | None = None) -> Solution:
     """The mapping of ``g``: each op's placement by ``method``, then the
     results kept on chip (:mod:`tessel.mapper.on_chip`), then where each
-    rectangle lies (:mod:`tessel.mapper.corners`)."""
+    rectangle lies (:mod:`tessel.mapper.corners`), and each op costed as
+    the lowering runs its weights' first loads
+    (:mod:`tessel.mapper.early_weights`)."""
     options = options or MapperOptions()
     solution = solve(g, arch, method, options)
     if options.on_chip:
         solution, weighed = realign_readers(g, solution, arch, options)
         solution = keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
-    return place_by_dram_channels(g, solution, arch, options.overlap_dma)
+    solution = place_by_dram_channels(g, solution, arch, options.overlap_dma)
+    return recost_early_weights(g, solution, arch, options.overlap_dma)
 
 
 __all__ = ["Graph", "GraphError", "LEGALIZE", "MAPPERS", "MapperOptions",

@@ -487,9 +487,11 @@ def _recosted(graph: Graph, choices, on_chip: frozenset, arch,
     """``choices`` with the ops that write or read a result kept on chip
     costed at their steps as they then run: the writer stores nothing, a
     reader loads the result's slices from the tiles holding them, in the
-    pieces their steps cut it into (:func:`pieces`). The placements and
-    steps stay as chosen; the predicted cycles follow the lowering (what
-    ``tessel map --explain`` and the cost model's error per layer show)."""
+    pieces their steps cut it into (:func:`pieces`), and their weights'
+    first loads run during the ops before (tessel.mapper.early_weights).
+    The placements and steps stay as chosen; the predicted cycles follow
+    the lowering (what ``tessel map --explain`` and the cost model's error
+    per layer show)."""
     by_op = {c.op: c for c in choices}
     held_by_writer = {result_writer(graph.ops[i]).index: graph.ops[i] for i in on_chip}
     out = []
@@ -507,7 +509,7 @@ def _recosted(graph: Graph, choices, on_chip: frozenset, arch,
             continue
         e = estimate(op, arch, choice.placement, overlap_dma=overlap_dma,
                      steps=steps, kept_result=choice.op in on_chip,
-                     on_chip_reads=reads)
+                     on_chip_reads=reads, early_weights=True)
         out.append(choice if e is None else
                    replace(choice, candidate=replace(choice.candidate, estimate=e)))
     return tuple(out)
