@@ -472,3 +472,75 @@ tessel.device @shared_steps arch #tiny {
     memref.dealloc %a2 : memref<16xf32, #sram>
   }
 }
+
+// -----
+
+// No weight load moves into the op before on a tile with one DMA channel
+// (it could keep none to itself), nor into a buffer resident across a
+// stream's inputs (loaded once): both stay after the signal.
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#one = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 1, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// CHECK-LABEL: tessel.device @one_channel
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc
+// CHECK-NEXT:    tessel.dma %w to
+// CHECK-NEXT:    tessel.wait_semaphore
+// CHECK-LABEL: tessel.device @resident
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() {tessel.resident}
+// CHECK-NEXT:    tessel.dma %w to
+// CHECK-NEXT:    tessel.wait_semaphore
+tessel.device @one_channel arch #one {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %sem = tessel.semaphore on %t
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x to %a : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s = tessel.dma %a to %m : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %sem
+    tessel.wait_semaphore %sem
+    tessel.fence
+    %b = memref.alloc() : memref<16xf32, #sram>
+    %lw = tessel.dma %w to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw
+    %u = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %u
+    memref.dealloc %b : memref<16xf32, #sram>
+  }
+}
+tessel.device @resident arch #tiny {
+  %t = tessel.tile(0, 0)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %sem = tessel.semaphore on %t
+  tessel.core(%t) {
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x to %a : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s = tessel.dma %a to %m : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %sem
+    tessel.wait_semaphore %sem
+    tessel.fence
+    %b = memref.alloc() {tessel.resident} : memref<16xf32, #sram>
+    %lw = tessel.dma %w to %b : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lw
+    %u = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %u
+    memref.dealloc %b : memref<16xf32, #sram>
+  }
+}
