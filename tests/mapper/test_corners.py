@@ -10,9 +10,10 @@ import torch
 
 from tessel import arch as arch_model
 from tessel import frontend as fe
-from tessel.driver import compile_imported
+from tessel.compiler.lower import lower_and_emit
+from tessel.driver.pipeline import argument_roles
 from tessel.ir import Context, Module
-from tessel.mapper import MapperOptions, graph, map_graph
+from tessel.mapper import MapperOptions, graph, map_graph, map_module
 from tessel.mapper.corners import place_by_dram_channels
 from tessel.mapper.cost import estimate
 from tessel.runtime.emulator import emulate
@@ -81,16 +82,27 @@ def test_rectangles_stay_where_nothing_is_faster_or_stages_are_packed():
 
 def test_classifier_off_the_corner_matches_pytorch():
     """A two-layer head on tessel-16x16 mapped by CP-SAT: the classifier
-    lies off the corner and its weights load during the layer before it
-    (tessel-schedule); the result matches PyTorch, and the CPU emulator bit
-    for bit."""
+    lies off the corner, and its weights load during the layer before it
+    (tessel-schedule; tessel-schedule.mlir pins where); the result matches
+    PyTorch, and the CPU emulator bit for bit."""
     torch.manual_seed(0)
     head = torch.nn.Sequential(torch.nn.Linear(256, 512), torch.nn.ReLU(),
                                torch.nn.Linear(512, 1000)).eval()
     x = torch.randn(1, 256)
     model = fe.import_torch(head, (x,), name="head")
-    program = compile_imported(model, "tessel-16x16", mapper="cpsat",
-                               mapper_options=OPTIONS)
+    mapped = {}
+
+    def mapping(module, target):
+        mapped["graph"], mapped["solution"] = map_module(
+            module, target, "cpsat", OPTIONS, roles=argument_roles(module),
+            legalized=True)
+
+    program = lower_and_emit(model, "tessel-16x16", mapping=mapping)
+    graph_, solution = mapped["graph"], mapped["solution"]
+    (classifier,) = [c for c in solution.choices
+                     if graph_.ops[c.op].kind == "matmul"
+                     and graph_.ops[c.op].loops[1] == 1000]
+    assert (classifier.placement.row, classifier.placement.col) != (0, 0)
     feeds = {model.signature.inputs[0].name: x.numpy()}
     name = model.signature.outputs[0].name
     simulated = simulate(program, feeds).outputs[name]

@@ -98,17 +98,19 @@ def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]
         for tag, start, _, _, name in events:
             if name not in _NOT_COMPUTE and not name.startswith("dma"):
                 body[tag] = min(body.get(tag, math.inf), start)
+        # The last instruction of another layer ahead of the layer's first
+        # that computes: its transfers issued before it do not count.
+        cut = {tag: max((s for t, s, _, _, _ in events
+                         if t != tag and s < first), default=-math.inf)
+               for tag, first in body.items()}
         ready: dict[str, float] = {}
         for k, (tag, start, _, _, name) in enumerate(control):
             if (name == "wait_semaphore" and start < body.get(tag, -math.inf)
                     and k + 1 < len(control)):
                 ready[tag] = control[k + 1][1]
         for tag, start, end, issued, name in events:
-            if name.startswith("dma") and tag in body:
-                cut = max((s for t, s, _, _, _ in events
-                           if t != tag and s < body[tag]), default=-math.inf)
-                if issued < cut:
-                    continue
+            if name.startswith("dma") and issued < cut.get(tag, -math.inf):
+                continue
             first, last = spans.get(tag, (math.inf, 0.0))
             spans[tag] = (min(first, max(start, ready.get(tag, -math.inf))),
                           max(last, end))

@@ -26,7 +26,7 @@ from dataclasses import replace
 
 from .cost import estimate
 from .graph import Graph
-from .on_chip import result_writer
+from .on_chip import tied_to_kept_results
 from .space import Choice, Solution
 
 # A corner is taken only where it saves at least 1 / SAVING_DIVISOR of the
@@ -35,11 +35,6 @@ from .space import Choice, Solution
 # predicted 1,210 -> 1,202 cycles eight rows south, ran 52 cycles slower
 # there).
 SAVING_DIVISOR = 16
-
-
-def _reads_on_chip(graph: Graph, index: int, kept_writers: frozenset) -> bool:
-    return any(o.source[0] == "op" and o.source[1] in kept_writers
-               for o in graph.ops[index].operands)
 
 
 def _corners(arch, rows: int, cols: int):
@@ -78,14 +73,12 @@ def place_by_dram_channels(graph: Graph, solution: Solution, arch,
     if len(solution.stage_cycles()) > 1:
         return solution
     grid = arch.grid.rows * arch.grid.cols
-    kept_writers = frozenset(result_writer(graph.ops[i]).index
-                             for i in solution.on_chip)
+    tied = tied_to_kept_results(graph, solution.on_chip)
     choices, notes = [], []
     for choice in solution.choices:
         op = graph.ops[choice.op]
         p = choice.placement
-        if (op.folded or p.rows * p.cols == grid or choice.op in solution.on_chip
-                or _reads_on_chip(graph, choice.op, kept_writers)):
+        if op.folded or p.rows * p.cols == grid or choice.op in tied:
             choices.append(choice)
             continue
         moved = best_corner(graph, choice, arch, overlap_dma)

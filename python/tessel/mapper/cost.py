@@ -774,10 +774,8 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     position in ``op.operands``, and the pieces a step reads it in) comes
     from the SRAM of the tiles that hold it, not from DRAM. With
     ``early_weights`` it is costed as tessel-schedule runs it after another
-    op: the first loads of the weights no other tile reads run during the
-    ops before. The mappers choose without it: counted in the choice, it
-    drew them to cuts whose weights then loaded in the op's own time
-    (GPT-2's small block on tessel-16x16: 9,350 -> 12,520 cycles)."""
+    op, the first loads of the weights no other tile reads during the ops
+    before (tessel.mapper.early_weights says why only then)."""
     parts = placement.parts
     part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, parts))
     if op.folded:

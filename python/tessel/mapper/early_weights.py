@@ -20,7 +20,7 @@ from dataclasses import replace
 
 from .cost import estimate
 from .graph import Graph
-from .on_chip import result_writer
+from .on_chip import tied_to_kept_results
 from .space import Solution
 
 
@@ -30,15 +30,12 @@ def recost_early_weights(graph: Graph, solution: Solution, arch,
     weights' first loads during the ops before (module docstring)."""
     if len(solution.stage_cycles()) > 1:
         return solution
-    kept_writers = frozenset(result_writer(graph.ops[i]).index
-                             for i in solution.on_chip)
+    tied = tied_to_kept_results(graph, solution.on_chip)
     choices = []
     for choice in solution.choices:
         op = graph.ops[choice.op]
-        reads_kept = any(o.source[0] == "op" and o.source[1] in kept_writers
-                         for o in op.operands)
         e = None
-        if not (op.folded or choice.op in solution.on_chip or reads_kept):
+        if not (op.folded or choice.op in tied):
             e = estimate(op, arch, choice.placement, overlap_dma=overlap_dma,
                          steps=choice.candidate.estimate.steps,
                          early_weights=True)

@@ -73,6 +73,17 @@ _MATMULS = ("matmul", "batch_matmul")
 _UNIT_RESHAPES = {"tensor.expand_shape", "tensor.collapse_shape"}
 
 
+def tied_to_kept_results(graph: Graph, on_chip) -> frozenset[int]:
+    """The ops that keep their result on chip (``on_chip``) or read one
+    kept so: their placements were weighed together, and they are costed
+    as they run by :func:`keep_on_chip`."""
+    kept_writers = {result_writer(graph.ops[i]).index for i in on_chip}
+    return frozenset(op.index for op in graph.ops
+                     if op.index in on_chip or any(
+                         o.source[0] == "op" and o.source[1] in kept_writers
+                         for o in op.operands))
+
+
 def result_writer(op: Op) -> Op:
     """The op whose output is ``op``'s result as later ops read it: its
     epilogue, which runs on its slices before they are stored, if any."""

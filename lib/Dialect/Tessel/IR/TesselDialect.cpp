@@ -168,11 +168,15 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
                 "its op (tessel-schedule)";
     return success();
   }
-  if (attr.getName() == getIssuedEarlyAttrName()) {
+  // The marks tessel-schedule and tessel-early-loads leave on loads.
+  auto isUnitOnDramLoad = [&] {
     auto dma = dyn_cast<DmaOp>(op);
-    if (!isa<UnitAttr>(attr.getValue()) || !dma ||
-        getMemorySpace(cast<MemRefType>(dma.getSource().getType())) !=
-            MemorySpace::dram)
+    return isa<UnitAttr>(attr.getValue()) && dma &&
+           getMemorySpace(cast<MemRefType>(dma.getSource().getType())) ==
+               MemorySpace::dram;
+  };
+  if (attr.getName() == getIssuedEarlyAttrName()) {
+    if (!isUnitOnDramLoad())
       return op->emitError()
              << "'" << getIssuedEarlyAttrName()
              << "' is a unit attribute of a tessel.dma from DRAM: a load "
@@ -182,10 +186,7 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   if (attr.getName() == getFirstLoadAttrName()) {
-    auto dma = dyn_cast<DmaOp>(op);
-    if (!isa<UnitAttr>(attr.getValue()) || !dma ||
-        getMemorySpace(cast<MemRefType>(dma.getSource().getType())) !=
-            MemorySpace::dram)
+    if (!isUnitOnDramLoad())
       return op->emitError()
              << "'" << getFirstLoadAttrName()
              << "' is a unit attribute of a tessel.dma from DRAM: a piece "
