@@ -79,3 +79,39 @@ tessel.device @issued_early arch #tiny {
     tessel.wait %2, %3, %4, %5, %6
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A multicast issued early (a load both tiles make, tessel-share-loads)
+// holds its channel as a load does: the transfers before its wait take the
+// other one.
+// CHECK-LABEL: tessel.device @multicast_issued_early
+// CHECK:           tessel.dma_multicast {{.+}} channel 0 :
+// CHECK-NEXT:      tessel.dma {{.+}} channel 1 :
+// CHECK-NEXT:      tessel.dma {{.+}} channel 1 :
+// CHECK-NEXT:      tessel.wait
+// CHECK-NEXT:      tessel.dma {{.+}} channel 0 :
+// CHECK-NOT:       tessel.issued_early
+tessel.device @multicast_issued_early arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<8xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<8xf32, #dram>
+  %a = tessel.buffer @a on %t0 at 0 : memref<8xf32, #sram>
+  %b = tessel.buffer @b on %t0 at 64 : memref<8xf32, #sram>
+  %b1 = tessel.buffer @b1 on %t1 at 64 : memref<8xf32, #sram>
+  tessel.core(%t0) {
+    %0 = tessel.dma_multicast %w to %b, %b1 {tessel.issued_early} : memref<8xf32, #dram> to memref<8xf32, #sram>, memref<8xf32, #sram>
+    %1 = tessel.dma %x to %a : memref<8xf32, #dram> to memref<8xf32, #sram>
+    %2 = tessel.dma %a to %x : memref<8xf32, #sram> to memref<8xf32, #dram>
+    tessel.wait %0
+    %3 = tessel.dma %x to %a : memref<8xf32, #dram> to memref<8xf32, #sram>
+    tessel.wait %1, %2, %3
+  }
+  tessel.core(%t1) {
+  }
+}

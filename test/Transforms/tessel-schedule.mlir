@@ -544,3 +544,242 @@ tessel.device @resident arch #tiny {
     memref.dealloc %b : memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A weight both cores read (`@w`, shared by tessel-share-loads) and that
+// follows compute leaving its buffer alone (the bias copied into the
+// accumulator) moves into the op before on every core, right after that
+// op's read of DRAM, marked `tessel.issued_early`: each core's leader then
+// waits there for the other's credit, which it gives at the same place.
+// The bias, smaller than a transfer's fixed cost, stays; the two change
+// places in both cores alike.
+// CHECK-LABEL: tessel.device @shared_weights_into_previous_op
+// CHECK:         tessel.core
+// CHECK:         tessel.dma %{{.+}} {tessel.share = 0 : i64}
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 1 : i64}
+// CHECK:         tessel.signal
+// CHECK:         tessel.dma %bias to %{{.+}} {tessel.share = 1 : i64}
+// CHECK:         tessel.core
+// CHECK:         tessel.dma %{{.+}} {tessel.share = 0 : i64}
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 1 : i64}
+// CHECK:         tessel.signal
+// CHECK:         tessel.dma %bias to %{{.+}} {tessel.share = 1 : i64}
+tessel.device @shared_weights_into_previous_op arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<32xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<32xf32, #dram>
+  %bias = tessel.dram_buffer @bias weight : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %done0 = tessel.semaphore on %t0
+  %done1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %x0 = memref.subview %x[0] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 0>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done1
+    tessel.wait_semaphore %done0
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %x1 = memref.subview %x[16] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done0
+    tessel.wait_semaphore %done1
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same, but the second core's op before reads DRAM through no load
+// marked for sharing: there its leader could wait for a credit the other
+// gives only past the barrier. The weight stays on every core.
+// CHECK-LABEL: tessel.device @shared_weights_stay_on_every_core
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 1 : i64}
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 1 : i64}
+// CHECK-NOT:     tessel.issued_early
+tessel.device @shared_weights_stay_on_every_core arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<32xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<32xf32, #dram>
+  %bias = tessel.dram_buffer @bias weight : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %done0 = tessel.semaphore on %t0
+  %done1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %x0 = memref.subview %x[0] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 0>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done1
+    tessel.wait_semaphore %done0
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %x1 = memref.subview %x[16] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x1 to %a : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done0
+    tessel.wait_semaphore %done1
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same, but the op before stores its result to DRAM after its read:
+// the early multicast would take DRAM from the stores the barrier waits
+// for. The weight stays.
+// CHECK-LABEL: tessel.device @shared_weights_stay_behind_stores
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 1 : i64}
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 1 : i64}
+// CHECK-NOT:     tessel.issued_early
+tessel.device @shared_weights_stay_behind_stores arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<32xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<32xf32, #dram>
+  %bias = tessel.dram_buffer @bias weight : memref<16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %done0 = tessel.semaphore on %t0
+  %done1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %x0 = memref.subview %x[0] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 0>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %m0 = memref.subview %m[0] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 0>, #dram>
+    %s = tessel.dma %a to %m0 : memref<16xf32, #sram> to memref<16xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done1
+    tessel.wait_semaphore %done0
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %x1 = memref.subview %x[16] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %a = memref.alloc() : memref<16xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %m1 = memref.subview %m[16] [16] [1] : memref<32xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %s = tessel.dma %a to %m1 : memref<16xf32, #sram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16xf32, #sram>
+    tessel.signal %done0
+    tessel.wait_semaphore %done1
+    tessel.fence
+    %c = memref.alloc() : memref<16xf32, #sram>
+    %acc = memref.alloc() : memref<16xf32, #sram>
+    %lc = tessel.dma %bias to %c {tessel.share = 1 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %lc
+    tessel.vector_unary copy %c, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    tessel.vector_unary exp %acc, %acc : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+    memref.dealloc %acc : memref<16xf32, #sram>
+  }
+}

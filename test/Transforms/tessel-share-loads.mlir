@@ -742,3 +742,39 @@ tessel.device @read_for arch #wide {
     tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A load issued during the ops before its own (`tessel.issued_early`,
+// tessel-schedule) that both tiles make becomes a multicast that keeps the
+// mark, so that tessel-assign-dma-channels keeps its channel to it.
+// CHECK-LABEL: tessel.device @issued_early
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.dma_multicast %{{.+}} to %{{.+}}, %{{.+}} {tessel.issued_early}
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK-NOT:       tessel.dma
+tessel.device @issued_early arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %w = tessel.dram_buffer @w weight : memref<16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<128xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<128xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a0[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %d = tessel.dma %w to %b {tessel.issued_early, tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a1[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %d = tessel.dma %w to %b {tessel.issued_early, tessel.share = 0 : i64} : memref<16xf32, #dram> to memref<16xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}

@@ -325,6 +325,11 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
 # result kept, and ResNet-18 ran 0.6 % slower on tessel-4x4 (docs/spatial.md,
 # "A pooling cut as its input is", also for a 10 % margin).
 _REALIGNED_KINDS = ("window",)
+# A result several ops of these kinds read (a layer norm's mean, variance
+# and normalization reading a matmul's result) is weighed with all of
+# them: BERT's layer on tessel-16x16 kept its FFN's output so, each of the
+# three reading rows of it in 16 pieces, and ran 109,170 -> 107,917 cycles.
+_SEVERAL_READERS_KINDS = ("elementwise", "reduction")
 
 
 def realign_readers(graph: Graph, solution, arch, options):
@@ -334,16 +339,17 @@ def realign_readers(graph: Graph, solution, arch, options):
     every result through DRAM, so it cannot line a reader's windows up
     with its writer's slices itself.
 
-    A result whose one reader reads windows of it (``_REALIGNED_KINDS``)
-    and that stays in DRAM for no reason but the pieces its reader would
-    read it in is weighed: the writer not storing its result plus the
-    reader, at CP-SAT's choice or at each even cut of its parallel loops
-    over the writer's rectangle, loading it from the tiles holding it in
-    the pieces its steps cut it into (as :func:`_recosted` costs them),
-    against the two through DRAM as CP-SAT chose them. Where the cheapest
-    is cheaper it replaces the reader's choice, a note says so, and the
-    limit on pieces (:func:`most_pieces`) no longer applies to the result:
-    the estimate has costed them."""
+    A result that stays in DRAM for no reason but the pieces its readers
+    would read it in is weighed where its one reader reads windows of it
+    (``_REALIGNED_KINDS``) or where several read it, all elementwise ops
+    and reductions (``_SEVERAL_READERS_KINDS``): the writer not storing its
+    result plus each reader, at CP-SAT's choice or at each even cut of its
+    parallel loops over the writer's rectangle, loading it from the tiles
+    holding it in the pieces its steps cut it into (as :func:`_recosted`
+    costs them), against the writer and readers through DRAM as CP-SAT
+    chose them. Where the cheapest is cheaper it replaces the readers'
+    choices, a note says so, and the limit on pieces (:func:`most_pieces`)
+    no longer applies to the result: the estimate has costed them."""
     if len(solution.stage_cycles()) > 1:
         return solution, frozenset()
     readers = readers_of(graph.ops)
@@ -355,13 +361,13 @@ def realign_readers(graph: Graph, solution, arch, options):
         op = graph.ops[index]
         writer = result_writer(op)
         mine = readers.get(writer.index, []) if not op.folded else []
-        if len(mine) != 1 or graph.ops[mine[0]].kind not in _REALIGNED_KINDS:
+        kinds = {graph.ops[r].kind for r in mine}
+        if not (len(mine) == 1 and kinds <= set(_REALIGNED_KINDS)) and \
+                not (len(mine) > 1 and kinds <= set(_SEVERAL_READERS_KINDS)):
             continue
-        r = mine[0]
-        reader, now = graph.ops[r], choices[r]
         # A reader whose own result is handed over keeps the cut it was
         # placed with, to be read whole by its readers.
-        if r in solution.handed_over:
+        if any(r in solution.handed_over for r in mine):
             continue
         # Kept already, or kept in DRAM by more than the pieces.
         if obstacle(graph, writer_choice, readers, choices, arch) is None or \
@@ -377,33 +383,61 @@ def realign_readers(graph: Graph, solution, arch, options):
                         kept_result=True)
         if kept is None:
             continue
-        position = next(i for i, o in enumerate(reader.operands)
-                        if o.source == ("op", writer.index))
-        best, best_cycles = None, writer_choice.cycles + now.cycles
-        for candidate in (now.candidate, *_aligned_candidates(
-                reader, writer_choice.placement, arch, options)):
-            count = pieces(op, steps, candidate.estimate.steps,
-                           reader.operands[position])
-            e = estimate(reader, arch, candidate.placement,
-                         overlap_dma=options.overlap_dma,
-                         steps=candidate.estimate.steps,
-                         on_chip_reads={position: count})
-            if e is not None and kept.cycles + e.cycles < best_cycles:
-                best, best_cycles = candidate, kept.cycles + e.cycles
-        if best is None:
+        best = {}
+        for r in mine:
+            best[r] = _cheapest_reading_kept(
+                graph.ops[r], op, writer, writer_choice, choices[r], arch,
+                options)
+            if best[r] is None:
+                break
+        if any(b is None for b in best.values()):
             continue
-        how = ("as CP-SAT placed it" if best == now.candidate else
-               f"{_cut(best)} (CP-SAT: {_cut(now.candidate)})")
-        notes.append(f"{reader.label()}: reads {op.label()}'s result on chip, "
-                     f"{how}: predicted {writer_choice.cycles + now.cycles} -> "
-                     f"{best_cycles} cycles for the two")
-        choices[r] = replace(now, candidate=best)
+        # Too small a part for readers that share their loads stays in DRAM
+        # (keep_on_chip).
+        if held_bytes(op, writer_choice.placement.parts) < setup_bytes(arch) \
+                and any(best[r][0].placement.shared for r in mine):
+            continue
+        through_dram = writer_choice.cycles + sum(choices[r].cycles for r in mine)
+        on_chip = kept.cycles + sum(cycles for _, cycles in best.values())
+        if on_chip >= through_dram:
+            continue
+        ops = "the two" if len(mine) == 1 else f"the {len(mine) + 1} ops"
+        for r in mine:
+            now, (candidate, _) = choices[r], best[r]
+            how = ("as CP-SAT placed it" if candidate == now.candidate else
+                   f"{_cut(candidate)} (CP-SAT: {_cut(now.candidate)})")
+            notes.append(f"{graph.ops[r].label()}: reads {op.label()}'s result "
+                         f"on chip, {how}: predicted {through_dram} -> "
+                         f"{on_chip} cycles for {ops}")
+            choices[r] = replace(now, candidate=candidate)
         weighed.add(writer.index)
     if not notes:
         return solution, frozenset()
     return (replace(solution, choices=tuple(choices[c.op] for c in solution.choices),
                     notes=solution.notes + tuple(notes)),
             frozenset(weighed))
+
+
+def _cheapest_reading_kept(reader: Op, op: Op, writer: Op, writer_choice,
+                           now, arch, options):
+    """The cheapest placement of ``reader`` (``now``: CP-SAT's, or an even
+    cut over ``op``'s rectangle) loading ``writer``'s result from the tiles
+    that hold it, and its predicted cycles; None where none can."""
+    steps = writer_choice.candidate.estimate.steps
+    position = next(i for i, o in enumerate(reader.operands)
+                    if o.source == ("op", writer.index))
+    best = None
+    for candidate in (now.candidate, *_aligned_candidates(
+            reader, writer_choice.placement, arch, options)):
+        count = pieces(op, steps, candidate.estimate.steps,
+                       reader.operands[position])
+        e = estimate(reader, arch, candidate.placement,
+                     overlap_dma=options.overlap_dma,
+                     steps=candidate.estimate.steps,
+                     on_chip_reads={position: count})
+        if e is not None and (best is None or e.cycles < best[1]):
+            best = (candidate, e.cycles)
+    return best
 
 
 def _aligned_candidates(reader: Op, rectangle, arch, options):

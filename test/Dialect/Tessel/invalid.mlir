@@ -1275,7 +1275,7 @@ func.func @f(%a: memref<4xf32>) {
 
 func.func @f(%a: memref<4xf32>) {
   %zero = arith.constant 0.0 : f32
-  // expected-error @+1 {{'tessel.issued_early' is a unit attribute of a tessel.dma from DRAM: a load issued during the ops before its own (tessel-schedule), which keeps a DMA channel to itself until it is waited for (tessel-assign-dma-channels)}}
+  // expected-error @+1 {{'tessel.issued_early' is a unit attribute of a tessel.dma or tessel.dma_multicast from DRAM: a load issued during the ops before its own (tessel-schedule), which keeps a DMA channel to itself until it is waited for (tessel-assign-dma-channels)}}
   linalg.fill {tessel.issued_early} ins(%zero : f32) outs(%a : memref<4xf32>)
   return
 }

@@ -169,24 +169,29 @@ LogicalResult TesselDialect::verifyOperationAttribute(Operation *op,
     return success();
   }
   // The marks tessel-schedule and tessel-early-loads leave on loads.
-  auto isUnitOnDramLoad = [&] {
-    auto dma = dyn_cast<DmaOp>(op);
-    return isa<UnitAttr>(attr.getValue()) && dma &&
-           getMemorySpace(cast<MemRefType>(dma.getSource().getType())) ==
+  auto isUnitOnDramLoad = [&](bool multicast) {
+    Value source;
+    if (auto dma = dyn_cast<DmaOp>(op))
+      source = dma.getSource();
+    else if (auto dma = dyn_cast<DmaMulticastOp>(op); dma && multicast)
+      source = dma.getSource();
+    return isa<UnitAttr>(attr.getValue()) && source &&
+           getMemorySpace(cast<MemRefType>(source.getType())) ==
                MemorySpace::dram;
   };
   if (attr.getName() == getIssuedEarlyAttrName()) {
-    if (!isUnitOnDramLoad())
+    if (!isUnitOnDramLoad(/*multicast=*/true))
       return op->emitError()
              << "'" << getIssuedEarlyAttrName()
-             << "' is a unit attribute of a tessel.dma from DRAM: a load "
-                "issued during the ops before its own (tessel-schedule), "
-                "which keeps a DMA channel to itself until it is waited for "
+             << "' is a unit attribute of a tessel.dma or "
+                "tessel.dma_multicast from DRAM: a load issued during the "
+                "ops before its own (tessel-schedule), which keeps a DMA "
+                "channel to itself until it is waited for "
                 "(tessel-assign-dma-channels)";
     return success();
   }
   if (attr.getName() == getFirstLoadAttrName()) {
-    if (!isUnitOnDramLoad())
+    if (!isUnitOnDramLoad(/*multicast=*/false))
       return op->emitError()
              << "'" << getFirstLoadAttrName()
              << "' is a unit attribute of a tessel.dma from DRAM: a piece "

@@ -58,11 +58,15 @@
 #include "tessel/Dialect/Tessel/Transforms/DramWindows.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
 #include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
+#include "tessel/Dialect/Tessel/Transforms/TransferOrder.h"
 
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseSet.h"
+#include "llvm/ADT/MapVector.h"
 
 #include <map>
+#include <set>
+#include <tuple>
 
 namespace mlir::tessel {
 #define GEN_PASS_DEF_TESSELSCHEDULE
@@ -167,7 +171,9 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         written.insert(getViewRoot(dma.getTarget()));
     });
     llvm::DenseSet<Operation *> readAlone = getLoadsReadAlone(getOperation());
+    SmallVector<CoreOp> cores;
     getOperation().walk([&](CoreOp core) {
+      cores.push_back(core);
       Block &block = core.getBody().front();
       sinkLoadWaits(block);
       hoistLoads(block);
@@ -195,11 +201,13 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         early = 0;
       }
       numLoadsAboveWaits += early;
-      numLoadsIntoPreviousOps +=
-          hoistPlainLoadsIntoPreviousOps(core, written, readAlone);
-      for (FenceOp fence : llvm::make_early_inc_range(block.getOps<FenceOp>()))
-        fence.erase();
     });
+    numLoadsIntoPreviousOps += hoistLoadsIntoPreviousOps(cores, written,
+                                                         readAlone);
+    for (CoreOp core : cores)
+      for (FenceOp fence : llvm::make_early_inc_range(
+               core.getBody().front().getOps<FenceOp>()))
+        fence.erase();
   }
 
   static SmallVector<Operation *> getOrder(Block &block) {
@@ -461,33 +469,165 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return count;
   }
 
-  /// The synchronization (or fence) above `load` where `load` opens an op's
-  /// part (only address ops, deallocations and other loads lie between, as
-  /// `hoistReadOnlyLoadsAboveWaits` or the lowering left them); null where
-  /// it does not.
-  static Operation *getPartTop(DmaOp load) {
+
+  /// Where tessel-share-loads pairs a load marked for sharing with other
+  /// cores' loads: its op, its place among its core's marked loads of that
+  /// op, and the DRAM buffer it reads.
+  using SharingKey = std::tuple<int64_t, size_t, Operation *>;
+
+  /// A load other tiles read too that moved into the ops before its own.
+  struct SharedMove {
+    DmaOp load;
+    /// The op (share group) whose last read of DRAM on the core it follows.
+    int64_t after;
+  };
+
+  /// The synchronization (or fence) above `load` where `load` is among its
+  /// op part's first step's loads: between them lie only address ops,
+  /// deallocations, other loads, waits for loads of other DRAM buffers and
+  /// compute that does not touch `load`'s buffer (an accumulator's bias
+  /// copied in, say). Null where a wait for a load of the same DRAM buffer
+  /// (an earlier step's), another transfer or an instruction that touches
+  /// the buffer lies between.
+  static Operation *getFirstStepTop(DmaOp load) {
+    Value source = getViewRoot(load.getSource());
+    Value target = getViewRoot(load.getTarget());
     for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
-      auto dma = dyn_cast<DmaOp>(op);
       if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op))
         return op;
-      if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
-          !(dma && isLoad(dma)))
+      if (isAddressOp(op) || isa<memref::DeallocOp>(op))
+        continue;
+      if (auto dma = dyn_cast<DmaOp>(op)) {
+        if (!isLoad(dma))
+          return nullptr;
+        continue;
+      }
+      if (auto wait = dyn_cast<WaitOp>(op)) {
+        for (Value token : wait.getTokens()) {
+          auto dma = token.getDefiningOp<DmaOp>();
+          if (!dma || !isLoad(dma) || getViewRoot(dma.getSource()) == source)
+            return nullptr;
+        }
+        continue;
+      }
+      if (isTransfer(op) || touchesBuffer(op, target))
         return nullptr;
     }
     return nullptr;
   }
 
-  /// Moves each load of a weight or a constant that opens an op's part and
-  /// that no other tile reads (`readAlone`, or not marked for sharing) up
-  /// to just after the tile's last read of DRAM before it (a load, a
-  /// multicast, a gather) and the transfers issued with it, marked
-  /// `tessel.issued_early`, one part at a time, and back where the core's
-  /// buffers would not fit (the pass's description says why). Returns how
-  /// many loads moved.
+  /// Whether `load` opens its op's part right below `top`: only address
+  /// ops, deallocations and other loads lie between them.
+  static bool opensPart(DmaOp load, Operation *top) {
+    for (Operation *op = load->getPrevNode(); op != top; op = op->getPrevNode()) {
+      auto dma = dyn_cast<DmaOp>(op);
+      if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
+          !(dma && isLoad(dma)))
+        return false;
+    }
+    return true;
+  }
+
+  /// Whether a store to DRAM lies between `from` and `to`.
+  static bool storesBetween(Operation *from, Operation *to) {
+    for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
+      if (auto dma = dyn_cast<DmaOp>(op); dma && isStore(dma))
+        return true;
+    return false;
+  }
+
+  /// Moves the weight and constant loads that open ops' parts into the ops
+  /// before, on every core (`hoistLoadsIntoPreviousOpsOf`), and returns how
+  /// many moved. A load other tiles read too moves only where each load
+  /// tessel-share-loads may pair it with moves, and on every core after a
+  /// read of DRAM of the same op: its leader then waits for its receivers'
+  /// credits inside that op, which every receiver reaches without waiting
+  /// for the leader's later signals. The loads it passes keep their places
+  /// in their cores' order only where they do in every core, so that
+  /// tessel-share-loads pairs the same loads. Where an op's shared loads
+  /// would break one of these, none of them moves, and the cores' moves are
+  /// made again without them.
   unsigned
-  hoistPlainLoadsIntoPreviousOps(CoreOp core,
-                                 const llvm::DenseSet<Value> &written,
-                                 const llvm::DenseSet<Operation *> &readAlone) {
+  hoistLoadsIntoPreviousOps(ArrayRef<CoreOp> cores,
+                            const llvm::DenseSet<Value> &written,
+                            const llvm::DenseSet<Operation *> &readAlone) {
+    // Per marked load, its sharing key in its core's order now.
+    auto getKeys = [&] {
+      llvm::DenseMap<Operation *, SharingKey> keys;
+      for (CoreOp core : cores) {
+        std::map<int64_t, size_t> next;
+        CoreOp(core).walk([&](DmaOp dma) {
+          if (auto group = dma->getAttrOfType<IntegerAttr>(
+                  TesselDialect::getShareAttrName()))
+            keys[dma] = {group.getInt(), next[group.getInt()]++,
+                         getViewRoot(dma.getSource()).getDefiningOp()};
+        });
+      }
+      return keys;
+    };
+    llvm::DenseMap<Operation *, SharingKey> keys = getKeys();
+    std::set<int64_t> kept;
+    while (true) {
+      SmallVector<SmallVector<Operation *>> orders;
+      SmallVector<SharedMove> moves;
+      unsigned count = 0;
+      for (CoreOp core : cores) {
+        orders.push_back(getOrder(CoreOp(core).getBody().front()));
+        count += hoistLoadsIntoPreviousOpsOf(core, written, readAlone, kept,
+                                             moves);
+      }
+      llvm::DenseSet<Operation *> moved;
+      std::map<int64_t, std::set<int64_t>> afterOps;
+      for (auto [load, after] : moves) {
+        moved.insert(load);
+        afterOps[std::get<0>(keys.lookup(load))].insert(after);
+      }
+      // Per place of a shared load before the moves: whether it moved, and
+      // its place after.
+      std::map<SharingKey, std::set<std::pair<bool, size_t>>> outcomes;
+      llvm::DenseMap<Operation *, SharingKey> now = getKeys();
+      for (auto &[load, key] : keys)
+        if (!readAlone.contains(load))
+          outcomes[key].insert(
+              {moved.contains(load), std::get<1>(now.lookup(load))});
+      std::set<int64_t> failing;
+      for (auto &[key, outcome] : outcomes)
+        if (outcome.size() > 1)
+          failing.insert(std::get<0>(key));
+      for (auto &[group, after] : afterOps)
+        if (after.size() > 1)
+          failing.insert(group);
+      if (failing.empty())
+        return count;
+      for (auto [core, order] : llvm::zip_equal(cores, orders)) {
+        restoreOrder(CoreOp(core).getBody().front(), order);
+        CoreOp(core).walk([](DmaOp dma) {
+          dma->removeAttr(TesselDialect::getIssuedEarlyAttrName());
+        });
+      }
+      kept.insert(failing.begin(), failing.end());
+    }
+  }
+
+  /// Moves the loads of weights and constants that open an op's part on
+  /// `core` up to just after the tile's last read of DRAM before it (a
+  /// load, a multicast, a gather) and the transfers issued with it, marked
+  /// `tessel.issued_early`, one part at a time (the pass's description says
+  /// why), and back where the core's buffers would not fit. Loads other
+  /// tiles read too (not in `readAlone`) may be among the first step's
+  /// loads behind compute that leaves their buffers alone (a bias copied
+  /// into the accumulator); they move only after a load of an op marked
+  /// for sharing with no store to DRAM after it in that op (the early
+  /// multicast would take DRAM from the stores the next barrier waits for:
+  /// ResNet-18 on tessel-4x4 ran 60 cycles slower), not past
+  /// synchronization or a fence, and not at all for the ops in `kept`;
+  /// where the buffers would not fit right after that read, they go lower,
+  /// after the buffers the op before frees. Returns how many loads moved,
+  /// and adds the shared ones to `sharedMoves`.
+  unsigned hoistLoadsIntoPreviousOpsOf(
+      CoreOp core, const llvm::DenseSet<Value> &written,
+      const llvm::DenseSet<Operation *> &readAlone,
+      const std::set<int64_t> &kept, SmallVectorImpl<SharedMove> &sharedMoves) {
     // A load issued early keeps a DMA channel to itself
     // (tessel-assign-dma-channels): the ops before need another. A tile
     // with DRAM channels of its own has its transfers cut over named DMA
@@ -498,57 +638,90 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         arch.getSplitChannels(tile.getRow(), tile.getCol()) > 1)
       return 0;
     Block &block = core.getBody().front();
-    // The loads that open a part, grouped by the part they open; a part's
-    // loads move only ahead of its loads that stay shared, so that each
-    // core keeps its op's shared loads in the order tessel-share-loads
-    // pairs them by.
+    // The loads of a part's first step, grouped by the synchronization
+    // above them. A load no other tile reads moves only ahead of the
+    // part's marked loads that stay, so that each core keeps its op's
+    // marked loads in the order tessel-share-loads pairs them by; a shared
+    // one may pass them (the caller checks that every core does alike).
+    // A shared load that moves fewer bytes than a transfer's fixed cost
+    // stays: its handshake would hold its leader inside the op before for
+    // little.
     struct OpeningLoads {
-      Operation *top;
       SmallVector<DmaOp> loads;
-      bool sharedSeen = false;
+      bool stopped = false;
     };
-    SmallVector<OpeningLoads> parts;
+    auto isShared = [&](DmaOp dma) {
+      return dma->hasAttr(TesselDialect::getShareAttrName()) &&
+             !readAlone.contains(dma);
+    };
+    int64_t fixedBytes = arch.getFixedTransferBytes();
+    llvm::MapVector<Operation *, OpeningLoads> parts;
     for (auto dma : block.getOps<DmaOp>()) {
       if (!isLoad(dma) || isKeptSlice(dma.getSource()))
         continue;
-      Operation *top = getPartTop(dma);
+      Operation *top = getFirstStepTop(dma);
       if (!top)
         continue;
-      if (parts.empty() || parts.back().top != top)
-        parts.push_back({top, {}});
-      bool marked = dma->hasAttr(TesselDialect::getShareAttrName());
+      bool shared = isShared(dma);
+      if (!shared && !opensPart(dma, top))
+        continue;
+      OpeningLoads &part = parts[top];
+      auto group =
+          dma->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
       // Its buffer is allocated in the part (so nothing the load passes
       // uses it) and not resident across a stream's inputs (loaded once);
       // a load loaded together with its op's later steps may be read for
       // another tile (tessel-share-loads).
       Operation *target = getViewRoot(dma.getTarget()).getDefiningOp();
       bool movable =
-          (!marked || readAlone.contains(dma)) &&
+          (!shared || (!kept.count(group.getInt()) &&
+                       getTransferBytes(dma) >= fixedBytes)) &&
           readsReadOnlyBuffer(dma, written) &&
           !dma->hasAttr(TesselDialect::getLoadedTogetherAttrName()) &&
           isa_and_nonnull<memref::AllocOp>(target) &&
           target->getBlock() == &block && top->isBeforeInBlock(target) &&
           !target->hasAttr(TesselDialect::getResidentAttrName());
       if (!movable)
-        parts.back().sharedSeen |= marked;
-      else if (!parts.back().sharedSeen)
-        parts.back().loads.push_back(dma);
+        part.stopped |= static_cast<bool>(group);
+      else if (shared || !part.stopped)
+        part.loads.push_back(dma);
     }
     unsigned count = 0;
-    for (auto &[top, loads, sharedSeen] : parts) {
+    for (auto &[top, part] : parts) {
+      SmallVector<DmaOp> &loads = part.loads;
       if (loads.empty())
         continue;
+      // The op, where the part's loads are marked: its own loads above the
+      // part (moved above its waits) are not the ops before.
+      IntegerAttr op;
+      for (DmaOp load : loads)
+        if (!op)
+          op = load->getAttrOfType<IntegerAttr>(
+              TesselDialect::getShareAttrName());
       // The last transfer above the part that reads DRAM.
       Operation *read = top->getPrevNode();
       for (; read; read = read->getPrevNode()) {
         auto dma = dyn_cast<DmaOp>(read);
         auto multicast = dyn_cast<DmaMulticastOp>(read);
+        if (dma && op &&
+            dma->getAttr(TesselDialect::getShareAttrName()) == op)
+          continue;
         if ((dma && isLoad(dma) && !isKeptSlice(dma.getSource())) ||
             (multicast &&
              isInSpace(multicast.getSource(), MemorySpace::dram)) ||
             isa<DmaGatherOp>(read))
           break;
       }
+      // Shared loads follow a load of an op marked for sharing only.
+      auto readDma = dyn_cast_or_null<DmaOp>(read);
+      IntegerAttr readOp =
+          readDma ? readDma->getAttrOfType<IntegerAttr>(
+                        TesselDialect::getShareAttrName())
+                  : IntegerAttr();
+      if (!readOp || storesBetween(read, top))
+        loads.truncate(llvm::find_if(loads, isShared) - loads.begin());
+      if (loads.empty())
+        continue;
       // The loads go behind the transfers issued with that read (before
       // anything else runs): those are under way by the time they would
       // queue behind the loads on a channel.
@@ -559,29 +732,49 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
            next = next->getNextNode())
         if (isTransfer(next))
           after = next;
-      if (after && after->getNextNode() == top)
-        continue;
-      SmallVector<Operation *> order = getOrder(block);
-      for (DmaOp load : loads) {
-        // The address ops the load needs below `after` move with it, in
-        // order (those above already dominate it).
-        llvm::SmallPtrSet<Operation *, 8> needed;
-        addAddressOps(load->getOperands(), block, needed);
-        SmallVector<Operation *> moved;
-        for (Operation *op = after ? after->getNextNode() : &block.front();
-             op != load; op = op->getNextNode())
-          if (needed.contains(op))
-            moved.push_back(op);
-        moved.push_back(load);
-        after = moveInOrderAfter(moved, after, block);
-      }
-      if (!sramBuffersFit(core)) {
+      // Shared loads may go lower, after each run of buffers freed, short
+      // of the synchronization and fences that end the op before.
+      SmallVector<Operation *> places{after};
+      if (llvm::any_of(loads, isShared))
+        for (Operation *op = after->getNextNode();
+             op != top && !isa<WaitSemaphoreOp, FenceOp>(op);
+             op = op->getNextNode())
+          if (isa<memref::DeallocOp>(op) &&
+              !isa<memref::DeallocOp>(op->getNextNode()))
+            places.push_back(op);
+      bool placed = false;
+      for (Operation *place : places) {
+        if (place && place->getNextNode() == top)
+          continue;
+        SmallVector<Operation *> order = getOrder(block);
+        Operation *at = place;
+        for (DmaOp load : loads) {
+          // The address ops the load needs below `at` move with it, in
+          // order (those above already dominate it).
+          llvm::SmallPtrSet<Operation *, 8> needed;
+          addAddressOps(load->getOperands(), block, needed);
+          SmallVector<Operation *> moved;
+          for (Operation *op = at ? at->getNextNode() : &block.front();
+               op != load; op = op->getNextNode())
+            if (needed.contains(op))
+              moved.push_back(op);
+          moved.push_back(load);
+          at = moveInOrderAfter(moved, at, block);
+        }
+        if (sramBuffersFit(core)) {
+          placed = true;
+          break;
+        }
         restoreOrder(block, order);
-        continue;
       }
-      for (DmaOp load : loads)
+      if (!placed)
+        continue;
+      for (DmaOp load : loads) {
         load->setAttr(TesselDialect::getIssuedEarlyAttrName(),
                       UnitAttr::get(load.getContext()));
+        if (isShared(load))
+          sharedMoves.push_back({load, readOp.getInt()});
+      }
       count += loads.size();
     }
     return count;

@@ -911,11 +911,19 @@ private:
     IntegerAttr channelAttr = lead.getLoad().getChannelAttr();
     if (channel)
       channelAttr = builder.getI32IntegerAttr(*channel);
-    if (reads && targets.size() == 1)
-      return DmaOp::create(builder, loc, source, targets.front(), channelAttr)
-          .getToken();
-    return DmaMulticastOp::create(builder, loc, source, targets, channelAttr)
-        .getToken();
+    Operation *transfer =
+        reads && targets.size() == 1
+            ? DmaOp::create(builder, loc, source, targets.front(), channelAttr)
+                  .getOperation()
+            : DmaMulticastOp::create(builder, loc, source, targets,
+                                     channelAttr)
+                  .getOperation();
+    // A load issued during the ops before its own (tessel-schedule) keeps
+    // its DMA channel until it is waited for (tessel-assign-dma-channels).
+    StringRef early = TesselDialect::getIssuedEarlyAttrName();
+    if (lead.getLoad()->hasAttr(early))
+      transfer->setAttr(early, builder.getUnitAttr());
+    return transfer->getResult(0);
   }
 
   /// Where `load` was waited for, waits for `tokens` (the transfers its
