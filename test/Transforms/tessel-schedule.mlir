@@ -783,3 +783,67 @@ tessel.device @shared_weights_stay_behind_stores arch #tiny {
     memref.dealloc %acc : memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A shared weight whose buffer would not fit beside the op before's
+// buffers right after its read moves lower, after they are freed, still
+// before that op's synchronization.
+// CHECK-LABEL: tessel.device @shared_weights_below_freed_buffers
+// CHECK:         tessel.dma %{{.+}} {tessel.share = 0 : i64}
+// CHECK-NEXT:    tessel.wait
+// CHECK-NEXT:    tessel.vector_unary exp
+// CHECK-NEXT:    memref.dealloc %{{.+}} : memref<3900xf32, #sram>
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 1 : i64}
+// CHECK:         tessel.signal
+tessel.device @shared_weights_below_freed_buffers arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<2x3900xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %done0 = tessel.semaphore on %t0
+  %done1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %x0 = memref.subview %x[0, 0] [1, 3900] [1, 1] : memref<2x3900xf32, #dram> to memref<3900xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<3900xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 0 : i64} : memref<3900xf32, strided<[1], offset: 0>, #dram> to memref<3900xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<3900xf32, #sram>, memref<3900xf32, #sram>
+    memref.dealloc %a : memref<3900xf32, #sram>
+    %c = memref.alloc() : memref<16xf32, #sram>
+    tessel.vector_unary exp %c, %c : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    tessel.signal %done1
+    tessel.wait_semaphore %done0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %x1 = memref.subview %x[1, 0] [1, 3900] [1, 1] : memref<2x3900xf32, #dram> to memref<3900xf32, strided<[1], offset: 3900>, #dram>
+    %a = memref.alloc() : memref<3900xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 0 : i64} : memref<3900xf32, strided<[1], offset: 3900>, #dram> to memref<3900xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<3900xf32, #sram>, memref<3900xf32, #sram>
+    memref.dealloc %a : memref<3900xf32, #sram>
+    %c = memref.alloc() : memref<16xf32, #sram>
+    tessel.vector_unary exp %c, %c : memref<16xf32, #sram>, memref<16xf32, #sram>
+    memref.dealloc %c : memref<16xf32, #sram>
+    tessel.signal %done0
+    tessel.wait_semaphore %done1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}

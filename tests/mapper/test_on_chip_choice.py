@@ -15,7 +15,7 @@ from tessel.mapper import (MapperOptions, choose_epilogues, graph, legalize,
                            map_graph, solve)
 from tessel.mapper.graph import Access, Op, Operand
 from tessel.mapper.on_chip import (HELD_FRACTION, keep_on_chip, most_pieces, pieces,
-                                   unit_reshape)
+                                   result_writer, unit_reshape)
 
 
 def mapped(module, x, arch, **options):
@@ -252,3 +252,43 @@ def test_a_pooling_cut_again_reads_a_pooling_cut_again():
                                          mapper="cpsat", trace=False)
     assert result.check.passed, str(result.check)
 
+
+
+class _ResidualNorm(torch.nn.Module):
+    """A transformer's post-norm: a matmul's result plus the input, then a
+    layer norm (its mean, its variance and the normalization, each reading
+    the sum)."""
+
+    def __init__(self, hidden):
+        super().__init__()
+        self.fc = torch.nn.Linear(hidden, hidden)
+        self.norm = torch.nn.LayerNorm(hidden)
+
+    def forward(self, x):
+        return self.norm(x + self.fc(x))
+
+
+def test_a_result_several_reductions_read_is_weighed_with_all_of_them():
+    # CP-SAT cuts the normalization over columns, so the sum would go to
+    # DRAM for the pieces it reads; weighed with all three readers, the
+    # normalization is cut as the matmul is and the sum stays on chip.
+    torch.manual_seed(0)
+    x = torch.randn(128, 256)
+    g, solution = mapped(_ResidualNorm(256), x, "tessel-16x16")
+    matmul = next(op.index for op in g.ops if op.kind == "matmul")
+    # The residual add runs on the matmul's slices (its epilogue).
+    writer = result_writer(g.ops[matmul]).index
+    readers = [op.index for op in g.ops if any(
+        o.source == ("op", writer) for o in op.operands)]
+    assert len(readers) == 3
+    assert matmul in solution.on_chip
+    for reader in readers:
+        assert any(note.startswith(f"#{reader} generic: reads #{matmul} matmul's "
+                                   "result on chip, ")
+                   and note.endswith("cycles for the 4 ops")
+                   for note in solution.notes), solution.notes
+    norm = next(c for c in solution.choices if c.op == readers[-1])
+    assert norm.placement.parts == (16, 16)
+    result = tessel.compile_and_simulate(_ResidualNorm(256), (x,), arch="tessel-16x16",
+                                         mapper="cpsat", trace=False)
+    assert result.check.passed, str(result.check)

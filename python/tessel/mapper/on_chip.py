@@ -32,8 +32,9 @@ keeps it whole and the SRAM holds it:
   halo (a split convolution's) spans a slice more each side: ResNet-18 on
   tessel-4x4, its 3 x 3 convolutions reading 9 slices a window, ran 0.6 %
   slower with them kept. Where the one reader reads windows (a pooling, a
-  depthwise convolution), :func:`realign_readers` weighs the pieces with
-  the estimate instead, and may cut the reader again to read fewer;
+  depthwise convolution), or where several elementwise ops and reductions
+  read it (a layer norm's), :func:`realign_readers` weighs the pieces with
+  the estimate instead, and may cut the readers again to read fewer;
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
   and, chosen together over the live set (CP-SAT, ``_choose``), every
   result held on a tile at once at most ``1 / LIVE_FRACTION``: the ops
@@ -328,7 +329,7 @@ _REALIGNED_KINDS = ("window",)
 # A result several ops of these kinds read (a layer norm's mean, variance
 # and normalization reading a matmul's result) is weighed with all of
 # them: BERT's layer on tessel-16x16 kept its FFN's output so, each of the
-# three reading rows of it in 16 pieces, and ran 109,170 -> 107,917 cycles.
+# three reading rows of it in 16 pieces, and ran 109,202 -> 106,292 cycles.
 _SEVERAL_READERS_KINDS = ("elementwise", "reduction")
 
 
@@ -360,7 +361,9 @@ def realign_readers(graph: Graph, solution, arch, options):
         writer_choice = choices[index]
         op = graph.ops[index]
         writer = result_writer(op)
-        mine = readers.get(writer.index, []) if not op.folded else []
+        # Each reader once, however many of its operands read the result.
+        mine = list(dict.fromkeys(readers.get(writer.index, []))) \
+            if not op.folded else []
         kinds = {graph.ops[r].kind for r in mine}
         if not (len(mine) == 1 and kinds <= set(_REALIGNED_KINDS)) and \
                 not (len(mine) > 1 and kinds <= set(_SEVERAL_READERS_KINDS)):
@@ -424,17 +427,16 @@ def _cheapest_reading_kept(reader: Op, op: Op, writer: Op, writer_choice,
     cut over ``op``'s rectangle) loading ``writer``'s result from the tiles
     that hold it, and its predicted cycles; None where none can."""
     steps = writer_choice.candidate.estimate.steps
-    position = next(i for i, o in enumerate(reader.operands)
-                    if o.source == ("op", writer.index))
+    positions = [i for i, o in enumerate(reader.operands)
+                 if o.source == ("op", writer.index)]
     best = None
     for candidate in (now.candidate, *_aligned_candidates(
             reader, writer_choice.placement, arch, options)):
-        count = pieces(op, steps, candidate.estimate.steps,
-                       reader.operands[position])
+        reads = {i: pieces(op, steps, candidate.estimate.steps,
+                           reader.operands[i]) for i in positions}
         e = estimate(reader, arch, candidate.placement,
                      overlap_dma=options.overlap_dma,
-                     steps=candidate.estimate.steps,
-                     on_chip_reads={position: count})
+                     steps=candidate.estimate.steps, on_chip_reads=reads)
         if e is not None and (best is None or e.cycles < best[1]):
             best = (candidate, e.cycles)
     return best

@@ -48,8 +48,15 @@
 // `tessel.issued_early`, it keeps a DMA channel to itself until it is
 // waited for (tessel-assign-dma-channels), so the transfers it passes do
 // not queue behind it. The loads of each op's part move together, and stay
-// where they were if the core's buffers would not fit. The fences are
-// removed afterwards.
+// where they were if the core's buffers would not fit.
+//
+// A weight load other tiles read too moves so as well, where every core
+// that may share it moves it alike, after a read of DRAM of the same op
+// (its leader then waits for its receivers' credits inside that op, which
+// they all reach), and where that op stores nothing to DRAM after the
+// read. Behind the first step's loads of BERT's FFN on tessel-16x16 the
+// DRAM idled while the op before ended; the first weight panels now load
+// then. The fences are removed afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -95,6 +102,12 @@ bool isStore(DmaOp dma) {
          isInSpace(dma.getTarget(), MemorySpace::dram);
 }
 
+/// The op number `op` is marked with for tessel-share-loads; null where
+/// it is not marked.
+IntegerAttr getShareGroup(Operation *op) {
+  return op->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
+}
+
 /// Adds to `ops` the address ops in `block` that `values` are computed by,
 /// directly or through each other.
 void addAddressOps(ValueRange values, Block &block,
@@ -122,8 +135,7 @@ llvm::DenseSet<Operation *> getLoadsReadAlone(ModuleOp module) {
   std::map<std::pair<int64_t, Operation *>, SmallVector<Box>> byBuffer;
   llvm::DenseSet<Operation *> unknown;
   module.walk([&](DmaOp dma) {
-    auto group =
-        dma->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
+    IntegerAttr group = getShareGroup(dma);
     if (!group || !isInSpace(dma.getSource(), MemorySpace::dram))
       return;
     Operation *root = getViewRoot(dma.getSource()).getDefiningOp();
@@ -556,9 +568,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       llvm::DenseMap<Operation *, SharingKey> keys;
       for (CoreOp core : cores) {
         std::map<int64_t, size_t> next;
-        CoreOp(core).walk([&](DmaOp dma) {
-          if (auto group = dma->getAttrOfType<IntegerAttr>(
-                  TesselDialect::getShareAttrName()))
+        core.walk([&](DmaOp dma) {
+          if (IntegerAttr group = getShareGroup(dma))
             keys[dma] = {group.getInt(), next[group.getInt()]++,
                          getViewRoot(dma.getSource()).getDefiningOp()};
         });
@@ -570,11 +581,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     while (true) {
       SmallVector<SmallVector<Operation *>> orders;
       SmallVector<SharedMove> moves;
+      SmallVector<Operation *> marked;
       unsigned count = 0;
       for (CoreOp core : cores) {
-        orders.push_back(getOrder(CoreOp(core).getBody().front()));
+        orders.push_back(getOrder(core.getBody().front()));
         count += hoistLoadsIntoPreviousOpsOf(core, written, readAlone, kept,
-                                             moves);
+                                             moves, marked);
       }
       llvm::DenseSet<Operation *> moved;
       std::map<int64_t, std::set<int64_t>> afterOps;
@@ -582,29 +594,37 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         moved.insert(load);
         afterOps[std::get<0>(keys.lookup(load))].insert(after);
       }
-      // Per place of a shared load before the moves: whether it moved, and
-      // its place after.
-      std::map<SharingKey, std::set<std::pair<bool, size_t>>> outcomes;
+      // Per place of a shared load before the moves, and per place after
+      // them (where tessel-share-loads pairs it): whether the loads there
+      // moved, and (before) where they went.
+      std::map<SharingKey, std::set<std::pair<bool, size_t>>> before;
+      std::map<SharingKey, std::set<bool>> after;
       llvm::DenseMap<Operation *, SharingKey> now = getKeys();
-      for (auto &[load, key] : keys)
-        if (!readAlone.contains(load))
-          outcomes[key].insert(
-              {moved.contains(load), std::get<1>(now.lookup(load))});
+      for (auto &[load, key] : keys) {
+        if (readAlone.contains(load))
+          continue;
+        SharingKey place = now.lookup(load);
+        before[key].insert({moved.contains(load), std::get<1>(place)});
+        after[place].insert(moved.contains(load));
+      }
       std::set<int64_t> failing;
-      for (auto &[key, outcome] : outcomes)
+      for (auto &[key, outcome] : before)
         if (outcome.size() > 1)
           failing.insert(std::get<0>(key));
-      for (auto &[group, after] : afterOps)
-        if (after.size() > 1)
+      for (auto &[key, outcome] : after)
+        if (outcome.size() > 1)
+          failing.insert(std::get<0>(key));
+      for (auto &[group, ops] : afterOps)
+        if (ops.size() > 1)
           failing.insert(group);
       if (failing.empty())
         return count;
-      for (auto [core, order] : llvm::zip_equal(cores, orders)) {
+      for (auto [core, order] : llvm::zip_equal(cores, orders))
         restoreOrder(CoreOp(core).getBody().front(), order);
-        CoreOp(core).walk([](DmaOp dma) {
-          dma->removeAttr(TesselDialect::getIssuedEarlyAttrName());
-        });
-      }
+      for (Operation *load : marked)
+        load->removeAttr(TesselDialect::getIssuedEarlyAttrName());
+      // No marked load of a failing op moves again, so each round keeps at
+      // least one op more in place.
       kept.insert(failing.begin(), failing.end());
     }
   }
@@ -619,15 +639,16 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// into the accumulator); they move only after a load of an op marked
   /// for sharing with no store to DRAM after it in that op (the early
   /// multicast would take DRAM from the stores the next barrier waits for:
-  /// ResNet-18 on tessel-4x4 ran 60 cycles slower), not past
-  /// synchronization or a fence, and not at all for the ops in `kept`;
+  /// ResNet-18 on tessel-4x4 ran 60 cycles slower), not past a wait for
+  /// other tiles or a fence. No marked load of the ops in `kept` moves;
   /// where the buffers would not fit right after that read, they go lower,
   /// after the buffers the op before frees. Returns how many loads moved,
   /// and adds the shared ones to `sharedMoves`.
   unsigned hoistLoadsIntoPreviousOpsOf(
       CoreOp core, const llvm::DenseSet<Value> &written,
       const llvm::DenseSet<Operation *> &readAlone,
-      const std::set<int64_t> &kept, SmallVectorImpl<SharedMove> &sharedMoves) {
+      const std::set<int64_t> &kept, SmallVectorImpl<SharedMove> &sharedMoves,
+      SmallVectorImpl<Operation *> &marked) {
     // A load issued early keeps a DMA channel to itself
     // (tessel-assign-dma-channels): the ops before need another. A tile
     // with DRAM channels of its own has its transfers cut over named DMA
@@ -651,8 +672,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       bool stopped = false;
     };
     auto isShared = [&](DmaOp dma) {
-      return dma->hasAttr(TesselDialect::getShareAttrName()) &&
-             !readAlone.contains(dma);
+      return getShareGroup(dma) && !readAlone.contains(dma);
     };
     int64_t fixedBytes = arch.getFixedTransferBytes();
     llvm::MapVector<Operation *, OpeningLoads> parts;
@@ -666,16 +686,15 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       if (!shared && !opensPart(dma, top))
         continue;
       OpeningLoads &part = parts[top];
-      auto group =
-          dma->getAttrOfType<IntegerAttr>(TesselDialect::getShareAttrName());
+      IntegerAttr group = getShareGroup(dma);
       // Its buffer is allocated in the part (so nothing the load passes
       // uses it) and not resident across a stream's inputs (loaded once);
       // a load loaded together with its op's later steps may be read for
       // another tile (tessel-share-loads).
       Operation *target = getViewRoot(dma.getTarget()).getDefiningOp();
       bool movable =
-          (!shared || (!kept.count(group.getInt()) &&
-                       getTransferBytes(dma) >= fixedBytes)) &&
+          (!group || !kept.count(group.getInt())) &&
+          (!shared || getTransferBytes(dma) >= fixedBytes) &&
           readsReadOnlyBuffer(dma, written) &&
           !dma->hasAttr(TesselDialect::getLoadedTogetherAttrName()) &&
           isa_and_nonnull<memref::AllocOp>(target) &&
@@ -696,15 +715,13 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       IntegerAttr op;
       for (DmaOp load : loads)
         if (!op)
-          op = load->getAttrOfType<IntegerAttr>(
-              TesselDialect::getShareAttrName());
+          op = getShareGroup(load);
       // The last transfer above the part that reads DRAM.
       Operation *read = top->getPrevNode();
       for (; read; read = read->getPrevNode()) {
         auto dma = dyn_cast<DmaOp>(read);
         auto multicast = dyn_cast<DmaMulticastOp>(read);
-        if (dma && op &&
-            dma->getAttr(TesselDialect::getShareAttrName()) == op)
+        if (dma && op && getShareGroup(dma) == op)
           continue;
         if ((dma && isLoad(dma) && !isKeptSlice(dma.getSource())) ||
             (multicast &&
@@ -714,10 +731,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       }
       // Shared loads follow a load of an op marked for sharing only.
       auto readDma = dyn_cast_or_null<DmaOp>(read);
-      IntegerAttr readOp =
-          readDma ? readDma->getAttrOfType<IntegerAttr>(
-                        TesselDialect::getShareAttrName())
-                  : IntegerAttr();
+      IntegerAttr readOp = readDma ? getShareGroup(readDma) : IntegerAttr();
       if (!readOp || storesBetween(read, top))
         loads.truncate(llvm::find_if(loads, isShared) - loads.begin());
       if (loads.empty())
@@ -772,6 +786,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       for (DmaOp load : loads) {
         load->setAttr(TesselDialect::getIssuedEarlyAttrName(),
                       UnitAttr::get(load.getContext()));
+        marked.push_back(load);
         if (isShared(load))
           sharedMoves.push_back({load, readOp.getInt()});
       }

@@ -1482,7 +1482,25 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     is waited for, so the transfers it passes do not queue behind it. A
     load into a buffer resident across a stream's inputs does not move (it
     runs once). The loads of each op's part move together, and stay where
-    they were if the core's buffers would not fit. The fences are removed.
+    they were if the core's buffers would not fit.
+
+    A weight load other tiles read too (`tessel-share-loads` makes it a
+    multicast, whose leader waits for each receiver's credit where the load
+    is) moves so too, of at least what a transfer moves in its fixed cost,
+    and may be among its part's first step's loads behind compute that
+    leaves its buffer alone (a bias copied into the accumulator). It moves
+    only where the op before has a load marked `tessel.share` as the
+    tile's last read of DRAM and stores nothing to DRAM after it (the early
+    multicast would take DRAM from the stores the next barrier waits for),
+    never past a wait for other tiles or a fence, and lower, after the
+    buffers that op frees, where the core's buffers would not fit right
+    after the read. It moves only where every load `tessel-share-loads`
+    may pair it with moves too, before the moves and after them, after a
+    read of the same op, and where the loads it passes keep their places
+    in every core's order alike: each
+    leader then waits for its receivers inside that op, which every
+    receiver reaches without waiting for the leader's later signals.
+    Otherwise none of its op's shared loads moves. The fences are removed.
 
     An op's part that shares its loads with other tiles (marked
     `tessel.share`) over at least `min-shared-steps` steps loads every step
@@ -1556,6 +1574,10 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     only where it saves at least a fifth of the windows' reads and, per
     window, what one transfer moves in its fixed cost (DMA setup and DRAM
     latency): below that, the added transfers and waits cost more.
+
+    A load marked `tessel.issued_early` (`tessel-schedule`) gives its mark
+    to the leader's transfer, which then holds its DMA channel
+    (`tessel-assign-dma-channels`).
 
     Reads of a slice kept on chip (tessel-keep-on-chip: a view of a tile's
     arena) share the same way, but their leader is the tile that holds the
@@ -1944,9 +1966,9 @@ def TesselAssignDmaChannels
     that names no channel takes the next of its tile's DMA channels in
     turn, counting over the core's transfers without one in program order,
     so that consecutive transfers run side by side. Channels named earlier
-    (`tessel-split-transfers`, `tessel-share-loads`) are kept. A load
-    marked `tessel.issued_early` (`tessel-schedule`: issued during the ops
-    before its own) takes its turn and holds its channel until a
+    (`tessel-split-transfers`, `tessel-share-loads`) are kept. A load or
+    multicast marked `tessel.issued_early` (`tessel-schedule`: issued during
+    the ops before its own) takes its turn and holds its channel until a
     `tessel.wait` on it; a transfer whose turn falls on a held channel takes
     the next one not held, where one is. The mark is removed.
 
