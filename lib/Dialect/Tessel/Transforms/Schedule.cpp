@@ -241,6 +241,31 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return after;
   }
 
+  /// Moves `load`, and the address ops it needs that lie between `at` and
+  /// it (those above `at` dominate it already), in order to just after `at`
+  /// (null: the start of `block`). Returns `load`.
+  static Operation *moveWithAddressOps(DmaOp load, Operation *at,
+                                       Block &block) {
+    llvm::SmallPtrSet<Operation *, 8> needed;
+    addAddressOps(load->getOperands(), block, needed);
+    SmallVector<Operation *> moved;
+    for (Operation *op = at ? at->getNextNode() : &block.front(); op != load;
+         op = op->getNextNode())
+      if (needed.contains(op))
+        moved.push_back(op);
+    moved.push_back(load);
+    return moveInOrderAfter(moved, at, block);
+  }
+
+  /// Whether `op` may lie between an op part's synchronization and the
+  /// loads that open the part: an address op, a deallocation or another
+  /// load.
+  static bool mayPrecedeOpeningLoads(Operation *op) {
+    auto dma = dyn_cast<DmaOp>(op);
+    return isAddressOp(op) || isa<memref::DeallocOp>(op) ||
+           (dma && isLoad(dma));
+  }
+
   static void restoreOrder(Block &block, ArrayRef<Operation *> order) {
     for (Operation *op : order)
       op->moveBefore(&block, block.end());
@@ -436,9 +461,6 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         loads.push_back(dma);
     unsigned count = 0;
     for (DmaOp load : loads) {
-      // The address ops the load needs move with it.
-      llvm::SmallPtrSet<Operation *, 8> needed;
-      addAddressOps(load->getOperands(), block, needed);
       // The synchronization (and fences) above the load, with only address
       // ops, deallocations and the part's other loads in between. The load
       // goes after the tile's last signal there, before its first wait
@@ -450,13 +472,11 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       // moves (not on a relay, which signals its row after its wait).
       Operation *top = nullptr, *lastSignal = nullptr;
       for (Operation *op = load->getPrevNode(); op; op = op->getPrevNode()) {
-        auto dma = dyn_cast<DmaOp>(op);
         if (isa<SignalOp>(op) && !lastSignal)
           lastSignal = op;
         if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op))
           top = op;
-        else if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
-                 !(dma && isLoad(dma)))
+        else if (!mayPrecedeOpeningLoads(op))
           break;
       }
       if (lastSignal)
@@ -468,14 +488,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         continue;
       // `top` is a wait or a fence: what the load needs after it moves
       // with it.
-      SmallVector<Operation *> moved;
-      for (Operation *op = top->getNextNode(); op != load;
-           op = op->getNextNode())
-        if (needed.contains(op))
-          moved.push_back(op);
-      moved.push_back(load);
-      for (Operation *op : moved)
-        op->moveBefore(top);
+      moveWithAddressOps(load, top->getPrevNode(), block);
       ++count;
     }
     return count;
@@ -531,12 +544,9 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// Whether `load` opens its op's part right below `top`: only address
   /// ops, deallocations and other loads lie between them.
   static bool opensPart(DmaOp load, Operation *top) {
-    for (Operation *op = load->getPrevNode(); op != top; op = op->getPrevNode()) {
-      auto dma = dyn_cast<DmaOp>(op);
-      if (!isAddressOp(op) && !isa<memref::DeallocOp>(op) &&
-          !(dma && isLoad(dma)))
+    for (Operation *op = load->getPrevNode(); op != top; op = op->getPrevNode())
+      if (!mayPrecedeOpeningLoads(op))
         return false;
-    }
     return true;
   }
 
@@ -762,19 +772,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           continue;
         SmallVector<Operation *> order = getOrder(block);
         Operation *at = place;
-        for (DmaOp load : loads) {
-          // The address ops the load needs below `at` move with it, in
-          // order (those above already dominate it).
-          llvm::SmallPtrSet<Operation *, 8> needed;
-          addAddressOps(load->getOperands(), block, needed);
-          SmallVector<Operation *> moved;
-          for (Operation *op = at ? at->getNextNode() : &block.front();
-               op != load; op = op->getNextNode())
-            if (needed.contains(op))
-              moved.push_back(op);
-          moved.push_back(load);
-          at = moveInOrderAfter(moved, at, block);
-        }
+        for (DmaOp load : loads)
+          at = moveWithAddressOps(load, at, block);
         if (sramBuffersFit(core)) {
           placed = true;
           break;
