@@ -579,3 +579,19 @@ def test_tensor_report_says_where_each_tensor_between_ops_goes():
     assert line.endswith(f"not an elementwise op; {size / p.tiles / 1024:.1f} KiB "
                          f"of it a tile of its {p.rows}x{p.cols}, {left:.1f} KiB "
                          "of SRAM left beside its steps")
+
+
+def test_an_op_hashes_its_fields_once_and_pickles_without_the_hash():
+    # The step caches key on ops: equal ops, built apart, hash alike; a
+    # changed op hashes anew; a pickled op carries no hash of this process.
+    import pickle
+    op, again = _only_op(MATMUL), _only_op(MATMUL)
+    assert op is not again and op == again and hash(op) == hash(again)
+    assert "_hash" in op.__dict__
+    other = dataclasses.replace(op, vector_ops=2)
+    assert other != op and "_hash" not in other.__dict__
+    restored = pickle.loads(pickle.dumps(op))
+    assert "_hash" not in restored.__dict__
+    assert restored == op and hash(restored) == hash(op)
+    assert sram_step_bytes(restored, (64, 128, 128)) == \
+        sram_step_bytes(op, (64, 128, 128))

@@ -173,9 +173,11 @@ def _widened(op: Op) -> bool:
     return op.operands[0].elem_bytes != _result_elem_bytes(op)
 
 
+@functools.lru_cache(maxsize=1 << 18)
 def sram_step_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
     """SRAM for steps of ``steps``: two steps' operands (one computing, one
-    arriving) and one step's temporaries."""
+    arriving) and one step's temporaries. Cached: :func:`step_sizes` tries
+    the same halvings for each loop it keeps whole and each reduction cap."""
     return (2 * working_set(op, steps, skip_weights)
             + scratch_bytes(op, steps, skip_weights))
 
@@ -455,8 +457,18 @@ def _conv_cycles(step: tuple[int, ...], blocks) -> int:
 
 def arch_key(arch) -> str:
     """A hashable identity of an architecture description (``Arch`` holds
-    mappings, which do not hash), for caches."""
-    return json.dumps(arch.to_dict(), sort_keys=True)
+    mappings, which do not hash), for caches. Kept per arch object (a
+    frozen dataclass): every estimate asks for it."""
+    held, key = _ARCH_KEYS.get(id(arch), (None, None))
+    if held is not arch:
+        key = json.dumps(arch.to_dict(), sort_keys=True)
+        _ARCH_KEYS[id(arch)] = (arch, key)
+    return key
+
+
+# id(arch) -> (arch, arch_key(arch)); the arch is held so that its id stays
+# its own.
+_ARCH_KEYS: dict = {}
 
 
 _PATHS: dict = {}
@@ -500,7 +512,7 @@ def _compute_dram_paths(arch, row: int, col: int, rows: int, cols: int):
         # A tile with DRAM channels of its own moves a large slice over all
         # of them at once (tessel-split-transfers); smaller transfers, which
         # it keeps whole, are costed at that rate too.
-        split = arch.split_channels(*t)
+        split = _split_channels(arch, *t)
         rate = min(split * arch.tile.dma.bytes_per_cycle,
                    arch.tile.sram.bytes_per_cycle,
                    split * arch.dram.bytes_per_cycle / users[("dram", channel[t])])
@@ -738,6 +750,16 @@ def _even_dram_rate(arch, placement: Placement) -> float:
 
 
 _EVEN_RATES: dict = {}
+
+
+def clear_caches() -> None:
+    """Forget every figure the cost model keeps between calls (step sizes,
+    SRAM per step, DRAM paths and rates), so that the next estimate starts
+    cold, as a fresh process's does (bench/mapper.py times the mapper so)."""
+    step_sizes.cache_clear()
+    sram_step_bytes.cache_clear()
+    for cache in (_ARCH_KEYS, _PATHS, _SPLIT, _EVEN_RATES):
+        cache.clear()
 
 
 def _parts_are_the_rectangle(placement: Placement) -> bool:

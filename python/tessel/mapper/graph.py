@@ -11,7 +11,7 @@ plain dataclasses.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
 from ..errors import TesselError
@@ -44,6 +44,25 @@ _VIEW_OPS = ("tensor.expand_shape", "tensor.collapse_shape",
 
 class GraphError(TesselError, ValueError):
     """The module holds something the mapper cannot describe."""
+
+
+def _hash_once(self) -> int:
+    """The hash of a frozen dataclass's fields, computed once: the cost
+    model's caches key on ops and operands millions of times, and the
+    generated hash walks every field (and an op's operands) each time."""
+    cached = self.__dict__.get("_hash")
+    if cached is None:
+        cached = hash(tuple(getattr(self, f.name) for f in fields(self)))
+        self.__dict__["_hash"] = cached
+    return cached
+
+
+def _state_without_hash(self) -> dict:
+    """Pickled state without the cached hash, which another process (its
+    own string hashes) would not share."""
+    state = dict(self.__dict__)
+    state.pop("_hash", None)
+    return state
 
 
 @dataclass(frozen=True)
@@ -105,6 +124,9 @@ class Operand:
     # (``tensor.expand_shape``, ``tensor.extract_slice``, ...).
     views: tuple[str, ...] = ()
 
+    __hash__ = _hash_once
+    __getstate__ = _state_without_hash
+
     @cached_property
     def indexed_loops(self) -> frozenset[int]:
         """The loops some dimension of the operand varies with."""
@@ -156,6 +178,9 @@ class Op:
     # it is stored (tessel-fuse-epilogues), which is then ``folded``.
     epilogue: Op | None = None
 
+    __hash__ = _hash_once
+    __getstate__ = _state_without_hash
+
     def __post_init__(self):
         if self.kind not in KINDS:
             raise GraphError(f"op #{self.index} ({self.name}) has kind "
@@ -164,11 +189,11 @@ class Op:
             raise GraphError(f"op #{self.index} ({self.name}): {len(self.loops)} "
                              f"loops but {len(self.iterators)} iterator types")
 
-    @property
+    @cached_property
     def parallel_loops(self) -> tuple[int, ...]:
         return tuple(i for i, t in enumerate(self.iterators) if t == "parallel")
 
-    @property
+    @cached_property
     def reduction_loops(self) -> tuple[int, ...]:
         return tuple(i for i, t in enumerate(self.iterators) if t == "reduction")
 

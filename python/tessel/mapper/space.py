@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from . import cost
 from .cost import (Estimate, Placement, arch_key, estimate, shares_slices,
                    uses_every_part)
 from .graph import Graph, Op
@@ -306,6 +307,13 @@ def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
 
 
 _CANDIDATES: dict = {}
+
+
+def clear_caches() -> None:
+    """Forget the candidates costed so far and the cost model's caches: the
+    next mapping starts cold, as in a fresh process."""
+    _CANDIDATES.clear()
+    cost.clear_caches()
 
 
 def epilogue_estimates(producer: Op, arch, options: MapperOptions):
