@@ -8,12 +8,13 @@ moves the error past the bound. docs/mapper.md has the measured table
 tessel-4x4)."""
 
 import statistics
+from types import SimpleNamespace
 
 import pytest
 
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.driver.cost_error import layer_errors
+from tessel.driver.cost_error import layer_errors, repeated_tags
 
 LAYER_BOUND = 0.35
 MEDIAN_BOUND = 0.20
@@ -40,3 +41,13 @@ def test_predicted_cycles_per_layer_follow_the_simulator(arch, mlp, small_cnn):
     assert abs(worst.error) <= LAYER_BOUND, f"a layer past {LAYER_BOUND:.0%}:\n{table}"
     median = statistics.median(abs(v.error) for v in errors.values())
     assert median <= MEDIAN_BOUND, f"median {median:.1%} past {MEDIAN_BOUND:.0%}:\n{table}"
+
+
+def test_a_source_line_run_more_than_once_measures_no_error():
+    # A block's lines run once per block: from the first run to the last,
+    # the trace's span covers the layers between. A folded op (a fill) of
+    # another line between two ops of one layer does not split it.
+    ops = [SimpleNamespace(tag=t, folded=f) for t, f in
+           [("stem", False), ("conv", False), ("fill", True), ("conv", False),
+            ("add", False), ("conv", False), ("fc", False), ("fc", False)]]
+    assert repeated_tags(SimpleNamespace(ops=ops)) == {"conv"}

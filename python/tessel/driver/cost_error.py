@@ -47,7 +47,7 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     ``arch`` with ``options`` (``MapperOptions``), compiled, simulated
     (timing only, traced): the layers whose span the simulation measured
     and the mapping predicted (cycles of their own), in the program's tag
-    order."""
+    order; not those the model runs more than once (``repeated_tags``)."""
     from .. import arch as arch_model
     from ..compiler.lower import lower_and_emit
     from ..mapper import map_module
@@ -66,11 +66,30 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     result = simulate(program, numerics=False, trace=True)
     predicted = predicted_by_tag(mapped["graph"], mapped["solution"])
     spans = layer_spans(result.trace_events, target.clock_mhz)
+    repeated = repeated_tags(mapped["graph"])
     # A layer whose ops are all folded into another's (an epilogue of its
     # own source line) is predicted inside that one: it has no figure here.
     return [LayerError(tag, last - first, predicted[tag])
             for tag, (first, last) in spans.items()
-            if last > first and predicted.get(tag, 0) > 0]
+            if last > first and predicted.get(tag, 0) > 0 and tag not in repeated]
+
+
+def repeated_tags(graph) -> set[str]:
+    """The tags whose ops other layers' ops come between in program order: a
+    source line the model runs more than once (ResNet-18's basic block, once
+    per block). Their span in the trace runs from the first run to the last,
+    over the layers between, so no error is measured for them."""
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    last = None
+    for op in graph.ops:
+        if op.folded or op.tag == last:
+            continue
+        if op.tag in seen:
+            repeated.add(op.tag)
+        seen.add(op.tag)
+        last = op.tag
+    return repeated
 
 
 def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]]:
