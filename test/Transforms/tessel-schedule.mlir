@@ -847,3 +847,506 @@ tessel.device @shared_weights_below_freed_buffers arch #tiny {
     memref.dealloc %b : memref<16x16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A shared weight behind an op that stores after its read, which itself
+// reads and stores little (a layer norm's mean, say), moves to the end of
+// the op before that, which read DRAM in earnest: after its signals, on
+// every core alike. The DRAM carries the weight while the light op runs.
+// CHECK-LABEL: tessel.device @shared_weights_past_light_ops
+// CHECK:         tessel.dma %u to %{{.+}} {tessel.share = 0 : i64}
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 2 : i64}
+// CHECK-NEXT:    tessel.wait_semaphore
+// CHECK:         tessel.dma %u to %{{.+}} {tessel.share = 0 : i64}
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 2 : i64}
+// CHECK-NEXT:    tessel.wait_semaphore
+tessel.device @shared_weights_past_light_ops arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<16xf32, #dram>
+  %u = tessel.dram_buffer @u weight : memref<16x16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %first0 = tessel.semaphore on %t0
+  %first1 = tessel.semaphore on %t1
+  %second0 = tessel.semaphore on %t0
+  %second1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first1
+    tessel.wait_semaphore %first0
+    %x0 = memref.subview %x[0] [8] [1] : memref<16xf32, #dram> to memref<8xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 1 : i64} : memref<8xf32, strided<[1], offset: 0>, #dram> to memref<8xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[0] [8] [1] : memref<16xf32, #dram> to memref<8xf32, strided<[1], offset: 0>, #dram>
+    %s = tessel.dma %a to %m0 : memref<8xf32, #sram> to memref<8xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second1
+    tessel.wait_semaphore %second0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first0
+    tessel.wait_semaphore %first1
+    %x1 = memref.subview %x[8] [8] [1] : memref<16xf32, #dram> to memref<8xf32, strided<[1], offset: 8>, #dram>
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 1 : i64} : memref<8xf32, strided<[1], offset: 8>, #dram> to memref<8xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m1 = memref.subview %m[8] [8] [1] : memref<16xf32, #dram> to memref<8xf32, strided<[1], offset: 8>, #dram>
+    %s = tessel.dma %a to %m1 : memref<8xf32, #sram> to memref<8xf32, strided<[1], offset: 8>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second0
+    tessel.wait_semaphore %second1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same, but the op between loads and stores half the weight's bytes
+// (an eighth would do): the early multicast would take DRAM from it. The
+// weight stays.
+// CHECK-LABEL: tessel.device @shared_weights_not_past_heavy_ops
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+tessel.device @shared_weights_not_past_heavy_ops arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<128xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<128xf32, #dram>
+  %u = tessel.dram_buffer @u weight : memref<16x16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %first0 = tessel.semaphore on %t0
+  %first1 = tessel.semaphore on %t1
+  %second0 = tessel.semaphore on %t0
+  %second1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first1
+    tessel.wait_semaphore %first0
+    %x0 = memref.subview %x[0] [64] [1] : memref<128xf32, #dram> to memref<64xf32, strided<[1], offset: 0>, #dram>
+    %a = memref.alloc() : memref<64xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 1 : i64} : memref<64xf32, strided<[1], offset: 0>, #dram> to memref<64xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<64xf32, #sram>, memref<64xf32, #sram>
+    %m0 = memref.subview %m[0] [64] [1] : memref<128xf32, #dram> to memref<64xf32, strided<[1], offset: 0>, #dram>
+    %s = tessel.dma %a to %m0 : memref<64xf32, #sram> to memref<64xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<64xf32, #sram>
+    tessel.signal %second1
+    tessel.wait_semaphore %second0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first0
+    tessel.wait_semaphore %first1
+    %x1 = memref.subview %x[64] [64] [1] : memref<128xf32, #dram> to memref<64xf32, strided<[1], offset: 64>, #dram>
+    %a = memref.alloc() : memref<64xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 1 : i64} : memref<64xf32, strided<[1], offset: 64>, #dram> to memref<64xf32, #sram>
+    tessel.wait %lx
+    tessel.vector_unary exp %a, %a : memref<64xf32, #sram>, memref<64xf32, #sram>
+    %m1 = memref.subview %m[64] [64] [1] : memref<128xf32, #dram> to memref<64xf32, strided<[1], offset: 64>, #dram>
+    %s = tessel.dma %a to %m1 : memref<64xf32, #sram> to memref<64xf32, strided<[1], offset: 64>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<64xf32, #sram>
+    tessel.signal %second0
+    tessel.wait_semaphore %second1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The op between moves little through DRAM (7 floats in, 1 out), but in
+// 8 transfers: queued on one DMA channel while a leader's early multicast
+// holds the other, their setups (8 x 10 cycles x 8 B/cycle, twice over)
+// would outweigh the 1 KB weight. The weight stays.
+// CHECK-LABEL: tessel.device @shared_weights_not_past_many_transfers
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+tessel.device @shared_weights_not_past_many_transfers arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<2xf32, #dram>
+  %u = tessel.dram_buffer @u weight : memref<16x16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %first0 = tessel.semaphore on %t0
+  %first1 = tessel.semaphore on %t1
+  %second0 = tessel.semaphore on %t0
+  %second1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first1
+    tessel.wait_semaphore %first0
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[0] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 0>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[1] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 1>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[2] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 2>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 2>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    %x3 = memref.subview %x[3] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 3>, #dram>
+    %a3 = memref.subview %a[3] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 3>, #sram>
+    %l3 = tessel.dma %x3 to %a3 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 3>, #dram> to memref<1xf32, strided<[1], offset: 3>, #sram>
+    tessel.wait %l3
+    %x4 = memref.subview %x[4] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 4>, #dram>
+    %a4 = memref.subview %a[4] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 4>, #sram>
+    %l4 = tessel.dma %x4 to %a4 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 4>, #dram> to memref<1xf32, strided<[1], offset: 4>, #sram>
+    tessel.wait %l4
+    %x5 = memref.subview %x[5] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 5>, #dram>
+    %a5 = memref.subview %a[5] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 5>, #sram>
+    %l5 = tessel.dma %x5 to %a5 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 5>, #dram> to memref<1xf32, strided<[1], offset: 5>, #sram>
+    tessel.wait %l5
+    %x6 = memref.subview %x[6] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 6>, #dram>
+    %a6 = memref.subview %a[6] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 6>, #sram>
+    %l6 = tessel.dma %x6 to %a6 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 6>, #dram> to memref<1xf32, strided<[1], offset: 6>, #sram>
+    tessel.wait %l6
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[0] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second1
+    tessel.wait_semaphore %second0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first0
+    tessel.wait_semaphore %first1
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[8] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 8>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 8>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[9] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 9>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 9>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[10] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 10>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 10>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    %x3 = memref.subview %x[11] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 11>, #dram>
+    %a3 = memref.subview %a[3] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 3>, #sram>
+    %l3 = tessel.dma %x3 to %a3 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 11>, #dram> to memref<1xf32, strided<[1], offset: 3>, #sram>
+    tessel.wait %l3
+    %x4 = memref.subview %x[12] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 12>, #dram>
+    %a4 = memref.subview %a[4] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 4>, #sram>
+    %l4 = tessel.dma %x4 to %a4 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 12>, #dram> to memref<1xf32, strided<[1], offset: 4>, #sram>
+    tessel.wait %l4
+    %x5 = memref.subview %x[13] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 13>, #dram>
+    %a5 = memref.subview %a[5] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 5>, #sram>
+    %l5 = tessel.dma %x5 to %a5 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 13>, #dram> to memref<1xf32, strided<[1], offset: 5>, #sram>
+    tessel.wait %l5
+    %x6 = memref.subview %x[14] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 14>, #dram>
+    %a6 = memref.subview %a[6] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 6>, #sram>
+    %l6 = tessel.dma %x6 to %a6 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 14>, #dram> to memref<1xf32, strided<[1], offset: 6>, #sram>
+    tessel.wait %l6
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[1] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second0
+    tessel.wait_semaphore %second1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The op between reads 3 floats in 3 transfers, which the weight
+// outweighs, but the second core reads its first op's weight through no
+// load marked for sharing: it finds no op end to agree on, so the weight
+// stays on both cores.
+// CHECK-LABEL: tessel.device @shared_weights_past_light_ops_on_every_core
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.share = 2 : i64}
+// CHECK-NOT:     tessel.issued_early
+tessel.device @shared_weights_past_light_ops_on_every_core arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<2xf32, #dram>
+  %u = tessel.dram_buffer @u weight : memref<16x16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %first0 = tessel.semaphore on %t0
+  %first1 = tessel.semaphore on %t1
+  %second0 = tessel.semaphore on %t0
+  %second1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first1
+    tessel.wait_semaphore %first0
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[0] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 0>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[1] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 1>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[2] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 2>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 2>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[0] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second1
+    tessel.wait_semaphore %second0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first0
+    tessel.wait_semaphore %first1
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[8] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 8>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 8>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[9] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 9>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 9>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[10] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 10>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 10>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[1] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second0
+    tessel.wait_semaphore %second1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same, with the second core's weight marked: both move.
+// CHECK-LABEL: tessel.device @shared_weights_past_few_transfers
+// CHECK:         tessel.dma %u to %{{.+}} {tessel.share = 0 : i64}
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 2 : i64}
+// CHECK-NEXT:    tessel.wait_semaphore
+// CHECK:         tessel.dma %u to %{{.+}} {tessel.share = 0 : i64}
+// CHECK:         tessel.signal
+// CHECK-NEXT:    memref.alloc() : memref<16x16xf32, #sram>
+// CHECK-NEXT:    tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 2 : i64}
+// CHECK-NEXT:    tessel.wait_semaphore
+tessel.device @shared_weights_past_few_transfers arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<2xf32, #dram>
+  %u = tessel.dram_buffer @u weight : memref<16x16xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %first0 = tessel.semaphore on %t0
+  %first1 = tessel.semaphore on %t1
+  %second0 = tessel.semaphore on %t0
+  %second1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first1
+    tessel.wait_semaphore %first0
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[0] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 0>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[1] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 1>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[2] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 2>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 2>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[0] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second1
+    tessel.wait_semaphore %second0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %v = memref.alloc() : memref<16x16xf32, #sram>
+    %lv = tessel.dma %u to %v {tessel.share = 0 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lv
+    tessel.vector_unary exp %v, %v : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %v : memref<16x16xf32, #sram>
+    tessel.signal %first0
+    tessel.wait_semaphore %first1
+    %a = memref.alloc() : memref<8xf32, #sram>
+    %x0 = memref.subview %x[8] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 8>, #dram>
+    %a0 = memref.subview %a[0] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    %l0 = tessel.dma %x0 to %a0 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 8>, #dram> to memref<1xf32, strided<[1], offset: 0>, #sram>
+    tessel.wait %l0
+    %x1 = memref.subview %x[9] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 9>, #dram>
+    %a1 = memref.subview %a[1] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    %l1 = tessel.dma %x1 to %a1 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 9>, #dram> to memref<1xf32, strided<[1], offset: 1>, #sram>
+    tessel.wait %l1
+    %x2 = memref.subview %x[10] [1] [1] : memref<16xf32, #dram> to memref<1xf32, strided<[1], offset: 10>, #dram>
+    %a2 = memref.subview %a[2] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    %l2 = tessel.dma %x2 to %a2 {tessel.share = 1 : i64} : memref<1xf32, strided<[1], offset: 10>, #dram> to memref<1xf32, strided<[1], offset: 2>, #sram>
+    tessel.wait %l2
+    tessel.vector_unary exp %a, %a : memref<8xf32, #sram>, memref<8xf32, #sram>
+    %m0 = memref.subview %m[1] [1] [1] : memref<2xf32, #dram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    %a7 = memref.subview %a[7] [1] [1] : memref<8xf32, #sram> to memref<1xf32, strided<[1], offset: 7>, #sram>
+    %s = tessel.dma %a7 to %m0 : memref<1xf32, strided<[1], offset: 7>, #sram> to memref<1xf32, strided<[1], offset: 1>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<8xf32, #sram>
+    tessel.signal %second0
+    tessel.wait_semaphore %second1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 2 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}

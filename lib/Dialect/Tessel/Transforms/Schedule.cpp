@@ -56,7 +56,12 @@
 // they all reach), and where that op stores nothing to DRAM after the
 // read. Behind the first step's loads of BERT's FFN on tessel-16x16 the
 // DRAM idled while the op before ended; the first weight panels now load
-// then. The fences are removed afterwards.
+// then. Where that op stores after the read (a layer norm's
+// normalization), they may go further up, past the ops that read and
+// store little, to the end of the last op that read DRAM in earnest (its
+// signals, before any later wait): the FFN's first panels then load during
+// its layer norm, which reads its input on chip. The fences are removed
+// afterwards.
 //
 //===----------------------------------------------------------------------===//
 
@@ -503,7 +508,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// A load other tiles read too that moved into the ops before its own.
   struct SharedMove {
     DmaOp load;
-    /// The op (share group) whose last read of DRAM on the core it follows.
+    /// The op (share group) it follows on the core: after that op's last
+    /// read of DRAM, or at the end of its part.
     int64_t after;
   };
 
@@ -550,6 +556,72 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return true;
   }
 
+  /// The end of the op part above `top` that last read DRAM in earnest (a
+  /// load marked for sharing of at least `minBytes`, of another op than
+  /// `own`, the last above `top`): the last of the signals that follow
+  /// that load, and its share group. No wait for other tiles lies between
+  /// the load and that point, so a core reaches it once it has passed the
+  /// op's own waits, whatever the other cores do after theirs (a tile that
+  /// gathers the op's signals waits for them right after); a shared load
+  /// placed there on every core that may share it (the caller checks that
+  /// they agree on the op) waits for credits that all arrive. Null where a
+  /// gather lies between, where a wait or a fence comes first after the
+  /// load, or where its signals end at `top` (no op lies between).
+  static std::pair<Operation *, IntegerAttr>
+  getEndOfLastDramReader(Operation *top, IntegerAttr own, int64_t minBytes) {
+    for (Operation *op = top->getPrevNode(); op; op = op->getPrevNode()) {
+      if (isa<DmaGatherOp>(op))
+        return {};
+      auto dma = dyn_cast<DmaOp>(op);
+      if (!dma || !isLoad(dma) || isKeptSlice(dma.getSource()))
+        continue;
+      IntegerAttr group = getShareGroup(dma);
+      if (!group || group == own || getTransferBytes(dma) < minBytes)
+        continue;
+      Operation *end = op->getNextNode();
+      while (end != top && !isa<SignalOp, WaitSemaphoreOp, FenceOp>(end))
+        end = end->getNextNode();
+      if (end == top || !isa<SignalOp>(end))
+        return {};
+      while (end->getNextNode() != top && isa<SignalOp>(end->getNextNode()))
+        end = end->getNextNode();
+      return {end, group};
+    }
+    return {};
+  }
+
+  /// Whether the ops between `from` and `to` do some work (transfers or
+  /// compute, not only synchronization) that shared loads of `bytes` moved
+  /// to `from` would not slow by more than they gain: the ops move less
+  /// than an eighth of `bytes` to and from DRAM, and `bytes` is at least
+  /// twice what the ops' transfers could move in their DMA setups
+  /// (`setupBytes` each). A leader's early multicast keeps a DMA channel
+  /// to itself until its op, so the ops' transfers queue on the others,
+  /// each behind another's setup (BERT's layer on tessel-16x16: its first
+  /// layer norm, 41 transfers a tile, ran 700 cycles longer), against the
+  /// moved bytes' own time, which their op no longer waits for.
+  static bool onlyLightOpsBetween(Operation *from, Operation *to,
+                                  int64_t bytes, int64_t setupBytes) {
+    int64_t dram = 0, transfers = 0;
+    bool works = false;
+    for (Operation *op = from->getNextNode(); op != to;
+         op = op->getNextNode()) {
+      if (isAddressOp(op) || isa<memref::DeallocOp, SignalOp, WaitSemaphoreOp,
+                                 FenceOp, WaitOp>(op))
+        continue;
+      works = true;
+      if (!isTransfer(op))
+        continue;
+      if (isa<DmaGatherOp, DmaMulticastOp>(op))
+        return false;
+      ++transfers;
+      auto dma = cast<DmaOp>(op);
+      if (isStore(dma) || (isLoad(dma) && !isKeptSlice(dma.getSource())))
+        dram += getTransferBytes(dma);
+    }
+    return works && 8 * dram < bytes && bytes >= 2 * transfers * setupBytes;
+  }
+
   /// Whether a store to DRAM lies between `from` and `to`.
   static bool storesBetween(Operation *from, Operation *to) {
     for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
@@ -562,9 +634,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// before, on every core (`hoistLoadsIntoPreviousOpsOf`), and returns how
   /// many moved. A load other tiles read too moves only where each load
   /// tessel-share-loads may pair it with moves, and on every core after a
-  /// read of DRAM of the same op: its leader then waits for its receivers'
-  /// credits inside that op, which every receiver reaches without waiting
-  /// for the leader's later signals. The loads it passes keep their places
+  /// read of DRAM of the same op or at the end of its part, with no wait
+  /// for other tiles between that op's read and the load: its leader then
+  /// waits for its receivers' credits where every receiver arrives without
+  /// waiting for the leader's later signals. The loads it passes keep their places
   /// in their cores' order only where they do in every core, so that
   /// tessel-share-loads pairs the same loads. Where an op's shared loads
   /// would break one of these, none of them moves, and the cores' moves are
@@ -650,10 +723,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// for sharing with no store to DRAM after it in that op (the early
   /// multicast would take DRAM from the stores the next barrier waits for:
   /// ResNet-18 on tessel-4x4 ran 60 cycles slower), not past a wait for
-  /// other tiles or a fence. No marked load of the ops in `kept` moves;
-  /// where the buffers would not fit right after that read, they go lower,
-  /// after the buffers the op before frees. Returns how many loads moved,
-  /// and adds the shared ones to `sharedMoves`.
+  /// other tiles or a fence; where that op stores after it, to the end of
+  /// the last op before that read DRAM in earnest, past ops that read and
+  /// store little (`onlyLightOpsBetween`). No marked load of the ops in `kept`
+  /// moves; where the buffers would not fit right after that read, they go
+  /// lower, after the buffers the op before frees. Returns how many loads
+  /// moved, and adds the shared ones to `sharedMoves`.
   unsigned hoistLoadsIntoPreviousOpsOf(
       CoreOp core, const llvm::DenseSet<Value> &written,
       const llvm::DenseSet<Operation *> &readAlone,
@@ -685,6 +760,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       return getShareGroup(dma) && !readAlone.contains(dma);
     };
     int64_t fixedBytes = arch.getFixedTransferBytes();
+    int64_t setupBytes =
+        arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
     llvm::MapVector<Operation *, OpeningLoads> parts;
     for (auto dma : block.getOps<DmaOp>()) {
       if (!isLoad(dma) || isKeptSlice(dma.getSource()))
@@ -739,20 +816,39 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
             isa<DmaGatherOp>(read))
           break;
       }
-      // Shared loads follow a load of an op marked for sharing only.
+      // Shared loads follow a load of an op marked for sharing only, where
+      // that op stores nothing to DRAM after it (`anchorOp`, that op).
       auto readDma = dyn_cast_or_null<DmaOp>(read);
-      IntegerAttr readOp = readDma ? getShareGroup(readDma) : IntegerAttr();
-      if (!readOp || storesBetween(read, top))
+      IntegerAttr anchorOp = readDma ? getShareGroup(readDma) : IntegerAttr();
+      if (anchorOp && storesBetween(read, top))
+        anchorOp = IntegerAttr();
+      // Otherwise a part whose loads are all shared may go to the end of
+      // the last op before that read DRAM in earnest, past ops that read
+      // and store it little (a layer norm's).
+      Operation *opEnd = nullptr;
+      if (!anchorOp && llvm::all_of(loads, isShared)) {
+        std::tie(opEnd, anchorOp) =
+            getEndOfLastDramReader(top, op, fixedBytes);
+        int64_t moved = 0;
+        for (DmaOp load : loads)
+          moved += getTransferBytes(load);
+        if (!opEnd || !onlyLightOpsBetween(opEnd, top, moved, setupBytes)) {
+          opEnd = nullptr;
+          anchorOp = IntegerAttr();
+        }
+      }
+      if (!anchorOp)
         loads.truncate(llvm::find_if(loads, isShared) - loads.begin());
       if (loads.empty())
         continue;
       // The loads go behind the transfers issued with that read (before
       // anything else runs): those are under way by the time they would
       // queue behind the loads on a channel.
-      Operation *after = read;
+      Operation *after = opEnd ? opEnd : read;
       for (Operation *next = read ? read->getNextNode() : &block.front();
-           next != top && (isTransfer(next) || isAddressOp(next) ||
-                           isa<memref::DeallocOp>(next));
+           !opEnd && next != top &&
+           (isTransfer(next) || isAddressOp(next) ||
+            isa<memref::DeallocOp>(next));
            next = next->getNextNode())
         if (isTransfer(next))
           after = next;
@@ -787,7 +883,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
                       UnitAttr::get(load.getContext()));
         marked.push_back(load);
         if (isShared(load))
-          sharedMoves.push_back({load, readOp.getInt()});
+          sharedMoves.push_back({load, anchorOp.getInt()});
       }
       count += loads.size();
     }

@@ -1500,6 +1500,19 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     in every core's order alike: each
     leader then waits for its receivers inside that op, which every
     receiver reaches without waiting for the leader's later signals.
+    Where that op stores to DRAM after the read (or the tile's last read
+    is no marked load), a part whose loads are all shared may instead
+    move them past it, and past the other ops that read DRAM little, to
+    just after the signals that follow the last marked load of at least a
+    transfer's fixed cost above them (the op that last read DRAM in
+    earnest): no wait for other tiles lies between that load and the
+    point, so every core reaches it without waiting for the leader's
+    later signals, and each leader's credits all arrive. They do so only
+    where the ops passed move less than an eighth of the loads' bytes to
+    and from DRAM, and the loads move at least twice what those ops'
+    transfers could in their DMA setups (the leader's early multicast
+    keeps a channel, and those transfers queue on the others), on every
+    core alike.
     Otherwise none of its op's shared loads moves. The fences are removed.
 
     An op's part that shares its loads with other tiles (marked
