@@ -289,12 +289,14 @@ _STREAMED_LOOP = {"matmul": 0, "batch_matmul": 1, "conv": 2}
 _COLUMNS_LOOP = {"matmul": 1, "batch_matmul": 2, "conv": 1}
 
 
-def _chunks(extent: int, size: int) -> list[tuple[int, int]]:
-    """``(size, count)`` of the pieces cutting ``extent`` into ``size``."""
+@functools.lru_cache(maxsize=1 << 14)
+def _chunks(extent: int, size: int) -> tuple[tuple[int, int], ...]:
+    """``(size, count)`` of the pieces cutting ``extent`` into ``size``
+    (cached: every estimate cuts its part so, a few shapes over and over)."""
     full, rest = divmod(extent, size)
-    out = [(size, full)] if full else []
+    out = ((size, full),) if full else ()
     if rest:
-        out.append((rest, 1))
+        out += ((rest, 1),)
     return out
 
 
@@ -551,8 +553,9 @@ def later_transfer_cycles(arch, nbytes: int, rate: float, hops: int) -> float:
     return max(2 * _ISSUE + nbytes / rate, transfer_cycles(arch, nbytes, alone, hops))
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
-               kept: bool = False):
+               kept: bool = False) -> tuple[tuple[tuple[int, ...], int], ...]:
     """``(slice shape, count)`` of the transfers of operand ``o`` over a
     part cut into ``steps``: an input's, one per step, or (``kept``) one in
     all where no loop cut into steps indexes it; an output's, one per
@@ -560,13 +563,14 @@ def _transfers(o: Operand, part: tuple[int, ...], steps: tuple[int, ...],
     outermost first) down to the innermost one that indexes it.
     tessel-promote-to-sram keeps an accumulator in SRAM across the loops
     inside that one, the reduction's steps, and an input that no step
-    changes across all of them."""
+    changes across all of them. Cached: the candidates of an op share few
+    parts and steps."""
     last = _innermost_cut_loop(o, part, steps, kept)
-    pieces = [_chunks(p, s) if l <= last else [(s, 1)]
+    pieces = [_chunks(p, s) if l <= last else ((s, 1),)
               for l, (p, s) in enumerate(zip(part, steps))]
-    for shape_counts in product(*pieces):
-        yield (tuple(s for s, _ in shape_counts),
-               math.prod(c for _, c in shape_counts))
+    return tuple((tuple(s for s, _ in shape_counts),
+                  math.prod(c for _, c in shape_counts))
+                 for shape_counts in product(*pieces))
 
 
 def _last_transfer(o: Operand, part: tuple[int, ...],
@@ -758,6 +762,8 @@ def clear_caches() -> None:
     cold, as a fresh process's does (bench/mapper.py times the mapper so)."""
     step_sizes.cache_clear()
     sram_step_bytes.cache_clear()
+    _chunks.cache_clear()
+    _transfers.cache_clear()
     for cache in (_ARCH_KEYS, _PATHS, _SPLIT, _EVEN_RATES):
         cache.clear()
 
