@@ -459,35 +459,39 @@ def _conv_cycles(step: tuple[int, ...], blocks) -> int:
 
 def arch_key(arch) -> str:
     """A hashable identity of an architecture description (``Arch`` holds
-    mappings, which do not hash), for caches. Kept per arch object (a
-    frozen dataclass): every estimate asks for it."""
-    held, key = _ARCH_KEYS.get(id(arch), (None, None))
+    mappings, which do not hash), for caches; kept per arch (every
+    estimate asks for it)."""
+    kept = _kept_for(arch)
+    if "key" not in kept:
+        kept["key"] = json.dumps(arch.to_dict(), sort_keys=True)
+    return kept["key"]
+
+
+# id(arch) -> (arch, the figures kept for it); the arch is held so that its
+# id stays its own.
+_PER_ARCH: dict = {}
+
+
+def _kept_for(arch) -> dict:
+    """The figures kept for ``arch``: a frozen dataclass, so they hold as
+    long as it lives."""
+    held, kept = _PER_ARCH.get(id(arch), (None, None))
     if held is not arch:
-        key = json.dumps(arch.to_dict(), sort_keys=True)
-        _ARCH_KEYS[id(arch)] = (arch, key)
-    return key
-
-
-# id(arch) -> (arch, arch_key(arch)); the arch is held so that its id stays
-# its own.
-_ARCH_KEYS: dict = {}
+        kept = {}
+        _PER_ARCH[id(arch)] = (arch, kept)
+    return kept
 
 
 _PATHS: dict = {}
-# id(arch) -> (arch, {(row, col): Arch.split_channels}); the arch is held so
-# that its id stays its own.
-_SPLIT: dict = {}
 
 
 def _split_channels(arch, row: int, col: int) -> int:
-    """``arch.split_channels(row, col)``, cached (it visits every tile)."""
-    held, table = _SPLIT.get(id(arch), (None, None))
-    if held is not arch:
-        table = {}
-        _SPLIT[id(arch)] = (arch, table)
-    if (row, col) not in table:
-        table[row, col] = arch.split_channels(row, col)
-    return table[row, col]
+    """``arch.split_channels(row, col)``, kept per arch (it visits every
+    tile)."""
+    kept = _kept_for(arch)
+    if ("split", row, col) not in kept:
+        kept["split", row, col] = arch.split_channels(row, col)
+    return kept["split", row, col]
 
 
 def _dram_paths(arch, row: int, col: int, rows: int, cols: int):
@@ -760,11 +764,10 @@ def clear_caches() -> None:
     """Forget every figure the cost model keeps between calls (step sizes,
     SRAM per step, DRAM paths and rates), so that the next estimate starts
     cold, as a fresh process's does (bench/mapper.py times the mapper so)."""
-    step_sizes.cache_clear()
-    sram_step_bytes.cache_clear()
-    _chunks.cache_clear()
-    _transfers.cache_clear()
-    for cache in (_ARCH_KEYS, _PATHS, _SPLIT, _EVEN_RATES):
+    for cached in (step_sizes, sram_step_bytes, _chunks, _transfers,
+                   Operand.slice_bytes):
+        cached.cache_clear()
+    for cache in (_PER_ARCH, _PATHS, _EVEN_RATES):
         cache.clear()
 
 
@@ -970,7 +973,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
         # tessel-4x4 took steps of 14 rows and all 64 channels instead of
         # 28 rows and 32, and the model ran 3,063 cycles slower.
         kept = lone and o.slice_bytes(part) >= fixed_transfer_bytes(arch)
-        transfers = list(_transfers(o, part, steps, kept=kept))
+        transfers = _transfers(o, part, steps, kept=kept)
         if o.is_output:
             slices = sum(c for _, c in transfers)
         if loaded or stored:

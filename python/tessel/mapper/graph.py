@@ -11,6 +11,7 @@ plain dataclasses.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property
 
@@ -139,29 +140,13 @@ class Operand:
             n *= d
         return n
 
-    @cached_property
-    def _extents(self) -> tuple[tuple[int, int, tuple | None], ...]:
-        """Per dimension, what :meth:`Access.extent` computes from: the
-        dimension's size, the extent of one iteration (``const + 1``) and
-        the terms, or None where the whole dimension is read."""
-        plan = []
-        for a, full in zip(self.access, self.shape):
-            whole = (a.terms is None or a.const < 0
-                     or any(c < 0 for _, c in a.terms))
-            plan.append((full, a.const + 1, None if whole else a.terms))
-        return tuple(plan)
-
+    @functools.lru_cache(maxsize=1 << 18)
     def slice_bytes(self, steps: tuple[int, ...]) -> int:
-        # Access.extent per dimension, inlined: the mapper asks millions of
-        # times.
+        """Bytes of the slice ``steps`` of the loops touch (cached: the cost
+        model asks for the same slices over and over)."""
         n = self.elem_bytes
-        for full, last, terms in self._extents:
-            if terms is not None:
-                for loop, coefficient in terms:
-                    last += coefficient * (steps[loop] - 1)
-                if last < full:
-                    full = last
-            n *= full
+        for acc, full in zip(self.access, self.shape):
+            n *= acc.extent(steps, full)
         return n
 
     def seed_bytes(self, steps: tuple[int, ...]) -> int:

@@ -801,8 +801,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       // part (moved above its waits) are not the ops before.
       IntegerAttr op;
       for (DmaOp load : loads)
-        if (!op)
-          op = getShareGroup(load);
+        if ((op = getShareGroup(load)))
+          break;
       // The last transfer above the part that reads DRAM.
       Operation *read = top->getPrevNode();
       for (; read; read = read->getPrevNode()) {
@@ -845,13 +845,13 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       // anything else runs): those are under way by the time they would
       // queue behind the loads on a channel.
       Operation *after = opEnd ? opEnd : read;
-      for (Operation *next = read ? read->getNextNode() : &block.front();
-           !opEnd && next != top &&
-           (isTransfer(next) || isAddressOp(next) ||
-            isa<memref::DeallocOp>(next));
-           next = next->getNextNode())
-        if (isTransfer(next))
-          after = next;
+      if (!opEnd)
+        for (Operation *next = read ? read->getNextNode() : &block.front();
+             next != top && (isTransfer(next) || isAddressOp(next) ||
+                             isa<memref::DeallocOp>(next));
+             next = next->getNextNode())
+          if (isTransfer(next))
+            after = next;
       // Shared loads may go lower, after each run of buffers freed, short
       // of the synchronization and fences that end the op before.
       SmallVector<Operation *> places{after};
