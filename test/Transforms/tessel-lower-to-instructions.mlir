@@ -739,3 +739,41 @@ tessel.device @bf16 arch #tinybf16 {
     }
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// q @ k^T with the keys read as they lie (tessel-transposes-into-matmuls):
+// the right-hand map is (b, n, k), so each batch's keys, 4 rows of 8, are
+// read as the 8x4 (k x n) operand whose columns lie a row of 8 apart, in
+// two blocks of 4 along k; the batches lie 32 elements apart.
+// CHECK-LABEL: tessel.device @keys_in_place
+tessel.device @keys_in_place arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %q = memref.alloc() : memref<2x4x8xf32, #sram>
+    %k = memref.alloc() : memref<2x4x8xf32, #sram>
+    %s = memref.alloc() : memref<2x4x4xf32, #sram>
+    // CHECK:     tessel.strided_view %{{.+}} : memref<2x4x8xf32, #sram> to memref<4x4xf32, strided<[8, 1]>, #sram>
+    // CHECK:     tessel.strided_view %{{.+}} : memref<2x4x8xf32, #sram> to memref<4x4xf32, strided<[1, 8]>, #sram>
+    // CHECK:     tessel.matmul
+    // CHECK:     tessel.strided_view %{{.+}} : memref<2x4x8xf32, #sram> to memref<4x4xf32, strided<[1, 8], offset: 4>, #sram>
+    // CHECK:     tessel.matmul
+    // The second batch.
+    // CHECK:     tessel.strided_view %{{.+}} : memref<2x4x8xf32, #sram> to memref<4x4xf32, strided<[1, 8], offset: 32>, #sram>
+    // CHECK:     tessel.matmul
+    // CHECK:     tessel.matmul
+    // CHECK-NOT: linalg.batch_matmul
+    linalg.batch_matmul indexing_maps = [
+        affine_map<(b, m, n, k) -> (b, m, k)>,
+        affine_map<(b, m, n, k) -> (b, n, k)>,
+        affine_map<(b, m, n, k) -> (b, m, n)>]
+      ins(%q, %k : memref<2x4x8xf32, #sram>, memref<2x4x8xf32, #sram>) outs(%s : memref<2x4x4xf32, #sram>)
+    memref.dealloc %q : memref<2x4x8xf32, #sram>
+    memref.dealloc %k : memref<2x4x8xf32, #sram>
+    memref.dealloc %s : memref<2x4x4xf32, #sram>
+  }
+}

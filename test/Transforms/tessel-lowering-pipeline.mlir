@@ -9,22 +9,21 @@
 // fit, 64-byte aligned, in declaration order), semaphore ids per tile, DMA
 // channels in turn and the lowest free token slot.
 // CHECK-DAG:     tessel.dram_buffer @arg0 input at 0 : memref<128x64xf32, #dram>
-// CHECK-DAG:     tessel.dram_buffer @result0 output at 86592 : memref<8x10xf32, #dram>
+// CHECK-DAG:     tessel.dram_buffer @result0 output at 48704 : memref<8x10xf32, #dram>
 // CHECK-DAG:     tessel.semaphore on %tile_0_0 id 0
 // Every tile has one SRAM arena, at address 0.
 // CHECK:         %[[ARENA:.+]] = tessel.buffer @sram_0_0 on %tile_0_0 at 0 : memref<{{[0-9]+}}xi8, #sram>
 // CHECK:         tessel.core(%tile_0_0) {
-// The first op (the weight transpose) on this tile's 8 features: load,
-// copy through a transposed view, store, then the barrier.
-// CHECK:           %[[IN:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<{{[0-9]+}}xi8, #sram> to memref<8x64xf32, #sram>
-// CHECK:           %[[T:.+]] = tessel.dma %{{.+}} to %[[IN]] channel 0 slot 0
+// The first op is the first matmul (the weights' transposes are read in
+// place): the tile's 8 features of the weight, 8 rows of 64 as they lie in
+// DRAM, which the MAC array reads transposed (its columns 64 elements
+// apart), and the input, multicast to every tile; 8x64 by 64x8 on a 16x16
+// array, 4 blocks along k.
+// CHECK:           %[[W:.+]] = memref.view %[[ARENA]][%{{.+}}][] : memref<{{[0-9]+}}xi8, #sram> to memref<8x64xf32, #sram>
+// CHECK:           %[[T:.+]] = tessel.dma %{{.+}} to %[[W]] channel 0 slot 0
+// CHECK:           tessel.dma_multicast
 // CHECK:           tessel.wait %[[T]]
-// CHECK:           tessel.vector_unary copy
-// CHECK:           tessel.dma {{.*}} channel 1 slot 0
-// CHECK:           tessel.signal
-// CHECK:           tessel.wait_semaphore
-// The first matmul: 8x64 by 64x8 on a 16x16 array, 4 blocks along k.
-// CHECK:           tessel.matmul {{.*}} : memref<8x16xf32, {{.*}}>, memref<16x8xf32, {{.*}}>, memref<8x8xf32, {{.*}}>
+// CHECK:           tessel.matmul {{.*}} : memref<8x16xf32, {{.*}}>, memref<16x8xf32, strided<[1, 64]>, #sram>, memref<8x8xf32, {{.*}}>
 // CHECK:           tessel.matmul
 // CHECK:           tessel.matmul
 // CHECK:           tessel.matmul

@@ -156,7 +156,14 @@ struct InstructionLowering {
     int64_t group, groups, row, rows;
   };
 
-  static Strided2D whole(Value buffer);
+  /// The operand `buffer` of a matmul whose indexing map for it is `map`,
+  /// at iteration `batch` of the op's first loop where the map walks it
+  /// too, as the 2-D view along loops `row` and `col`: the operand read
+  /// transposed where the map says so (tessel-transposes-into-matmuls).
+  /// Failure where the map's results are not its loops, one per dimension.
+  static FailureOr<Strided2D> loopView(Value buffer, AffineMap map,
+                                       unsigned row, unsigned col,
+                                       int64_t batch = 0);
 
   /// `view` with rows and columns swapped; its rows in one group.
   static Strided2D transposed(Strided2D view);

@@ -13,11 +13,34 @@
 
 namespace mlir::tessel::instructions {
 
-InstructionLowering::Strided2D InstructionLowering::whole(Value buffer) {
+FailureOr<InstructionLowering::Strided2D>
+InstructionLowering::loopView(Value buffer, AffineMap map, unsigned row,
+                              unsigned col, int64_t batch) {
   auto type = cast<MemRefType>(buffer.getType());
   SmallVector<int64_t> strides = stridesOf(buffer);
-  return {buffer, 0, {type.getDimSize(0), type.getDimSize(1)},
-          {strides[0], strides[1]}};
+  Strided2D view{buffer, 0, {0, 0}, {0, 0}};
+  std::array<bool, 2> found = {false, false};
+  for (auto [dim, result] : llvm::enumerate(map.getResults())) {
+    auto loop = dyn_cast<AffineDimExpr>(result);
+    if (!loop)
+      return failure();
+    unsigned position = loop.getPosition();
+    if (position == 0 && position != row && position != col) {
+      view.offset += batch * strides[dim];
+      continue;
+    }
+    if (position != row && position != col)
+      return failure();
+    unsigned side = position == row ? 0 : 1;
+    if (found[side])
+      return failure();
+    found[side] = true;
+    view.sizes[side] = type.getDimSize(dim);
+    view.strides[side] = strides[dim];
+  }
+  if (!found[0] || !found[1])
+    return failure();
+  return view;
 }
 
 InstructionLowering::Strided2D InstructionLowering::transposed(Strided2D view) {
@@ -167,10 +190,18 @@ LogicalResult InstructionLowering::lowerMatmul(linalg::MatmulOp matmul) {
   rewriter.setInsertionPoint(matmul);
   if (failed(checkStatic(matmul)))
     return failure();
+  // Loops (m, n, k).
+  SmallVector<AffineMap> maps = matmul.getIndexingMapsArray();
   Value lhs = matmul.getInputs()[0];
+  FailureOr<Strided2D> lhsView = loopView(lhs, maps[0], 0, 2);
+  FailureOr<Strided2D> rhsView = loopView(matmul.getInputs()[1], maps[1], 2, 1);
+  FailureOr<Strided2D> accView = loopView(matmul.getOutputs()[0], maps[2], 0, 1);
+  if (failed(lhsView) || failed(rhsView) || failed(accView))
+    return matmul.emitOpError("reads an operand through an indexing map that "
+                              "is not a permutation of its loops");
   bool init = foldMatmulFills && takeZeroFill(matmul);
-  emitMatmul(matmul.getLoc(), whole(lhs), whole(matmul.getInputs()[1]),
-             whole(matmul.getOutputs()[0]), getElementTypeOrSelf(lhs), init);
+  emitMatmul(matmul.getLoc(), *lhsView, *rhsView, *accView,
+             getElementTypeOrSelf(lhs), init);
   rewriter.eraseOp(matmul);
   return success();
 }
@@ -222,16 +253,18 @@ LogicalResult InstructionLowering::lowerBatchMatmul(linalg::BatchMatmulOp op) {
   Location loc = op.getLoc();
   Value lhs = op.getInputs()[0], rhs = op.getInputs()[1],
         acc = op.getOutputs()[0];
-  ArrayRef<int64_t> lhsShape = cast<MemRefType>(lhs.getType()).getShape();
-  ArrayRef<int64_t> rhsShape = cast<MemRefType>(rhs.getType()).getShape();
-  SmallVector<int64_t> ls = stridesOf(lhs), rs = stridesOf(rhs),
-                       as = stridesOf(acc);
-  int64_t m = lhsShape[1], k = lhsShape[2], n = rhsShape[2];
-  for (int64_t b = 0; b < lhsShape[0]; ++b)
-    emitMatmul(loc, {lhs, b * ls[0], {m, k}, {ls[1], ls[2]}},
-               {rhs, b * rs[0], {k, n}, {rs[1], rs[2]}},
-               {acc, b * as[0], {m, n}, {as[1], as[2]}},
-               getElementTypeOrSelf(lhs));
+  // Loops (b, m, n, k).
+  SmallVector<AffineMap> maps = op.getIndexingMapsArray();
+  int64_t batches = op.getStaticLoopRanges()[0];
+  for (int64_t b = 0; b < batches; ++b) {
+    FailureOr<Strided2D> lhsView = loopView(lhs, maps[0], 1, 3, b);
+    FailureOr<Strided2D> rhsView = loopView(rhs, maps[1], 3, 2, b);
+    FailureOr<Strided2D> accView = loopView(acc, maps[2], 1, 2, b);
+    if (failed(lhsView) || failed(rhsView) || failed(accView))
+      return op.emitOpError("reads an operand through an indexing map that "
+                            "is not a permutation of its loops");
+    emitMatmul(loc, *lhsView, *rhsView, *accView, getElementTypeOrSelf(lhs));
+  }
   rewriter.eraseOp(op);
   return success();
 }

@@ -61,6 +61,7 @@ void tessel::buildLegalizePipeline(OpPassManager &pm) {
   pm.addPass(createCanonicalizerKeepingPartitions());
   pm.addNestedPass<func::FuncOp>(createTesselMergeDuplicateReductions());
   // Last, once the users of each transpose are final.
+  pm.addNestedPass<func::FuncOp>(createTesselTransposesIntoMatmuls());
   pm.addNestedPass<func::FuncOp>(createTesselTransposesAsViews());
 }
 
@@ -127,7 +128,7 @@ void tessel::registerPipelines() {
       "simplify math, materialize copies, fuse elementwise chains, "
       "fold bias adds, collapse epilogue reshapes, store booleans as "
       "floats, hoist epilogue operands, canonicalize, merge duplicate "
-      "reductions)",
+      "reductions, transposes into matmuls and as views)",
       buildLegalizePipeline);
   PassPipelineRegistration<LoweringPipelineOptions>(
       "tessel-lowering-pipeline",

@@ -430,6 +430,53 @@ def TesselNarrowF64 : Pass<"tessel-narrow-f64", "::mlir::func::FuncOp"> {
   ];
 }
 
+def TesselTransposesIntoMatmuls
+    : Pass<"tessel-transposes-into-matmuls", "::mlir::func::FuncOp"> {
+  let summary = "Let matmuls read the transposes across their operands' "
+                "last two dimensions in place";
+  let description = [{
+    Attention's scores are `q @ k.transpose(-2, -1)`: a transpose across
+    the keys' innermost dimension, which `tessel-transposes-as-views`
+    cannot read in place (a load of a window would move single elements),
+    so it is an op that copies the keys through DRAM. The MAC array reads
+    its operands through strided views in SRAM, a transposed one as well,
+    so this pass swaps the transpose's last two dimensions back and the
+    operand's last two in the matmul's (`linalg.matmul`,
+    `linalg.batch_matmul`) indexing map instead. Only where the transpose,
+    and a collapse of its leading dimensions between it and the matmul,
+    have no other user, the operand is no broadcast, and what is left of
+    the transpose keeps the innermost dimension (or is none):
+    `tessel-transposes-as-views` then reads it in place where its own
+    conditions hold.
+
+    ```mlir
+    %t = linalg.transpose ins(%k : tensor<1x128x12x64xf32>)
+           outs(%e : tensor<1x12x64x128xf32>) permutation = [0, 2, 3, 1]
+    %c = tensor.collapse_shape %t [[0, 1], [2], [3]]
+           : tensor<1x12x64x128xf32> into tensor<12x64x128xf32>
+    %s = linalg.batch_matmul ins(%q, %c : tensor<12x128x64xf32>,
+           tensor<12x64x128xf32>) outs(%z : tensor<12x128x128xf32>)
+    // becomes
+    %t = linalg.transpose ins(%k : tensor<1x128x12x64xf32>)
+           outs(%e : tensor<1x12x128x64xf32>) permutation = [0, 2, 1, 3]
+    %c = tensor.collapse_shape %t [[0, 1], [2], [3]]
+           : tensor<1x12x128x64xf32> into tensor<12x128x64xf32>
+    %s = linalg.batch_matmul indexing_maps = [
+           affine_map<(b, m, n, k) -> (b, m, k)>,
+           affine_map<(b, m, n, k) -> (b, n, k)>,
+           affine_map<(b, m, n, k) -> (b, m, n)>]
+           ins(%q, %c : tensor<12x128x64xf32>, tensor<12x128x64xf32>)
+           outs(%z : tensor<12x128x128xf32>)
+    ```
+  }];
+  let dependentDialects = ["::mlir::linalg::LinalgDialect",
+                           "::mlir::tensor::TensorDialect"];
+  let statistics = [
+    Statistic<"numTransposesFolded", "num-transposes-folded",
+              "Number of transposes a matmul reads in place">
+  ];
+}
+
 def TesselTransposesAsViews
     : Pass<"tessel-transposes-as-views", "::mlir::func::FuncOp"> {
   let summary = "Read transposes between ops in place, through strided views";
