@@ -103,7 +103,10 @@ bool foldTranspose(linalg::LinalgOp matmul, OpOperand &operand) {
   matmul->setAttr("indexing_maps", builder.getAffineMapArrayAttr(maps));
   if (collapse)
     collapse.erase();
+  Operation *init = transpose.getInit().getDefiningOp();
   transpose.erase();
+  if (isa_and_nonnull<tensor::EmptyOp>(init) && init->use_empty())
+    init->erase();
   return true;
 }
 
