@@ -39,10 +39,12 @@ SmallVector<T> withLastTwoSwapped(ArrayRef<T> values) {
   return swapped;
 }
 
-/// The input `operand` of `matmul` read as the transpose it is, through at
-/// most one collapse of the transpose's leading dimensions, made a transpose
-/// that keeps the innermost dimension (or none) read with its last two
-/// dimensions swapped. Returns whether it folded.
+/// Makes `matmul` read its input `operand`, a transpose (through at most
+/// one collapse of the transpose's leading dimensions), with the
+/// transpose's last two dimensions swapped back and the operand's two
+/// swapped in the matmul's indexing map instead, where what is left of the
+/// transpose keeps the innermost dimension or is none. Returns whether it
+/// folded.
 bool foldTranspose(linalg::LinalgOp matmul, OpOperand &operand) {
   // A broadcast operand (a map with fewer results than the op's loops of
   // its kind) has no transposed map the op accepts.
