@@ -8,10 +8,10 @@
 // CHECK-DAG:   #[[RHS:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d2, d3)>
 // CHECK-DAG:   #[[ACC:.+]] = affine_map<(d0, d1, d2, d3) -> (d0, d1, d2)>
 // CHECK-LABEL: func.func @scores
+// CHECK-NOT:     permutation = [0, 2, 3, 1]
 // CHECK:         %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<1x128x12x64xf32>) outs(%{{.+}} : tensor<1x12x128x64xf32>) permutation = [0, 2, 1, 3]
 // CHECK:         %[[C:.+]] = tensor.collapse_shape %[[T]] {{\[\[}}0, 1], [2], [3]] : tensor<1x12x128x64xf32> into tensor<12x128x64xf32>
 // CHECK:         linalg.batch_matmul indexing_maps = [#[[LHS]], #[[RHS]], #[[ACC]]] ins(%{{.+}}, %[[C]] : tensor<12x128x64xf32>, tensor<12x128x64xf32>)
-// CHECK-NOT:     permutation = [0, 2, 3, 1]
 func.func @scores(%q: tensor<12x128x64xf32>, %k: tensor<1x128x12x64xf32>) -> tensor<12x128x128xf32> {
   %e = tensor.empty() : tensor<1x12x64x128xf32>
   %t = linalg.transpose ins(%k : tensor<1x128x12x64xf32>) outs(%e : tensor<1x12x64x128xf32>) permutation = [0, 2, 3, 1]
@@ -84,10 +84,10 @@ func.func @both(%x: tensor<64x32xf32>, %y: tensor<16x64xf32>) -> tensor<32x16xf3
 
 // A broadcast operand (a batch matmul's right-hand side without the batch)
 // stays transposed: the op takes no transposed broadcast map.
+// CHECK-DAG:   #[[KN:.+]] = affine_map<(d0, d1, d2, d3) -> (d3, d2)>
 // CHECK-LABEL: func.func @broadcast
-// CHECK:         linalg.transpose
-// CHECK:         linalg.batch_matmul indexing_maps = [#{{.+}}, #[[B:.+]], #{{.+}}]
-// CHECK-NOT:     linalg.transpose
+// CHECK:         %[[T:.+]] = linalg.transpose ins(%{{.+}} : tensor<16x8xf32>)
+// CHECK:         linalg.batch_matmul indexing_maps = [#{{.+}}, #[[KN]], #{{.+}}] ins(%{{.+}}, %[[T]] :
 func.func @broadcast(%a: tensor<2x4x8xf32>, %y: tensor<16x8xf32>) -> tensor<2x4x16xf32> {
   %e = tensor.empty() : tensor<8x16xf32>
   %t = linalg.transpose ins(%y : tensor<16x8xf32>) outs(%e : tensor<8x16xf32>) permutation = [1, 0]

@@ -11,9 +11,8 @@ plain dataclasses.
 
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass, field, fields, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 from ..errors import TesselError
 
@@ -140,7 +139,7 @@ class Operand:
             n *= d
         return n
 
-    @functools.lru_cache(maxsize=1 << 18)
+    @lru_cache(maxsize=1 << 18)
     def slice_bytes(self, steps: tuple[int, ...]) -> int:
         """Bytes of the slice ``steps`` of the loops touch (cached: the cost
         model asks for the same slices over and over)."""

@@ -471,6 +471,10 @@ int64_t ArchAttr::getFixedTransferBytes() const {
          getTransferBytesPerCycle();
 }
 
+int64_t ArchAttr::getSetupTransferBytes() const {
+  return getTileDmaSetupCycles() * getTransferBytesPerCycle();
+}
+
 ArchAttr mlir::tessel::lookupArch(Operation *op) {
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
     if (auto device = dyn_cast<DeviceOp>(parent))

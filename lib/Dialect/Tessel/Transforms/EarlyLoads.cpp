@@ -111,8 +111,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
   void runOnOperation() override {
     getOperation().walk([&](CoreOp core) {
       ArchAttr arch = lookupArch(core);
-      minPieceBytes =
-          4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
+      minPieceBytes = 4 * arch.getSetupTransferBytes();
       splitBlocks = arch.getTileMacDataflow() == "weight_stationary";
       // Where the tile's DRAM channels are its own and its DMA channels make
       // no second group for them, each channel runs the pieces of a step's

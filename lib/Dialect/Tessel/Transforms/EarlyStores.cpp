@@ -84,8 +84,7 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       bool inIssueOrder = runsTransfersInIssueOrder(arch, tile);
       if (arch.getTileDmaChannels() < 2 * own && !inIssueOrder)
         return;
-      int64_t minPieceBytes =
-          4 * arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
+      int64_t minPieceBytes = 4 * arch.getSetupTransferBytes();
       SmallVector<DmaOp> stores;
       for (Operation &op : core.getBody().front())
         if (isDramStore(&op))

@@ -101,6 +101,11 @@ bool isLoad(DmaOp dma) {
          isInSpace(dma.getTarget(), MemorySpace::sram);
 }
 
+/// A transfer into this tile's SRAM from DRAM.
+bool isDramLoad(DmaOp dma) {
+  return isLoad(dma) && !isKeptSlice(dma.getSource());
+}
+
 /// A transfer from this tile's SRAM into DRAM.
 bool isStore(DmaOp dma) {
   return isInSpace(dma.getSource(), MemorySpace::sram) &&
@@ -573,7 +578,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       if (isa<DmaGatherOp>(op))
         return {};
       auto dma = dyn_cast<DmaOp>(op);
-      if (!dma || !isLoad(dma) || isKeptSlice(dma.getSource()))
+      if (!dma || !isDramLoad(dma))
         continue;
       IntegerAttr group = getShareGroup(dma);
       if (!group || group == own || getTransferBytes(dma) < minBytes)
@@ -616,7 +621,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         return false;
       ++transfers;
       auto dma = cast<DmaOp>(op);
-      if (isStore(dma) || (isLoad(dma) && !isKeptSlice(dma.getSource())))
+      if (isStore(dma) || isDramLoad(dma))
         dram += getTransferBytes(dma);
     }
     return works && 8 * dram < bytes && bytes >= 2 * transfers * setupBytes;
@@ -760,11 +765,10 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
       return getShareGroup(dma) && !readAlone.contains(dma);
     };
     int64_t fixedBytes = arch.getFixedTransferBytes();
-    int64_t setupBytes =
-        arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
+    int64_t setupBytes = arch.getSetupTransferBytes();
     llvm::MapVector<Operation *, OpeningLoads> parts;
     for (auto dma : block.getOps<DmaOp>()) {
-      if (!isLoad(dma) || isKeptSlice(dma.getSource()))
+      if (!isDramLoad(dma))
         continue;
       Operation *top = getFirstStepTop(dma);
       if (!top)
@@ -810,7 +814,7 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         auto multicast = dyn_cast<DmaMulticastOp>(read);
         if (dma && op && getShareGroup(dma) == op)
           continue;
-        if ((dma && isLoad(dma) && !isKeptSlice(dma.getSource())) ||
+        if ((dma && isDramLoad(dma)) ||
             (multicast &&
              isInSpace(multicast.getSource(), MemorySpace::dram)) ||
             isa<DmaGatherOp>(read))

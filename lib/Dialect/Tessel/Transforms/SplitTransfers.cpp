@@ -39,8 +39,7 @@ struct SplitTransfers : impl::TesselSplitTransfersBase<SplitTransfers> {
         return;
       // Below this many bytes a piece moves in less time than its setup:
       // the added transfers would cost what the split saves.
-      int64_t minPieceBytes =
-          arch.getTileDmaSetupCycles() * arch.getTransferBytesPerCycle();
+      int64_t minPieceBytes = arch.getSetupTransferBytes();
       // DMA channels `g * channels + i` all read DRAM channel `i`: stores,
       // and the pieces of an op's first loads (tessel-early-loads), take
       // the groups in turn, so that one transfer's setup and latency run

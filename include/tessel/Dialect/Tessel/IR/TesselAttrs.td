@@ -101,6 +101,8 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
     /// What one DRAM transfer moves in the time of its fixed cost (DMA
     /// setup and DRAM latency); the mapper's `fixed_transfer_bytes`.
     int64_t getFixedTransferBytes() const;
+    /// What one DRAM transfer moves in the time of its DMA setup alone.
+    int64_t getSetupTransferBytes() const;
     /// The element-type spellings of the schema ("f32", "bf16", "i8", ...),
     /// or an empty string for a type no unit supports.
     static ::llvm::StringRef getDtypeName(::mlir::Type elementType);
