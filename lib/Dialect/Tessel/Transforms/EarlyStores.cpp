@@ -24,6 +24,21 @@
 // queues behind that store, and without the cut the whole slice leaves
 // after the last product (the 256^3 GEMM's 256 KB on the 768 KiB tile).
 //
+// A convolution's blocks do not finish so: each tap's block streams every
+// output row of the slice, so no row is final before the last tap's block.
+// Where the blocks right before an op part's last store (no compute after
+// it before the core synchronizes or ends) all accumulate into the same
+// view of the stored buffer, the pass first takes them row group by row group
+// (each group through every tap in turn), so that the groups become final
+// one after the other and their pieces leave while the next groups are
+// computed. Each element still sums the same products in the same order.
+// Smaller blocks cost the MAC array more at its SRAM port, and a piece
+// hides what its bytes take at the tile's share of the DRAM, so the groups
+// are as many (two to four) as save most by that estimate, and none where
+// it saves less than a transfer's setup and DRAM latency (ResNet-18's
+// second convolution on tessel-16x16: its 3 KB slice a tile stores at 2
+// bytes a cycle, 256 tiles on 512, in three pieces).
+//
 // Before tessel-allocate-sram, while every SRAM buffer is its own
 // allocation: which elements an instruction touches is read from its views'
 // strided layouts.
@@ -102,26 +117,208 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
           return;
         stores.erase(stores.begin(), stores.end() - 1);
       }
-      for (DmaOp store : stores)
-        storeEarly(store, minPieceBytes);
+      int64_t share = getDramShare(core, arch);
+      for (DmaOp store : stores) {
+        // Pieces of a run taken row group by row group are worth their
+        // setups at the tile's share of the DRAM.
+        int64_t rowMinBytes = 4 * arch.getTileDmaSetupCycles() * share;
+        if (canCut(store) &&
+            takeLastRunByRowGroups(store, arch, share, rowMinBytes))
+          storeEarly(store, rowMinBytes);
+        else
+          storeEarly(store, minPieceBytes);
+      }
     });
+  }
+
+  /// The bytes per cycle a tile's store gets from the DRAM while every
+  /// tile of the device stores: the DRAM's rate over the cores, at most
+  /// what one transfer moves.
+  static int64_t getDramShare(CoreOp core, ArchAttr arch) {
+    int64_t cores = llvm::count_if(*core->getBlock(), [](Operation &op) {
+      return isa<CoreOp>(op);
+    });
+    int64_t dram = arch.getDramChannels() * arch.getDramBytesPerCycle();
+    return std::clamp<int64_t>(dram / std::max<int64_t>(cores, 1), 1,
+                               arch.getTransferBytesPerCycle());
+  }
+
+  /// Whether no compute follows `store` before the core synchronizes with
+  /// other tiles or ends: the store of an op part's last step, whose
+  /// pieces the next op waits for. A store before later steps' compute
+  /// leaves under that compute whole.
+  static bool endsOpPart(DmaOp store) {
+    for (Operation *op = store->getNextNode(); op; op = op->getNextNode()) {
+      if (isa<SignalOp, WaitSemaphoreOp, FenceOp>(op) ||
+          op->hasTrait<OpTrait::IsTerminator>())
+        return true;
+      if (!isTransfer(op) && !isAddressOp(op) &&
+          !isa<memref::AllocOp, memref::DeallocOp, WaitOp>(op))
+        return false;
+    }
+    return true;
+  }
+
+  /// Whether `store`'s slice is one `storeEarly` can cut: an allocated
+  /// SRAM buffer's nesting box, into a strided DRAM view.
+  static bool canCut(DmaOp store) {
+    std::optional<StridedBox> box = StridedBox::of(store.getSource());
+    return getViewRoot(store.getSource()).getDefiningOp<memref::AllocOp>() &&
+           box && box->nests() &&
+           cast<MemRefType>(store.getTarget().getType()).isStrided();
+  }
+
+  /// Whether `view` has a static strided layout whose box nests (no two
+  /// of its elements share an address): two such views of one buffer with
+  /// the same type are the same elements.
+  static bool isStaticNestingView(Value view) {
+    auto type = cast<MemRefType>(view.getType());
+    SmallVector<int64_t> strides;
+    int64_t offset;
+    if (failed(type.getStridesAndOffset(strides, offset)) ||
+        ShapedType::isDynamic(offset) ||
+        llvm::any_of(strides, ShapedType::isDynamic))
+      return false;
+    std::optional<StridedBox> box = StridedBox::of(view);
+    return box && box->nests();
+  }
+
+  /// The cycles the MAC array takes for `block`'s rows in a run of
+  /// blocks with two weight buffers, where its first `rows` of dimension 0
+  /// are all it streams: the larger of its steps and its SRAM port time
+  /// (docs/simulator.md), and at least its weights' fill, which the
+  /// previous block's stream hides only when as long.
+  static int64_t getBlockCycles(MatmulOp block, int64_t rows,
+                                ArchAttr arch) {
+    auto lhs = cast<MemRefType>(block.getLhs().getType());
+    int64_t k = lhs.getShape().back();
+    int64_t n = cast<MemRefType>(block.getRhs().getType()).getShape().back();
+    int64_t m = lhs.getNumElements() / k / lhs.getShape().front() * rows;
+    int64_t size = llvm::divideCeilSigned(
+        static_cast<int64_t>(lhs.getElementTypeBitWidth()), 8);
+    int64_t bytes = (m * k + k * n) * size + m * n * 4;
+    int64_t steps = llvm::divideCeilSigned(
+        m * arch.getTileMacRows() * arch.getTileMacCols(),
+        std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1));
+    return std::max({steps, k,
+                     llvm::divideCeilSigned(bytes,
+                                            arch.getTileSramBytesPerCycle())});
+  }
+
+  /// Takes the run of MAC-array blocks right before `store` row group by
+  /// row group (module comment), where every block of it accumulates into
+  /// the same view of the stored buffer along the same rows, and where the
+  /// groups save more than they cost: the store's bytes before the last
+  /// group, at the tile's DRAM `share` (at most the run's cycles after the
+  /// first group), against the smaller blocks' added cycles; each group's
+  /// piece of the store at least `minPieceBytes`. Returns whether it did.
+  bool takeLastRunByRowGroups(DmaOp store, ArchAttr arch, int64_t share,
+                              int64_t minPieceBytes) {
+    if (arch.getTileMacDataflow() != "weight_stationary" ||
+        arch.getTileMacWeightBuffers() != 2 || !endsOpPart(store))
+      return false;
+    Value root = getViewRoot(store.getSource());
+    SmallVector<MatmulOp> run;
+    for (Operation *op = store->getPrevNode(); op; op = op->getPrevNode()) {
+      // The blocks go where the last one is, so nothing may be freed
+      // between them; what is freed after them stays after them.
+      if (isa<memref::DeallocOp>(op) && run.empty())
+        continue;
+      if (isAddressOp(op))
+        continue;
+      auto block = dyn_cast<MatmulOp>(op);
+      if (!block)
+        break;
+      run.push_back(block);
+    }
+    if (run.size() < 2)
+      return false;
+    std::reverse(run.begin(), run.end());
+    // Every block writes the same elements of the stored buffer and reads
+    // none of them, so each element's sums keep their order.
+    Type accType = run.front().getAcc().getType();
+    int64_t rows = cast<MemRefType>(accType).getShape().front();
+    if (rows < 2 || cast<MemRefType>(accType).getNumElements() == 0 ||
+        !isStaticNestingView(run.front().getAcc()))
+      return false;
+    for (MatmulOp block : run)
+      if (block.getAcc().getType() != accType ||
+          getViewRoot(block.getAcc()) != root ||
+          getViewRoot(block.getLhs()) == root ||
+          getViewRoot(block.getRhs()) == root ||
+          cast<MemRefType>(block.getLhs().getType()).getNumElements() == 0)
+        return false;
+
+    auto bounds = [&](int64_t groups, int64_t g) {
+      return std::make_pair(g * rows / groups, (g + 1) * rows / groups);
+    };
+    int64_t runCycles = 0;
+    for (MatmulOp block : run)
+      runCycles += getBlockCycles(block, rows, arch);
+    int64_t storeBytes = getTransferBytes(store);
+    int64_t best = 1, bestSaving = 0;
+    for (int64_t groups = 2; groups <= std::min<int64_t>(4, rows); ++groups) {
+      // The smallest group's piece.
+      if (rows / groups * storeBytes / rows < minPieceBytes)
+        break;
+      int64_t cycles = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        auto [begin, end] = bounds(groups, g);
+        for (MatmulOp block : run)
+          cycles += getBlockCycles(block, end - begin, arch);
+      }
+      int64_t hidden =
+          std::min(storeBytes * (groups - 1) / groups / share,
+                   runCycles * (groups - 1) / groups);
+      int64_t saving = hidden - (cycles - runCycles);
+      if (saving > bestSaving) {
+        best = groups;
+        bestSaving = saving;
+      }
+    }
+    // Each piece is a transfer whose setup and DRAM latency the estimate
+    // leaves out: a saving below one transfer's fixed cost is within its
+    // error (on tessel-16x16, ResNet-18's downsampling convolutions whose
+    // estimate saved 16 to 96 cycles made it 539 cycles slower).
+    if (best < 2 ||
+        bestSaving < arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles())
+      return false;
+
+    OpBuilder builder(store);
+    builder.setInsertionPointAfter(run.back());
+    for (int64_t g = 0; g < best; ++g) {
+      auto [begin, end] = bounds(best, g);
+      for (MatmulOp block : run) {
+        Location loc = block.getLoc();
+        Value lhs = createSlab(builder, loc, block.getLhs(), 0, begin,
+                               end - begin);
+        Value acc = createSlab(builder, loc, block.getAcc(), 0, begin,
+                               end - begin);
+        auto part = MatmulOp::create(builder, loc, lhs, block.getRhs(), acc,
+                                     block.getInit());
+        part->setDiscardableAttrs(block->getDiscardableAttrDictionary());
+      }
+    }
+    for (MatmulOp block : run)
+      block->erase();
+    ++numRunsByRowGroups;
+    return true;
   }
 
   void storeEarly(DmaOp store, int64_t minPieceBytes) {
     Value source = store.getSource();
     auto type = cast<MemRefType>(source.getType());
-    Value root = getViewRoot(source);
-    std::optional<StridedBox> box = StridedBox::of(source);
-    if (!root.getDefiningOp<memref::AllocOp>() || !box || !box->nests() ||
-        !cast<MemRefType>(store.getTarget().getType()).isStrided())
+    if (!canCut(store))
       return;
+    Value root = getViewRoot(source);
+    StridedBox box = *StridedBox::of(source);
     std::optional<Extent> whole = getExtent(source);
     ArrayRef<int64_t> shape = type.getShape();
 
     // Walk up from the store to a barrier: for every dimension of the
     // slice, the last instruction that writes each of its indices.
     Value dramRoot = getViewRoot(store.getTarget());
-    IndexClaims lastWriters(root, *box);
+    IndexClaims lastWriters(root, box);
     for (Operation *op = store->getPrevNode(); op && !lastWriters.complete();
          op = op->getPrevNode()) {
       if (isStoreBarrier(op, dramRoot) || op == root.getDefiningOp())

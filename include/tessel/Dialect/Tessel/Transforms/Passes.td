@@ -1726,9 +1726,20 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     on a tile with DRAM channels of its own and no second group of DMA
     channels for them, only the core's last store (nothing queues behind
     it), and only where the core's products take the MAC array longer than
-    its transfers take the DRAM channels. Runs before
-    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
-    own.
+    its transfers take the DRAM channels.
+
+    A convolution's taps each stream every output row of the slice, so no
+    row is final before the last tap. Where the MAC-array blocks right
+    before a store all accumulate into the same view of the stored buffer,
+    they are first taken row group by row group (each group through every
+    block in turn; every element sums the same products in the same
+    order), on a weight-stationary array with two weight buffers, in as
+    many groups (two to four) as save most: the store's bytes before the
+    last group at the tile's share of the DRAM (its rate over the device's
+    cores), against what the smaller blocks add at the SRAM port; none
+    where that saves less than a transfer's setup and DRAM latency. Each
+    group's piece is then at least what that share moves in four setups. Runs before `tessel-allocate-sram`, while each SRAM buffer
+    is an allocation of its own.
 
     ```mlir
     tessel.matmul %a, %w0, %c0 : ...   // writes rows 0-31 of %c
@@ -1745,7 +1756,9 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     "::mlir::memref::MemRefDialect", "::mlir::tessel::TesselDialect"
   ];
   let statistics = [
-    Statistic<"numSplit", "num-split", "Number of stores cut into pieces">
+    Statistic<"numSplit", "num-split", "Number of stores cut into pieces">,
+    Statistic<"numRunsByRowGroups", "num-runs-by-row-groups",
+              "Number of runs of blocks taken row group by row group">
   ];
 }
 
