@@ -92,11 +92,6 @@ int64_t InstructionLowering::estimateMatmulCycles(int64_t m, int64_t k,
                                                   int64_t groups) {
   bool weightStationary = arch.getTileMacDataflow() == "weight_stationary";
   bool doubleBuffered = arch.getTileMacWeightBuffers() == 2;
-  int64_t arrayMacs = arch.getTileMacRows() * arch.getTileMacCols();
-  int64_t macsPerCycle = std::max<int64_t>(arch.getMacsPerCycle(elementType), 1);
-  int64_t port = arch.getTileSramBytesPerCycle();
-  int64_t size = llvm::divideCeilSigned(
-      static_cast<int64_t>(elementType.getIntOrFloatBitWidth()), 8);
   int64_t streamed = 0, end = 0;
   std::optional<int64_t> previousStream;
   auto addBlock = [&](RowBlock rows, int64_t, int64_t ks, int64_t,
@@ -104,10 +99,7 @@ int64_t InstructionLowering::estimateMatmulCycles(int64_t m, int64_t k,
     int64_t ms = rows.groups * rows.rows;
     int64_t fill = weightStationary ? ks : ms + ns - 2;
     int64_t drain = weightStationary ? ks + ns - 1 : ms;
-    int64_t steps = llvm::divideCeilSigned(
-        (weightStationary ? ms : ks) * arrayMacs, macsPerCycle);
-    int64_t bytes = (ms * ks + ks * ns) * size + ms * ns * 4;
-    int64_t stream = std::max(steps, llvm::divideCeilSigned(bytes, port));
+    int64_t stream = arch.getMatmulStreamCycles(ms, ks, ns, elementType);
     if (!doubleBuffered) {
       streamed += fill + stream + drain;
       end = streamed;

@@ -475,6 +475,19 @@ int64_t ArchAttr::getSetupTransferBytes() const {
   return getTileDmaSetupCycles() * getTransferBytesPerCycle();
 }
 
+int64_t ArchAttr::getMatmulStreamCycles(int64_t m, int64_t k, int64_t n,
+                                        Type elementType) const {
+  bool weightStationary = getTileMacDataflow() == "weight_stationary";
+  int64_t steps = llvm::divideCeilSigned(
+      (weightStationary ? m : k) * getTileMacRows() * getTileMacCols(),
+      std::max<int64_t>(getMacsPerCycle(elementType), 1));
+  int64_t size = llvm::divideCeilSigned(
+      static_cast<int64_t>(elementType.getIntOrFloatBitWidth()), 8);
+  int64_t bytes = (m * k + k * n) * size + m * n * 4;
+  return std::max(steps,
+                  llvm::divideCeilSigned(bytes, getTileSramBytesPerCycle()));
+}
+
 ArchAttr mlir::tessel::lookupArch(Operation *op) {
   for (Operation *parent = op; parent; parent = parent->getParentOp()) {
     if (auto device = dyn_cast<DeviceOp>(parent))

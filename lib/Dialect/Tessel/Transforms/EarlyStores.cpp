@@ -185,24 +185,16 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
 
   /// The cycles the MAC array takes for `block`'s rows in a run of
   /// blocks with two weight buffers, where its first `rows` of dimension 0
-  /// are all it streams: the larger of its steps and its SRAM port time
-  /// (docs/simulator.md), and at least its weights' fill, which the
-  /// previous block's stream hides only when as long.
+  /// are all it streams: its stream, and at least its weights' fill, which
+  /// the previous block's stream hides only when as long.
   static int64_t getBlockCycles(MatmulOp block, int64_t rows,
                                 ArchAttr arch) {
     auto lhs = cast<MemRefType>(block.getLhs().getType());
     int64_t k = lhs.getShape().back();
     int64_t n = cast<MemRefType>(block.getRhs().getType()).getShape().back();
     int64_t m = lhs.getNumElements() / k / lhs.getShape().front() * rows;
-    int64_t size = llvm::divideCeilSigned(
-        static_cast<int64_t>(lhs.getElementTypeBitWidth()), 8);
-    int64_t bytes = (m * k + k * n) * size + m * n * 4;
-    int64_t steps = llvm::divideCeilSigned(
-        m * arch.getTileMacRows() * arch.getTileMacCols(),
-        std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1));
-    return std::max({steps, k,
-                     llvm::divideCeilSigned(bytes,
-                                            arch.getTileSramBytesPerCycle())});
+    return std::max(
+        k, arch.getMatmulStreamCycles(m, k, n, lhs.getElementType()));
   }
 
   /// Takes the run of MAC-array blocks right before `store` row group by

@@ -103,6 +103,12 @@ def Tessel_ArchAttr : Tessel_Attr<"Arch", "arch"> {
     int64_t getFixedTransferBytes() const;
     /// What one DRAM transfer moves in the time of its DMA setup alone.
     int64_t getSetupTransferBytes() const;
+    /// The cycles a MAC-array block of `m x k` by `k x n` elements of
+    /// `elementType` streams for, its fill and drain aside: the larger of
+    /// its MAC steps and its operands' and accumulator's bytes at the SRAM
+    /// port (docs/simulator.md).
+    int64_t getMatmulStreamCycles(int64_t m, int64_t k, int64_t n,
+                                  ::mlir::Type elementType) const;
     /// The element-type spellings of the schema ("f32", "bf16", "i8", ...),
     /// or an empty string for a type no unit supports.
     static ::llvm::StringRef getDtypeName(::mlir::Type elementType);

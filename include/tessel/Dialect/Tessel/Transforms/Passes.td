@@ -1738,8 +1738,9 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     last group at the tile's share of the DRAM (its rate over the device's
     cores), against what the smaller blocks add at the SRAM port; none
     where that saves less than a transfer's setup and DRAM latency. Each
-    group's piece is then at least what that share moves in four setups. Runs before `tessel-allocate-sram`, while each SRAM buffer
-    is an allocation of its own.
+    group's piece is then at least what that share moves in four setups.
+    Runs before `tessel-allocate-sram`, while each SRAM buffer is an
+    allocation of its own.
 
     ```mlir
     tessel.matmul %a, %w0, %c0 : ...   // writes rows 0-31 of %c
