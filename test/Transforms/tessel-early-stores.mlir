@@ -315,3 +315,159 @@ tessel.device @taps_before_compute arch #tiny {
     tessel.wait %s
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The blocks of @taps write the transpose of the stored 4 x 64 slice, and a
+// bias add and a ReLU stand between them and the store. The epilogue goes
+// with the row groups: each group's blocks (rows of the accumulator), then
+// the epilogue on the same elements (columns of the slice), then its piece
+// of the store. The wait for the bias moves below the first group's
+// blocks, the free of the sum after the last group's epilogue.
+// CHECK-LABEL: tessel.device @taps_epilogue
+// CHECK:         %[[L:.+]] = tessel.dma
+// CHECK:         %[[B:.+]] = tessel.strided_view
+// CHECK:         %[[OUT:.+]] = memref.alloc() : memref<4x64xf32, #sram>
+// CHECK:         %[[ACC:.+]] = tessel.strided_view %[[OUT]]
+// CHECK:         %[[SUM:.+]] = memref.alloc() : memref<4x64xf32, #sram>
+// CHECK-NOT:     tessel.matmul
+// CHECK:         tessel.matmul init %{{.+}}, %{{.+}}, %{{.+}} : memref<16x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<16x4xf32, strided<[1, 64]>, #sram>
+// CHECK:         tessel.matmul %{{.+}}, %{{.+}}, %{{.+}} : memref<16x4xf32, strided<[8, 1], offset: 4>, #sram>
+// CHECK-NEXT:    tessel.wait %[[L]]
+// CHECK-NEXT:    %[[O0:.+]] = memref.subview %[[OUT]][0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    %[[B0:.+]] = memref.subview %[[B]][0, 0] [4, 16] [1, 1] : memref<4x64xf32, strided<[1, 0]>, #sram>
+// CHECK-NEXT:    %[[S0:.+]] = memref.subview %[[SUM]][0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    tessel.vector_binary add %[[O0]], %[[B0]], %[[S0]]
+// CHECK-NEXT:    %[[S1:.+]] = memref.subview %[[SUM]][0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    %[[O1:.+]] = memref.subview %[[OUT]][0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    tessel.vector_binary_imm max %[[S1]], 0.000000e+00, %[[O1]]
+// CHECK-NEXT:    %[[P0:.+]] = memref.subview %[[OUT]][0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    %[[D0:.+]] = memref.subview %{{.+}}[0, 0] [4, 16] [1, 1]
+// CHECK-NEXT:    %[[T0:.+]] = tessel.dma %[[P0]] to %[[D0]]
+// CHECK-NEXT:    memref.subview %{{.+}}[16, 0] [16, 4] [1, 1]
+// CHECK-NEXT:    memref.subview %[[ACC]][16, 0] [16, 4] [1, 1]
+// CHECK-NEXT:    tessel.matmul init
+// CHECK:         tessel.matmul
+// CHECK-NOT:     tessel.wait
+// CHECK:         memref.subview %[[OUT]][0, 16] [4, 16] [1, 1]
+// CHECK:         tessel.vector_binary add
+// CHECK:         tessel.vector_binary_imm max
+// CHECK:         %[[T1:.+]] = tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 16>, #sram>
+// CHECK:         %[[T2:.+]] = tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 32>, #sram>
+// CHECK:         tessel.vector_binary_imm max %{{.+}}, 0.000000e+00, %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 48>, #sram>
+// CHECK:         %[[T3:.+]] = tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 48>, #sram>
+// CHECK-NEXT:    memref.dealloc %[[SUM]]
+// CHECK-NEXT:    tessel.wait %[[T0]], %[[T1]], %[[T2]], %[[T3]]
+// CHECK-NOT:     tessel.matmul {{.+}} memref<64x4xf32
+tessel.device @taps_epilogue arch #tiny {
+  %t = tessel.tile(0, 0)
+  %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<64x8xf32, #sram>
+    %w = memref.alloc() : memref<8x4xf32, #sram>
+    %b = memref.alloc() : memref<4x1xf32, #sram>
+    %l = tessel.dma %bias to %b : memref<4x1xf32, #dram> to memref<4x1xf32, #sram>
+    %bb = tessel.strided_view %b : memref<4x1xf32, #sram> to memref<4x64xf32, strided<[1, 0]>, #sram>
+    %out = memref.alloc() : memref<4x64xf32, #sram>
+    %acc = tessel.strided_view %out : memref<4x64xf32, #sram> to memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x0 = memref.subview %x[0, 0] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1]>, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    tessel.matmul init %x0, %w0, %acc : memref<64x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x1 = memref.subview %x[0, 4] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %w1 = memref.subview %w[4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+    tessel.matmul %x1, %w1, %acc : memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    tessel.wait %l
+    %sum = memref.alloc() : memref<4x64xf32, #sram>
+    tessel.vector_binary add %out, %bb, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 0]>, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    memref.dealloc %sum : memref<4x64xf32, #sram>
+    %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same, but the add reads the blocks' left operand: a group's
+// epilogue would read what a later group's blocks read through another
+// layout, so the blocks keep their rows and the store stays whole.
+// CHECK-LABEL: tessel.device @taps_epilogue_reads_operand
+// CHECK-NOT:     [16, 4]
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+tessel.device @taps_epilogue_reads_operand arch #tiny {
+  %t = tessel.tile(0, 0)
+  %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<64x8xf32, #sram>
+    %w = memref.alloc() : memref<8x4xf32, #sram>
+    %b = memref.alloc() : memref<4x1xf32, #sram>
+    %l = tessel.dma %bias to %b : memref<4x1xf32, #dram> to memref<4x1xf32, #sram>
+    %out = memref.alloc() : memref<4x64xf32, #sram>
+    %acc = tessel.strided_view %out : memref<4x64xf32, #sram> to memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x0 = memref.subview %x[0, 0] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1]>, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    tessel.matmul init %x0, %w0, %acc : memref<64x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x1 = memref.subview %x[0, 4] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %w1 = memref.subview %w[4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+    tessel.matmul %x1, %w1, %acc : memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    tessel.wait %l
+    %sum = memref.alloc() : memref<4x64xf32, #sram>
+    %xt = tessel.strided_view %x : memref<64x8xf32, #sram> to memref<4x64xf32, strided<[1, 8]>, #sram>
+    tessel.vector_binary add %out, %xt, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 8]>, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    memref.dealloc %sum : memref<4x64xf32, #sram>
+    %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same with a residual of 1 KB added: its transfer, longer than what
+// the DMA moves in its setup, may still be under way where the first
+// group's blocks end, and waited for there it would stall the later
+// groups. The blocks keep their rows, and the store stays whole.
+// CHECK-LABEL: tessel.device @taps_epilogue_residual
+// CHECK-NOT:     [16, 4]
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+tessel.device @taps_epilogue_residual arch #tiny {
+  %t = tessel.tile(0, 0)
+  %bias = tessel.dram_buffer @bias input : memref<4x64xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<64x8xf32, #sram>
+    %w = memref.alloc() : memref<8x4xf32, #sram>
+    %b = memref.alloc() : memref<4x64xf32, #sram>
+    %l = tessel.dma %bias to %b : memref<4x64xf32, #dram> to memref<4x64xf32, #sram>
+    %out = memref.alloc() : memref<4x64xf32, #sram>
+    %acc = tessel.strided_view %out : memref<4x64xf32, #sram> to memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x0 = memref.subview %x[0, 0] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1]>, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    tessel.matmul init %x0, %w0, %acc : memref<64x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x1 = memref.subview %x[0, 4] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %w1 = memref.subview %w[4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+    tessel.matmul %x1, %w1, %acc : memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    tessel.wait %l
+    %sum = memref.alloc() : memref<4x64xf32, #sram>
+    tessel.vector_binary add %out, %b, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    memref.dealloc %sum : memref<4x64xf32, #sram>
+    %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+    tessel.wait %s
+  }
+}
+

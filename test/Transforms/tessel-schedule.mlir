@@ -790,6 +790,89 @@ tessel.device @shared_weights_stay_behind_stores arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
+// The op before stores its 256-byte result to DRAM after its read, but
+// computes first: four MAC-array blocks of 52 cycles at the SRAM port,
+// during which a DMA channel (8 bytes a cycle) moves 1,664 bytes, more
+// than the 1 KB weight. The early multicast then runs while the DRAM
+// would idle, and the weight moves after the op's reads on both cores.
+// CHECK-LABEL: tessel.device @shared_weights_behind_compute_before_stores
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} {tessel.share = 0 : i64} : memref<16x4xf32, strided<[4, 1]>, #dram>
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 1 : i64}
+// CHECK:         tessel.matmul init
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} {tessel.share = 0 : i64} : memref<16x4xf32, strided<[4, 1], offset: 64>, #dram>
+// CHECK:         tessel.dma %w to %{{.+}} {tessel.issued_early, tessel.share = 1 : i64}
+// CHECK:         tessel.matmul init
+tessel.device @shared_weights_behind_compute_before_stores arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<32x4xf32, #dram>
+  %m = tessel.dram_buffer @m scratch : memref<32x4xf32, #dram>
+  %kw = tessel.dram_buffer @kw weight : memref<4x4xf32, #dram>
+  %w = tessel.dram_buffer @w weight : memref<16x16xf32, #dram>
+  %done0 = tessel.semaphore on %t0
+  %done1 = tessel.semaphore on %t1
+  tessel.core(%t0) {
+    %x0 = memref.subview %x[0, 0] [16, 4] [1, 1] : memref<32x4xf32, #dram> to memref<16x4xf32, strided<[4, 1], offset: 0>, #dram>
+    %k = memref.alloc() : memref<4x4xf32, #sram>
+    %lk = tessel.dma %kw to %k {tessel.share = 0 : i64} : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %a = memref.alloc() : memref<16x4xf32, #sram>
+    %lx = tessel.dma %x0 to %a {tessel.share = 0 : i64} : memref<16x4xf32, strided<[4, 1], offset: 0>, #dram> to memref<16x4xf32, #sram>
+    tessel.wait %lk, %lx
+    %acc = memref.alloc() : memref<16x4xf32, #sram>
+    tessel.matmul init %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    %m0 = memref.subview %m[0, 0] [16, 4] [1, 1] : memref<32x4xf32, #dram> to memref<16x4xf32, strided<[4, 1], offset: 0>, #dram>
+    %s = tessel.dma %acc to %m0 : memref<16x4xf32, #sram> to memref<16x4xf32, strided<[4, 1], offset: 0>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16x4xf32, #sram>
+    memref.dealloc %k : memref<4x4xf32, #sram>
+    memref.dealloc %acc : memref<16x4xf32, #sram>
+    tessel.signal %done1
+    tessel.wait_semaphore %done0
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %x1 = memref.subview %x[16, 0] [16, 4] [1, 1] : memref<32x4xf32, #dram> to memref<16x4xf32, strided<[4, 1], offset: 64>, #dram>
+    %k = memref.alloc() : memref<4x4xf32, #sram>
+    %lk = tessel.dma %kw to %k {tessel.share = 0 : i64} : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
+    %a = memref.alloc() : memref<16x4xf32, #sram>
+    %lx = tessel.dma %x1 to %a {tessel.share = 0 : i64} : memref<16x4xf32, strided<[4, 1], offset: 64>, #dram> to memref<16x4xf32, #sram>
+    tessel.wait %lk, %lx
+    %acc = memref.alloc() : memref<16x4xf32, #sram>
+    tessel.matmul init %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    tessel.matmul %a, %k, %acc : memref<16x4xf32, #sram>, memref<4x4xf32, #sram>, memref<16x4xf32, #sram>
+    %m1 = memref.subview %m[16, 0] [16, 4] [1, 1] : memref<32x4xf32, #dram> to memref<16x4xf32, strided<[4, 1], offset: 64>, #dram>
+    %s = tessel.dma %acc to %m1 : memref<16x4xf32, #sram> to memref<16x4xf32, strided<[4, 1], offset: 64>, #dram>
+    tessel.wait %s
+    memref.dealloc %a : memref<16x4xf32, #sram>
+    memref.dealloc %k : memref<4x4xf32, #sram>
+    memref.dealloc %acc : memref<16x4xf32, #sram>
+    tessel.signal %done0
+    tessel.wait_semaphore %done1
+    tessel.fence
+    %b = memref.alloc() : memref<16x16xf32, #sram>
+    %lw = tessel.dma %w to %b {tessel.share = 1 : i64} : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>
+    tessel.wait %lw
+    tessel.vector_unary exp %b, %b : memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
+    memref.dealloc %b : memref<16x16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
 // A shared weight whose buffer would not fit beside the op before's
 // buffers right after its read moves lower, after they are freed, still
 // before that op's synchronization.

@@ -32,6 +32,10 @@
 // (each group through every tap in turn), so that the groups become final
 // one after the other and their pieces leave while the next groups are
 // computed. Each element still sums the same products in the same order.
+// An elementwise epilogue between the blocks and the store (a batch norm's
+// scale and shift, a residual add, a ReLU) goes with them, each group on
+// its own elements, so that a convolution followed by its batch norm
+// leaves as its groups finish too.
 // Smaller blocks cost the MAC array more at its SRAM port, and a piece
 // hides what its bytes take at the tile's share of the DRAM, so the groups
 // are as many (two to four) as save most by that estimate, and none where
@@ -183,41 +187,133 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     return box && box->nests();
   }
 
-  /// The cycles the MAC array takes for `block`'s rows in a run of
-  /// blocks with two weight buffers, where its first `rows` of dimension 0
-  /// are all it streams: its stream, and at least its weights' fill, which
-  /// the previous block's stream hides only when as long.
-  static int64_t getBlockCycles(MatmulOp block, int64_t rows,
-                                ArchAttr arch) {
-    auto lhs = cast<MemRefType>(block.getLhs().getType());
-    int64_t k = lhs.getShape().back();
-    int64_t n = cast<MemRefType>(block.getRhs().getType()).getShape().back();
-    int64_t m = lhs.getNumElements() / k / lhs.getShape().front() * rows;
-    return std::max(
-        k, arch.getMatmulStreamCycles(m, k, n, lhs.getElementType()));
+  /// Whether `op` is an instruction of the vector unit that computes each
+  /// element of its result from the same element of its operands alone.
+  static bool isElementwise(Operation *op) {
+    return isa<VectorUnaryOp, VectorBinaryOp, VectorBinaryImmOp, VectorFillOp,
+               VectorCompareOp, VectorSelectOp>(op);
   }
 
-  /// Takes the run of MAC-array blocks right before `store` row group by
-  /// row group (module comment), where every block of it accumulates into
-  /// the same view of the stored buffer along the same rows, and where the
-  /// groups save more than they cost: the store's bytes before the last
-  /// group, at the tile's DRAM `share` (at most the run's cycles after the
-  /// first group), against the smaller blocks' added cycles; each group's
-  /// piece of the store at least `minPieceBytes`. Returns whether it did.
+  /// The dimension of `slice` whose indices are those of dimension 0 of
+  /// `acc`, a view of the same buffer: the views address the same elements
+  /// (the same offset, and each dimension of `acc` one of `slice` of the
+  /// same extent and stride, the rest of `slice` of extent 1), and `acc`'s
+  /// rows are that dimension's.
+  static std::optional<unsigned> getRowDim(Value acc, Value slice) {
+    auto accType = cast<MemRefType>(acc.getType());
+    auto sliceType = cast<MemRefType>(slice.getType());
+    SmallVector<int64_t> accStrides, sliceStrides;
+    int64_t accOffset, sliceOffset;
+    if (failed(accType.getStridesAndOffset(accStrides, accOffset)) ||
+        failed(sliceType.getStridesAndOffset(sliceStrides, sliceOffset)) ||
+        accOffset != sliceOffset || ShapedType::isDynamic(accOffset))
+      return std::nullopt;
+    SmallVector<bool> matched(sliceType.getRank(), false);
+    std::optional<unsigned> rowDim;
+    for (auto [d, size, stride] :
+         llvm::enumerate(accType.getShape(), accStrides)) {
+      unsigned s = 0;
+      for (; s < matched.size(); ++s)
+        if (!matched[s] && sliceType.getDimSize(s) == size &&
+            sliceStrides[s] == stride)
+          break;
+      if (s == matched.size())
+        return std::nullopt;
+      matched[s] = true;
+      if (d == 0)
+        rowDim = s;
+    }
+    for (auto [s, used] : llvm::enumerate(matched))
+      if (!used && sliceType.getDimSize(s) != 1)
+        return std::nullopt;
+    return rowDim;
+  }
+
+  /// The elementwise epilogue between a run of blocks and the store after
+  /// it (a batch norm's scale and shift, a residual add, a ReLU), which
+  /// the row groups take with them: its instructions, and the waits and
+  /// frees among them, which the groups move below the first group's
+  /// blocks and to the store.
+  struct Epilogue {
+    SmallVector<Operation *> instructions;
+    SmallVector<Operation *> waits;
+    SmallVector<Operation *> frees;
+  };
+
+  /// Whether `epilogue`, run after the blocks of `run`, can be taken row
+  /// group by row group with them along one dimension of every operand:
+  /// each instruction's operands are shaped as the stored `slice`, each
+  /// buffer is seen through one layout (the stored buffer through the
+  /// slice's), and none is an operand the blocks read, so a group's
+  /// instructions touch that group's elements of each buffer only. Its
+  /// waits move above the later groups' blocks, which then stall while
+  /// the transfers are under way: only transfers no longer than what the
+  /// DMA moves in its setup (a batch norm's parameters) are waited for
+  /// there. A residual read from DRAM, waited where the blocks end, keeps
+  /// the run whole (GPT-2's block on tessel-16x16, its output projection's
+  /// 1.5 KB residual a tile waited after half the blocks: 107,236 ->
+  /// 107,447 cycles).
+  static bool canTakeByRows(const Epilogue &epilogue, Value slice,
+                            ArrayRef<MatmulOp> run, ArchAttr arch) {
+    for (Operation *wait : epilogue.waits)
+      for (Value token : cast<WaitOp>(wait).getTokens()) {
+        auto dma = token.getDefiningOp<DmaOp>();
+        if (!dma || getTransferBytes(dma) > arch.getSetupTransferBytes())
+          return false;
+      }
+    llvm::DenseMap<Value, Type> layouts;
+    layouts[getViewRoot(slice)] = slice.getType();
+    for (MatmulOp block : run) {
+      layouts.try_emplace(getViewRoot(block.getLhs()), Type());
+      layouts.try_emplace(getViewRoot(block.getRhs()), Type());
+    }
+    auto shape = cast<MemRefType>(slice.getType()).getShape();
+    for (Operation *op : epilogue.instructions)
+      for (Value operand : op->getOperands()) {
+        auto type = dyn_cast<MemRefType>(operand.getType());
+        if (!type || type.getShape() != shape)
+          return false;
+        auto [it, inserted] =
+            layouts.try_emplace(getViewRoot(operand), operand.getType());
+        if (!inserted && it->second != operand.getType())
+          return false;
+      }
+    return true;
+  }
+
+  /// Takes the run of MAC-array blocks right before `store`, and the
+  /// elementwise epilogue between them, row group by row group (module
+  /// comment), where every block of it accumulates into the same view of
+  /// the stored buffer along the same rows, and where the groups save more
+  /// than they cost: the store's bytes before the last group, at the
+  /// tile's DRAM `share` (at most the run's cycles after the first group),
+  /// against the smaller blocks' added cycles; each group's piece of the
+  /// store at least `minPieceBytes`. Returns whether it did.
   bool takeLastRunByRowGroups(DmaOp store, ArchAttr arch, int64_t share,
                               int64_t minPieceBytes) {
     if (arch.getTileMacDataflow() != "weight_stationary" ||
         arch.getTileMacWeightBuffers() != 2 || !endsOpPart(store))
       return false;
     Value root = getViewRoot(store.getSource());
+    Epilogue epilogue;
     SmallVector<MatmulOp> run;
     for (Operation *op = store->getPrevNode(); op; op = op->getPrevNode()) {
-      // The blocks go where the last one is, so nothing may be freed
-      // between them; what is freed after them stays after them.
-      if (isa<memref::DeallocOp>(op) && run.empty())
-        continue;
       if (isAddressOp(op))
         continue;
+      // The blocks go where the last one is, so nothing may be freed
+      // between them; what is freed after them stays after them.
+      if (run.empty() && isa<memref::DeallocOp>(op)) {
+        epilogue.frees.push_back(op);
+        continue;
+      }
+      if (run.empty() && isa<WaitOp>(op)) {
+        epilogue.waits.push_back(op);
+        continue;
+      }
+      if (run.empty() && isElementwise(op)) {
+        epilogue.instructions.push_back(op);
+        continue;
+      }
       auto block = dyn_cast<MatmulOp>(op);
       if (!block)
         break;
@@ -226,6 +322,8 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     if (run.size() < 2)
       return false;
     std::reverse(run.begin(), run.end());
+    std::reverse(epilogue.instructions.begin(), epilogue.instructions.end());
+    std::reverse(epilogue.waits.begin(), epilogue.waits.end());
     // Every block writes the same elements of the stored buffer and reads
     // none of them, so each element's sums keep their order.
     Type accType = run.front().getAcc().getType();
@@ -240,13 +338,23 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
           getViewRoot(block.getRhs()) == root ||
           cast<MemRefType>(block.getLhs().getType()).getNumElements() == 0)
         return false;
+    // Where an epilogue stands between, every operand of it is cut along
+    // the stored slice's dimension that holds the blocks' rows.
+    std::optional<unsigned> sliceDim;
+    if (!epilogue.instructions.empty()) {
+      sliceDim = getRowDim(run.front().getAcc(), store.getSource());
+      if (!sliceDim || !canTakeByRows(epilogue, store.getSource(), run, arch))
+        return false;
+    } else if (!epilogue.waits.empty()) {
+      return false;
+    }
 
     auto bounds = [&](int64_t groups, int64_t g) {
       return std::make_pair(g * rows / groups, (g + 1) * rows / groups);
     };
     int64_t runCycles = 0;
     for (MatmulOp block : run)
-      runCycles += getBlockCycles(block, rows, arch);
+      runCycles += getRunBlockCycles(block, arch, rows);
     int64_t storeBytes = getTransferBytes(store);
     int64_t best = 1, bestSaving = 0;
     for (int64_t groups = 2; groups <= std::min<int64_t>(4, rows); ++groups) {
@@ -257,7 +365,7 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       for (int64_t g = 0; g < groups; ++g) {
         auto [begin, end] = bounds(groups, g);
         for (MatmulOp block : run)
-          cycles += getBlockCycles(block, end - begin, arch);
+          cycles += getRunBlockCycles(block, arch, end - begin);
       }
       int64_t hidden =
           std::min(storeBytes * (groups - 1) / groups / share,
@@ -276,8 +384,10 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         bestSaving < arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles())
       return false;
 
+    // The groups stand where the store is, after every view the epilogue
+    // uses; its waits go below the first group's blocks, its frees after
+    // the last group.
     OpBuilder builder(store);
-    builder.setInsertionPointAfter(run.back());
     for (int64_t g = 0; g < best; ++g) {
       auto [begin, end] = bounds(best, g);
       for (MatmulOp block : run) {
@@ -290,9 +400,23 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
                                      block.getInit());
         part->setDiscardableAttrs(block->getDiscardableAttrDictionary());
       }
+      if (g == 0)
+        for (Operation *wait : epilogue.waits)
+          wait->moveBefore(store);
+      for (Operation *op : epilogue.instructions) {
+        SmallVector<Value> operands;
+        for (Value operand : op->getOperands())
+          operands.push_back(createSlab(builder, op->getLoc(), operand,
+                                        *sliceDim, begin, end - begin));
+        builder.clone(*op)->setOperands(operands);
+      }
     }
+    for (Operation *free : llvm::reverse(epilogue.frees))
+      free->moveBefore(store);
     for (MatmulOp block : run)
       block->erase();
+    for (Operation *op : epilogue.instructions)
+      op->erase();
     ++numRunsByRowGroups;
     return true;
   }

@@ -54,9 +54,12 @@
 // that may share it moves it alike, after a read of DRAM of the same op
 // (its leader then waits for its receivers' credits inside that op, which
 // they all reach), and where that op stores nothing to DRAM after the
-// read. Behind the first step's loads of BERT's FFN on tessel-16x16 the
-// DRAM idled while the op before ended; the first weight panels now load
-// then. Where that op stores after the read (a layer norm's
+// read, or stores less than the loads after compute that outlasts them
+// (`computesBeforeStores`). Behind the first step's loads of BERT's FFN on
+// tessel-16x16 the DRAM idled while the op before ended; the first weight
+// panels now load then, and a convolution's weights load during the last
+// step of the convolution before it. Where that op stores after the read
+// otherwise (a layer norm's
 // normalization), they may go further up, past the ops that read and
 // store little, to the end of the last op that read DRAM in earnest (its
 // signals, before any later wait): the FFN's first panels then load during
@@ -627,12 +630,28 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
     return works && 8 * dram < bytes && bytes >= 2 * transfers * setupBytes;
   }
 
-  /// Whether a store to DRAM lies between `from` and `to`.
-  static bool storesBetween(Operation *from, Operation *to) {
-    for (Operation *op = from->getNextNode(); op != to; op = op->getNextNode())
+  /// Whether shared loads of `bytes` issued right after `from` would leave
+  /// the DRAM to the stores to DRAM between `from` and `to`: there are
+  /// none, or they move fewer bytes than the loads, and the MAC-array
+  /// blocks before the first of them stream at least as long as the loads
+  /// take at one DMA channel's rate, so the loads run while the DRAM would
+  /// idle. The early multicast otherwise takes DRAM from the stores the
+  /// next barrier waits for: with any stores allowed, ResNet-18 on
+  /// tessel-4x4 (12.5 KB of results a tile stored after 9 KB of weights)
+  /// ran 1,306,045 -> 1,310,720 cycles, BERT's layer on tessel-16x16 (72 KB
+  /// of panels over 832 cycles of blocks) 101,860 -> 103,081.
+  static bool computesBeforeStores(Operation *from, Operation *to,
+                                   int64_t bytes, ArchAttr arch) {
+    int64_t stored = 0, computed = 0;
+    for (Operation *op = from->getNextNode(); op != to;
+         op = op->getNextNode()) {
       if (auto dma = dyn_cast<DmaOp>(op); dma && isStore(dma))
-        return true;
-    return false;
+        stored += getTransferBytes(dma);
+      else if (auto block = dyn_cast<MatmulOp>(op); block && !stored)
+        computed += getRunBlockCycles(block, arch);
+    }
+    return !stored || (stored < bytes &&
+                       computed * arch.getTransferBytesPerCycle() >= bytes);
   }
 
   /// Moves the weight and constant loads that open ops' parts into the ops
@@ -725,9 +744,8 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// tiles read too (not in `readAlone`) may be among the first step's
   /// loads behind compute that leaves their buffers alone (a bias copied
   /// into the accumulator); they move only after a load of an op marked
-  /// for sharing with no store to DRAM after it in that op (the early
-  /// multicast would take DRAM from the stores the next barrier waits for:
-  /// ResNet-18 on tessel-4x4 ran 60 cycles slower), not past a wait for
+  /// for sharing, with no store to DRAM after it in that op but after
+  /// compute that hides them (`computesBeforeStores`), not past a wait for
   /// other tiles or a fence; where that op stores after it, to the end of
   /// the last op before that read DRAM in earnest, past ops that read and
   /// store little (`onlyLightOpsBetween`). No marked load of the ops in `kept`
@@ -814,6 +832,12 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
         auto multicast = dyn_cast<DmaMulticastOp>(read);
         if (dma && op && getShareGroup(dma) == op)
           continue;
+        // Shared loads may pass a plain load shorter than a transfer's fixed
+        // cost (a batch norm's parameters): it holds its channel too briefly
+        // to matter, and they wait for no one's reads but their op's.
+        if (dma && isDramLoad(dma) && !getShareGroup(dma) &&
+            getTransferBytes(dma) < fixedBytes && llvm::all_of(loads, isShared))
+          continue;
         if ((dma && isDramLoad(dma)) ||
             (multicast &&
              isInSpace(multicast.getSource(), MemorySpace::dram)) ||
@@ -821,10 +845,15 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           break;
       }
       // Shared loads follow a load of an op marked for sharing only, where
-      // that op stores nothing to DRAM after it (`anchorOp`, that op).
+      // that op stores nothing to DRAM after it or computes long enough
+      // before its stores (`anchorOp`, that op).
       auto readDma = dyn_cast_or_null<DmaOp>(read);
       IntegerAttr anchorOp = readDma ? getShareGroup(readDma) : IntegerAttr();
-      if (anchorOp && storesBetween(read, top))
+      int64_t sharedBytes = 0;
+      for (DmaOp load : loads)
+        if (isShared(load))
+          sharedBytes += getTransferBytes(load);
+      if (anchorOp && !computesBeforeStores(read, top, sharedBytes, arch))
         anchorOp = IntegerAttr();
       // Otherwise a part whose loads are all shared may go to the end of
       // the last op before that read DRAM in earnest, past ops that read

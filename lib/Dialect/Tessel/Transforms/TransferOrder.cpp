@@ -32,6 +32,20 @@ int64_t getPeakCycles(MatmulOp matmul, ArchAttr arch) {
          std::max<int64_t>(arch.getMacsPerCycle(lhs.getElementType()), 1);
 }
 
+int64_t getRunBlockCycles(MatmulOp block, ArchAttr arch,
+                          std::optional<int64_t> rows) {
+  auto lhs = cast<MemRefType>(block.getLhs().getType());
+  if (lhs.getNumElements() == 0)
+    return 0;
+  int64_t k = lhs.getShape().back();
+  int64_t n = cast<MemRefType>(block.getRhs().getType()).getShape().back();
+  int64_t m = lhs.getNumElements() / k;
+  if (rows)
+    m = m / lhs.getShape().front() * *rows;
+  return std::max(k,
+                  arch.getMatmulStreamCycles(m, k, n, lhs.getElementType()));
+}
+
 bool isDramBound(CoreOp core, ArchAttr arch, int64_t bytesPerCycle) {
   int64_t dramBytes = 0, macCycles = 0;
   for (Operation &op : core.getBody().front()) {

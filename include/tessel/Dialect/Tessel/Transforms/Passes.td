@@ -1537,8 +1537,13 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     and may be among its part's first step's loads behind compute that
     leaves its buffer alone (a bias copied into the accumulator). It moves
     only where the op before has a load marked `tessel.share` as the
-    tile's last read of DRAM and stores nothing to DRAM after it (the early
-    multicast would take DRAM from the stores the next barrier waits for),
+    tile's last read of DRAM (past plain loads shorter than a transfer's
+    fixed cost, a batch norm's parameters, where all of the part's moved
+    loads are shared) and either stores nothing to DRAM after it or stores
+    fewer bytes than the moved loads after MAC-array blocks that stream at
+    least as long as those loads take at one DMA channel's rate (else the
+    early multicast would take DRAM from the stores the next barrier waits
+    for),
     never past a wait for other tiles or a fence, and lower, after the
     buffers that op frees, where the core's buffers would not fit right
     after the read. It moves only where every load `tessel-share-loads`
@@ -1733,7 +1738,11 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     before a store all accumulate into the same view of the stored buffer,
     they are first taken row group by row group (each group through every
     block in turn; every element sums the same products in the same
-    order), on a weight-stationary array with two weight buffers, in as
+    order), with the elementwise vector instructions between them and the
+    store (a batch norm, a residual add, a ReLU: each group's elements of
+    every operand, where each operand is shaped as the stored slice, each
+    buffer is seen through one layout and none is read by the blocks), on
+    a weight-stationary array with two weight buffers, in as
     many groups (two to four) as save most: the store's bytes before the
     last group at the tile's share of the DRAM (its rate over the device's
     cores), against what the smaller blocks add at the SRAM port; none

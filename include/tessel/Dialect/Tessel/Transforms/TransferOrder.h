@@ -17,6 +17,8 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 
+#include <optional>
+
 namespace mlir::tessel {
 
 /// Whether `tile` has at least two DRAM channels of its own and fewer than
@@ -35,6 +37,14 @@ int64_t getTransferBytes(DmaOp dma);
 
 /// The cycles `matmul`'s products take the MAC array at its peak.
 int64_t getPeakCycles(MatmulOp matmul, ArchAttr arch);
+
+/// The cycles the MAC array takes for `block` in a run of blocks with two
+/// weight buffers, where its first `rows` of dimension 0 are all it streams
+/// (all of them where `rows` is absent): its stream at its MAC steps or its
+/// SRAM port, and at least its weights' fill, which the previous block's
+/// stream hides only when as long.
+int64_t getRunBlockCycles(MatmulOp block, ArchAttr arch,
+                          std::optional<int64_t> rows = std::nullopt);
 
 /// Whether the DRAM loads and stores of `core` take `bytesPerCycle` (what
 /// the tile's DMA moves over its DRAM channels) longer than its products
