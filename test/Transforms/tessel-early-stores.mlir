@@ -333,8 +333,9 @@ tessel.device @taps_before_compute arch #tiny {
 // CHECK:         %[[B:.+]] = tessel.strided_view
 // CHECK:         %[[OUT:.+]] = memref.alloc() : memref<4x64xf32, #sram>
 // CHECK:         %[[ACC:.+]] = tessel.strided_view %[[OUT]]
-// CHECK:         %[[SUM:.+]] = memref.alloc() : memref<4x64xf32, #sram>
 // CHECK-NOT:     tessel.matmul
+// CHECK:         %[[SUM:.+]] = memref.alloc() : memref<4x64xf32, #sram>
+// CHECK-NOT:     tessel.vector
 // CHECK:         tessel.matmul init %{{.+}}, %{{.+}}, %{{.+}} : memref<16x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<16x4xf32, strided<[1, 64]>, #sram>
 // CHECK:         tessel.matmul %{{.+}}, %{{.+}}, %{{.+}} : memref<16x4xf32, strided<[8, 1], offset: 4>, #sram>
 // CHECK-NEXT:    tessel.wait %[[L]]
@@ -362,7 +363,6 @@ tessel.device @taps_before_compute arch #tiny {
 // CHECK:         %[[T3:.+]] = tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 48>, #sram>
 // CHECK-NEXT:    memref.dealloc %[[SUM]]
 // CHECK-NEXT:    tessel.wait %[[T0]], %[[T1]], %[[T2]], %[[T3]]
-// CHECK-NOT:     tessel.matmul {{.+}} memref<64x4xf32
 tessel.device @taps_epilogue arch #tiny {
   %t = tessel.tile(0, 0)
   %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
@@ -397,13 +397,13 @@ tessel.device @taps_epilogue arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
-// The same, but the add reads the blocks' left operand: a group's
-// epilogue would read what a later group's blocks read through another
-// layout, so the blocks keep their rows and the store stays whole.
-// CHECK-LABEL: tessel.device @taps_epilogue_reads_operand
+// The same, but the add writes its sum over the blocks' left operand: a
+// group's epilogue would overwrite what a later group's blocks read, so
+// the blocks keep their rows and the store stays whole.
+// CHECK-LABEL: tessel.device @taps_epilogue_writes_operand
 // CHECK-NOT:     [16, 4]
 // CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
-tessel.device @taps_epilogue_reads_operand arch #tiny {
+tessel.device @taps_epilogue_writes_operand arch #tiny {
   %t = tessel.tile(0, 0)
   %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
   %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
@@ -423,8 +423,8 @@ tessel.device @taps_epilogue_reads_operand arch #tiny {
     tessel.wait %l
     %sum = memref.alloc() : memref<4x64xf32, #sram>
     %xt = tessel.strided_view %x : memref<64x8xf32, #sram> to memref<4x64xf32, strided<[1, 8]>, #sram>
-    tessel.vector_binary add %out, %xt, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 8]>, #sram>, memref<4x64xf32, #sram>
-    tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_binary add %out, %out, %xt : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 8]>, #sram>
+    tessel.vector_binary_imm max %xt, 0.0, %out : memref<4x64xf32, strided<[1, 8]>, #sram>, memref<4x64xf32, #sram>
     memref.dealloc %sum : memref<4x64xf32, #sram>
     %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
     tessel.wait %s
@@ -464,6 +464,51 @@ tessel.device @taps_epilogue_residual arch #tiny {
     tessel.wait %l
     %sum = memref.alloc() : memref<4x64xf32, #sram>
     tessel.vector_binary add %out, %b, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    memref.dealloc %sum : memref<4x64xf32, #sram>
+    %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// The same with a 14 KB window, freed after the blocks, in 16 KB of SRAM.
+// Taken in groups, the window would live on beside the sum until the last
+// group: more than the tile holds. The blocks keep their rows, the wait
+// and the frees stay where they were, and the store stays whole.
+// CHECK-LABEL: tessel.device @taps_epilogue_no_room
+// CHECK-NOT:     [16, 4]
+// CHECK:         tessel.matmul %{{.+}} : memref<64x4xf32, strided<[56, 1], offset: 4>, #sram>
+// CHECK-NEXT:    memref.dealloc %{{.+}} : memref<64x56xf32, #sram>
+// CHECK-NEXT:    tessel.wait
+// CHECK:         tessel.dma %{{.+}} to %{{.+}} : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+tessel.device @taps_epilogue_no_room arch #tiny {
+  %t = tessel.tile(0, 0)
+  %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<64x56xf32, #sram>
+    %w = memref.alloc() : memref<8x4xf32, #sram>
+    %b = memref.alloc() : memref<4x1xf32, #sram>
+    %l = tessel.dma %bias to %b : memref<4x1xf32, #dram> to memref<4x1xf32, #sram>
+    %bb = tessel.strided_view %b : memref<4x1xf32, #sram> to memref<4x64xf32, strided<[1, 0]>, #sram>
+    %out = memref.alloc() : memref<4x64xf32, #sram>
+    %acc = tessel.strided_view %out : memref<4x64xf32, #sram> to memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x0 = memref.subview %x[0, 0] [64, 4] [1, 1] : memref<64x56xf32, #sram> to memref<64x4xf32, strided<[56, 1]>, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    tessel.matmul init %x0, %w0, %acc : memref<64x4xf32, strided<[56, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x1 = memref.subview %x[0, 4] [64, 4] [1, 1] : memref<64x56xf32, #sram> to memref<64x4xf32, strided<[56, 1], offset: 4>, #sram>
+    %w1 = memref.subview %w[4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+    tessel.matmul %x1, %w1, %acc : memref<64x4xf32, strided<[56, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    memref.dealloc %x : memref<64x56xf32, #sram>
+    tessel.wait %l
+    %sum = memref.alloc() : memref<4x64xf32, #sram>
+    tessel.vector_binary add %out, %bb, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 0]>, #sram>, memref<4x64xf32, #sram>
     tessel.vector_binary_imm max %sum, 0.0, %out : memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
     memref.dealloc %sum : memref<4x64xf32, #sram>
     %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>

@@ -791,8 +791,8 @@ tessel.device @shared_weights_stay_behind_stores arch #tiny {
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
 // The op before stores its 256-byte result to DRAM after its read, but
-// computes first: four MAC-array blocks of 52 cycles at the SRAM port,
-// during which a DMA channel (8 bytes a cycle) moves 1,664 bytes, more
+// computes first: four MAC-array blocks of 36 cycles at the SRAM port,
+// during which a DMA channel (8 bytes a cycle) moves 1,152 bytes, more
 // than the 1 KB weight. The early multicast then runs while the DRAM
 // would idle, and the weight moves after the op's reads on both cores.
 // CHECK-LABEL: tessel.device @shared_weights_behind_compute_before_stores

@@ -53,12 +53,14 @@
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
+#include "tessel/Dialect/Tessel/Transforms/SramPlacement.h"
 #include "tessel/Dialect/Tessel/Transforms/StridedViews.h"
 #include "tessel/Dialect/Tessel/Transforms/TransferOrder.h"
 
 #include "mlir/Dialect/Arith/IR/Arith.h"
 #include "mlir/Dialect/MemRef/IR/MemRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallPtrSet.h"
 
 #include <optional>
 
@@ -268,7 +270,11 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       layouts.try_emplace(getViewRoot(block.getRhs()), Type());
     }
     auto shape = cast<MemRefType>(slice.getType()).getShape();
-    for (Operation *op : epilogue.instructions)
+    for (Operation *op : epilogue.instructions) {
+      // Each instruction writes its last operand; two of whose elements
+      // shared an address, two groups would write one element.
+      if (!isStaticNestingView(op->getOperands().back()))
+        return false;
       for (Value operand : op->getOperands()) {
         auto type = dyn_cast<MemRefType>(operand.getType());
         if (!type || type.getShape() != shape)
@@ -278,6 +284,7 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         if (!inserted && it->second != operand.getType())
           return false;
       }
+    }
     return true;
   }
 
@@ -386,7 +393,27 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
 
     // The groups stand where the store is, after every view the epilogue
     // uses; its waits go below the first group's blocks, its frees after
-    // the last group.
+    // the last group. Each wait and free is remembered before the next op
+    // that stays, to go back there where the buffers then live longer
+    // than the tile's SRAM holds (tessel-schedule filled it as they were).
+    SmallVector<std::pair<Operation *, Operation *>> stood;
+    {
+      llvm::SmallPtrSet<Operation *, 8> moving(epilogue.waits.begin(),
+                                                epilogue.waits.end());
+      moving.insert(epilogue.frees.begin(), epilogue.frees.end());
+      for (Operation *op = run.back()->getNextNode(); op != store;
+           op = op->getNextNode()) {
+        if (!moving.contains(op))
+          continue;
+        Operation *next = op->getNextNode();
+        while (moving.contains(next))
+          next = next->getNextNode();
+        stood.push_back({op, next});
+      }
+    }
+    llvm::SmallPtrSet<Operation *, 32> existing;
+    for (Operation *op = run.front(); op != store; op = op->getNextNode())
+      existing.insert(op);
     OpBuilder builder(store);
     for (int64_t g = 0; g < best; ++g) {
       auto [begin, end] = bounds(best, g);
@@ -413,6 +440,17 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     }
     for (Operation *free : llvm::reverse(epilogue.frees))
       free->moveBefore(store);
+    if (!stood.empty() && !sramBuffersFit(store->getParentOfType<CoreOp>())) {
+      SmallVector<Operation *> created;
+      for (Operation *op = run.front(); op != store; op = op->getNextNode())
+        if (!existing.contains(op))
+          created.push_back(op);
+      for (Operation *op : llvm::reverse(created))
+        op->erase();
+      for (auto [op, next] : stood)
+        op->moveBefore(next);
+      return false;
+    }
     for (MatmulOp block : run)
       block->erase();
     for (Operation *op : epilogue.instructions)

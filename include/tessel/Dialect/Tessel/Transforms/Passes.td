@@ -1741,7 +1741,9 @@ def TesselEarlyStores : Pass<"tessel-early-stores", "::mlir::ModuleOp"> {
     order), with the elementwise vector instructions between them and the
     store (a batch norm, a residual add, a ReLU: each group's elements of
     every operand, where each operand is shaped as the stored slice, each
-    buffer is seen through one layout and none is read by the blocks), on
+    buffer is seen through one layout, none is read by the blocks, and
+    the buffers still fit the tile's SRAM with the epilogue's frees after
+    the last group), on
     a weight-stationary array with two weight buffers, in as
     many groups (two to four) as save most: the store's bytes before the
     last group at the tile's share of the DRAM (its rate over the device's
