@@ -636,10 +636,9 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
   /// blocks before the first of them stream at least as long as the loads
   /// take at one DMA channel's rate, so the loads run while the DRAM would
   /// idle. The early multicast otherwise takes DRAM from the stores the
-  /// next barrier waits for: with any stores allowed, ResNet-18 on
-  /// tessel-4x4 (12.5 KB of results a tile stored after 9 KB of weights)
-  /// ran 1,306,045 -> 1,310,720 cycles, BERT's layer on tessel-16x16 (72 KB
-  /// of panels over 832 cycles of blocks) 101,860 -> 103,081.
+  /// next barrier waits for: with any stores allowed, BERT's layer on
+  /// tessel-16x16 (72 KB of panels over 832 cycles of blocks) ran 101,860
+  /// -> 103,081 cycles.
   static bool computesBeforeStores(Operation *from, Operation *to,
                                    int64_t bytes, ArchAttr arch) {
     int64_t stored = 0, computed = 0;
@@ -834,7 +833,9 @@ struct Schedule : impl::TesselScheduleBase<Schedule> {
           continue;
         // Shared loads may pass a plain load shorter than a transfer's fixed
         // cost (a batch norm's parameters): it holds its channel too briefly
-        // to matter, and they wait for no one's reads but their op's.
+        // to matter, and they wait for no one's reads but their op's. The
+        // plain loads of a part do not (ResNet-18 on tessel-4x4 ran
+        // 1,306,045 -> 1,310,176 cycles with them moved so).
         if (dma && isDramLoad(dma) && !getShareGroup(dma) &&
             getTransferBytes(dma) < fixedBytes && llvm::all_of(loads, isShared))
           continue;
