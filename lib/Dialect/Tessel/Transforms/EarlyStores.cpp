@@ -123,11 +123,11 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
           return;
         stores.erase(stores.begin(), stores.end() - 1);
       }
+      // Pieces of a run taken row group by row group are worth their
+      // setups at the tile's share of the DRAM.
       int64_t share = getDramShare(core, arch);
+      int64_t rowMinBytes = 4 * arch.getTileDmaSetupCycles() * share;
       for (DmaOp store : stores) {
-        // Pieces of a run taken row group by row group are worth their
-        // setups at the tile's share of the DRAM.
-        int64_t rowMinBytes = 4 * arch.getTileDmaSetupCycles() * share;
         if (canCut(store) &&
             takeLastRunByRowGroups(store, arch, share, rowMinBytes))
           storeEarly(store, rowMinBytes);
@@ -202,23 +202,19 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
   /// same extent and stride, the rest of `slice` of extent 1), and `acc`'s
   /// rows are that dimension's.
   static std::optional<unsigned> getRowDim(Value acc, Value slice) {
-    auto accType = cast<MemRefType>(acc.getType());
-    auto sliceType = cast<MemRefType>(slice.getType());
-    SmallVector<int64_t> accStrides, sliceStrides;
-    int64_t accOffset, sliceOffset;
-    if (failed(accType.getStridesAndOffset(accStrides, accOffset)) ||
-        failed(sliceType.getStridesAndOffset(sliceStrides, sliceOffset)) ||
-        accOffset != sliceOffset || ShapedType::isDynamic(accOffset))
+    std::optional<StridedBox> accBox = StridedBox::of(acc);
+    std::optional<StridedBox> sliceBox = StridedBox::of(slice);
+    if (!accBox || !sliceBox || accBox->offset != sliceBox->offset)
       return std::nullopt;
-    SmallVector<bool> matched(sliceType.getRank(), false);
+    SmallVector<bool> matched(sliceBox->sizes.size(), false);
     std::optional<unsigned> rowDim;
     for (auto [d, size, stride] :
-         llvm::enumerate(accType.getShape(), accStrides)) {
+         llvm::enumerate(accBox->sizes, accBox->strides)) {
       unsigned s = 0;
-      for (; s < matched.size(); ++s)
-        if (!matched[s] && sliceType.getDimSize(s) == size &&
-            sliceStrides[s] == stride)
-          break;
+      while (s < matched.size() &&
+             (matched[s] || sliceBox->sizes[s] != size ||
+              sliceBox->strides[s] != stride))
+        ++s;
       if (s == matched.size())
         return std::nullopt;
       matched[s] = true;
@@ -226,7 +222,7 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         rowDim = s;
     }
     for (auto [s, used] : llvm::enumerate(matched))
-      if (!used && sliceType.getDimSize(s) != 1)
+      if (!used && sliceBox->sizes[s] != 1)
         return std::nullopt;
     return rowDim;
   }
@@ -286,6 +282,43 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       }
     }
     return true;
+  }
+
+  /// How many row groups (two to four) a run of `rows` rows saves most
+  /// in, by the estimate of `takeLastRunByRowGroups`; 1 for none.
+  static int64_t chooseRowGroups(ArrayRef<MatmulOp> run, int64_t rows,
+                                 int64_t storeBytes, ArchAttr arch,
+                                 int64_t share, int64_t minPieceBytes) {
+    int64_t runCycles = 0;
+    for (MatmulOp block : run)
+      runCycles += getRunBlockCycles(block, arch, rows);
+    int64_t best = 1, bestSaving = 0;
+    for (int64_t groups = 2; groups <= std::min<int64_t>(4, rows); ++groups) {
+      // The smallest group's piece.
+      if (rows / groups * storeBytes / rows < minPieceBytes)
+        break;
+      int64_t cycles = 0;
+      for (int64_t g = 0; g < groups; ++g) {
+        int64_t groupRows = (g + 1) * rows / groups - g * rows / groups;
+        for (MatmulOp block : run)
+          cycles += getRunBlockCycles(block, arch, groupRows);
+      }
+      int64_t hidden =
+          std::min(storeBytes * (groups - 1) / groups / share,
+                   runCycles * (groups - 1) / groups);
+      int64_t saving = hidden - (cycles - runCycles);
+      if (saving > bestSaving) {
+        best = groups;
+        bestSaving = saving;
+      }
+    }
+    // Each piece is a transfer whose setup and DRAM latency the estimate
+    // leaves out: a saving below one transfer's fixed cost is within its
+    // error (on tessel-16x16, ResNet-18's downsampling convolutions whose
+    // estimate saved 16 to 96 cycles made it 539 cycles slower).
+    if (bestSaving < arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles())
+      return 1;
+    return best;
   }
 
   /// Takes the run of MAC-array blocks right before `store`, and the
@@ -356,67 +389,25 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
       return false;
     }
 
-    auto bounds = [&](int64_t groups, int64_t g) {
-      return std::make_pair(g * rows / groups, (g + 1) * rows / groups);
-    };
-    int64_t runCycles = 0;
-    for (MatmulOp block : run)
-      runCycles += getRunBlockCycles(block, arch, rows);
-    int64_t storeBytes = getTransferBytes(store);
-    int64_t best = 1, bestSaving = 0;
-    for (int64_t groups = 2; groups <= std::min<int64_t>(4, rows); ++groups) {
-      // The smallest group's piece.
-      if (rows / groups * storeBytes / rows < minPieceBytes)
-        break;
-      int64_t cycles = 0;
-      for (int64_t g = 0; g < groups; ++g) {
-        auto [begin, end] = bounds(groups, g);
-        for (MatmulOp block : run)
-          cycles += getRunBlockCycles(block, arch, end - begin);
-      }
-      int64_t hidden =
-          std::min(storeBytes * (groups - 1) / groups / share,
-                   runCycles * (groups - 1) / groups);
-      int64_t saving = hidden - (cycles - runCycles);
-      if (saving > bestSaving) {
-        best = groups;
-        bestSaving = saving;
-      }
-    }
-    // Each piece is a transfer whose setup and DRAM latency the estimate
-    // leaves out: a saving below one transfer's fixed cost is within its
-    // error (on tessel-16x16, ResNet-18's downsampling convolutions whose
-    // estimate saved 16 to 96 cycles made it 539 cycles slower).
-    if (best < 2 ||
-        bestSaving < arch.getTileDmaSetupCycles() + arch.getDramLatencyCycles())
+    int64_t best = chooseRowGroups(run, rows, getTransferBytes(store), arch,
+                                   share, minPieceBytes);
+    if (best < 2)
       return false;
+    auto bounds = [&](int64_t g) {
+      return std::make_pair(g * rows / best, (g + 1) * rows / best);
+    };
 
     // The groups stand where the store is, after every view the epilogue
     // uses; its waits go below the first group's blocks, its frees after
-    // the last group. Each wait and free is remembered before the next op
-    // that stays, to go back there where the buffers then live longer
-    // than the tile's SRAM holds (tessel-schedule filled it as they were).
-    SmallVector<std::pair<Operation *, Operation *>> stood;
-    {
-      llvm::SmallPtrSet<Operation *, 8> moving(epilogue.waits.begin(),
-                                                epilogue.waits.end());
-      moving.insert(epilogue.frees.begin(), epilogue.frees.end());
-      for (Operation *op = run.back()->getNextNode(); op != store;
-           op = op->getNextNode()) {
-        if (!moving.contains(op))
-          continue;
-        Operation *next = op->getNextNode();
-        while (moving.contains(next))
-          next = next->getNextNode();
-        stood.push_back({op, next});
-      }
-    }
-    llvm::SmallPtrSet<Operation *, 32> existing;
+    // the last group. The ops as they stood are remembered, to go back
+    // where the buffers then live longer than the tile's SRAM holds
+    // (tessel-schedule filled it as they were).
+    SmallVector<Operation *> stood;
     for (Operation *op = run.front(); op != store; op = op->getNextNode())
-      existing.insert(op);
+      stood.push_back(op);
     OpBuilder builder(store);
     for (int64_t g = 0; g < best; ++g) {
-      auto [begin, end] = bounds(best, g);
+      auto [begin, end] = bounds(g);
       for (MatmulOp block : run) {
         Location loc = block.getLoc();
         Value lhs = createSlab(builder, loc, block.getLhs(), 0, begin,
@@ -440,15 +431,17 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
     }
     for (Operation *free : llvm::reverse(epilogue.frees))
       free->moveBefore(store);
-    if (!stood.empty() && !sramBuffersFit(store->getParentOfType<CoreOp>())) {
+    bool moved = !epilogue.waits.empty() || !epilogue.frees.empty();
+    if (moved && !sramBuffersFit(store->getParentOfType<CoreOp>())) {
+      llvm::SmallPtrSet<Operation *, 32> old(stood.begin(), stood.end());
       SmallVector<Operation *> created;
       for (Operation *op = run.front(); op != store; op = op->getNextNode())
-        if (!existing.contains(op))
+        if (!old.contains(op))
           created.push_back(op);
       for (Operation *op : llvm::reverse(created))
         op->erase();
-      for (auto [op, next] : stood)
-        op->moveBefore(next);
+      for (Operation *op : stood)
+        op->moveBefore(store);
       return false;
     }
     for (MatmulOp block : run)
