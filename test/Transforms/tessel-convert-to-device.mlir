@@ -144,6 +144,32 @@ func.func @reshaped_output(%x: memref<16x8xf32, #dram>) -> memref<2x8x8xf32, #dr
 
 // -----
 
+// Parts laid out with the columns' loop slowest (`order = [1, 0]`): part
+// (i, j) runs on tile (j, i), so tile (0, 1) copies rows 4 to 7 of columns
+// 0 to 3, and tile (1, 0) rows 0 to 3 of columns 4 to 7.
+// CHECK-LABEL: tessel.device @ordered
+// CHECK:         %[[T01:.+]] = tessel.tile(0, 1)
+// CHECK:         %[[T10:.+]] = tessel.tile(1, 0)
+// CHECK:         tessel.core(%[[T01]]) {
+// CHECK:           memref.subview %{{.+}}[4, 0] [4, 4]
+// CHECK:         tessel.core(%[[T10]]) {
+// CHECK:           memref.subview %{{.+}}[0, 4] [4, 4]
+#dram = #tessel.memory_space<dram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+module attributes {tessel.arch = #tiny} {
+func.func @ordered(%x: memref<8x8xf32, #dram>) -> memref<8x8xf32, #dram> {
+  %y = memref.alloc() : memref<8x8xf32, #dram>
+  scf.forall (%i, %j) = (0, 0) to (8, 8) step (4, 4) {
+    %xi = memref.subview %x[%i, %j] [4, 4] [1, 1] : memref<8x8xf32, #dram> to memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>
+    %yi = memref.subview %y[%i, %j] [4, 4] [1, 1] : memref<8x8xf32, #dram> to memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>
+    linalg.copy ins(%xi : memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>) outs(%yi : memref<4x4xf32, strided<[8, 1], offset: ?>, #dram>)
+  } {tessel.partition = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2], order = [1, 0]>}
+  return %y : memref<8x8xf32, #dram>
+}
+}
+
+// -----
+
 // A constant tensor, bufferized into a global, becomes a constant DRAM
 // buffer holding its value; the global goes.
 // CHECK-LABEL: tessel.device @masked

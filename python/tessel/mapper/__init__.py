@@ -17,6 +17,7 @@ from .corners import place_by_dram_channels
 from .early_weights import recost_early_weights
 from .graph import Graph, GraphError, Op, Operand
 from .on_chip import keep_on_chip, realign_readers
+from .part_order import order_parts
 from .space import MapperOptions, Problem, Solution, choose_epilogues
 
 # The start of tessel-lowering-pipeline: the mapper sees the ops
@@ -85,7 +86,8 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
               options: MapperOptions | None = None) -> Solution:
     """The mapping of ``g``: each op's placement by ``method``, then the
     results kept on chip (:mod:`tessel.mapper.on_chip`), then where each
-    rectangle lies (:mod:`tessel.mapper.corners`), and each op costed as
+    rectangle lies (:mod:`tessel.mapper.corners`) and how its parts are
+    laid onto it (:mod:`tessel.mapper.part_order`), and each op costed as
     the lowering runs its weights' first loads
     (:mod:`tessel.mapper.early_weights`)."""
     options = options or MapperOptions()
@@ -94,6 +96,7 @@ def map_graph(g: Graph, arch, method: str = "cpsat",
         solution, weighed = realign_readers(g, solution, arch, options)
         solution = keep_on_chip(g, solution, arch, options.overlap_dma, weighed)
     solution = place_by_dram_channels(g, solution, arch, options.overlap_dma)
+    solution = order_parts(g, solution, arch)
     return recost_early_weights(g, solution, arch, options.overlap_dma)
 
 

@@ -45,7 +45,9 @@ def unsupported(graph: Graph, solution: Solution) -> list[str]:
 def mapping_text(choice, on_chip: bool = False) -> str:
     """The ``#tessel.mapping`` of ``choice``: its rectangle, its parts, its
     pipeline stage, the step sizes it was costed with
-    (``tessel-tile-for-sram`` keeps them where they fit), ``resident``
+    (``tessel-tile-for-sram`` keeps them where they fit), the order its
+    parts are laid onto the tiles in where it is not the loops' own
+    (:mod:`tessel.mapper.part_order`), ``resident``
     when its weights stay in SRAM (the cost model counted them so only
     for an op that has weights), ``shared`` when tiles share the loads
     of the slices they read alike (tessel-share-loads) and ``on_chip``
@@ -56,9 +58,11 @@ def mapping_text(choice, on_chip: bool = False) -> str:
     resident = ", resident" if estimate.resident_bytes else ""
     shared = ", shared" if p.shared else ""
     kept = ", on_chip" if on_chip else ""
+    order = f", order = [{', '.join(map(str, p.order))}]" if p.order else ""
     return (f"#tessel.mapping<row = {p.row}, col = {p.col}, rows = {p.rows}, "
             f"cols = {p.cols}, parts = [{', '.join(map(str, p.parts))}]{stage}, "
-            f"steps = [{', '.join(map(str, estimate.steps))}]{resident}{shared}"
+            f"steps = [{', '.join(map(str, estimate.steps))}]{order}"
+            f"{resident}{shared}"
             f"{kept}>")
 
 

@@ -71,6 +71,9 @@ class Placement:
     parts: tuple[int, ...]
     resident: bool = False      # weights stay in SRAM across inputs
     shared: bool = False        # slices several tiles read are multicast
+    # The loops, slowest first, as parts are laid onto the tiles in
+    # row-major order; () for the loops' own (mapper.part_order).
+    order: tuple[int, ...] = ()
 
     @property
     def tiles(self) -> int:

@@ -1204,27 +1204,48 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
+func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{mapping order must list each of the 2 loops once (0 to 1), got [1, 1]}}
+  %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2], order = [1, 1]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{mapping order must list each of the 2 loops once (0 to 1), got [1]}}
+  %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2], order = [1]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip', each at most once}}
+func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], order = [0], order = [0]>}
+
+// -----
+
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], stage = 1, stage = 2>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], resident, resident>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], shared, shared>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip', each at most once}}
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip', each at most once}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], on_chip, on_chip>}
 
 // -----
 
-// expected-error @+1 {{expected 'stage', 'steps', 'resident', 'shared' or 'on_chip'}}
+// expected-error @+1 {{expected 'stage', 'steps', 'order', 'resident', 'shared' or 'on_chip'}}
 func.func private @f() attributes {m = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1], weights>}
 
 // -----

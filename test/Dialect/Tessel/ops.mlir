@@ -157,10 +157,11 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 }
 
 // A mapping prints its optional fields only when set: the stage when not 0,
-// the steps when given, `resident`, `shared` and `on_chip` when set (the
-// optional fields parse in any order).
+// the steps and the order when given, `resident`, `shared` and `on_chip`
+// when set (the optional fields parse in any order).
 // CHECK-LABEL: func.func @mapping_attrs
 // CHECK-SAME:    kept = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1], shared, on_chip>
+// CHECK-SAME:    ordered = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], steps = [4, 4, 8], order = [2, 1, 0], shared>
 // CHECK-SAME:    plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1]>
 // CHECK-SAME:    resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], stage = 2, steps = [4, 8], resident>
 // CHECK-SAME:    shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], resident, shared>
@@ -169,6 +170,7 @@ func.func @grid_attr() attributes {grid = #tessel.grid<16, 16>} {
 func.func @mapping_attrs() attributes {
     plain = #tessel.mapping<row = 0, col = 1, rows = 1, cols = 2, parts = [2, 1], stage = 0>,
     kept = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [4, 1], on_chip, shared>,
+    ordered = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], shared, order = [2, 1, 0], steps = [4, 4, 8]>,
     staged = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [1, 2], steps = [8, 4], stage = 1>,
     resident = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 1, parts = [2, 1], resident, steps = [4, 8], stage = 2>,
     shared = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2, 1], shared, resident>,

@@ -60,12 +60,12 @@ int64_t mlir::tessel::getSizeInBytes(MemRefType type) {
 //===----------------------------------------------------------------------===//
 
 /// `<row = R, col = C, rows = N, cols = M, parts = [..]` then, in any order
-/// and each at most once, `, stage = S`, `, steps = [..]`, `, resident` and
-/// `, shared` and `, on_chip`, then `>`.
+/// and each at most once, `, stage = S`, `, steps = [..]`, `, order = [..]`,
+/// `, resident`, `, shared` and `, on_chip`, then `>`.
 Attribute MappingAttr::parse(AsmParser &parser, Type) {
   SMLoc loc = parser.getCurrentLocation();
   int64_t row, col, rows, cols, stage = 0;
-  SmallVector<int64_t> parts, steps;
+  SmallVector<int64_t> parts, steps, order;
   auto parseField = [&](StringRef key, int64_t &value) -> ParseResult {
     return failure(parser.parseKeyword(key) || parser.parseEqual() ||
                    parser.parseInteger(value));
@@ -81,8 +81,8 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       parseField("cols", cols) || parser.parseComma() ||
       parser.parseKeyword("parts") || parser.parseEqual() || parseList(parts))
     return {};
-  bool seenStage = false, seenSteps = false, resident = false, shared = false,
-       onChip = false;
+  bool seenStage = false, seenSteps = false, seenOrder = false,
+       resident = false, shared = false, onChip = false;
   while (succeeded(parser.parseOptionalComma())) {
     if (!seenStage && succeeded(parser.parseOptionalKeyword("stage"))) {
       seenStage = true;
@@ -91,6 +91,10 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
     } else if (!seenSteps && succeeded(parser.parseOptionalKeyword("steps"))) {
       seenSteps = true;
       if (parser.parseEqual() || parseList(steps))
+        return {};
+    } else if (!seenOrder && succeeded(parser.parseOptionalKeyword("order"))) {
+      seenOrder = true;
+      if (parser.parseEqual() || parseList(order))
         return {};
     } else if (!resident &&
                succeeded(parser.parseOptionalKeyword("resident"))) {
@@ -102,11 +106,13 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
       onChip = true;
     } else {
       parser.emitError(parser.getCurrentLocation(),
-                       seenStage || seenSteps || resident || shared || onChip
-                           ? "expected 'stage', 'steps', 'resident', "
-                             "'shared' or 'on_chip', each at most once"
-                           : "expected 'stage', 'steps', 'resident', "
-                             "'shared' or 'on_chip'");
+                       seenStage || seenSteps || seenOrder || resident ||
+                               shared || onChip
+                           ? "expected 'stage', 'steps', 'order', "
+                             "'resident', 'shared' or 'on_chip', each at "
+                             "most once"
+                           : "expected 'stage', 'steps', 'order', "
+                             "'resident', 'shared' or 'on_chip'");
       return {};
     }
   }
@@ -114,7 +120,7 @@ Attribute MappingAttr::parse(AsmParser &parser, Type) {
     return {};
   return parser.getChecked<MappingAttr>(loc, parser.getContext(), row, col,
                                         rows, cols, parts, stage, steps,
-                                        resident, shared, onChip);
+                                        order, resident, shared, onChip);
 }
 
 void MappingAttr::print(AsmPrinter &printer) const {
@@ -130,6 +136,11 @@ void MappingAttr::print(AsmPrinter &printer) const {
     llvm::interleaveComma(getSteps(), printer);
     printer << "]";
   }
+  if (!getOrder().empty()) {
+    printer << ", order = [";
+    llvm::interleaveComma(getOrder(), printer);
+    printer << "]";
+  }
   if (getResident())
     printer << ", resident";
   if (getShared())
@@ -143,7 +154,8 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
                                   int64_t row, int64_t col, int64_t rows,
                                   int64_t cols, ArrayRef<int64_t> parts,
                                   int64_t stage, ArrayRef<int64_t> steps,
-                                  bool resident, bool shared, bool onChip) {
+                                  ArrayRef<int64_t> order, bool resident,
+                                  bool shared, bool onChip) {
   if (row < 0 || col < 0)
     return emitError() << "mapping origin (" << row << ", " << col
                        << ") must not be negative";
@@ -168,5 +180,34 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t step : steps)
     if (step < 1)
       return emitError() << "mapping steps must be >= 1, got " << step;
+  if (!order.empty()) {
+    SmallVector<int64_t> sorted(order);
+    llvm::sort(sorted);
+    for (auto [index, loop] : llvm::enumerate(sorted))
+      if (sorted.size() != parts.size() || loop != int64_t(index))
+        return emitError() << "mapping order must list each of the "
+                           << parts.size() << " loops once (0 to "
+                           << int64_t(parts.size()) - 1 << "), got ["
+                           << llvm::make_range(order.begin(), order.end())
+                           << "]";
+  }
   return success();
+}
+
+std::pair<int64_t, int64_t> MappingAttr::getTileOfPart(int64_t index) const {
+  ArrayRef<int64_t> order = getOrder();
+  if (!order.empty()) {
+    // The part's index along each loop, then its place with the loops in
+    // `order`, the last fastest.
+    ArrayRef<int64_t> parts = getParts();
+    SmallVector<int64_t> coords(parts.size());
+    for (int64_t loop = parts.size() - 1; loop >= 0; --loop) {
+      coords[loop] = index % parts[loop];
+      index /= parts[loop];
+    }
+    index = 0;
+    for (int64_t loop : order)
+      index = index * parts[loop] + coords[loop];
+  }
+  return {getRow() + index / getCols(), getCol() + index % getCols()};
 }

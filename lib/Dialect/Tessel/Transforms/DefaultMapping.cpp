@@ -82,7 +82,7 @@ struct DefaultMapping : impl::TesselDefaultMappingBase<DefaultMapping> {
       op->setAttr(mappingName,
                   MappingAttr::get(op->getContext(), /*row=*/0, /*col=*/0,
                                    shape.first, shape.second, parts,
-                                   /*stage=*/0, /*steps=*/{},
+                                   /*stage=*/0, /*steps=*/{}, /*order=*/{},
                                    /*resident=*/false,
                                    /*shared=*/shape.first * shape.second > 1 &&
                                        readsSharedSlices(op, *splitLoop),

@@ -266,7 +266,7 @@ MappingAttr getHelperMapping(TilingInterface op, MappingAttr mapped,
   return MappingAttr::get(op->getContext(), mapped.getRow(), mapped.getCol(),
                           spread ? mapped.getRows() : 1,
                           spread ? mapped.getCols() : 1, parts,
-                          mapped.getStage(), /*steps=*/{},
+                          mapped.getStage(), /*steps=*/{}, /*order=*/{},
                           mapped.getResident(), /*shared=*/false,
                           /*onChip=*/false);
 }

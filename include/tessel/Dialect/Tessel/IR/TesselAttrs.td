@@ -133,9 +133,16 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
     - `parts`: for each loop of the op (in the order of its iteration
       domain), into how many parts it is split. Their product is the number
       of tiles in the rectangle. Parts are assigned to tiles in row-major
-      order of the rectangle, the last loop varying fastest: splitting a
-      parallel loop is data or tensor parallelism, splitting a reduction
-      loop needs a cross-tile reduction.
+      order of the rectangle, the last loop varying fastest (or as `order`
+      says): splitting a parallel loop is data or tensor parallelism,
+      splitting a reduction loop needs a cross-tile reduction.
+    - `order` (optional): the loops from the slowest varying to the
+      fastest as parts are laid onto the rectangle's tiles in row-major
+      order, a permutation of the loops; without it, the loops in order.
+      The tiles that share a slice differ only in the split loops that do
+      not index it, so the order decides how far apart they lie: a
+      convolution's output-channel loop fastest puts the tiles that read
+      the same input window side by side (docs/Rationale.md).
     - `stage`: the pipeline stage (0 when the program runs op after op);
       ops of different stages run concurrently on disjoint rectangles.
     - `steps` (optional): for each loop, its extent in one step of a tile's
@@ -187,20 +194,20 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
                         "int64_t":$cols, ArrayRefParameter<"int64_t">:$parts,
                         DefaultValuedParameter<"int64_t", "0">:$stage,
                         OptionalArrayRefParameter<"int64_t">:$steps,
+                        OptionalArrayRefParameter<"int64_t">:$order,
                         DefaultValuedParameter<"bool", "false">:$resident,
                         DefaultValuedParameter<"bool", "false">:$shared,
                         DefaultValuedParameter<"bool", "false">:$onChip);
-  // `stage`, `steps`, `resident`, `shared` and `on_chip` are optional and
-  // each follows a comma,
+  // `stage`, `steps`, `order`, `resident`, `shared` and `on_chip` are
+  // optional and each follows a comma,
   // which a declarative format cannot tell apart.
   let hasCustomAssemblyFormat = 1;
   let genVerifyDecl = 1;
   let extraClassDeclaration = [{
     int64_t getNumTiles() const { return getRows() * getCols(); }
-    /// The tile (row, col) that runs part `index` (row-major over `parts`).
-    std::pair<int64_t, int64_t> getTileOfPart(int64_t index) const {
-      return {getRow() + index / getCols(), getCol() + index % getCols()};
-    }
+    /// The tile (row, col) that runs part `index` (row-major over `parts`,
+    /// the last loop fastest), laid onto the rectangle in `order`.
+    std::pair<int64_t, int64_t> getTileOfPart(int64_t index) const;
   }];
 }
 

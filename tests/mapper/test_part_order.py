@@ -1,0 +1,142 @@
+"""The order an op's parts are laid onto its tiles in (tessel.mapper.
+part_order; docs/mapper.md, *Parts laid out by their multicasts*): a
+convolution split over output channels and pixels puts the tiles that read
+the same input window side by side, the lowering places every part where
+the mapping's ``order`` says, and the program still computes what PyTorch
+computes."""
+
+from dataclasses import replace
+
+import numpy as np
+import torch
+
+from tessel import arch as arch_model
+from tessel import frontend as fe
+from tessel.compiler.lower import lower_and_emit
+from tessel.driver.pipeline import argument_roles
+from tessel.ir import Attribute, Context, Module
+from tessel.mapper import MapperOptions, graph, map_module
+from tessel.mapper.apply import mapping_text
+from tessel.mapper.cost import Placement
+from tessel.mapper.part_order import (best_order, link_loads, order_parts,
+                                      tile_of_part)
+from tessel.mapper.space import Choice, Solution, placed
+from tessel.runtime.emulator import emulate
+from tessel.runtime.simulator import simulate
+
+# ResNet-18's second convolution, its input padded.
+CONV = """
+func.func @f(%x: tensor<1x64x58x58xf32>, %w: tensor<64x64x3x3xf32>, %y: tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %w : tensor<1x64x58x58xf32>, tensor<64x64x3x3xf32>) outs(%y : tensor<1x64x56x56xf32>) -> tensor<1x64x56x56xf32>
+  return %r : tensor<1x64x56x56xf32>
+}
+"""
+
+# 4 output-channel groups by 8 x 8 blocks of pixels on tessel-16x16.
+SPLIT = Placement(0, 0, 16, 16, (1, 4, 8, 8, 1, 1, 1), shared=True)
+
+
+def conv_op():
+    with Context():
+        g = graph.from_module(Module.parse(CONV),
+                              roles=["input", "weight", "output"])
+    return g, g.ops[0]
+
+
+def test_tile_of_part_follows_the_order():
+    """Row-major over the parts, the last loop fastest, unless the order
+    names the loops otherwise (as MappingAttr::getTileOfPart; the lit test
+    tessel-convert-to-device.mlir, @ordered, pins the lowering's side)."""
+    p = Placement(0, 0, 2, 2, (2, 2))
+    assert [tile_of_part(p, i) for i in range(4)] == [(0, 0), (0, 1), (1, 0), (1, 1)]
+    q = replace(p, order=(1, 0))
+    assert [tile_of_part(q, i) for i in range(4)] == [(0, 0), (1, 0), (0, 1), (1, 1)]
+    # At the rectangle's corner.
+    assert tile_of_part(replace(q, row=3, col=5), 1) == (4, 5)
+
+
+def test_convolution_lays_its_output_channels_fastest():
+    """In the loops' order the four tiles of a block of pixels lie four grid
+    rows apart, each window's multicast down twelve links of a column;
+    output channels fastest, they sit side by side in one row, and the
+    busiest link carries a fifth less."""
+    _, op = conv_op()
+    arch = arch_model.load("tessel-16x16")
+    order, busiest, own = best_order(op, SPLIT, arch)
+    assert order == (0, 4, 5, 6, 2, 3, 1)
+    loads = link_loads(op, replace(SPLIT, order=order), arch)
+    assert busiest == max(loads.values())
+    assert own == max(link_loads(op, SPLIT, arch).values())
+    # Bytes over the op's four steps, leaders' DRAM routes included.
+    assert (own, busiest) == (84_672, 67_968)
+    assert sum(loads.values()) * 3 < sum(link_loads(op, SPLIT, arch).values()) * 2
+    # Part (oc, oh, ow) = (c, 2, 3) for each output-channel group c.
+    block = [((c * 8) + 2) * 8 + 3 for c in range(4)]
+    assert [tile_of_part(SPLIT, i) for i in block] == \
+        [(1, 3), (5, 3), (9, 3), (13, 3)]
+    ordered = replace(SPLIT, order=order)
+    assert [tile_of_part(ordered, i) for i in block] == \
+        [(4, 12), (4, 13), (4, 14), (4, 15)]
+
+
+def test_order_parts_writes_the_order_and_says_so():
+    g, op = conv_op()
+    arch = arch_model.load("tessel-16x16")
+    candidate = placed(op, arch, SPLIT, True)
+    assert candidate.placement.shared
+    solution = Solution(method="test", choices=(Choice(0, candidate),),
+                        objective=candidate.estimate.cycles,
+                        bound=candidate.estimate.cycles, solve_seconds=0.0)
+    ordered = order_parts(g, solution, arch)
+    (choice,) = ordered.choices
+    assert choice.placement.order == (0, 4, 5, 6, 2, 3, 1)
+    assert "order = [0, 4, 5, 6, 2, 3, 1]" in mapping_text(choice)
+    assert any("parts laid out in loop order [0, 4, 5, 6, 2, 3, 1]" in n
+               and "busiest link" in n for n in ordered.notes)
+    # Unshared, or writing a result kept on chip, it keeps the loops' order.
+    unshared = replace(solution, choices=(Choice(0, replace(
+        candidate, placement=replace(SPLIT, shared=False))),))
+    assert order_parts(g, unshared, arch) is unshared
+    kept = replace(solution, on_chip=frozenset({0}))
+    assert order_parts(g, kept, arch) is kept
+
+
+def test_convolution_in_another_order_matches_pytorch():
+    """A convolution on tessel-4x4 split over output channels and rows,
+    its mapping given an order by hand: each tile computes the part the
+    order puts on it, and the result matches PyTorch, and the CPU emulator
+    the simulator bit for bit."""
+    torch.manual_seed(0)
+    conv = torch.nn.Conv2d(8, 32, 3, padding=1, bias=False).eval()
+    x = torch.randn(1, 8, 16, 16)
+    model = fe.import_torch(conv, (x,), name="conv")
+    written = []
+
+    def mapping(module, target):
+        map_module(module, target, "cpsat", MapperOptions(time_limit_s=10.0),
+                   roles=argument_roles(module), legalized=True)
+        for op in module.body.operations[0].regions[0].blocks[0].operations:
+            if op.operation.name != "linalg.conv_2d_nchw_fchw":
+                continue
+            text = str(op.operation.attributes["tessel.mapping"])
+            parts = [int(p) for p in text.split("parts = [")[1].split("]")[0].split(", ")]
+            # The split loops, fastest first: the reverse of the loops' own.
+            split = [l for l, p in enumerate(parts) if p > 1]
+            assert len(split) >= 2, text
+            order = [l for l, p in enumerate(parts) if p == 1] + split[::-1]
+            assert "order" not in text
+            text = text.replace(
+                ", shared", f", order = [{', '.join(map(str, order))}], shared")
+            op.operation.attributes["tessel.mapping"] = Attribute.parse(text)
+            written.append(text)
+
+    program = lower_and_emit(model, "tessel-4x4", mapping=mapping)
+    assert written and "order = [" in written[0]
+    feeds = {model.signature.inputs[0].name: x.numpy()}
+    name = model.signature.outputs[0].name
+    simulated = simulate(program, feeds).outputs[name]
+    emulated = emulate(program, feeds, device="cpu").outputs[name]
+    assert np.array_equal(simulated.view(np.uint32), emulated.view(np.uint32))
+    golden = conv(x).detach().numpy()
+    np.testing.assert_allclose(simulated, golden, rtol=1e-5,
+                               atol=1e-5 * np.abs(golden).max())
