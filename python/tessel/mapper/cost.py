@@ -775,10 +775,11 @@ def clear_caches() -> None:
 
 
 def _parts_are_the_rectangle(placement: Placement) -> bool:
-    """Whether two loops are cut, the first into the rectangle's rows and the
-    second into its columns, so that part (i, j) runs on the rectangle's
-    tile (i, j)."""
-    cut = [p for p in placement.parts if p > 1]
+    """Whether two loops are cut, the first laid out (in the placement's
+    order) into the rectangle's rows and the second into its columns, so
+    that part (i, j) runs on the rectangle's tile (i, j)."""
+    loops = placement.order or range(len(placement.parts))
+    cut = [placement.parts[l] for l in loops if placement.parts[l] > 1]
     return cut == [placement.rows, placement.cols]
 
 

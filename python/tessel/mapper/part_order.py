@@ -44,11 +44,12 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from itertools import permutations
+from typing import Iterator
 
 from ..runtime.timing import dram_channel_for, xy_route
 from .cost import Placement, sharers
 from .graph import Graph, Op
-from .on_chip import tied_to_kept_results
+from .on_chip import result_writer, tied_to_kept_results
 from .space import Choice, Solution
 
 # An order is taken only where the bytes it takes off the busiest link, at
@@ -59,16 +60,21 @@ from .space import Choice, Solution
 SAVING_DIVISOR = 20
 
 
+def part_coords(parts: tuple[int, ...], index: int) -> list[int]:
+    """Part ``index``'s place along each loop (row-major over ``parts``,
+    the last loop fastest)."""
+    coords = [0] * len(parts)
+    for loop in reversed(range(len(parts))):
+        index, coords[loop] = divmod(index, parts[loop])
+    return coords
+
+
 def tile_of_part(placement: Placement, index: int) -> tuple[int, int]:
     """The tile that runs part ``index`` (row-major over the parts, the
     last loop fastest), as ``MappingAttr::getTileOfPart`` places it."""
     parts = placement.parts
     if placement.order:
-        coords = []
-        for p in reversed(parts):
-            coords.append(index % p)
-            index //= p
-        coords.reverse()
+        coords = part_coords(parts, index)
         index = 0
         for loop in placement.order:
             index = index * parts[loop] + coords[loop]
@@ -76,10 +82,10 @@ def tile_of_part(placement: Placement, index: int) -> tuple[int, int]:
             placement.col + index % placement.cols)
 
 
-def _tree(leader: tuple[int, int], span: dict[int, list[int]]):
+def _tree(leader: tuple[int, int], span: dict[int, list[int]]) -> Iterator[tuple]:
     """The directed links of the XY multicast tree from ``leader`` to the
-    readers whose rows in each column span ``span[column]`` (lowest,
-    highest): along the leader's row to every reader's column, then up and down
+    readers whose rows in each column span ``span[column]`` (``[lowest,
+    highest]``): along the leader's row to every reader's column, then up and down
     each column to its farthest reader (docs/simulator.md, *Multicast*)."""
     lr, lc = leader
     cols = list(span) + [lc]
@@ -94,13 +100,38 @@ def _tree(leader: tuple[int, int], span: dict[int, list[int]]):
             yield (r, c), (r + 1, c)
 
 
+def _sharing_sets(placement: Placement, tiles, o) -> list[list]:
+    """The sets of tiles that read the same slices of input ``o``: those at
+    the same place along the split loops ``o`` indexes."""
+    parts = placement.parts
+    indexed = [loop for loop, p in enumerate(parts)
+               if p > 1 and loop in o.indexed_loops]
+    groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
+    for index, tile in enumerate(tiles):
+        coords = part_coords(parts, index)
+        groups.setdefault(tuple(coords[l] for l in indexed), []).append(tile)
+    return list(groups.values())
+
+
 def link_loads(op: Op, placement: Placement, arch) -> Counter:
     """Bytes each NoC link carries for the loads of ``op``'s shared inputs
     under ``placement``: per input that several tiles read alike, per set
     of tiles reading the same slices, a tile's slices over the whole op
     along the XY route from the leader's DRAM channel to the leader and
     along the leader's multicast tree, each of the set's tiles leading an
-    even share (tessel-share-loads rotates the lead from step to step)."""
+    even share (tessel-share-loads rotates the lead from step to step).
+
+    A ranking of the orders, not a prediction of the op's traffic: the
+    leader reads through its first DMA channel's DRAM channel (the lead may
+    go to a tile on an emptier one), windows cut into cells for their
+    halos count whole, a set larger than one multicast carries counts as
+    one tree (tessel-share-loads cuts it into even chunks of at most 58,
+    ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other tile shares,
+    the stores, and whether a weight loads during the op before or stays
+    resident are left out. Counted as cut, ResNet-18's 64-channel
+    convolutions on tessel-16x16 (their weights shared by 64 tiles, cut
+    into two multicasts of 32) would keep the loops' order, which measured
+    slower (the second: 7,668 cycles laid out, 7,900 not)."""
     parts = placement.parts
     extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
     tiles = [tile_of_part(placement, i) for i in range(placement.tiles)]
@@ -108,22 +139,14 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
     for o in op.operands:
         if not o.read or o.is_output or sharers(o, parts, op.loops) < 2:
             continue
-        indexed = [loop for loop, p in enumerate(parts)
-                   if p > 1 and loop in o.indexed_loops]
-        groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
-        for index, tile in enumerate(tiles):
-            coords, rest = [0] * len(parts), index
-            for loop in reversed(range(len(parts))):
-                coords[loop], rest = rest % parts[loop], rest // parts[loop]
-            groups.setdefault(tuple(coords[l] for l in indexed), []).append(tile)
         share = o.slice_bytes(extents)
-        for group in groups.values():
-            each = share / len(group)
+        for readers in _sharing_sets(placement, tiles, o):
+            each = share / len(readers)
             span: dict[int, list[int]] = {}
-            for r, c in group:
+            for r, c in readers:
                 lo_hi = span.setdefault(c, [r, r])
                 lo_hi[0], lo_hi[1] = min(lo_hi[0], r), max(lo_hi[1], r)
-            for leader in group:
+            for leader in readers:
                 attach = tuple(arch.dram.attach[
                     dram_channel_for(arch, leader[0], leader[1], 0)])
                 links = set(xy_route(attach, leader))
@@ -168,13 +191,19 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
     out in :func:`best_order` where that saves enough (module docstring),
     and a note per op."""
     tied = tied_to_kept_results(graph, solution.on_chip)
+    # An epilogue runs on its producer's tiles: one that reads a kept
+    # result reads it where its producer's parts lie.
+    kept_writers = {result_writer(graph.ops[i]).index for i in solution.on_chip}
     choices: list[Choice] = []
     notes = []
     for choice in solution.choices:
         op = graph.ops[choice.op]
         p = choice.placement
+        epilogue_reads_kept = op.epilogue is not None and any(
+            o.source[0] == "op" and o.source[1] in kept_writers
+            for o in op.epilogue.operands)
         if op.folded or not p.shared or choice.op in tied or \
-                sum(n > 1 for n in p.parts) < 2:
+                epilogue_reads_kept or sum(n > 1 for n in p.parts) < 2:
             choices.append(choice)
             continue
         order, busiest, own = best_order(op, p, arch)
@@ -187,8 +216,8 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
         notes.append(f"{op.label()}: parts laid out in loop order "
                      f"[{', '.join(map(str, order))}], the last fastest: the "
                      f"busiest link carries {own:,.0f} -> {busiest:,.0f} bytes "
-                     f"of its shared loads ({saved:,.0f} cycles less, of "
-                     f"{choice.cycles:,} predicted)")
+                     f"of its shared loads ({saved:,.0f} cycles less at its "
+                     f"rate; the op is predicted {choice.cycles:,})")
     if not notes:
         return solution
     return replace(solution, choices=tuple(choices),

@@ -1213,6 +1213,14 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 // -----
 
 func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
+  // expected-error @+1 {{mapping order must list each of the 2 loops once (0 to 1), got [0, 2]}}
+  %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2], order = [0, 2]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
+  return %0 : tensor<8x8xf32>
+}
+
+// -----
+
+func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
   // expected-error @+1 {{mapping order must list each of the 2 loops once (0 to 1), got [1]}}
   %0 = linalg.copy {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 2, cols = 2, parts = [2, 2], order = [1]>} ins(%a : tensor<8x8xf32>) outs(%a : tensor<8x8xf32>) -> tensor<8x8xf32>
   return %0 : tensor<8x8xf32>

@@ -183,13 +183,14 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   if (!order.empty()) {
     SmallVector<int64_t> sorted(order);
     llvm::sort(sorted);
+    bool permutation = sorted.size() == parts.size();
     for (auto [index, loop] : llvm::enumerate(sorted))
-      if (sorted.size() != parts.size() || loop != int64_t(index))
-        return emitError() << "mapping order must list each of the "
-                           << parts.size() << " loops once (0 to "
-                           << int64_t(parts.size()) - 1 << "), got ["
-                           << llvm::make_range(order.begin(), order.end())
-                           << "]";
+      permutation &= loop == int64_t(index);
+    if (!permutation)
+      return emitError() << "mapping order must list each of the "
+                         << parts.size() << " loops once (0 to "
+                         << int64_t(parts.size()) - 1 << "), got [" << order
+                         << "]";
   }
   return success();
 }

@@ -185,8 +185,12 @@ def Tessel_MappingAttr : Tessel_Attr<"Mapping", "mapping"> {
     // its columns of the right one: a load from DRAM per row and column.
     %3 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
         rows = 4, cols = 4, parts = [4, 4, 1], shared>} ...
-    // The result stays in the SRAM of the 16 tiles for the next op.
+    // The same split, the columns' parts laid out slowest: part (i, j) runs
+    // on tile (j, i).
     %4 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
+        rows = 4, cols = 4, parts = [4, 4, 1], order = [2, 1, 0], shared>} ...
+    // The result stays in the SRAM of the 16 tiles for the next op.
+    %5 = linalg.matmul {tessel.mapping = #tessel.mapping<row = 0, col = 0,
         rows = 4, cols = 4, parts = [4, 4, 1], on_chip>} ...
     ```
   }];
