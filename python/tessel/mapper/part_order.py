@@ -85,8 +85,9 @@ def tile_of_part(placement: Placement, index: int) -> tuple[int, int]:
 def _tree(leader: tuple[int, int], span: dict[int, list[int]]) -> Iterator[tuple]:
     """The directed links of the XY multicast tree from ``leader`` to the
     readers whose rows in each column span ``span[column]`` (``[lowest,
-    highest]``): along the leader's row to every reader's column, then up and down
-    each column to its farthest reader (docs/simulator.md, *Multicast*)."""
+    highest]``): along the leader's row to every reader's column, then up
+    and down each column to its farthest reader (docs/simulator.md,
+    *Multicast*)."""
     lr, lc = leader
     cols = list(span) + [lc]
     for c in range(lc, min(cols), -1):
@@ -126,9 +127,9 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
     go to a tile on an emptier one), windows cut into cells for their
     halos count whole, a set larger than one multicast carries counts as
     one tree (tessel-share-loads cuts it into even chunks of at most 58,
-    ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other tile shares,
-    the stores, and whether a weight loads during the op before or stays
-    resident are left out. Counted as cut, ResNet-18's 64-channel
+    ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other
+    tile shares, the stores, and whether a weight loads during the op
+    before or stays resident are left out. Counted as cut, ResNet-18's 64-channel
     convolutions on tessel-16x16 (their weights shared by 64 tiles, cut
     into two multicasts of 32) would keep the loops' order, which measured
     slower (the second: 7,668 cycles laid out, 7,900 not)."""
