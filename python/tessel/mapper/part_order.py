@@ -47,7 +47,7 @@ from itertools import permutations
 from typing import Iterator
 
 from ..runtime.timing import dram_channel_for, xy_route
-from .cost import Placement, sharers
+from .cost import Placement, arch_key, sharers
 from .graph import Graph, Op
 from .on_chip import result_writer, tied_to_kept_results
 from .space import Choice, Solution
@@ -162,12 +162,34 @@ def link_cycles(arch, byte_count: float) -> float:
     return byte_count / arch.noc.link_bytes_per_cycle
 
 
-def best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], float, float]:
+def _shared_inputs(op: Op, placement: Placement) -> tuple:
+    """What :func:`link_loads` reads of ``op``: per shared input, the loops
+    it indexes and the bytes of a tile's slices (ResNet-18 repeats each
+    convolution's shape, and weighing the orders again costs a tenth of a
+    second an op)."""
+    parts = placement.parts
+    extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
+    return tuple((o.indexed_loops, o.slice_bytes(extents)) for o in op.operands
+                 if o.read and not o.is_output
+                 and sharers(o, parts, op.loops) > 1)
+
+
+def best_order(op: Op, placement: Placement, arch,
+               weighed: dict | None = None) -> tuple[tuple[int, ...], float, float]:
     """(order, its busiest link's bytes, the loops' own order's): the order
     of the split loops whose loads leave the busiest link least to carry
     (:func:`link_loads`; on ties, the fewest bytes over all links), the
     unsplit loops first in their own order; ``()`` where none does better
-    than the loops' own order."""
+    than the loops' own order. ``weighed`` keeps the answers of one
+    mapping by the shape of the question."""
+    weighed = {} if weighed is None else weighed
+    key = (arch_key(arch), placement, _shared_inputs(op, placement))
+    if key not in weighed:
+        weighed[key] = _best_order(op, placement, arch)
+    return weighed[key]
+
+
+def _best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], float, float]:
     split = [loop for loop, p in enumerate(placement.parts) if p > 1]
     unsplit = [loop for loop, p in enumerate(placement.parts) if p == 1]
 
@@ -197,6 +219,7 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
     kept_writers = {result_writer(graph.ops[i]).index for i in solution.on_chip}
     choices: list[Choice] = []
     notes = []
+    weighed: dict = {}
     for choice in solution.choices:
         op = graph.ops[choice.op]
         p = choice.placement
@@ -207,7 +230,7 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
                 epilogue_reads_kept or sum(n > 1 for n in p.parts) < 2:
             choices.append(choice)
             continue
-        order, busiest, own = best_order(op, p, arch)
+        order, busiest, own = best_order(op, p, arch, weighed)
         saved = link_cycles(arch, own - busiest)
         if not order or saved * SAVING_DIVISOR < choice.cycles:
             choices.append(choice)
