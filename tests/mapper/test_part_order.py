@@ -101,9 +101,10 @@ def test_order_parts_writes_the_order_and_says_so():
 
 def test_convolution_in_another_order_matches_pytorch():
     """A convolution on tessel-4x4 split over output channels and rows,
-    its mapping given an order by hand: each tile computes the part the
-    order puts on it, and the result matches PyTorch, and the CPU emulator
-    the simulator bit for bit."""
+    its mapping given an order by hand: every pass that sizes, loads and
+    stores a part agrees on the tile the order puts it on (which tile that
+    is, tessel-convert-to-device.mlir's @ordered pins), so the result
+    matches PyTorch, and the CPU emulator the simulator bit for bit."""
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(8, 32, 3, padding=1, bias=False).eval()
     x = torch.randn(1, 8, 16, 16)

@@ -76,13 +76,18 @@ _UNIT_RESHAPES = {"tensor.expand_shape", "tensor.collapse_shape"}
 
 def tied_to_kept_results(graph: Graph, on_chip) -> frozenset[int]:
     """The ops that keep their result on chip (``on_chip``) or read one
-    kept so: their placements were weighed together, and they are costed
+    kept so, themselves or through their epilogue (which runs on their
+    tiles): their placements were weighed together, and they are costed
     as they run by :func:`keep_on_chip`."""
     kept_writers = {result_writer(graph.ops[i]).index for i in on_chip}
+
+    def reads_kept(op: Op) -> bool:
+        return any(o.source[0] == "op" and o.source[1] in kept_writers
+                   for o in op.operands)
+
     return frozenset(op.index for op in graph.ops
-                     if op.index in on_chip or any(
-                         o.source[0] == "op" and o.source[1] in kept_writers
-                         for o in op.operands))
+                     if op.index in on_chip or reads_kept(op)
+                     or (op.epilogue is not None and reads_kept(op.epilogue)))
 
 
 def result_writer(op: Op) -> Op:

@@ -49,7 +49,7 @@ from typing import Iterator
 from ..runtime.timing import dram_channel_for, xy_route
 from .cost import Placement, arch_key, sharers
 from .graph import Graph, Op
-from .on_chip import result_writer, tied_to_kept_results
+from .on_chip import tied_to_kept_results
 from .space import Choice, Solution
 
 # An order is taken only where the bytes it takes off the busiest link, at
@@ -101,17 +101,29 @@ def _tree(leader: tuple[int, int], span: dict[int, list[int]]) -> Iterator[tuple
             yield (r, c), (r + 1, c)
 
 
-def _sharing_sets(placement: Placement, tiles, o) -> list[list]:
-    """The sets of tiles that read the same slices of input ``o``: those at
-    the same place along the split loops ``o`` indexes."""
+def _sharing_sets(placement: Placement, tiles, indexed_loops) -> list[list]:
+    """The sets of tiles that read the same slices of an input indexed by
+    ``indexed_loops``: those at the same place along the split loops among
+    them."""
     parts = placement.parts
     indexed = [loop for loop, p in enumerate(parts)
-               if p > 1 and loop in o.indexed_loops]
+               if p > 1 and loop in indexed_loops]
     groups: dict[tuple[int, ...], list[tuple[int, int]]] = {}
     for index, tile in enumerate(tiles):
         coords = part_coords(parts, index)
         groups.setdefault(tuple(coords[l] for l in indexed), []).append(tile)
     return list(groups.values())
+
+
+def _shared_inputs(op: Op, placement: Placement) -> tuple:
+    """Per input of ``op`` several tiles read alike under ``placement``,
+    the loops it indexes and the bytes of a tile's slices over the op: all
+    :func:`link_loads` reads of ``op``."""
+    parts = placement.parts
+    extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
+    return tuple((o.indexed_loops, o.slice_bytes(extents)) for o in op.operands
+                 if o.read and not o.is_output
+                 and sharers(o, parts, op.loops) > 1)
 
 
 def link_loads(op: Op, placement: Placement, arch) -> Counter:
@@ -133,15 +145,10 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
     convolutions on tessel-16x16 (their weights shared by 64 tiles, cut
     into two multicasts of 32) would keep the loops' order, which measured
     slower (the second: 7,668 cycles laid out, 7,900 not)."""
-    parts = placement.parts
-    extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
     tiles = [tile_of_part(placement, i) for i in range(placement.tiles)]
     loads: Counter = Counter()
-    for o in op.operands:
-        if not o.read or o.is_output or sharers(o, parts, op.loops) < 2:
-            continue
-        share = o.slice_bytes(extents)
-        for readers in _sharing_sets(placement, tiles, o):
+    for indexed_loops, share in _shared_inputs(op, placement):
+        for readers in _sharing_sets(placement, tiles, indexed_loops):
             each = share / len(readers)
             span: dict[int, list[int]] = {}
             for r, c in readers:
@@ -160,18 +167,6 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
 def link_cycles(arch, byte_count: float) -> float:
     """The cycles ``byte_count`` take on one link."""
     return byte_count / arch.noc.link_bytes_per_cycle
-
-
-def _shared_inputs(op: Op, placement: Placement) -> tuple:
-    """What :func:`link_loads` reads of ``op``: per shared input, the loops
-    it indexes and the bytes of a tile's slices (ResNet-18 repeats each
-    convolution's shape, and weighing the orders again costs a tenth of a
-    second an op)."""
-    parts = placement.parts
-    extents = tuple(-(-n // p) for n, p in zip(op.loops, parts))
-    return tuple((o.indexed_loops, o.slice_bytes(extents)) for o in op.operands
-                 if o.read and not o.is_output
-                 and sharers(o, parts, op.loops) > 1)
 
 
 def best_order(op: Op, placement: Placement, arch,
@@ -214,20 +209,14 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
     out in :func:`best_order` where that saves enough (module docstring),
     and a note per op."""
     tied = tied_to_kept_results(graph, solution.on_chip)
-    # An epilogue runs on its producer's tiles: one that reads a kept
-    # result reads it where its producer's parts lie.
-    kept_writers = {result_writer(graph.ops[i]).index for i in solution.on_chip}
     choices: list[Choice] = []
     notes = []
     weighed: dict = {}
     for choice in solution.choices:
         op = graph.ops[choice.op]
         p = choice.placement
-        epilogue_reads_kept = op.epilogue is not None and any(
-            o.source[0] == "op" and o.source[1] in kept_writers
-            for o in op.epilogue.operands)
         if op.folded or not p.shared or choice.op in tied or \
-                epilogue_reads_kept or sum(n > 1 for n in p.parts) < 2:
+                sum(n > 1 for n in p.parts) < 2:
             choices.append(choice)
             continue
         order, busiest, own = best_order(op, p, arch, weighed)
