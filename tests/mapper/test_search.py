@@ -164,3 +164,45 @@ def test_no_split_reduction_whose_partials_the_isa_cannot_add_up():
                    operands=(operand((65536, 1, 1), (3, 1, 2)),
                              operand((4, 1, 1), (0, 1, 2), is_output=True)))
     assert any(c.placement.parts[3] > 1 for c in candidates(flat, arch, options))
+
+
+def test_ops_of_one_shape_are_costed_once():
+    # ResNet repeats its convolutions' shapes, each op reading another's
+    # result: ops that differ only in their names and in which tensors
+    # they read share their candidates.
+    from dataclasses import replace
+
+    from randomgraphs import elementwise, matmul
+
+    from tessel.mapper import space
+
+    def with_epilogue(index, source):
+        producer = matmul(index, 32, 64, 64, source)
+        epilogue = replace(elementwise(index + 1, 32, 64, ("op", index)),
+                           folded=True)
+        return replace(producer, epilogue=epilogue)
+
+    arch = small_arch(2, 2)
+    options = MapperOptions()
+    first = with_epilogue(1, ("op", 0))
+    second = replace(with_epilogue(7, ("op", 4)), name="linalg.other",
+                     tag="model.py:12")
+    space.clear_caches()
+    cached = space.candidates(first, arch, options)
+    assert space.candidates(second, arch, options) is cached
+    space.clear_caches()
+    assert space.candidates(second, arch, options) == cached
+
+    # What the cost model reads of an op still tells ops apart: a value a
+    # body captures, an operand's kind of source, and whether an epilogue
+    # reads its producer's result or another op's.
+    key = space._op_key(first)
+    assert space._op_key(replace(first, captured=1)) != key
+    weight = first.operands[1]
+    assert space._op_key(replace(first, operands=(
+        first.operands[0], replace(weight, source=("op", 0)),
+        first.operands[2]))) != key
+    epilogue = first.epilogue
+    assert space._op_key(replace(first, epilogue=replace(epilogue, operands=(
+        replace(epilogue.operands[0], source=("op", 0)),
+        epilogue.operands[1])))) != key

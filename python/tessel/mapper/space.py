@@ -8,7 +8,7 @@ candidates, so their objectives compare exactly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from . import cost
 from .cost import (Estimate, Placement, arch_key, estimate, shares_slices,
@@ -284,10 +284,32 @@ def default_placement(op: Op, arch) -> Placement:
     return Placement(0, 0, shape[0], shape[1], tuple(parts), shared=shared)
 
 
-def _op_key(op: Op):
-    """Ops with equal keys have equal candidates (ResNet repeats shapes)."""
-    return (op.kind, op.loops, op.iterators, op.operands, op.vector_ops,
-            op.window, op.weighted, op.folded, op.epilogue)
+# The fields of an op that name it rather than shape its cost.
+_NAMING_FIELDS = ("index", "name", "tag")
+
+
+def _op_key(op: Op, producer: int | None = None):
+    """Ops with equal keys have equal candidates: ResNet repeats its
+    convolutions' shapes, each reading another op's result. Every field
+    counts but those that name the op; of an operand's source only its
+    kind does, and for an epilogue whether it is its producer's result
+    (all the cost model reads of it)."""
+    producer = op.index if producer is None else producer
+
+    def operand_key(o):
+        kind, index = o.source
+        return replace(o, source=(kind, kind == "op" and index == producer))
+
+    def field_key(name: str):
+        value = getattr(op, name)
+        if name == "operands":
+            return tuple(operand_key(o) for o in value)
+        if name == "epilogue" and value is not None:
+            return _op_key(value, producer)
+        return value
+
+    return tuple(field_key(f.name) for f in fields(op)
+                 if f.name not in _NAMING_FIELDS)
 
 
 def candidates(op: Op, arch, options: MapperOptions) -> tuple[Candidate, ...]:
