@@ -556,6 +556,79 @@ tessel.device @spread arch #grid {
 
 // -----
 
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#top = #tessel.arch<{name = "top", clock_mhz = 1000, grid = {rows = 4, cols = 4}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 2]]}}>
+
+// The NoC links count in the leader's choice, not only the DRAM channels.
+// Tiles (1, 1) and (3, 3) share row 0 of @w, (1, 3) and (2, 1) row 1, 1 KB
+// each. Tile (1, 1) leads the first (its turn), reading through channel 0
+// at (0, 0): the route (0, 0) -> (0, 1) -> (1, 1), then its multicast tree
+// to (3, 3) (the set spans two rows and two columns, so its tree counts).
+// The second's turn is tile (2, 1)'s, equally near both channels; channel
+// 1 has no bytes yet, but its route from (0, 2) goes down column 1
+// through the link (0, 1) -> (1, 1) that the first load already crosses.
+// Tile (1, 3) reads from channel 1, and its route and its tree to (2, 1)
+// cross no link another load crosses, so it leads instead.
+// CHECK-LABEL: tessel.device @spread_links
+// CHECK:         tessel.core(%tile_1_1) {
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_1_3) {
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_2_1) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_3_3) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+tessel.device @spread_links arch #top {
+  %t11 = tessel.tile(1, 1)
+  %t13 = tessel.tile(1, 3)
+  %t21 = tessel.tile(2, 1)
+  %t33 = tessel.tile(3, 3)
+  %w = tessel.dram_buffer @w weight : memref<2x256xf32, #dram>
+  %a11 = tessel.buffer @sram_1_1 on %t11 at 0 : memref<1024xi8, #sram>
+  %a13 = tessel.buffer @sram_1_3 on %t13 at 0 : memref<1024xi8, #sram>
+  %a21 = tessel.buffer @sram_2_1 on %t21 at 0 : memref<1024xi8, #sram>
+  %a33 = tessel.buffer @sram_3_3 on %t33 at 0 : memref<1024xi8, #sram>
+  tessel.core(%t11) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a11[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t13) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a13[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t21) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a21[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t33) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a33[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+}
+
+// -----
+
 // A slice tile (0, 0) keeps on chip (tessel-keep-on-chip: a view of its
 // arena), which both tiles read: its holder multicasts it, then the next
 // load of @w (its turn too). Tile (0, 1) uses the second delivery first:

@@ -511,6 +511,29 @@ Value cloneView(Value value, Region &from, OpBuilder &builder,
   return clones.lookup(value);
 }
 
+/// A tile as (row, column), and a NoC link as the tiles it joins, from
+/// and to.
+using Tile = std::pair<int64_t, int64_t>;
+using Link = std::pair<Tile, Tile>;
+
+/// The links of the XY route from `from` to `to`: along the row first,
+/// then the column (docs/simulator.md, *Transfers*).
+SmallVector<Link> getXYRoute(Tile from, Tile to) {
+  SmallVector<Link> links;
+  Tile at = from;
+  while (at.second != to.second) {
+    Tile next = {at.first, at.second + (to.second > at.second ? 1 : -1)};
+    links.push_back({at, next});
+    at = next;
+  }
+  while (at.first != to.first) {
+    Tile next = {at.first + (to.first > at.first ? 1 : -1), at.second};
+    links.push_back({at, next});
+    at = next;
+  }
+  return links;
+}
+
 /// The sharing of one device's loads: its cores, and the semaphores, view
 /// clones and leader turns the sets made so far have used.
 class Sharing {
@@ -529,6 +552,7 @@ public:
   void beginStep() {
     stepBytes.assign(arch.getDramChannels(), 0);
     leaderBytes.clear();
+    linkBytes.clear();
   }
 
   /// Replaces the loads of `readers` with one transfer per cell, each from
@@ -803,10 +827,10 @@ private:
   /// attached nearest to it, and the leaders that the turns alone pick can
   /// crowd a few channels while others idle (on tessel-4x4 a step's leaders
   /// on the diagonal read from two of its four corners): the turn's leader
-  /// gives way to the next reader in turn whose DRAM channel and DMA engine
-  /// carry at least a cell less at this step. Where channels are equally
-  /// near, the DMA channel picks among them (docs/isa.md) and is chosen
-  /// too.
+  /// gives way to the next reader in turn whose DRAM channel, DMA engine
+  /// and route from that channel carry at least a cell less at this step.
+  /// Where channels are equally near, the DMA channel picks among them
+  /// (docs/isa.md) and is chosen too.
   std::pair<unsigned, std::optional<unsigned>>
   pickLeader(ArrayRef<Reader> readers, const Cell &cell) {
     // A kept slice: its holder, which reads no DRAM.
@@ -829,33 +853,95 @@ private:
     size_t count = cell.readers.size();
 
     // Each reader in turn order, on each DRAM channel it may read from, is
-    // weighed by the bytes that channel or its own DMA engine, whichever
-    // has more, already moves at this step. Another than the turn's leader
-    // leads only where that is a whole cell less: the turns also spread the
-    // routes over the links. A cell smaller than what a transfer moves in
-    // its fixed cost keeps its turn's leader: its time is latency, which
-    // the turns spread already.
+    // weighed by the bytes that channel, its own DMA engine or a link the
+    // load would cross (getLinks), whichever has most, already moves at
+    // this step (link bytes at the DRAM channel's rate). Another than the
+    // turn's leader leads only where that is a whole cell less: the turns
+    // also spread the routes over the links. A cell smaller than what a
+    // transfer moves in its fixed cost keeps its turn's leader: its time
+    // is latency, which the turns spread already.
+    //
+    // The links count because a link the step's flows crowd slows each of
+    // them (docs/simulator.md, *Transfers*), and the routes of two channels
+    // meet in the column of a tile equally near both. A cell spread over
+    // rows and columns (a convolution's weights, read by the tiles of many
+    // pixel blocks) counts its leader's multicast tree too, which differs
+    // with the leader's row; a cell read along one row or column (a GEMM's
+    // panels) does not: its tree differs only in its links' directions,
+    // and counted, it drew the 1024^3 GEMM's panel leaders off the turns'
+    // diagonal and slowed it (docs/spatial.md, *Leaders weighed by the
+    // links they load*).
     bool balance = bytes >= bytesPerTransferCost;
     unsigned leader = cell.readers[turn % count], dram = 0;
     std::optional<unsigned> channel;
     std::optional<int64_t> fewest;
+    SmallVector<Link> links;
     for (size_t i = 0; i < (balance ? count : 1); ++i) {
       unsigned reader = cell.readers[(turn + i) % count];
       SmallVector<unsigned> drams = getDramChannels(readers[reader]);
       bool choose = balance && drams.size() > 1;
       for (unsigned c = 0; c < (choose ? drams.size() : 1); ++c) {
+        SmallVector<Link> crossed = getLinks(readers, cell, reader, drams[c]);
         int64_t busiest =
-            std::max(stepBytes[drams[c]], leaderBytes[readers[reader].core]);
+            std::max({stepBytes[drams[c]], leaderBytes[readers[reader].core],
+                      getBusiestLinkBytes(crossed)});
         if (fewest && busiest + bytes > *fewest)
           continue;
         fewest = busiest;
         leader = reader;
         dram = drams[c];
         channel = choose ? std::optional<unsigned>(c) : std::nullopt;
+        links = std::move(crossed);
       }
     }
     charge(readers[leader], dram, bytes);
+    for (const Link &link : links)
+      linkBytes[link] += bytes;
     return {leader, channel};
+  }
+
+  /// The tile `reader`'s core runs on, as (row, column).
+  Tile getTile(const Reader &reader) const {
+    TileOp tile = cores[reader.core].core.getTileOp();
+    return {tile.getRow(), tile.getCol()};
+  }
+
+  /// The links weighed for a load of `cell` by `readers[leader]` from DRAM
+  /// channel `dram`: the XY route from the channel's attach tile to the
+  /// leader, and where the cell's readers span more than one row and one
+  /// column, the leader's multicast tree too (the XY routes from the
+  /// leader to each reader; docs/simulator.md, *Multicast*), each link
+  /// once.
+  SmallVector<Link> getLinks(ArrayRef<Reader> readers, const Cell &cell,
+                             unsigned leader, unsigned dram) const {
+    Tile at = getTile(readers[leader]);
+    auto [attachRow, attachCol] = arch.getDramAttach()[dram];
+    SmallVector<Link> route = getXYRoute({attachRow, attachCol}, at);
+    std::set<int64_t> rows, cols;
+    for (unsigned reader : cell.readers) {
+      rows.insert(getTile(readers[reader]).first);
+      cols.insert(getTile(readers[reader]).second);
+    }
+    if (rows.size() < 2 || cols.size() < 2)
+      return route;
+    std::set<Link> links(route.begin(), route.end());
+    for (unsigned reader : cell.readers)
+      for (const Link &link : getXYRoute(at, getTile(readers[reader])))
+        links.insert(link);
+    return SmallVector<Link>(links.begin(), links.end());
+  }
+
+  /// The most bytes any of `links` carries at this step so far, at the
+  /// DRAM channels' rate.
+  int64_t getBusiestLinkBytes(ArrayRef<Link> links) const {
+    int64_t busiest = 0;
+    for (const Link &link : links) {
+      auto it = linkBytes.find(link);
+      if (it != linkBytes.end())
+        busiest = std::max(busiest, it->second);
+    }
+    return busiest * arch.getDramBytesPerCycle() /
+           arch.getNocLinkBytesPerCycle();
   }
 
   /// The DRAM channels `reader`'s load may read from, the n-th on DMA
@@ -981,6 +1067,8 @@ private:
   /// per core, the bytes it leads at this step.
   SmallVector<int64_t> stepBytes;
   std::map<unsigned, int64_t> leaderBytes;
+  /// Per NoC link, the bytes this step's leaders route over it so far.
+  std::map<Link, int64_t> linkBytes;
 };
 
 struct ShareLoads : impl::TesselShareLoadsBase<ShareLoads> {
