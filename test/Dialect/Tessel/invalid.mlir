@@ -1165,6 +1165,20 @@ func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {
 
 // -----
 
+// A mapped op that is itself invalid gets its own error, not a read of
+// loops it does not have.
+func.func @f(%a: tensor<16xf32>, %init: tensor<f32>) -> tensor<f32> {
+  // expected-error @+1 {{'linalg.reduce' op dimensions for reduction should be in the range [0, 0].}}
+  %0 = linalg.reduce ins(%a : tensor<16xf32>) outs(%init : tensor<f32>) dimensions = [3] {tessel.mapping = #tessel.mapping<row = 0, col = 0, rows = 1, cols = 1, parts = [1]>}
+    (%x: f32, %acc: f32) {
+      %s = arith.addf %x, %acc : f32
+      linalg.yield %s : f32
+    }
+  return %0 : tensor<f32>
+}
+
+// -----
+
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 module attributes {tessel.arch = #tiny} {
 func.func @f(%a: tensor<8x8xf32>) -> tensor<8x8xf32> {

@@ -58,6 +58,13 @@ static LogicalResult verifyMapping(Operation *op, Attribute value) {
                            << "' is only meaningful on ops with loops "
                               "(TilingInterface), not on '"
                            << op->getName() << "'";
+  // MLIR verifies an op's dialect attributes before the op itself, and the
+  // loops of an invalid op cannot be read (a linalg.reduce over a
+  // dimension its input lacks would index past its iterator types): the
+  // op's own verifier runs first and gives its error.
+  if (std::optional<RegisteredOperationName> info = op->getRegisteredInfo())
+    if (failed(info->verifyInvariants(op)))
+      return failure();
   size_t loops = tilingOp.getLoopIteratorTypes().size();
   if (mapping.getParts().size() != loops)
     return op->emitError() << "mapping has " << mapping.getParts().size()
