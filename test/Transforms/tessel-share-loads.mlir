@@ -629,6 +629,94 @@ tessel.device @spread_links arch #top {
 
 // -----
 
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#edges = #tessel.arch<{name = "edges", clock_mhz = 1000, grid = {rows = 4, cols = 4}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 8, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 1], [0, 2], [0, 3], [3, 0], [3, 1], [3, 2], [3, 3]]}}>
+
+// A set spread over rows and columns counts its leader's multicast tree
+// too (links are directed). A DRAM channel above and below every column:
+// each tile below row 0 and above row 3 has one nearest channel, one hop
+// away. Tiles (1, 0) and (2, 2) share row 0 of @w; (1, 0) leads (its
+// turn), its tree going east along row 1 and down through (1, 2) ->
+// (2, 2). Tiles (1, 1), (1, 2) and (3, 2) share row 1; the turn is tile
+// (1, 2)'s, whose channel and route from (0, 2) carry nothing yet, but
+// whose tree down to (3, 2) crosses (1, 2) -> (2, 2). Tile (3, 2), at its
+// channel, reaches the others through links no load crosses (up column
+// 2, and along row 3 and up column 1), so it leads instead; (1, 1) would
+// cross (1, 1) -> (1, 2).
+// CHECK-LABEL: tessel.device @spread_trees
+// CHECK:         tessel.core(%tile_1_0) {
+// CHECK:           tessel.dma_multicast
+// CHECK:         tessel.core(%tile_1_1) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_1_2) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_2_2) {
+// CHECK-NOT:       tessel.dma
+// CHECK:           tessel.wait_semaphore
+// CHECK-NEXT:      tessel.vector_binary
+// CHECK:         tessel.core(%tile_3_2) {
+// CHECK:           tessel.dma_multicast
+tessel.device @spread_trees arch #edges {
+  %t10 = tessel.tile(1, 0)
+  %t11 = tessel.tile(1, 1)
+  %t12 = tessel.tile(1, 2)
+  %t22 = tessel.tile(2, 2)
+  %t32 = tessel.tile(3, 2)
+  %w = tessel.dram_buffer @w weight : memref<2x256xf32, #dram>
+  %a10 = tessel.buffer @sram_1_0 on %t10 at 0 : memref<1024xi8, #sram>
+  %a11 = tessel.buffer @sram_1_1 on %t11 at 0 : memref<1024xi8, #sram>
+  %a12 = tessel.buffer @sram_1_2 on %t12 at 0 : memref<1024xi8, #sram>
+  %a22 = tessel.buffer @sram_2_2 on %t22 at 0 : memref<1024xi8, #sram>
+  %a32 = tessel.buffer @sram_3_2 on %t32 at 0 : memref<1024xi8, #sram>
+  tessel.core(%t10) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a10[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t11) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a11[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t12) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a12[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t22) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a22[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1]>, #dram>
+    %d = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1]>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+  tessel.core(%t32) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a32[%c0][] : memref<1024xi8, #sram> to memref<256xf32, #sram>
+    %w1 = memref.subview %w[1, 0] [1, 256] [1, 1] : memref<2x256xf32, #dram> to memref<256xf32, strided<[1], offset: 256>, #dram>
+    %d = tessel.dma %w1 to %b {tessel.share = 0 : i64} : memref<256xf32, strided<[1], offset: 256>, #dram> to memref<256xf32, #sram>
+    tessel.wait %d
+    tessel.vector_binary add %b, %b, %b : memref<256xf32, #sram>, memref<256xf32, #sram>, memref<256xf32, #sram>
+  }
+}
+
+// -----
+
 // A slice tile (0, 0) keeps on chip (tessel-keep-on-chip: a view of its
 // arena), which both tiles read: its holder multicasts it, then the next
 // load of @w (its turn too). Tile (0, 1) uses the second delivery first:

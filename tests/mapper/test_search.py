@@ -194,10 +194,11 @@ def test_ops_of_one_shape_are_costed_once():
     assert space.candidates(second, arch, options) == cached
 
     # What the cost model reads of an op still tells ops apart: a value a
-    # body captures, an operand's kind of source, and whether an epilogue
-    # reads its producer's result or another op's.
+    # body captures, the bytes it gathers, an operand's kind of source, and
+    # whether an epilogue reads its producer's result or another op's.
     key = space._op_key(first)
     assert space._op_key(replace(first, captured=1)) != key
+    assert space._op_key(replace(first, gathered_bytes=4)) != key
     weight = first.operands[1]
     assert space._op_key(replace(first, operands=(
         first.operands[0], replace(weight, source=("op", 0)),

@@ -770,7 +770,7 @@ def clear_caches() -> None:
     for cached in (step_sizes, sram_step_bytes, _chunks, _transfers,
                    Operand.slice_bytes):
         cached.cache_clear()
-    for cache in (_PER_ARCH, _PATHS, _LINKS, _EVEN_RATES):
+    for cache in (_PER_ARCH, _PATHS, _DRAM_LINKS, _EVEN_RATES):
         cache.clear()
 
 
@@ -845,15 +845,15 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
 def dram_link(arch, placement: Placement) -> tuple[float, int]:
     """(rate, hops) of the rectangle's slowest DRAM path: the bytes per
     cycle its busiest tile gets and the most hops to a channel."""
-    corner = (placement.row, placement.col, placement.rows, placement.cols)
-    key = (arch_key(arch), corner)
-    if key not in _LINKS:
-        paths = _dram_paths(arch, *corner)
-        _LINKS[key] = min(r for r, _ in paths), max(h for _, h in paths)
-    return _LINKS[key]
+    rectangle = (placement.row, placement.col, placement.rows, placement.cols)
+    key = (arch_key(arch), rectangle)
+    if key not in _DRAM_LINKS:
+        paths = _dram_paths(arch, *rectangle)
+        _DRAM_LINKS[key] = min(r for r, _ in paths), max(h for _, h in paths)
+    return _DRAM_LINKS[key]
 
 
-_LINKS: dict = {}
+_DRAM_LINKS: dict = {}
 
 
 def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,

@@ -136,7 +136,7 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
 
     A ranking of the orders, not a prediction of the op's traffic: the
     leader reads through its first DMA channel's DRAM channel (the lead may
-    go to a tile on an emptier one), windows cut into cells for their
+    go to a tile on an emptier one, or on less loaded links), windows cut into cells for their
     halos count whole, a set larger than one multicast carries counts as
     one tree (tessel-share-loads cuts it into even chunks of at most 58,
     ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other

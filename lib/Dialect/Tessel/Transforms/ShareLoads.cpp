@@ -38,6 +38,7 @@
 #include "mlir/IR/IRMapping.h"
 #include "mlir/Interfaces/ViewLikeInterface.h"
 #include "llvm/ADT/EquivalenceClasses.h"
+#include <algorithm>
 #include <cstdlib>
 #include <limits>
 #include <map>
@@ -854,8 +855,9 @@ private:
 
     // Each reader in turn order, on each DRAM channel it may read from, is
     // weighed by the bytes that channel, its own DMA engine or a link the
-    // load would cross (getLinks), whichever has most, already moves at
-    // this step (link bytes at the DRAM channel's rate). Another than the
+    // load would cross (its route from the channel, and where the cell
+    // spans rows and columns its tree), whichever has most, already moves
+    // at this step (link bytes at the DRAM channel's rate). Another than the
     // turn's leader leads only where that is a whole cell less: the turns
     // also spread the routes over the links. A cell smaller than what a
     // transfer moves in its fixed cost keeps its turn's leader: its time
@@ -872,6 +874,7 @@ private:
     // diagonal and slowed it (docs/spatial.md, *Leaders weighed by the
     // links they load*).
     bool balance = bytes >= bytesPerTransferCost;
+    bool countsTree = spansRowsAndColumns(readers, cell);
     unsigned leader = cell.readers[turn % count], dram = 0;
     std::optional<unsigned> channel;
     std::optional<int64_t> fewest;
@@ -880,8 +883,12 @@ private:
       unsigned reader = cell.readers[(turn + i) % count];
       SmallVector<unsigned> drams = getDramChannels(readers[reader]);
       bool choose = balance && drams.size() > 1;
+      SmallVector<Link> tree;
+      if (countsTree)
+        tree = getTree(readers, cell, reader);
       for (unsigned c = 0; c < (choose ? drams.size() : 1); ++c) {
-        SmallVector<Link> crossed = getLinks(readers, cell, reader, drams[c]);
+        SmallVector<Link> crossed = getDramRoute(readers[reader], drams[c]);
+        llvm::append_range(crossed, tree);
         int64_t busiest =
             std::max({stepBytes[drams[c]], leaderBytes[readers[reader].core],
                       getBusiestLinkBytes(crossed)});
@@ -906,25 +913,32 @@ private:
     return {tile.getRow(), tile.getCol()};
   }
 
-  /// The links weighed for a load of `cell` by `readers[leader]` from DRAM
-  /// channel `dram`: the XY route from the channel's attach tile to the
-  /// leader, and where the cell's readers span more than one row and one
-  /// column, the leader's multicast tree too (the XY routes from the
-  /// leader to each reader; docs/simulator.md, *Multicast*), each link
-  /// once.
-  SmallVector<Link> getLinks(ArrayRef<Reader> readers, const Cell &cell,
-                             unsigned leader, unsigned dram) const {
-    Tile at = getTile(readers[leader]);
+  /// The links a load by `reader` from DRAM channel `dram` crosses to
+  /// reach it: the XY route from the channel's attach tile.
+  SmallVector<Link> getDramRoute(const Reader &reader, unsigned dram) const {
     auto [attachRow, attachCol] = arch.getDramAttach()[dram];
-    SmallVector<Link> route = getXYRoute({attachRow, attachCol}, at);
+    return getXYRoute({attachRow, attachCol}, getTile(reader));
+  }
+
+  /// Whether the readers of `cell` lie in more than one row and more than
+  /// one column.
+  bool spansRowsAndColumns(ArrayRef<Reader> readers, const Cell &cell) const {
     std::set<int64_t> rows, cols;
     for (unsigned reader : cell.readers) {
-      rows.insert(getTile(readers[reader]).first);
-      cols.insert(getTile(readers[reader]).second);
+      Tile tile = getTile(readers[reader]);
+      rows.insert(tile.first);
+      cols.insert(tile.second);
     }
-    if (rows.size() < 2 || cols.size() < 2)
-      return route;
-    std::set<Link> links(route.begin(), route.end());
+    return rows.size() > 1 && cols.size() > 1;
+  }
+
+  /// The multicast tree of `cell` from `readers[leader]`: the union of the
+  /// XY routes from the leader to each reader (docs/simulator.md,
+  /// *Multicast*), each link once.
+  SmallVector<Link> getTree(ArrayRef<Reader> readers, const Cell &cell,
+                            unsigned leader) const {
+    Tile at = getTile(readers[leader]);
+    std::set<Link> links;
     for (unsigned reader : cell.readers)
       for (const Link &link : getXYRoute(at, getTile(readers[reader])))
         links.insert(link);
