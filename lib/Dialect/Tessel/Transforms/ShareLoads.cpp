@@ -887,6 +887,8 @@ private:
       if (countsTree)
         tree = getTree(readers, cell, reader);
       for (unsigned c = 0; c < (choose ? drams.size() : 1); ++c) {
+        // No link is in both: the route's links lead to the leader, the tree's
+        // away from it (XY routes are monotone).
         SmallVector<Link> crossed = getDramRoute(readers[reader], drams[c]);
         llvm::append_range(crossed, tree);
         int64_t busiest =
