@@ -829,7 +829,7 @@ private:
   /// crowd a few channels while others idle (on tessel-4x4 a step's leaders
   /// on the diagonal read from two of its four corners): the turn's leader
   /// gives way to the next reader in turn whose DRAM channel, DMA engine
-  /// and route from that channel carry at least a cell less at this step.
+  /// and route from that channel carry less at this step.
   /// Where channels are equally near, the DMA channel picks among them
   /// (docs/isa.md) and is chosen too.
   std::pair<unsigned, std::optional<unsigned>>
@@ -858,10 +858,12 @@ private:
     // load would cross (its route from the channel, and where the cell
     // spans rows and columns its tree), whichever has most, already moves
     // at this step (link bytes at the DRAM channel's rate). Another than the
-    // turn's leader leads only where that is a whole cell less: the turns
-    // also spread the routes over the links. A cell smaller than what a
-    // transfer moves in its fixed cost keeps its turn's leader: its time
-    // is latency, which the turns spread already.
+    // turn's leader leads only where that is less: among equals the turn's
+    // leader keeps the lead, so the turns still spread it over the tiles.
+    // (Asking for a whole cell less, as when only channels and engines
+    // counted, left ResNet-18's convolutions slower: docs/spatial.md.) A
+    // cell smaller than what a transfer moves in its fixed cost keeps its
+    // turn's leader: its time is latency, which the turns spread already.
     //
     // The links count because a link the step's flows crowd slows each of
     // them (docs/simulator.md, *Transfers*), and the routes of two channels
@@ -894,7 +896,7 @@ private:
         int64_t busiest =
             std::max({stepBytes[drams[c]], leaderBytes[readers[reader].core],
                       getBusiestLinkBytes(crossed)});
-        if (fewest && busiest + bytes > *fewest)
+        if (fewest && busiest >= *fewest)
           continue;
         fewest = busiest;
         leader = reader;
