@@ -134,17 +134,18 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
     along the leader's multicast tree, each of the set's tiles leading an
     even share (tessel-share-loads rotates the lead from step to step).
 
-    A ranking of the orders, not a prediction of the op's traffic: the
-    leader reads through its first DMA channel's DRAM channel (the lead may
-    go to a tile on an emptier one, or on less loaded links), windows cut into cells for their
-    halos count whole, a set larger than one multicast carries counts as
-    one tree (tessel-share-loads cuts it into even chunks of at most 58,
-    ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other
-    tile shares, the stores, and whether a weight loads during the op
-    before or stays resident are left out. Counted as cut, ResNet-18's 64-channel
-    convolutions on tessel-16x16 (their weights shared by 64 tiles, cut
-    into two multicasts of 32) would keep the loops' order, which measured
-    slower (the second: 7,668 cycles laid out, 7,900 not)."""
+    A ranking of the orders, not a prediction of the op's traffic: the leader
+    reads through its first DMA channel's DRAM channel (the lead may go to a
+    tile on an emptier one, or on less loaded links), windows cut into cells
+    for their halos count whole, a set larger than one multicast carries counts
+    as one tree (tessel-share-loads cuts it into even chunks of at most 58,
+    ``runtime.isa.MAX_MULTICAST_DESTINATIONS``), and the loads no other tile
+    shares, the stores, and whether a weight loads during the op before or
+    stays resident are left out. Counted as cut, ResNet-18's 64-channel
+    convolutions on tessel-16x16 (their weights shared by 64 tiles, cut into
+    two multicasts of 32) would keep the loops' order, which measured slower
+    (the second: 7,668 cycles laid out, 7,900 not).
+    """
     tiles = [tile_of_part(placement, i) for i in range(placement.tiles)]
     loads: Counter = Counter()
     for indexed_loops, share in _shared_inputs(op, placement):
