@@ -828,8 +828,8 @@ private:
   /// attached nearest to it, and the leaders that the turns alone pick can
   /// crowd a few channels while others idle (on tessel-4x4 a step's leaders
   /// on the diagonal read from two of its four corners): the turn's leader
-  /// gives way to the next reader in turn whose DRAM channel, DMA engine
-  /// and route from that channel carry less at this step.
+  /// gives way to the reader whose DRAM channel, DMA engine and NoC links
+  /// carry the fewest bytes at this step, the first in turn among equals.
   /// Where channels are equally near, the DMA channel picks among them
   /// (docs/isa.md) and is chosen too.
   std::pair<unsigned, std::optional<unsigned>>
@@ -889,8 +889,8 @@ private:
       if (countsTree)
         tree = getTree(readers, cell, reader);
       for (unsigned c = 0; c < (choose ? drams.size() : 1); ++c) {
-        // No link is in both: the route's links lead to the leader, the tree's
-        // away from it (XY routes are monotone).
+        // No link is in both: the route's links lead to the leader, the
+        // tree's away from it (XY routes are monotone).
         SmallVector<Link> crossed = getDramRoute(readers[reader], drams[c]);
         llvm::append_range(crossed, tree);
         int64_t busiest =
