@@ -53,6 +53,24 @@ def test_tile_of_part_follows_the_order():
     assert tile_of_part(replace(q, row=3, col=5), 1) == (4, 5)
 
 
+def test_tree_is_the_simulators_multicast_tree():
+    """The ranking's tree, taken from each column's farthest readers, is
+    the union of the XY routes from the leader to every reader, as the
+    simulator routes a multicast (runtime.timing.xy_route)."""
+    import random
+
+    from tessel.mapper.part_order import _column_spans, _tree
+    from tessel.runtime.timing import xy_route
+
+    rng = random.Random(0)
+    for _ in range(50):
+        readers = {(rng.randrange(8), rng.randrange(8))
+                   for _ in range(rng.randrange(1, 12))}
+        leader = rng.choice(sorted(readers))
+        routes = set().union(*(xy_route(leader, t) for t in readers))
+        assert set(_tree(leader, _column_spans(readers))) == routes
+
+
 def test_convolution_lays_its_output_channels_fastest():
     """In the loops' order the four tiles of a block of pixels lie four grid
     rows apart, each window's multicast down twelve links of a column;

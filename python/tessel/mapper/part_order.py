@@ -101,6 +101,16 @@ def _tree(leader: tuple[int, int], span: dict[int, list[int]]) -> Iterator[tuple
             yield (r, c), (r + 1, c)
 
 
+def _column_spans(readers) -> dict[int, list[int]]:
+    """Per column of ``readers`` (tiles), its lowest and highest reader's
+    row: what :func:`_tree` needs of them."""
+    span: dict[int, list[int]] = {}
+    for r, c in readers:
+        lo_hi = span.setdefault(c, [r, r])
+        lo_hi[0], lo_hi[1] = min(lo_hi[0], r), max(lo_hi[1], r)
+    return span
+
+
 def _sharing_sets(placement: Placement, tiles, indexed_loops) -> list[list]:
     """The sets of tiles that read the same slices of an input indexed by
     ``indexed_loops``: those at the same place along the split loops among
@@ -151,10 +161,7 @@ def link_loads(op: Op, placement: Placement, arch) -> Counter:
     for indexed_loops, share in _shared_inputs(op, placement):
         for readers in _sharing_sets(placement, tiles, indexed_loops):
             each = share / len(readers)
-            span: dict[int, list[int]] = {}
-            for r, c in readers:
-                lo_hi = span.setdefault(c, [r, r])
-                lo_hi[0], lo_hi[1] = min(lo_hi[0], r), max(lo_hi[1], r)
+            span = _column_spans(readers)
             for leader in readers:
                 attach = tuple(arch.dram.attach[
                     dram_channel_for(arch, leader[0], leader[1], 0)])

@@ -3,6 +3,7 @@
 #include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 
+#include "mlir/Dialect/Utils/IndexingUtils.h"
 #include "mlir/IR/Builders.h"
 #include "mlir/IR/DialectImplementation.h"
 #include "llvm/ADT/TypeSwitch.h"
@@ -180,18 +181,12 @@ LogicalResult MappingAttr::verify(function_ref<InFlightDiagnostic()> emitError,
   for (int64_t step : steps)
     if (step < 1)
       return emitError() << "mapping steps must be >= 1, got " << step;
-  if (!order.empty()) {
-    SmallVector<int64_t> sorted(order);
-    llvm::sort(sorted);
-    bool permutation = sorted.size() == parts.size();
-    for (auto [index, loop] : llvm::enumerate(sorted))
-      permutation &= loop == int64_t(index);
-    if (!permutation)
-      return emitError() << "mapping order must list each of the "
-                         << parts.size() << " loops once (0 to "
-                         << int64_t(parts.size()) - 1 << "), got [" << order
-                         << "]";
-  }
+  if (!order.empty() &&
+      (order.size() != parts.size() || !isPermutationVector(order)))
+    return emitError() << "mapping order must list each of the "
+                       << parts.size() << " loops once (0 to "
+                       << int64_t(parts.size()) - 1 << "), got [" << order
+                       << "]";
   return success();
 }
 
@@ -201,14 +196,9 @@ std::pair<int64_t, int64_t> MappingAttr::getTileOfPart(int64_t index) const {
     // The part's index along each loop, then its place with the loops in
     // `order`, the last fastest.
     ArrayRef<int64_t> parts = getParts();
-    SmallVector<int64_t> coords(parts.size());
-    for (int64_t loop = parts.size() - 1; loop >= 0; --loop) {
-      coords[loop] = index % parts[loop];
-      index /= parts[loop];
-    }
-    index = 0;
-    for (int64_t loop : order)
-      index = index * parts[loop] + coords[loop];
+    SmallVector<int64_t> coords = delinearize(index, computeStrides(parts));
+    index = linearize(applyPermutation(coords, order),
+                      computeStrides(applyPermutation(parts, order)));
   }
   return {getRow() + index / getCols(), getCol() + index % getCols()};
 }
