@@ -41,7 +41,8 @@ tessel.device @steps arch #tiny {
     // CHECK-NOT: tessel.matmul
     linalg.matmul ins(%xs, %ws : memref<8x8xf32, #sram>, memref<8x6xf32, #sram>) outs(%acc : memref<8x6xf32, #sram>)
     // Bias (broadcast along rows through a zero stride) and relu as torch-mlir
-    // writes it: ugt is computed as 1 - ole.
+    // writes it: ugt is computed as its ordered negation, ole, and the
+    // select, its only reader, swaps its choices (a NaN still selects x).
     // CHECK:     %[[BB:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<8x6x{{[a-z0-9]+}}, strided<[0, 1]>
     // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_binary add %[[ACC]], %[[BB]], %[[SUM]]
@@ -49,8 +50,8 @@ tessel.device @steps arch #tiny {
     // CHECK:     tessel.vector_fill 0.000000e+00, %[[ZERO]]
     // CHECK:     %[[MASK:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_compare le %[[SUM]], %[[ZERO]], %[[MASK]]
-    // CHECK:     tessel.vector_binary_imm sub %[[MASK]], 1.000000e+00, %[[MASK]] {imm_lhs}
-    // CHECK:     tessel.vector_select %[[MASK]], %[[SUM]], %[[ZERO]], %[[OUT:.+]] :
+    // CHECK-NOT: tessel.vector_binary_imm
+    // CHECK:     tessel.vector_select %[[MASK]], %[[ZERO]], %[[SUM]], %[[OUT:.+]] :
     // CHECK:     memref.dealloc %[[SUM]]
     %out = memref.alloc() : memref<8x6xf32, #sram>
     linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%acc, %bs : memref<8x6xf32, #sram>, memref<6xf32, #sram>) outs(%out : memref<8x6xf32, #sram>) {
@@ -67,6 +68,102 @@ tessel.device @steps arch #tiny {
     // CHECK:     tessel.vector_unary copy %[[TV]], %{{.+}}
     %xt = memref.alloc() : memref<8x8xf32, #sram>
     linalg.transpose ins(%xs : memref<8x8xf32, #sram>) outs(%xt : memref<8x8xf32, #sram>) permutation = [1, 0]
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// GELU in PyTorch's erf form after a bias, as BERT's FFN reaches the
+// lowering: the bias is one add, the five ops of GELU one gelu (the same
+// f32 operations, one pass through SRAM).
+// CHECK-LABEL: tessel.device @gelu
+// CHECK:         tessel.vector_binary add %{{.+}}, %{{.+}}, %[[SUM:[a-z0-9_]+]]
+// CHECK-NEXT:    tessel.vector_unary gelu %[[SUM]], %{{[a-z0-9_]+}} :
+// CHECK-NOT:     tessel.vector_
+// CHECK:         memref.dealloc %[[SUM]]
+tessel.device @gelu arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %sqrt2 = arith.constant 1.41421354 : f32
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %x = memref.alloc() : memref<8x6xf32, #sram>
+    %b = memref.alloc() : memref<6xf32, #sram>
+    %out = memref.alloc() : memref<8x6xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%x, %b : memref<8x6xf32, #sram>, memref<6xf32, #sram>) outs(%out : memref<8x6xf32, #sram>) {
+    ^bb0(%in: f32, %bias: f32, %o: f32):
+      %s = arith.addf %in, %bias : f32
+      %0 = arith.divf %s, %sqrt2 : f32
+      %1 = math.erf %0 : f32
+      %2 = arith.addf %1, %one : f32
+      %3 = arith.mulf %2, %half : f32
+      %4 = arith.mulf %s, %3 : f32
+      linalg.yield %4 : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// Another form of it (x times 1 / sqrt(2), which rounds otherwise) stays
+// five instructions: gelu is exactly the form above.
+// CHECK-LABEL: tessel.device @gelu_by_reciprocal
+// CHECK-NOT:     gelu
+// CHECK:         tessel.vector_unary erf
+// CHECK-NOT:     gelu
+tessel.device @gelu_by_reciprocal arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %rsqrt2 = arith.constant 0.707106769 : f32
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %x = memref.alloc() : memref<8xf32, #sram>
+    %out = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32, #sram>) outs(%out : memref<8xf32, #sram>) {
+    ^bb0(%in: f32, %o: f32):
+      %0 = arith.mulf %in, %rsqrt2 : f32
+      %1 = math.erf %0 : f32
+      %2 = arith.addf %1, %one : f32
+      %3 = arith.mulf %2, %half : f32
+      %4 = arith.mulf %in, %3 : f32
+      linalg.yield %4 : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// An unordered comparison read as a number too (not only as a select's
+// condition) is computed as 1 - its ordered negation, and the select keeps
+// its choices.
+// CHECK-LABEL: tessel.device @negated_compare_read_as_number
+// CHECK:         tessel.vector_compare le %[[X:.+]], %[[ZERO:.+]], %[[MASK:[a-z0-9_]+]]
+// CHECK:         tessel.vector_binary_imm sub %[[MASK]], 1.000000e+00, %[[MASK]] {imm_lhs}
+// CHECK:         tessel.vector_select %[[MASK]], %[[X]], %[[ZERO]], %[[R:[a-z0-9_]+]]
+// CHECK:         tessel.vector_binary add %[[R]], %{{.+}}, %{{.+}}
+tessel.device @negated_compare_read_as_number arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %cst = arith.constant 0.0 : f32
+    %x = memref.alloc() : memref<8xf32, #sram>
+    %out = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32, #sram>) outs(%out : memref<8xf32, #sram>) {
+    ^bb0(%in: f32, %o: f32):
+      %gt = arith.cmpf ugt, %in, %cst : f32
+      %r = arith.select %gt, %in, %cst : f32
+      %n = arith.uitofp %gt : i1 to f32
+      %sum = arith.addf %r, %n : f32
+      linalg.yield %sum : f32
+    }
   }
 }
 

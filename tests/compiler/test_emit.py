@@ -686,3 +686,16 @@ def test_tags_name_the_model_line(loc, described):
     with Context():
         module = Module.parse(f"module {{}} {loc}")
         assert describe_location(module.operation.location) == described
+
+
+def test_operation_codes_are_the_dialects_enums():
+    """The emitter writes each vector operation as its enum's value
+    (lib/Target/Program); the simulator and the emulators read it as the
+    index into tessel.runtime.isa's tables: the two orders must agree."""
+    from tessel.dialects import _tessel_enum_gen as enums
+
+    for enum, table in ((enums.VectorUnaryKind, isa.UNARY_OPS),
+                        (enums.VectorBinaryKind, isa.BINARY_OPS),
+                        (enums.ReductionKind, isa.REDUCE_OPS),
+                        (enums.ComparePredicate, isa.PREDICATES)):
+        assert [kind.name for kind in sorted(enum, key=int)] == list(table), enum

@@ -24,7 +24,7 @@ def elementwise(index, m, n, source):
               ("parallel", "parallel"), (
                   Operand((m, n), 4, _dims(0, 1), source=source),
                   Operand((m, n), 4, _dims(0, 1), is_output=True, read=False)),
-              vector_ops=2)
+              vector_ops=2, temporaries=2)
 
 
 def random_graph(seed: int, ops: int = 3) -> Graph:

@@ -65,6 +65,41 @@ def test_elementwise_temporaries_as_tile_for_sram_counts_them():
     assert step_sizes(op, op.loops, SRAM) == (16, 32)
 
 
+GELU = """
+func.func @f(%a: tensor<32x32xf32>, %b: tensor<32xf32>) -> tensor<32x32xf32> {
+  %e = tensor.empty() : tensor<32x32xf32>
+  %sqrt2 = arith.constant 1.41421354 : f32
+  %one = arith.constant 1.0 : f32
+  %half = arith.constant 0.5 : f32
+  %r = linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d1)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%a, %b : tensor<32x32xf32>, tensor<32xf32>) outs(%e : tensor<32x32xf32>) {
+  ^bb0(%in: f32, %bias: f32, %out: f32):
+    %s = arith.addf %in, %bias : f32
+    %0 = arith.divf %s, %sqrt2 : f32
+    %1 = math.erf %0 : f32
+    %2 = arith.addf %1, %one : f32
+    %3 = arith.mulf %2, %half : f32
+    %4 = arith.mulf %s, %3 : f32
+    linalg.yield %4 : f32
+  } -> tensor<32x32xf32>
+  return %r : tensor<32x32xf32>
+}
+"""
+
+
+def test_gelu_counts_as_the_one_instruction_it_lowers_to():
+    # The bias's add and GELU's five ops, which tessel-lower-to-instructions
+    # runs as one `gelu` (tessel-lower-to-instructions.mlir, @gelu).
+    # Its constants are the instruction's own: no fills. The SRAM it may
+    # take is still bounded as tessel-tile-for-sram bounds it, by the six
+    # body ops and three constants.
+    op = _only_op(GELU)
+    assert (op.vector_ops, op.temporaries, op.captured) == (2, 6, 3)
+    # Another constant than sqrt(2) in f32 is another function: five ops,
+    # three constants filled.
+    other = _only_op(GELU.replace("1.41421354", "1.5"))
+    assert (other.vector_ops, other.temporaries) == (6, 6)
+
+
 def test_convolution_needs_no_scratch_as_tile_for_sram_counts_it():
     # Its rows stream in place, in groups (tessel-tile-for-sram's
     # conv_in_place case): two steps' operands, 2 x 6048 bytes, fit 16 KiB.
@@ -489,7 +524,7 @@ def test_epilogue_kept_only_where_predicted_faster():
     chosen = choose_epilogues(g, arch, options)
     assert chosen.ops[1].epilogue is not None and chosen.ops[2].folded
 
-    heavy = dataclasses.replace(relu, vector_ops=1000)
+    heavy = dataclasses.replace(relu, vector_ops=1000, temporaries=1000)
     heavy_graph = dataclasses.replace(g, ops=(
         broadcast, dataclasses.replace(matmul, epilogue=heavy), heavy))
     fused, alone, rest = (c.estimate.cycles for c in epilogue_estimates(
@@ -548,7 +583,8 @@ def test_tensor_report_says_where_each_tensor_between_ops_goes():
         "not an elementwise op"]
     # Left apart where fusing is predicted slower (a body of 1000 vector
     # ops, as in the test above), the report gives the prediction.
-    heavy = dataclasses.replace(relu, vector_ops=1000, folded=False)
+    heavy = dataclasses.replace(relu, vector_ops=1000, temporaries=1000,
+                                folded=False)
     apart = dataclasses.replace(g, ops=(
         fill, dataclasses.replace(matmul, epilogue=None), heavy, fill2, matmul2))
     fused, alone, reader = (c.estimate for c in epilogue_estimates(

@@ -123,6 +123,13 @@ def ref_cos(x: float) -> float:
     return -out if j in (2.0, 4.0) else out
 
 
+def ref_gelu(x: float) -> float:
+    """PyTorch's erf GELU as the ISA chains it: x * ((erf(x / sqrt(2)) + 1)
+    * 0.5), each step rounded to f32."""
+    e = ref_erf(f32(x / f32(math.sqrt(2.0))))
+    return f32(x * f32(f32(e + 1.0) * 0.5))
+
+
 def sample_points(seed=0):
     rng = np.random.default_rng(seed)
     pts = np.concatenate([
@@ -135,7 +142,8 @@ def sample_points(seed=0):
 
 @pytest.mark.parametrize("fn, ref", [(nx.exp, ref_exp), (nx.log, ref_log),
                                      (nx.tanh, ref_tanh), (nx.erf, ref_erf),
-                                     (nx.sin, ref_sin), (nx.cos, ref_cos)])
+                                     (nx.sin, ref_sin), (nx.cos, ref_cos),
+                                     (nx.gelu, ref_gelu)])
 def test_transcendentals_follow_the_isa_sequence_bit_for_bit(fn, ref):
     pts = sample_points()
     if fn is nx.log:
@@ -169,6 +177,10 @@ def test_transcendentals_against_float64_within_tolerance():
     erf64 = np.vectorize(math.erf)(x.astype(np.float64))
     # Abramowitz and Stegun 7.1.26: |error| < 1.5e-7, plus f32 rounding.
     np.testing.assert_allclose(nx.erf(x), erf64, atol=3e-7)
+    # GELU inherits erf's error, scaled by |x| / 2.
+    gelu64 = x.astype(np.float64) * 0.5 * (1.0 + np.vectorize(math.erf)(
+        x.astype(np.float64) / math.sqrt(2.0)))
+    np.testing.assert_allclose(nx.gelu(x), gelu64, atol=3e-6, rtol=3e-7)
     # log special cases
     got = nx.log(np.float32([0.0, -0.0, -1.0, np.inf, np.nan]))
     assert got[0] == -np.inf and got[1] == -np.inf and np.isnan(got[2])

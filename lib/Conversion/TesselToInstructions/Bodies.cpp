@@ -3,15 +3,19 @@
 // A linalg.generic's body (or a linalg.reduce's) becomes one vector op per
 // body op, over strided views of the operands, with temporaries in SRAM for
 // its intermediate values; indexed loads of a table in DRAM become gathers.
+// GELU's five ops (PyTorch's erf form) become the one `gelu` that chains
+// them, and a comparison only selects read is computed in its ordered form.
 //
 //===----------------------------------------------------------------------===//
 
 #include "InstructionLowering.h"
+#include "tessel/Conversion/TesselToInstructions/TesselToInstructions.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
 #include "mlir/Interfaces/SideEffectInterfaces.h"
 #include "llvm/ADT/TypeSwitch.h"
+#include "llvm/Support/MathExtras.h"
 #include <functional>
 
 namespace mlir::tessel::instructions {
@@ -93,6 +97,27 @@ static std::optional<VectorBinaryKind> getBinaryKind(Operation &op) {
       .Default([](Operation *) -> Kind { return std::nullopt; });
 }
 
+/// Whether `value` is the f32 constant `expected`, bit for bit.
+static bool isF32Constant(Value value, float expected) {
+  std::optional<APFloat> constant = getConstantFloat(value);
+  return value.getType().isF32() && constant &&
+         constant->bitwiseIsEqual(APFloat(expected));
+}
+
+/// The operand of a commutative `op` other than the one `isOther` accepts,
+/// or null.
+template <typename OpTy>
+static Value getOtherOperand(Value value, function_ref<bool(Value)> isOther) {
+  auto op = value.getDefiningOp<OpTy>();
+  if (!op)
+    return Value();
+  if (isOther(op.getRhs()))
+    return op.getLhs();
+  if (isOther(op.getLhs()))
+    return op.getRhs();
+  return Value();
+}
+
 LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
                                                 ArrayRef<int64_t> shape,
                                                 Operation *stop, Value direct,
@@ -162,9 +187,34 @@ LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
       }
     }
   });
+  // GELU's five ops as one instruction: the four before its last product
+  // are not computed apart.
+  llvm::SmallDenseMap<Operation *, Value> geluOf;
+  llvm::SmallPtrSet<Operation *, 8> insideGelu;
+  for (Operation &bodyOp : body.without_terminator()) {
+    SmallVector<Operation *> chain;
+    if (std::optional<Value> x = matchGelu(bodyOp, chain)) {
+      geluOf[&bodyOp] = *x;
+      insideGelu.insert(chain.begin(), chain.end());
+    }
+  }
   for (Operation &bodyOp : body.without_terminator()) {
     if (&bodyOp == stop)
       break;
+    if (insideGelu.contains(&bodyOp))
+      continue;
+    if (Value x = geluOf.lookup(&bodyOp)) {
+      FailureOr<Value> in = bufferFor(x);
+      if (failed(in))
+        return bodyOp.emitOpError("uses a value the vector unit cannot read");
+      Value result = bodyOp.getResult(0);
+      Value target =
+          result == direct ? directTarget : temporary(result.getType());
+      VectorUnaryOp::create(rewriter, bodyOp.getLoc(), VectorUnaryKind::gelu,
+                            *in, target);
+      buffers.of[result] = target;
+      continue;
+    }
     // Constants (and casts of them) become filled buffers where used.
     if (bodyOp.getNumResults() == 1 &&
         (getImmediate(bodyOp.getResult(0)) ||
@@ -403,6 +453,26 @@ LogicalResult InstructionLowering::lowerReduction(linalg::LinalgOp op) {
   return success();
 }
 
+/// Whether `cmp` is lowered as its ordered negation, with no `1 - x` after
+/// it: its predicate is unordered (true for a NaN; the vector unit's
+/// comparisons are ordered), and every use is a select's condition, which
+/// then swaps its choices. A ReLU as torch-mlir imports it,
+/// `select(x ugt 0, x, 0)`, is `select(x le 0, 0, x)`: one pass through
+/// SRAM fewer, the same result for every x.
+static bool comparesNegated(arith::CmpFOp cmp) {
+  using P = arith::CmpFPredicate;
+  P predicate = cmp.getPredicate();
+  if (predicate != P::UGT && predicate != P::UGE && predicate != P::ULT &&
+      predicate != P::ULE)
+    return false;
+  return llvm::all_of(cmp->getUses(), [](OpOperand &use) {
+    auto select = dyn_cast<arith::SelectOp>(use.getOwner());
+    return select && use.getOperandNumber() == 0 &&
+           select.getTrueValue() != select.getCondition() &&
+           select.getFalseValue() != select.getCondition();
+  });
+}
+
 LogicalResult InstructionLowering::emitVectorOp(
     Operation &op, ArrayRef<Value> in, Value out,
     function_ref<Value(Type)> temporary) {
@@ -467,8 +537,13 @@ LogicalResult InstructionLowering::emitVectorOp(
               "are signed (only booleans extend as unsigned)");
         return unary(VectorUnaryKind::cast);
       })
-      .Case([&](arith::SelectOp) {
-        VectorSelectOp::create(rewriter, loc, in[0], in[1], in[2], out);
+      .Case([&](arith::SelectOp select) {
+        // On a condition compared in its ordered negation, the choices
+        // swap (emitCompare).
+        auto compare = select.getCondition().getDefiningOp<arith::CmpFOp>();
+        bool swapped = compare && comparesNegated(compare);
+        VectorSelectOp::create(rewriter, loc, in[0], in[swapped ? 2 : 1],
+                               in[swapped ? 1 : 2], out);
         return success();
       })
       .Case([&](arith::CmpFOp cmp) { return emitCompare(cmp, in, out); })
@@ -557,7 +632,8 @@ LogicalResult InstructionLowering::emitCompare(arith::CmpFOp cmp,
   Location loc = cmp.getLoc();
   VectorCompareOp::create(rewriter, loc, ordered ? *ordered : *negated, in[0],
                           in[1], out);
-  if (negated)
+  // The selects that read only the negation swap their choices instead.
+  if (negated && !comparesNegated(cmp))
     VectorBinaryImmOp::create(rewriter, loc, VectorBinaryKind::sub, out,
                               llvm::APFloat(1.0f), out, /*imm_lhs=*/true);
   return success();
@@ -582,3 +658,36 @@ void populateBodyPatterns(RewritePatternSet &patterns,
 }
 
 } // namespace mlir::tessel::instructions
+
+namespace mlir::tessel {
+
+std::optional<Value> matchGelu(Operation &root,
+                               SmallVectorImpl<Operation *> &chain) {
+  using namespace instructions;
+  auto product = dyn_cast<arith::MulFOp>(root);
+  if (!product || !product.getType().isF32())
+    return std::nullopt;
+  auto isHalf = [](Value v) { return isF32Constant(v, 0.5f); };
+  auto isOne = [](Value v) { return isF32Constant(v, 1.0f); };
+  for (Value x : {product.getLhs(), product.getRhs()}) {
+    Value half = x == product.getLhs() ? product.getRhs() : product.getLhs();
+    Value onePlusErf = getOtherOperand<arith::MulFOp>(half, isHalf);
+    if (!onePlusErf)
+      continue;
+    Value erfValue = getOtherOperand<arith::AddFOp>(onePlusErf, isOne);
+    auto erf = erfValue ? erfValue.getDefiningOp<math::ErfOp>() : nullptr;
+    auto scaled = erf ? erf.getOperand().getDefiningOp<arith::DivFOp>() : nullptr;
+    if (!scaled || scaled.getLhs() != x ||
+        !isF32Constant(scaled.getRhs(), llvm::numbers::sqrt2f))
+      continue;
+    SmallVector<Operation *> ops = {scaled, erf, onePlusErf.getDefiningOp(),
+                                    half.getDefiningOp()};
+    if (!llvm::all_of(ops, [](Operation *op) { return op->hasOneUse(); }))
+      continue;
+    chain.assign(ops.begin(), ops.end());
+    return x;
+  }
+  return std::nullopt;
+}
+
+} // namespace mlir::tessel

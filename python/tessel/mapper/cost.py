@@ -134,7 +134,8 @@ def _epilogue_weight_bytes(op: Op, steps: tuple[int, ...]) -> int:
 def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) -> int:
     """Bytes of the SRAM temporaries tessel-lower-to-instructions allocates
     for one step (tessel-tile-for-sram's ``getScratchBytes``): an elementwise
-    body's values (one per body op, captured value and reduced loop), a
+    body's values (one per body op, captured value and reduced loop:
+    ``Op.temporaries``), a
     depthwise convolution's products, the slice of a seed that sets an
     accumulator."""
     # An accumulator set from a seed loads the seed's slice beside it (a
@@ -152,7 +153,7 @@ def scratch_bytes(op: Op, steps: tuple[int, ...], skip_weights: bool = False) ->
             if (not o.is_output and not (skip_weights and o.role == "weight"))
             or (o.is_output and o.elem_bytes != _result_elem_bytes(op)))
     if op.kind in ("elementwise", "reduction"):
-        count = op.vector_ops + op.captured + len(op.reduction_loops)
+        count = op.temporaries + op.captured + len(op.reduction_loops)
         return 4 * count * math.prod(steps) + seeds
     if op.kind == "window":
         # A depthwise convolution's products; narrow inputs accumulated

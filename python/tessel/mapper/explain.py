@@ -8,7 +8,8 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .graph import Graph, epilogue_obstacle, readers_of
-from .space import MapperOptions, Solution, epilogue_estimates
+from .space import (EPILOGUE_DIVISOR, MapperOptions, Solution, epilogue_estimates,
+                    epilogue_pays)
 
 
 def _loops(op, values) -> str:
@@ -147,10 +148,14 @@ def _unfused_reason(op, reader, arch, options: MapperOptions) -> str:
                               arch, options)
     if best is None:
         return f"{reader.label()} as its epilogue has no placement"
-    fused, alone, rest = (c.estimate for c in best)
-    if fused.cycles < alone.cycles + rest.cycles:
+    if epilogue_pays(*best):
         return (f"{reader.label()} as its epilogue not weighed ({op.label()} "
                 "was weighed as the epilogue of the op before it)")
+    fused, alone, rest = (c.estimate for c in best)
+    if fused.cycles < alone.cycles + rest.cycles:
+        return (f"{reader.label()} as its epilogue predicted faster by less "
+                f"than 1/{EPILOGUE_DIVISOR} ({fused.cycles} cycles against "
+                f"{alone.cycles} + {rest.cycles} apart)")
     return (f"{reader.label()} as its epilogue predicted slower ({fused.cycles} "
             f"cycles, its steps holding {fused.sram_bytes / 1024:.1f} of "
             f"{arch.tile.sram.bytes / 1024:.0f} KiB per tile, against "

@@ -171,6 +171,7 @@ class Op:
     iterators: tuple[str, ...]
     operands: tuple[Operand, ...]
     vector_ops: int = 1          # vector instructions per step (elementwise)
+    temporaries: int = 1         # SRAM temporaries per step, at most (body values)
     captured: int = 0            # values a body uses from outside it
     gathered_bytes: int = 0      # bytes a point reads from tables by index
     tag: str = ""                # the source line the program's tag names
@@ -356,12 +357,90 @@ def _describe(op) -> str:
 def _vector_ops(generic) -> int:
     """Vector instructions one step of an elementwise or reduction generic
     becomes: one per body op (a constant operand is an op's immediate, or
-    one fill)."""
+    one fill), but one for the five of a GELU, whose constants it does not
+    read (:func:`_gelu_interior`)."""
+    body = generic.regions[0].blocks[0].operations
+    interior = _gelu_interior(body)
     count = 0
-    for bop in generic.regions[0].blocks[0].operations:
-        if bop.operation.name != "linalg.yield":
-            count += 1
+    for bop in body:
+        op = bop.operation
+        if op.name == "linalg.yield" or op in interior or _only_feeds(op, interior):
+            continue
+        count += 1
     return max(1, count)
+
+
+def _temporaries(generic) -> int:
+    """SRAM temporaries one step of a generic may take: one per body op, as
+    tessel-tile-for-sram bounds them (getScratchBytes), a GELU's five ops
+    counted as five though they run as one instruction. Counting the one
+    it writes let the mapper take longer steps for BERT's FFN1 on
+    tessel-16x16 (k 64 -> 192), which its transfer model ranks faster and
+    which ran 15 % slower (docs/mapper.md)."""
+    return max(1, sum(1 for bop in generic.regions[0].blocks[0].operations
+                      if bop.operation.name != "linalg.yield"))
+
+
+def _only_feeds(op, interior) -> bool:
+    """Whether every use of ``op``'s results is by one of ``interior``."""
+    users = [use.owner for result in op.results for use in result.uses]
+    return bool(users) and all(user in interior for user in users)
+
+
+def _f32_constant(value, expected: float) -> bool:
+    """Whether ``value`` is the f32 constant ``expected``, bit for bit."""
+    import numpy as np
+
+    from ..ir import FloatAttr, OpResult
+
+    if not isinstance(value, OpResult) or str(value.type) != "f32":
+        return False
+    owner = value.owner
+    if owner.name != "arith.constant":
+        return False
+    attr = owner.attributes["value"]
+    return isinstance(attr, FloatAttr) and \
+        np.float32(FloatAttr(attr).value) == np.float32(expected)
+
+
+def _gelu_interior(body) -> list:
+    """The ops of a body's GELU chains in PyTorch's erf form, ``x *
+    ((erf(x / sqrt(2)) + 1) * 0.5)`` in f32, but the last product:
+    tessel-lower-to-instructions runs each chain as one ``gelu``
+    (matchGelu in lib/Conversion/TesselToInstructions), which computes
+    these ops' values and reads their constants in itself."""
+    from ..ir import OpResult
+
+    def defined(value, name):
+        value = value.maybe_downcast()
+        if isinstance(value, OpResult) and value.owner.name == name:
+            return value.owner
+        return None
+
+    def sole_user(op):
+        uses = list(op.results[0].uses)
+        return uses[0].owner if len(uses) == 1 else None
+
+    def reads(op, constant) -> bool:
+        return any(_f32_constant(v.maybe_downcast(), constant) for v in op.operands)
+
+    interior = []
+    for bop in body:
+        erf = bop.operation
+        if erf.name != "math.erf" or str(erf.results[0].type) != "f32":
+            continue
+        scaled = defined(erf.operands[0], "arith.divf")
+        add = sole_user(erf)
+        half = sole_user(add) if add is not None and add.name == "arith.addf" else None
+        product = sole_user(half) if half is not None and half.name == "arith.mulf" else None
+        if scaled is None or product is None or product.name != "arith.mulf" or \
+                len(list(scaled.results[0].uses)) != 1 or \
+                not _f32_constant(scaled.operands[1].maybe_downcast(), 1.41421356237309505) or \
+                not reads(add, 1.0) or not reads(half, 0.5):
+            continue
+        if scaled.operands[0] in (product.operands[0], product.operands[1]):
+            interior += [scaled, erf, add, half]
+    return interior
 
 
 def _gathered_bytes(generic) -> int:
@@ -378,7 +457,8 @@ def _gathered_bytes(generic) -> int:
 
 def _captured(generic) -> int:
     """Values a generic's body uses from outside it (float constants the
-    lowering fills into temporaries)."""
+    lowering fills into temporaries; an upper bound, as
+    :func:`_temporaries`)."""
     from ..ir import BlockArgument
 
     body = generic.regions[0].blocks[0]
@@ -469,6 +549,8 @@ def from_module(module, *, name: str = "model", roles: list[str] | None = None) 
         ops.append(Op(index=i, name=opname, kind=kind, loops=tuple(loops),
                       iterators=iterators, operands=tuple(operands),
                       vector_ops=_vector_ops(gop)
+                      if kind in ("elementwise", "reduction") else 1,
+                      temporaries=_temporaries(gop)
                       if kind in ("elementwise", "reduction") else 1,
                       captured=_captured(gop)
                       if kind in ("elementwise", "reduction") else 0,

@@ -42,7 +42,7 @@ INDEX_DTYPES = ("i32", "i64")
 # ---------------------------------------------------------------------------
 
 UNARY_OPS = ("neg", "abs", "exp", "log", "tanh", "erf", "sqrt", "rsqrt",
-             "recip", "cast", "copy", "sin", "cos", "floor")
+             "recip", "cast", "copy", "sin", "cos", "floor", "gelu")
 BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 REDUCE_OPS = ("add", "max")
 PREDICATES = ("lt", "le", "gt", "ge", "eq", "ne")
@@ -53,10 +53,13 @@ ENDPOINT_KINDS = ("sram", "dram")
 INT_UNARY_OPS = ("neg", "abs", "cast", "copy")
 INT_BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 
-# The arch's `tile.vector.latency` key of each vector instruction.
-# copy and floor take a conversion's latency (floor rounds like one).
-UNARY_LATENCY_KEY = {op: ("cast" if op in ("copy", "floor") else op)
-                     for op in UNARY_OPS}
+# The arch's `tile.vector.latency` keys of each vector instruction, whose
+# latencies add up. copy and floor take a conversion's latency (floor rounds
+# like one); gelu is the pipeline of the operations it chains (docs/isa.md).
+UNARY_LATENCY_KEYS = {op: (("cast",) if op in ("copy", "floor")
+                           else ("div", "erf", "add", "mul", "mul") if op == "gelu"
+                           else (op,))
+                      for op in UNARY_OPS}
 BINARY_LATENCY_KEY = {op: op for op in BINARY_OPS}
 REDUCE_LATENCY_KEY = {"add": "reduce_add", "max": "reduce_max"}
 

@@ -237,6 +237,7 @@ _C2 = _c(-2.12194440e-4)
 _EXP_P = [_c(v) for v in (1.9875691500e-4, 1.3981999507e-3, 8.3334519073e-3,
                           4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)]
 _SQRTH = _c(0.707106781186547524)
+_SQRT2 = _c(1.41421356237309505)
 _LOG_P0 = _c(7.0376836292e-2)
 # (sign, constant) of each `p = p * f -/+ c` step of log.
 _LOG_STEPS = [(-1, _c(1.1514610310e-1)), (+1, _c(1.1676998740e-1)),
@@ -324,6 +325,15 @@ def erf(x: np.ndarray) -> np.ndarray:
             p = p * t - c if sign < 0 else p * t + c
         out = s * (_ONE - (p * t) * exp(-(a * a)))
     return out.astype(np.float32, copy=False)
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """GELU as PyTorch's erf form, ``x * ((erf(x / sqrt(2)) + 1) * 0.5)``,
+    each step an f32 operation of the ISA (docs/isa.md): the bits of the
+    five instructions it chains."""
+    x = np.asarray(x, dtype=np.float32)
+    with np.errstate(all="ignore"):
+        return x * ((erf(x / _SQRT2) + _ONE) * _HALF)
 
 
 def _octant(x: np.ndarray):
@@ -415,6 +425,7 @@ UNARY_F32: dict[str, Callable[[np.ndarray], np.ndarray]] = {
     "sin": sin,
     "cos": cos,
     "floor": np.floor,
+    "gelu": gelu,
     "sqrt": np.sqrt,
     "rsqrt": lambda x: _ONE / np.sqrt(x),
     "recip": lambda x: _ONE / x,

@@ -103,9 +103,14 @@ def matmul_run_joined(tail: tuple[int, int], head: tuple[int, int]) -> int:
     return min(cycles, drain + min(fill, last_stream))
 
 
-def vector_cycles(arch, latency_key: str, elements: int, sram_bytes: int) -> int:
+def vector_cycles(arch, latency_key: str | tuple[str, ...], elements: int,
+                  sram_bytes: int) -> int:
+    """A vector instruction's cycles: its latency (the sum of the keys',
+    where it chains several operations) and then its elements over the
+    lanes or its bytes over the SRAM port, whichever is longer."""
     v = arch.tile.vector
-    return v.latency[latency_key] + max(
+    keys = (latency_key,) if isinstance(latency_key, str) else latency_key
+    return sum(v.latency[key] for key in keys) + max(
         _ceil_div(elements, v.lanes),
         _ceil_div(sram_bytes, arch.tile.sram.bytes_per_cycle))
 
@@ -126,7 +131,7 @@ def vector_timing(arch, ins) -> tuple[int, int]:
     sizes = f["sizes"]
     e = element_count(sizes)
     if op == "vector_unary":
-        key = isa.UNARY_LATENCY_KEY[f["op"]]
+        key = isa.UNARY_LATENCY_KEYS[f["op"]]
         nbytes = e * (isa.DTYPE_SIZE[f["in_dtype"]] + isa.DTYPE_SIZE[f["out_dtype"]])
     else:
         item = isa.DTYPE_SIZE[f["dtype"]]

@@ -260,7 +260,8 @@ def Tessel_VectorUnaryKind : I32EnumAttr<"VectorUnaryKind",
       I32EnumAttrCase<"sqrt", 6>, I32EnumAttrCase<"rsqrt", 7>,
       I32EnumAttrCase<"recip", 8>, I32EnumAttrCase<"cast", 9>,
       I32EnumAttrCase<"copy", 10>, I32EnumAttrCase<"sin", 11>,
-      I32EnumAttrCase<"cos", 12>, I32EnumAttrCase<"floor", 13>]> {
+      I32EnumAttrCase<"cos", 12>, I32EnumAttrCase<"floor", 13>,
+      I32EnumAttrCase<"gelu", 14>]> {
   let cppNamespace = "::mlir::tessel";
 }
 

@@ -320,6 +320,8 @@ DEV float unary_f(int op, float x) {
     case U_SIN: return isa_sin(x);
     case U_COS: return isa_cos(x);
     case U_FLOOR: return floorf(x);
+    case U_GELU:
+        return FMUL(x, FMUL(FADD(isa_erf(FDIV(x, KF(SQRT2))), KF(ONE)), KF(HALF)));
     case U_SQRT: return FSQRT(x);
     case U_RSQRT: return FDIV(1.0f, FSQRT(x));
     default: return FDIV(1.0f, x);                 /* U_RECIP */
