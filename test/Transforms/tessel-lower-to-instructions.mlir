@@ -76,6 +76,80 @@ tessel.device @steps arch #tiny {
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// The same GELU with each commutative op's operands the other way round is
+// one gelu too; one whose erf is read again keeps its five instructions
+// (the erf's value is needed apart).
+// CHECK-LABEL: tessel.device @gelu_commuted
+// CHECK:         tessel.vector_unary gelu
+// CHECK:         tessel.vector_unary erf
+// CHECK-NOT:     tessel.vector_unary gelu
+tessel.device @gelu_commuted arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %sqrt2 = arith.constant 1.41421354 : f32
+    %one = arith.constant 1.0 : f32
+    %half = arith.constant 0.5 : f32
+    %x = memref.alloc() : memref<8xf32, #sram>
+    %out = memref.alloc() : memref<8xf32, #sram>
+    %out2 = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32, #sram>) outs(%out : memref<8xf32, #sram>) {
+    ^bb0(%in: f32, %o: f32):
+      %0 = arith.divf %in, %sqrt2 : f32
+      %1 = math.erf %0 : f32
+      %2 = arith.addf %one, %1 : f32
+      %3 = arith.mulf %half, %2 : f32
+      %4 = arith.mulf %3, %in : f32
+      linalg.yield %4 : f32
+    }
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32, #sram>) outs(%out2 : memref<8xf32, #sram>) {
+    ^bb0(%in: f32, %o: f32):
+      %0 = arith.divf %in, %sqrt2 : f32
+      %1 = math.erf %0 : f32
+      %2 = arith.addf %1, %one : f32
+      %3 = arith.mulf %2, %half : f32
+      %4 = arith.mulf %in, %3 : f32
+      %5 = arith.addf %4, %1 : f32
+      linalg.yield %5 : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+// An ult that two selects read (a clamp below and its mask): both swap
+// their choices on its negation, ge.
+// CHECK-LABEL: tessel.device @negated_compare_two_selects
+// CHECK:         tessel.vector_compare ge %[[X:.+]], %[[LO:.+]], %[[MASK:[a-z0-9_]+]]
+// CHECK-NOT:     tessel.vector_binary_imm
+// CHECK:         tessel.vector_select %[[MASK]], %[[X]], %[[LO]], %{{.+}}
+// CHECK:         tessel.vector_select %[[MASK]], %{{.+}}, %{{.+}}, %{{.+}}
+tessel.device @negated_compare_two_selects arch #tiny {
+  %t = tessel.tile(0, 0)
+  tessel.core(%t) {
+    %lo = arith.constant -1.0 : f32
+    %zero = arith.constant 0.0 : f32
+    %one = arith.constant 1.0 : f32
+    %x = memref.alloc() : memref<8xf32, #sram>
+    %out = memref.alloc() : memref<8xf32, #sram>
+    linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%x : memref<8xf32, #sram>) outs(%out : memref<8xf32, #sram>) {
+    ^bb0(%in: f32, %o: f32):
+      %below = arith.cmpf ult, %in, %lo : f32
+      %clamped = arith.select %below, %lo, %in : f32
+      %mask = arith.select %below, %one, %zero : f32
+      %r = arith.addf %clamped, %mask : f32
+      linalg.yield %r : f32
+    }
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 // GELU in PyTorch's erf form after a bias, as BERT's FFN reaches the
 // lowering: the bias is one add, the five ops of GELU one gelu (the same
 // f32 operations, one pass through SRAM).

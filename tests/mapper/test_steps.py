@@ -95,7 +95,7 @@ def test_gelu_counts_as_the_one_instruction_it_lowers_to():
     op = _only_op(GELU)
     assert (op.vector_ops, op.temporaries, op.captured) == (2, 6, 3)
     # Another constant than sqrt(2) in f32 is another function: five ops,
-    # three constants filled.
+    # its constants immediates.
     other = _only_op(GELU.replace("1.41421354", "1.5"))
     assert (other.vector_ops, other.temporaries) == (6, 6)
 

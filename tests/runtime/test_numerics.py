@@ -208,6 +208,16 @@ def test_sin_and_cos_against_float64():
         assert np.isnan(nx.cos(np.float32([special]))[0])
 
 
+def test_gelu_of_infinities_nan_and_zeros():
+    # As its five operations give them: -inf * 0 is NaN, -0 stays -0.
+    x = np.float32([np.inf, -np.inf, np.nan, 0.0, -0.0, 3.4e38, -3.4e38, 1e-45])
+    got = nx.unary("gelu", x, "f32", "f32")
+    assert got[0] == np.inf and np.isnan(got[1]) and np.isnan(got[2])
+    assert bits(got[3]) == 0 and bits(got[4]) == 0x80000000
+    for v, y in zip(x[5:], got[5:]):
+        assert bits(y) == bits(ref_gelu(float(v))), float(v)
+
+
 def test_tanh_and_erf_keep_the_sign_of_zero():
     assert bits(nx.tanh(np.float32([-0.0]))[0]) == 0x80000000
     assert nx.tanh(np.float32([-12.0]))[0] == -1.0

@@ -9,7 +9,6 @@
 //===----------------------------------------------------------------------===//
 
 #include "InstructionLowering.h"
-#include "tessel/Conversion/TesselToInstructions/TesselToInstructions.h"
 
 #include "mlir/Dialect/Math/IR/Math.h"
 #include "mlir/Dialect/Utils/StaticValueUtils.h"
@@ -97,25 +96,61 @@ static std::optional<VectorBinaryKind> getBinaryKind(Operation &op) {
       .Default([](Operation *) -> Kind { return std::nullopt; });
 }
 
-/// Whether `value` is the f32 constant `expected`, bit for bit.
+/// Whether `value` is an arith.constant of f32 `expected`, bit for bit.
 static bool isF32Constant(Value value, float expected) {
-  std::optional<APFloat> constant = getConstantFloat(value);
-  return value.getType().isF32() && constant &&
-         constant->bitwiseIsEqual(APFloat(expected));
+  auto constant = value.getDefiningOp<arith::ConstantOp>();
+  auto attr = constant ? dyn_cast<FloatAttr>(constant.getValue()) : nullptr;
+  return attr && attr.getType().isF32() &&
+         attr.getValue().bitwiseIsEqual(APFloat(expected));
 }
 
-/// The operand of a commutative `op` other than the one `isOther` accepts,
-/// or null.
+/// Where `value` is computed by a commutative `OpTy` one of whose operands
+/// `isKnown` accepts (a constant), its other operand; otherwise null.
 template <typename OpTy>
-static Value getOtherOperand(Value value, function_ref<bool(Value)> isOther) {
+static Value getOtherOperand(Value value, function_ref<bool(Value)> isKnown) {
   auto op = value.getDefiningOp<OpTy>();
   if (!op)
     return Value();
-  if (isOther(op.getRhs()))
+  if (isKnown(op.getRhs()))
     return op.getLhs();
-  if (isOther(op.getLhs()))
+  if (isKnown(op.getLhs()))
     return op.getRhs();
   return Value();
+}
+
+/// GELU in PyTorch's erf form as torch-mlir imports it, `x * ((erf(x /
+/// sqrt(2)) + 1) * 0.5)` in f32 (either order of each commutative op),
+/// computed by `root`, the last product: the value it is GELU of, with the
+/// four other ops in `chain`, each used only by the next; none where `root`
+/// is not such a product. The ISA's vector_unary gelu chains the same five
+/// f32 operations (docs/isa.md), so the lowering runs them as that one
+/// instruction (and tessel.mapper.graph counts one).
+static std::optional<Value> matchGelu(Operation &root,
+                                      SmallVectorImpl<Operation *> &chain) {
+  auto product = dyn_cast<arith::MulFOp>(root);
+  if (!product || !product.getType().isF32())
+    return std::nullopt;
+  auto isHalf = [](Value v) { return isF32Constant(v, 0.5f); };
+  auto isOne = [](Value v) { return isF32Constant(v, 1.0f); };
+  for (Value x : {product.getLhs(), product.getRhs()}) {
+    Value cdf = x == product.getLhs() ? product.getRhs() : product.getLhs();
+    Value onePlusErf = getOtherOperand<arith::MulFOp>(cdf, isHalf);
+    if (!onePlusErf)
+      continue;
+    Value erfValue = getOtherOperand<arith::AddFOp>(onePlusErf, isOne);
+    auto erf = erfValue ? erfValue.getDefiningOp<math::ErfOp>() : nullptr;
+    auto scaled = erf ? erf.getOperand().getDefiningOp<arith::DivFOp>() : nullptr;
+    if (!scaled || scaled.getLhs() != x ||
+        !isF32Constant(scaled.getRhs(), llvm::numbers::sqrt2f))
+      continue;
+    SmallVector<Operation *> ops = {scaled, erf, onePlusErf.getDefiningOp(),
+                                    cdf.getDefiningOp()};
+    if (!llvm::all_of(ops, [](Operation *op) { return op->hasOneUse(); }))
+      continue;
+    chain.assign(ops.begin(), ops.end());
+    return x;
+  }
+  return std::nullopt;
 }
 
 LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
@@ -453,23 +488,31 @@ LogicalResult InstructionLowering::lowerReduction(linalg::LinalgOp op) {
   return success();
 }
 
-/// Whether `cmp` is lowered as its ordered negation, with no `1 - x` after
-/// it: its predicate is unordered (true for a NaN; the vector unit's
-/// comparisons are ordered), and every use is a select's condition, which
-/// then swaps its choices. A ReLU as torch-mlir imports it,
-/// `select(x ugt 0, x, 0)`, is `select(x le 0, 0, x)`: one pass through
-/// SRAM fewer, the same result for every x.
-static bool comparesNegated(arith::CmpFOp cmp) {
+/// The vector unit's comparison that is the negation of an unordered
+/// predicate (true for a NaN, where the unit's `lt`, `le`, `gt` and `ge`
+/// are false): `ugt` is `not le`, and so on; none for the others.
+static std::optional<ComparePredicate>
+getNegatedComparison(arith::CmpFPredicate predicate) {
   using P = arith::CmpFPredicate;
-  P predicate = cmp.getPredicate();
-  if (predicate != P::UGT && predicate != P::UGE && predicate != P::ULT &&
-      predicate != P::ULE)
+  switch (predicate) {
+  case P::UGT: return ComparePredicate::le;
+  case P::UGE: return ComparePredicate::lt;
+  case P::ULT: return ComparePredicate::ge;
+  case P::ULE: return ComparePredicate::gt;
+  default: return std::nullopt;
+  }
+}
+
+/// Whether `cmp` is lowered as its negation (getNegatedComparison) with no
+/// `1 - x` after it: every use is a select's condition, which then swaps
+/// its choices. A ReLU as torch-mlir imports it, `select(x ugt 0, x, 0)`,
+/// is `select(x le 0, 0, x)`: one pass through SRAM fewer, the same result
+/// for every x.
+static bool comparesNegated(arith::CmpFOp cmp) {
+  if (!getNegatedComparison(cmp.getPredicate()))
     return false;
   return llvm::all_of(cmp->getUses(), [](OpOperand &use) {
-    auto select = dyn_cast<arith::SelectOp>(use.getOwner());
-    return select && use.getOperandNumber() == 0 &&
-           select.getTrueValue() != select.getCondition() &&
-           select.getFalseValue() != select.getCondition();
+    return isa<arith::SelectOp>(use.getOwner()) && use.getOperandNumber() == 0;
   });
 }
 
@@ -614,7 +657,8 @@ LogicalResult InstructionLowering::emitIntegerCompare(arith::CmpIOp cmp,
 LogicalResult InstructionLowering::emitCompare(arith::CmpFOp cmp,
                                                ArrayRef<Value> in, Value out) {
   using P = arith::CmpFPredicate;
-  std::optional<ComparePredicate> ordered, negated;
+  std::optional<ComparePredicate> ordered,
+      negated = getNegatedComparison(cmp.getPredicate());
   switch (cmp.getPredicate()) {
   case P::OLT: ordered = ComparePredicate::lt; break;
   case P::OLE: ordered = ComparePredicate::le; break;
@@ -622,12 +666,9 @@ LogicalResult InstructionLowering::emitCompare(arith::CmpFOp cmp,
   case P::OGE: ordered = ComparePredicate::ge; break;
   case P::OEQ: ordered = ComparePredicate::eq; break;
   case P::UNE: ordered = ComparePredicate::ne; break;
-  case P::UGT: negated = ComparePredicate::le; break;
-  case P::UGE: negated = ComparePredicate::lt; break;
-  case P::ULT: negated = ComparePredicate::ge; break;
-  case P::ULE: negated = ComparePredicate::gt; break;
   default:
-    return cmp.emitOpError("has a predicate the vector unit lacks");
+    if (!negated)
+      return cmp.emitOpError("has a predicate the vector unit lacks");
   }
   Location loc = cmp.getLoc();
   VectorCompareOp::create(rewriter, loc, ordered ? *ordered : *negated, in[0],
@@ -658,36 +699,3 @@ void populateBodyPatterns(RewritePatternSet &patterns,
 }
 
 } // namespace mlir::tessel::instructions
-
-namespace mlir::tessel {
-
-std::optional<Value> matchGelu(Operation &root,
-                               SmallVectorImpl<Operation *> &chain) {
-  using namespace instructions;
-  auto product = dyn_cast<arith::MulFOp>(root);
-  if (!product || !product.getType().isF32())
-    return std::nullopt;
-  auto isHalf = [](Value v) { return isF32Constant(v, 0.5f); };
-  auto isOne = [](Value v) { return isF32Constant(v, 1.0f); };
-  for (Value x : {product.getLhs(), product.getRhs()}) {
-    Value half = x == product.getLhs() ? product.getRhs() : product.getLhs();
-    Value onePlusErf = getOtherOperand<arith::MulFOp>(half, isHalf);
-    if (!onePlusErf)
-      continue;
-    Value erfValue = getOtherOperand<arith::AddFOp>(onePlusErf, isOne);
-    auto erf = erfValue ? erfValue.getDefiningOp<math::ErfOp>() : nullptr;
-    auto scaled = erf ? erf.getOperand().getDefiningOp<arith::DivFOp>() : nullptr;
-    if (!scaled || scaled.getLhs() != x ||
-        !isF32Constant(scaled.getRhs(), llvm::numbers::sqrt2f))
-      continue;
-    SmallVector<Operation *> ops = {scaled, erf, onePlusErf.getDefiningOp(),
-                                    half.getDefiningOp()};
-    if (!llvm::all_of(ops, [](Operation *op) { return op->hasOneUse(); }))
-      continue;
-    chain.assign(ops.begin(), ops.end());
-    return x;
-  }
-  return std::nullopt;
-}
-
-} // namespace mlir::tessel

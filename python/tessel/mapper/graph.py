@@ -11,6 +11,7 @@ plain dataclasses.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
@@ -383,24 +384,23 @@ def _temporaries(generic) -> int:
 
 def _only_feeds(op, interior) -> bool:
     """Whether every use of ``op``'s results is by one of ``interior``."""
-    users = [use.owner for result in op.results for use in result.uses]
+    users = [use.owner.operation for result in op.results for use in result.uses]
     return bool(users) and all(user in interior for user in users)
 
 
 def _f32_constant(value, expected: float) -> bool:
-    """Whether ``value`` is the f32 constant ``expected``, bit for bit."""
+    """Whether ``value`` is an arith.constant of f32 ``expected``, bit for
+    bit (isF32Constant in Bodies.cpp)."""
     import numpy as np
 
     from ..ir import FloatAttr, OpResult
 
-    if not isinstance(value, OpResult) or str(value.type) != "f32":
+    if not isinstance(value, OpResult) or str(value.type) != "f32" or \
+            value.owner.name != "arith.constant":
         return False
-    owner = value.owner
-    if owner.name != "arith.constant":
-        return False
-    attr = owner.attributes["value"]
+    attr = value.owner.attributes["value"]
     return isinstance(attr, FloatAttr) and \
-        np.float32(FloatAttr(attr).value) == np.float32(expected)
+        np.float32(attr.value) == np.float32(expected)
 
 
 def _gelu_interior(body) -> list:
@@ -414,12 +414,12 @@ def _gelu_interior(body) -> list:
     def defined(value, name):
         value = value.maybe_downcast()
         if isinstance(value, OpResult) and value.owner.name == name:
-            return value.owner
+            return value.owner.operation
         return None
 
     def sole_user(op):
         uses = list(op.results[0].uses)
-        return uses[0].owner if len(uses) == 1 else None
+        return uses[0].owner.operation if len(uses) == 1 else None
 
     def reads(op, constant) -> bool:
         return any(_f32_constant(v.maybe_downcast(), constant) for v in op.operands)
@@ -431,15 +431,15 @@ def _gelu_interior(body) -> list:
             continue
         scaled = defined(erf.operands[0], "arith.divf")
         add = sole_user(erf)
-        half = sole_user(add) if add is not None and add.name == "arith.addf" else None
-        product = sole_user(half) if half is not None and half.name == "arith.mulf" else None
+        cdf = sole_user(add) if add is not None and add.name == "arith.addf" else None
+        product = sole_user(cdf) if cdf is not None and cdf.name == "arith.mulf" else None
         if scaled is None or product is None or product.name != "arith.mulf" or \
                 len(list(scaled.results[0].uses)) != 1 or \
-                not _f32_constant(scaled.operands[1].maybe_downcast(), 1.41421356237309505) or \
-                not reads(add, 1.0) or not reads(half, 0.5):
+                not _f32_constant(scaled.operands[1].maybe_downcast(), math.sqrt(2.0)) or \
+                not reads(add, 1.0) or not reads(cdf, 0.5):
             continue
         if scaled.operands[0] in (product.operands[0], product.operands[1]):
-            interior += [scaled, erf, add, half]
+            interior += [scaled, erf, add, cdf]
     return interior
 
 

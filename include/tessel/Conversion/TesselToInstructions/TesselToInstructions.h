@@ -20,16 +20,6 @@ namespace mlir::tessel {
 /// the first op it cannot lower and fails.
 LogicalResult lowerCoreToInstructions(CoreOp core);
 
-/// GELU in PyTorch's erf form as torch-mlir imports it, `x * ((erf(x /
-/// sqrt(2)) + 1) * 0.5)` in f32 (either order of each commutative op),
-/// computed by `root`, the last product: the value it is GELU of, with the
-/// four other ops in `chain`, each used only by the next; none where `root`
-/// is not such a product. The ISA's vector_unary gelu chains the same five
-/// f32 operations (docs/isa.md), so the lowering runs them as that one
-/// instruction.
-std::optional<Value> matchGelu(Operation &root,
-                               SmallVectorImpl<Operation *> &chain);
-
 } // namespace mlir::tessel
 
 #endif // TESSEL_CONVERSION_TESSELTOINSTRUCTIONS_TESSELTOINSTRUCTIONS_H
