@@ -397,6 +397,59 @@ tessel.device @taps_epilogue arch #tiny {
 #sram = #tessel.memory_space<sram>
 #tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
 
+// @taps_epilogue with the ReLU as a compare and a select on a constant 0,
+// one element read through zero strides (tessel-lower-to-instructions):
+// the constant stays filled where it was, above the groups, which take
+// the compare and the select with them.
+// CHECK-LABEL: tessel.device @taps_epilogue_constant
+// CHECK:         tessel.vector_fill 0.000000e+00, %[[Z:.+]] : memref<1xf32, #sram>
+// CHECK:         tessel.matmul init
+// CHECK:         tessel.vector_compare le
+// CHECK:         tessel.vector_select
+// CHECK:         tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1]>, #sram>
+// CHECK:         tessel.matmul init
+// CHECK:         tessel.dma %{{.+}} : memref<4x16xf32, strided<[64, 1], offset: 16>, #sram>
+tessel.device @taps_epilogue_constant arch #tiny {
+  %t = tessel.tile(0, 0)
+  %bias = tessel.dram_buffer @bias input : memref<4x1xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<4x64xf32, #dram>
+  tessel.core(%t) {
+    %x = memref.alloc() : memref<64x8xf32, #sram>
+    %w = memref.alloc() : memref<8x4xf32, #sram>
+    %b = memref.alloc() : memref<4x1xf32, #sram>
+    %l = tessel.dma %bias to %b : memref<4x1xf32, #dram> to memref<4x1xf32, #sram>
+    %bb = tessel.strided_view %b : memref<4x1xf32, #sram> to memref<4x64xf32, strided<[1, 0]>, #sram>
+    %out = memref.alloc() : memref<4x64xf32, #sram>
+    %acc = tessel.strided_view %out : memref<4x64xf32, #sram> to memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x0 = memref.subview %x[0, 0] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1]>, #sram>
+    %w0 = memref.subview %w[0, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1]>, #sram>
+    tessel.matmul init %x0, %w0, %acc : memref<64x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[4, 1]>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    %x1 = memref.subview %x[0, 4] [64, 4] [1, 1] : memref<64x8xf32, #sram> to memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %w1 = memref.subview %w[4, 0] [4, 4] [1, 1] : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>
+    tessel.matmul %x1, %w1, %acc : memref<64x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[4, 1], offset: 16>, #sram>, memref<64x4xf32, strided<[1, 64]>, #sram>
+    tessel.wait %l
+    %sum = memref.alloc() : memref<4x64xf32, #sram>
+    tessel.vector_binary add %out, %bb, %sum : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[1, 0]>, #sram>, memref<4x64xf32, #sram>
+    %z1 = memref.alloc() : memref<1xf32, #sram>
+    tessel.vector_fill 0.0, %z1 : memref<1xf32, #sram>
+    %z = tessel.strided_view %z1 : memref<1xf32, #sram> to memref<4x64xf32, strided<[0, 0]>, #sram>
+    %m = memref.alloc() : memref<4x64xf32, #sram>
+    tessel.vector_compare le %sum, %z, %m : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[0, 0]>, #sram>, memref<4x64xf32, #sram>
+    tessel.vector_select %m, %z, %sum, %out : memref<4x64xf32, #sram>, memref<4x64xf32, strided<[0, 0]>, #sram>, memref<4x64xf32, #sram>, memref<4x64xf32, #sram>
+    memref.dealloc %sum : memref<4x64xf32, #sram>
+    memref.dealloc %z1 : memref<1xf32, #sram>
+    memref.dealloc %m : memref<4x64xf32, #sram>
+    %s = tessel.dma %out to %y : memref<4x64xf32, #sram> to memref<4x64xf32, #dram>
+    tessel.wait %s
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", weight_buffers = 2, macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
 // The same, but the add writes its sum over the blocks' left operand: a
 // group's epilogue would overwrite what a later group's blocks read, so
 // the blocks keep their rows and the store stays whole.

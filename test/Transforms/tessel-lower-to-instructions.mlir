@@ -46,8 +46,10 @@ tessel.device @steps arch #tiny {
     // CHECK:     %[[BB:.+]] = tessel.strided_view %{{.+}} : {{.+}} to memref<8x6x{{[a-z0-9]+}}, strided<[0, 1]>
     // CHECK:     %[[SUM:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_binary add %[[ACC]], %[[BB]], %[[SUM]]
-    // CHECK:     %[[ZERO:.+]] = memref.alloc() : memref<8x6xf32, #sram>
-    // CHECK:     tessel.vector_fill 0.000000e+00, %[[ZERO]]
+    // The constant 0 is one element, read through zero strides.
+    // CHECK:     %[[ZERO1:.+]] = memref.alloc() : memref<1xf32, #sram>
+    // CHECK:     tessel.vector_fill 0.000000e+00, %[[ZERO1]]
+    // CHECK:     %[[ZERO:.+]] = tessel.strided_view %[[ZERO1]] : memref<1xf32, #sram> to memref<8x6xf32, strided<[0, 0]>, #sram>
     // CHECK:     %[[MASK:.+]] = memref.alloc() : memref<8x6xf32, #sram>
     // CHECK:     tessel.vector_compare le %[[SUM]], %[[ZERO]], %[[MASK]]
     // CHECK-NOT: tessel.vector_binary_imm
@@ -680,7 +682,7 @@ tessel.device @shifted_ids arch #ints {
 // kept as 1 / 0 in i64, and the select reads it cast to f32; truncation to
 // i32 and a conversion to f32 are casts.
 // CHECK-LABEL: tessel.device @padding_mask
-// CHECK:     tessel.vector_compare ne %{{.+}}, %{{.+}}, %[[NE:[^ ]+]] : memref<8xi64, #sram>, memref<8xi64, #sram>, memref<8xi64, #sram>
+// CHECK:     tessel.vector_compare ne %{{.+}}, %{{.+}}, %[[NE:[^ ]+]] : memref<8xi64, #sram>, memref<8xi64, strided<[0]>, #sram>, memref<8xi64, #sram>
 // CHECK:     tessel.vector_unary cast %[[NE]], %[[COND:[^ ]+]] : memref<8xi64, #sram>, memref<8xf32, #sram>
 // CHECK:     tessel.vector_select %[[COND]], %{{.+}}, %{{.+}}, %[[SEL:[^ ]+]] :
 // CHECK:     tessel.vector_unary cast %{{.+}}, %[[NARROW:[^ ]+]] : memref<8xi64, #sram>, memref<8xi32, #sram>

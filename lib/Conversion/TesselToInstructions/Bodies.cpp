@@ -179,10 +179,15 @@ LogicalResult InstructionLowering::evaluateBody(linalg::LinalgOp op,
     std::optional<APFloat> value = getImmediate(scalar);
     if (!value)
       return failure();
-    Value buffer = temporary(scalar.getType());
+    // One element, read through zero strides: a fill of the whole step
+    // would be a pass through the SRAM port of its own.
+    Value element = allocateTemporary(rewriter, loc, {1}, scalar.getType());
+    buffers.temporaries.push_back(element);
     VectorFillOp::create(rewriter, loc,
                          rewriter.getF32FloatAttr(value->convertToDouble()),
-                         buffer);
+                         element);
+    Value buffer = stridedView(rewriter, loc, element, 0, shape,
+                               SmallVector<int64_t>(shape.size(), 0));
     buffers.of[scalar] = buffer;
     return buffer;
   };

@@ -35,7 +35,8 @@
 // An elementwise epilogue between the blocks and the store (a batch norm's
 // scale and shift, a residual add, a ReLU) goes with them, each group on
 // its own elements, so that a convolution followed by its batch norm
-// leaves as its groups finish too.
+// leaves as its groups finish too; a constant it reads (one element
+// filled, read through zero strides) stays filled above the groups.
 // Smaller blocks cost the MAC array more at its SRAM port, and a piece
 // hides what its bytes take at the tile's share of the DRAM, so the groups
 // are as many (two to four) as save most by that estimate, and none where
@@ -350,6 +351,12 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         epilogue.waits.push_back(op);
         continue;
       }
+      // A constant (one element the epilogue reads through zero strides)
+      // stays where it is filled, above the groups.
+      if (auto fill = dyn_cast<VectorFillOp>(op);
+          run.empty() && fill &&
+          cast<MemRefType>(fill.getResult().getType()).getNumElements() == 1)
+        continue;
       if (run.empty() && isElementwise(op)) {
         epilogue.instructions.push_back(op);
         continue;
