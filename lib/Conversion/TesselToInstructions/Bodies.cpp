@@ -4,7 +4,9 @@
 // body op, over strided views of the operands, with temporaries in SRAM for
 // its intermediate values; indexed loads of a table in DRAM become gathers.
 // GELU's five ops (PyTorch's erf form) become the one `gelu` that chains
-// them, and a comparison only selects read is computed in its ordered form.
+// them; an unordered comparison only selects read is computed as its
+// negation, the selects' choices swapped; a constant operand is one
+// element, read through zero strides.
 //
 //===----------------------------------------------------------------------===//
 

@@ -56,10 +56,9 @@ INT_BINARY_OPS = ("add", "sub", "mul", "div", "max", "min")
 # The arch's `tile.vector.latency` keys of each vector instruction, whose
 # latencies add up. copy and floor take a conversion's latency (floor rounds
 # like one); gelu is the pipeline of the operations it chains (docs/isa.md).
-UNARY_LATENCY_KEYS = {op: (("cast",) if op in ("copy", "floor")
-                           else ("div", "erf", "add", "mul", "mul") if op == "gelu"
-                           else (op,))
-                      for op in UNARY_OPS}
+UNARY_LATENCY_KEYS = {op: (op,) for op in UNARY_OPS} | {
+    "copy": ("cast",), "floor": ("cast",),
+    "gelu": ("div", "erf", "add", "mul", "mul")}
 BINARY_LATENCY_KEY = {op: op for op in BINARY_OPS}
 REDUCE_LATENCY_KEY = {"add": "reduce_add", "max": "reduce_max"}
 
