@@ -113,3 +113,61 @@ tessel.device @signalled arch #tiny {
     tessel.vector_unary exp %bb, %bb : memref<16xf32, #sram>, memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+
+// A multicast that waits for its receiver's credit (its DMA does; checked
+// as the core's own wait before it): (0, 1) gives the credit before it
+// waits for the delivery, so both get through.
+// CHECK-LABEL: tessel.device @credited
+tessel.device @credited arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %ba = tessel.buffer @ba on %a : memref<16xf32, #sram>
+  %bb = tessel.buffer @bb on %b : memref<16xf32, #sram>
+  %free = tessel.semaphore on %a
+  %ready = tessel.semaphore on %b
+  tessel.core(%a) {
+    %m = tessel.dma_multicast %x to %ba, %bb after %free : memref<16xf32, #dram> to memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.signal %ready
+    tessel.wait %m
+  }
+  tessel.core(%b) {
+    tessel.signal %free
+    tessel.wait_semaphore %ready
+  }
+}
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+
+// The credit given only after the delivery it waits for: the DMA of
+// (0, 0) would wait forever (and a core taking the credit itself would).
+tessel.device @credit_after_delivery arch #tiny {
+  %a = tessel.tile(0, 0)
+  %b = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %ba = tessel.buffer @ba on %a : memref<16xf32, #sram>
+  %bb = tessel.buffer @bb on %b : memref<16xf32, #sram>
+  %free = tessel.semaphore on %a
+  %ready = tessel.semaphore on %b
+  tessel.core(%a) {
+    // expected-error @below {{'tessel.dma_multicast' op would wait forever: the DMA engine of tile (0, 0) waits for credit #0, for 1 on its semaphore, which can only reach 0 (every signal the other cores can send has arrived); the program would deadlock}}
+    %m = tessel.dma_multicast %x to %ba, %bb after %free : memref<16xf32, #dram> to memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.signal %ready
+    tessel.wait %m
+  }
+  tessel.core(%b) {
+    // expected-note @below {{tile (0, 1) is stuck here too}}
+    tessel.wait_semaphore %ready
+    tessel.signal %free
+  }
+}

@@ -834,6 +834,144 @@ tessel.device @credits_first arch #tiny {
 
 #dram = #tessel.memory_space<dram>
 #sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Two steps' rows of @w, the second loaded one step ahead, during the
+// first step's compute. The first step's leader, tile (0, 0), waits for
+// its receiver's credit on its core: it waits for the load next anyway.
+// The second step's, tile (0, 1), computes the first step before it waits
+// again, so its multicast takes the credit (`after`): its DMA channel
+// waits for it while the core goes on.
+// CHECK-LABEL: tessel.device @credits_on_dma
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.wait_semaphore %[[CREDIT0:[^ ]+]]
+// CHECK:           %[[M0:.+]] = tessel.dma_multicast %{{[^ ]+}} to %{{[^ ]+}}, %{{[^ ]+}} :
+// CHECK-NEXT:      tessel.signal
+// CHECK-NEXT:      tessel.wait %[[M0]]
+// CHECK:           tessel.signal %[[CREDIT1:[^ ]+]]
+// CHECK-NEXT:      tessel.vector_unary exp
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           tessel.signal %[[CREDIT0]]
+// CHECK-NOT:       tessel.wait_semaphore %[[CREDIT1]]
+// CHECK:           tessel.dma_multicast %{{[^ ]+}} to %{{[^ ]+}}, %{{[^ ]+}} after %[[CREDIT1]] :
+// CHECK-NEXT:      tessel.signal
+// CHECK-NEXT:      tessel.vector_unary exp
+tessel.device @credits_on_dma arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %w = tessel.dram_buffer @w weight : memref<2x16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<128xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<128xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %b = memref.view %a0[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a0[%c64][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %b = memref.view %a1[%c0][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a1[%c64][] : memref<128xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<2x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 3}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// Three steps' rows of @w, the last two loaded together during the first
+// step's compute, led in turn by tiles (0, 0), (0, 1) and (0, 0). The
+// later steps' multicasts take their credits on the DMA (the core computes
+// before it next waits), and tile (0, 1) gives its credit for the third
+// row (on the one semaphore per pair of tiles) above its own multicast of
+// the second, which waits for tile (0, 0)'s: were the cores to take those
+// credits, neither would wait for the other's.
+// CHECK-LABEL: tessel.device @credits_first_on_dma
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.wait_semaphore %[[FROM1:[^ ]+]]
+// CHECK:           tessel.dma_multicast %{{[^ ]+}} to %{{[^ ]+}}, %{{[^ ]+}} :
+// CHECK-NEXT:      tessel.signal %[[READY1:[^ ]+]]
+// CHECK-NEXT:      tessel.wait
+// CHECK:           tessel.signal %[[FROM0:[^ ]+]]
+// CHECK:           tessel.dma_multicast {{.+}} after %[[FROM1]] :
+// CHECK:         tessel.core(%tile_0_1) {
+// CHECK:           tessel.signal %[[FROM1]]
+// CHECK-NEXT:      tessel.wait_semaphore %[[READY1]]
+// CHECK-NOT:       tessel.dma_multicast
+// CHECK:           tessel.signal %[[FROM1]]
+// CHECK-NOT:       tessel.signal
+// CHECK:           tessel.dma_multicast {{.+}} after %[[FROM0]] :
+tessel.device @credits_first_on_dma arch #tiny {
+  %t0 = tessel.tile(0, 0)
+  %t1 = tessel.tile(0, 1)
+  %w = tessel.dram_buffer @w weight : memref<3x16xf32, #dram>
+  %a0 = tessel.buffer @sram_0_0 on %t0 at 0 : memref<192xi8, #sram>
+  %a1 = tessel.buffer @sram_0_1 on %t1 at 0 : memref<192xi8, #sram>
+  tessel.core(%t0) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %b = memref.view %a0[%c0][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a0[%c64][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %f = memref.view %a0[%c128][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    %d2 = tessel.dma %w2 to %f {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 32>, #dram> to memref<16xf32, #sram>
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d2
+    tessel.vector_unary exp %f, %f : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+  tessel.core(%t1) {
+    %c0 = arith.constant 0 : index
+    %c64 = arith.constant 64 : index
+    %c128 = arith.constant 128 : index
+    %b = memref.view %a1[%c0][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %e = memref.view %a1[%c64][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %f = memref.view %a1[%c128][] : memref<192xi8, #sram> to memref<16xf32, #sram>
+    %w0 = memref.subview %w[0, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1]>, #dram>
+    %d0 = tessel.dma %w0 to %b {tessel.share = 0 : i64} : memref<16xf32, strided<[1]>, #dram> to memref<16xf32, #sram>
+    tessel.wait %d0
+    %w1 = memref.subview %w[1, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 16>, #dram>
+    %d1 = tessel.dma %w1 to %e {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 16>, #dram> to memref<16xf32, #sram>
+    %w2 = memref.subview %w[2, 0] [1, 16] [1, 1] : memref<3x16xf32, #dram> to memref<16xf32, strided<[1], offset: 32>, #dram>
+    %d2 = tessel.dma %w2 to %f {tessel.loaded_together, tessel.share = 0 : i64} : memref<16xf32, strided<[1], offset: 32>, #dram> to memref<16xf32, #sram>
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d1
+    tessel.vector_unary exp %e, %e : memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.wait %d2
+    tessel.vector_unary exp %f, %f : memref<16xf32, #sram>, memref<16xf32, #sram>
+  }
+}
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
 #wide = #tessel.arch<{name = "wide", clock_mhz = 1000, grid = {rows = 1, cols = 6}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 2, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0], [0, 5]]}}>
 
 // Tiles (0, 0), (0, 1), (0, 2) and (0, 5) each load their own row of @w

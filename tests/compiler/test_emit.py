@@ -262,6 +262,44 @@ def test_two_tiles_semaphore_hand_off():
     assert reduce["out"] == isa.View(448, (1,)) and reduce["dim"] == 1
 
 
+# A multicast that waits for its receiver's credit: its DMA channel does
+# (one dma_wait_semaphore per credit, on the multicast's channel, before it).
+CREDITED = """
+  %t00 = tessel.tile(0, 0)
+  %t01 = tessel.tile(0, 1)
+  %x = tessel.dram_buffer @x input : memref<16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<16xf32, #dram>
+  %a = tessel.buffer @a on %t00 at 0 : memref<16xf32, #sram>
+  %b = tessel.buffer @b on %t01 at 0 : memref<16xf32, #sram>
+  %spare = tessel.semaphore on %t00
+  %free = tessel.semaphore on %t00
+  %ready = tessel.semaphore on %t01
+  tessel.core(%t00) {
+    %m = tessel.dma_multicast %x to %a, %b after %free channel 1 : memref<16xf32, #dram> to memref<16xf32, #sram>, memref<16xf32, #sram>
+    tessel.signal %ready
+    tessel.wait %m
+  }
+  tessel.core(%t01) {
+    tessel.vector_fill 0.0, %b : memref<16xf32, #sram>
+    tessel.signal %free
+    tessel.wait_semaphore %ready
+    tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
+    %s = tessel.dma %b to %y : memref<16xf32, #sram> to memref<16xf32, #dram>
+    tessel.wait %s
+  }
+"""
+
+
+def test_a_multicasts_credits_are_its_channels_waits():
+    program = emit(CREDITED)
+    ops = [(i.op, i.fields.get("channel"), i.fields.get("semaphore"), i.fields.get("count"))
+           for i in program.instructions(0, 0)]
+    assert ops[:2] == [("dma_wait_semaphore", 1, 1, 1), ("dma_multicast", 1, None, None)]
+    x = rng_array((16,), 5)
+    got = simulate(program, {"x": x}).outputs["y"]
+    np.testing.assert_array_equal(got, isa_exp(x))
+
+
 # ---------------------------------------------------------------------------
 # 3. Strided views of SRAM and DRAM.
 # ---------------------------------------------------------------------------

@@ -21,6 +21,7 @@ import numpy as np
 import pytest
 
 from conftest import arch_with
+from test_dma_wait_semaphore import handover_program
 from test_simulator import pipeline_program
 
 from tessel.runtime import isa
@@ -450,6 +451,14 @@ def pull_and_barrier_program():
 def test_pipeline_with_a_pushed_transfer(executor, host_kernel):
     program, _ = pipeline_program()
     x = np.float32(np.random.default_rng(8).standard_normal((32, 16)))
+    check(executor, program, {"x": x}, host_kernel)
+
+
+@pytest.mark.parametrize("executor", EXECUTORS)
+def test_a_dma_channels_wait_for_a_credit(executor, host_kernel):
+    # The executors take a dma_wait_semaphore on the core (docs/isa.md).
+    program = handover_program(arch_with("tessel-4x4"))
+    x = np.arange(256, dtype=np.float32) - 100.5
     check(executor, program, {"x": x}, host_kernel)
 
 

@@ -43,6 +43,7 @@ enum Opcode : uint32_t {
   kWaitSemaphore = 0x04,
   kDmaMulticast = 0x05,
   kDmaGather = 0x06,
+  kDmaWaitSemaphore = 0x07,
   kMatmul = 0x10,
   kMatmulInit = 0x11,
   kVectorUnary = 0x20,
@@ -638,6 +639,22 @@ LogicalResult Encoder::encode(Operation *op, TileState &tile, uint32_t tag,
         return append(tile, w, tag);
       })
       .Case([&](DmaMulticastOp multicast) -> LogicalResult {
+        // Its credits first, each a wait of its DMA channel.
+        if (!multicast.getCredits().empty()) {
+          FailureOr<uint32_t> channel =
+              decision(op, getTransferChannel(op), "channel", "its DMA channel",
+                       "tessel-assign-dma-channels");
+          if (failed(channel))
+            return failure();
+          for (Value credit : multicast.getCredits()) {
+            Words gate(kDmaWaitSemaphore, "dma_wait_semaphore");
+            gate.push(*channel);
+            gate.push(semaphoreIds.lookup(credit.getDefiningOp<SemaphoreOp>()));
+            gate.push(1);
+            if (failed(append(tile, gate, tag)))
+              return failure();
+          }
+        }
         FailureOr<Ref> src = ref(multicast.getSource(), op, "source");
         if (failed(src))
           return failure();

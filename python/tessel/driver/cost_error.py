@@ -137,4 +137,4 @@ def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]
 
 
 # Instructions that move data or synchronize rather than compute.
-_NOT_COMPUTE = ("wait", "wait_semaphore", "signal")
+_NOT_COMPUTE = ("wait", "wait_semaphore", "signal", "dma_wait_semaphore")

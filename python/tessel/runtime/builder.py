@@ -165,6 +165,14 @@ class StreamBuilder:
         """Block until this tile's semaphore holds ``count``, then take it."""
         return self._emit("wait_semaphore", tag, semaphore=semaphore, count=count)
 
+    def dma_wait_semaphore(self, channel: int, semaphore: int, count: int = 1, *,
+                           tag: int | None = None) -> int:
+        """Have DMA channel ``channel`` start the transfers issued to it after
+        this only once this tile's semaphore holds ``count``, and take it;
+        the tile itself goes on at once."""
+        return self._emit("dma_wait_semaphore", tag, channel=channel,
+                          semaphore=semaphore, count=count)
+
     # ---- compute ------------------------------------------------------------
 
     def matmul(self, dtype: str, m: int, k: int, n: int, lhs, rhs, acc, *,

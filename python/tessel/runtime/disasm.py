@@ -57,6 +57,8 @@ def format_instruction(ins: Instruction) -> str:
                 f"+{f['count']}")
     if op == "wait_semaphore":
         return f"wait_semaphore sem{f['semaphore']} {f['count']}"
+    if op == "dma_wait_semaphore":
+        return f"dma_wait_semaphore ch{f['channel']} sem{f['semaphore']} {f['count']}"
     if op in isa.MATMUL_OPS:
         # One group: its rows' views, as 2-D.
         _, lhs, _, acc = isa.matmul_rows(f)

@@ -73,6 +73,7 @@ OPCODES = {
     "wait_semaphore": 0x04,
     "dma_multicast": 0x05,
     "dma_gather": 0x06,
+    "dma_wait_semaphore": 0x07,
     "matmul": 0x10,
     "matmul_init": 0x11,
     "vector_unary": 0x20,
@@ -85,7 +86,7 @@ OPCODES = {
 }
 OPCODE_NAMES = {code: name for name, code in OPCODES.items()}
 CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast",
-               "dma_gather")
+               "dma_gather", "dma_wait_semaphore")
 TRANSFER_OPS = ("dma", "dma_multicast", "dma_gather")
 # The MAC array's instructions: `matmul_init` is `matmul` with the
 # accumulator starting at zero instead of its contents.
@@ -110,6 +111,8 @@ LAYOUTS: dict[str, tuple[tuple[str, str], ...]] = {
     "signal": (("row", "u32"), ("col", "u32"), ("semaphore", "u32"),
                ("count", "u32")),
     "wait_semaphore": (("semaphore", "u32"), ("count", "u32")),
+    "dma_wait_semaphore": (("channel", "u32"), ("semaphore", "u32"),
+                           ("count", "u32")),
     "dma_multicast": (("channel", "u32"), ("token", "u32"), ("dtype", "dtype"),
                       ("sizes", "sizes"), ("src", "endpoint"),
                       ("dsts", "multicast")),

@@ -5,9 +5,10 @@ docs/simulator.md).
 It is event-driven: a priority queue holds the moments something changes (a
 tile resumes, a transfer starts or completes, a flow's bandwidth share changes,
 a signal arrives). A tile runs its compute instructions back to back without
-touching the queue; only ``dma``, ``dma_multicast``, ``wait``, ``signal`` and
-``wait_semaphore``, which interact with other tiles, are taken in global time
-order.
+touching the queue; only the control instructions (``dma``,
+``dma_multicast``, ``dma_gather``, ``dma_wait_semaphore``, ``wait``,
+``signal`` and ``wait_semaphore``), which interact with other tiles, are taken
+in global time order.
 
     result = simulate(program, {"x": x})
     result.outputs["y"], result.cycles, result.summary()
@@ -35,8 +36,8 @@ from .timing import (ISSUE_CYCLES, dram_channel_for, element_count, matmul_phase
                      vector_timing, xy_route)
 
 # Instruction kinds of the pre-decoded streams (a dma_multicast is a _DMA:
-# one transfer, with several destinations).
-_COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM = range(5)
+# one transfer, with several destinations; a dma_wait_semaphore a _GATE).
+_COMPUTE, _DMA, _WAIT, _SIGNAL, _WAITSEM, _GATE = range(6)
 # Event kinds.
 _EV_TILE, _EV_START, _EV_FLOW, _EV_DONE, _EV_SIGNAL = range(5)
 
@@ -53,8 +54,16 @@ class _Xfer:
                  "links", "dram_channel", "pc")
 
 
+class _Gate:
+    """A dma_wait_semaphore in its channel's queue: the transfers queued
+    after it start once it has taken its count from the semaphore. It
+    names no destination, so no signal waits for it."""
+
+    __slots__ = ("channel", "sem", "count", "served", "dst_tiles", "pc")
+
+
 class _Tile:
-    __slots__ = ("index", "row", "col", "kinds", "args", "cum", "cum_mac",
+    __slots__ = ("claims", "index", "row", "col", "kinds", "args", "cum", "cum_mac",
                  "cum_vec", "next_ctrl", "thunks", "n", "pc", "tokens",
                  "sems", "blocked", "block_t", "finished", "done_at",
                  "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
@@ -165,6 +174,9 @@ class _Static:
             elif op == "wait_semaphore":
                 kinds[j] = _WAITSEM
                 args[j] = (ins["semaphore"], ins["count"])
+            elif op == "dma_wait_semaphore":
+                kinds[j] = _GATE
+                args[j] = (ins["channel"], ins["semaphore"], ins["count"])
             else:
                 kinds[j] = _COMPUTE
                 f = ins.fields
@@ -429,6 +441,7 @@ class _Simulator:
         t.channels = [None] * a.tile.dma.channels
         t.queues = [[] for _ in range(a.tile.dma.channels)]
         t.to_dst = {}
+        t.claims = {}
         return t
 
     def _transfer_thunk(self, rc, ins, mem: np.ndarray) -> Callable[[], None]:
@@ -509,8 +522,10 @@ class _Simulator:
             else:
                 self._signal_arrives(data, t)
         unfinished = [tl for tl in self.tiles if not tl.finished]
-        if unfinished:
-            raise self._deadlock(unfinished)
+        gates = [(tl, g) for tl in self.tiles for g in tl.channels
+                 if type(g) is _Gate]
+        if unfinished or gates:
+            raise self._deadlock(unfinished, gates)
         return self._result()
 
     def _run_tile(self, tile: _Tile, t: float) -> None:
@@ -574,9 +589,13 @@ class _Simulator:
                 self._issue_signal(tile, pc, t)
                 t += ISSUE_CYCLES
                 pc += 1
+            elif kind == _GATE:
+                self._issue_gate(tile, pc, t)
+                t += ISSUE_CYCLES
+                pc += 1
             else:
                 sem, count = tile.args[pc]
-                if tile.sems[sem] >= count:
+                if tile.sems[sem] >= count and not tile.claims.get(sem):
                     tile.sems[sem] -= count
                     t += ISSUE_CYCLES
                     pc += 1
@@ -711,14 +730,7 @@ class _Simulator:
             self.trace_log.append(("dma", tile.row, tile.col, x.channel, x.issued,
                                    x.started, x.data_end, t, x.pc, x.tag, x.kind))
         tile.tokens[x.token] = None
-        ch = x.channel
-        queue = tile.queues[ch]
-        if queue:
-            nxt = queue.pop(0)
-            tile.channels[ch] = nxt
-            self.push(t + self.setup_cycles, _EV_START, nxt)
-        else:
-            tile.channels[ch] = None
+        self._advance(tile, x.channel, t)
         for d in x.dst_tiles:
             tile.to_dst[d] -= 1
         for sig in x.signals:
@@ -729,6 +741,55 @@ class _Simulator:
             toks = tile.tokens
             if not any(map(toks.__getitem__, tile.args[tile.pc])):
                 self._resume(tile, t, x.kind)
+
+    def _advance(self, tile: _Tile, ch: int, t: float) -> None:
+        """The head of channel ``ch`` is done at ``t``: start the next
+        transfer queued, past the gates already served."""
+        queue = tile.queues[ch]
+        while queue:
+            nxt = queue.pop(0)
+            tile.channels[ch] = nxt
+            if type(nxt) is _Gate:
+                if nxt.served:
+                    continue
+                return
+            self.push(t + self.setup_cycles, _EV_START, nxt)
+            return
+        tile.channels[ch] = None
+
+    def _issue_gate(self, tile: _Tile, pc: int, t: float) -> None:
+        """A dma_wait_semaphore: its claim joins the semaphore's, in issue
+        order, and the gate its channel's queue."""
+        g = _Gate()
+        g.channel, g.sem, g.count = tile.args[pc]
+        g.served, g.dst_tiles, g.pc = False, (), pc
+        tile.claims.setdefault(g.sem, []).append(g)
+        ch = g.channel
+        if tile.channels[ch] is None:
+            tile.channels[ch] = g
+        else:
+            tile.queues[ch].append(g)
+        self._serve(tile, g.sem, t)
+
+    def _serve(self, tile: _Tile, sem: int, t: float) -> None:
+        """Give semaphore ``sem``'s count to its claims in issue order: the
+        DMA channels' gates on it, then the core's wait (issued after them,
+        since the core waits in order)."""
+        q = tile.claims.get(sem)
+        sems = tile.sems
+        while q and sems[sem] >= q[0].count:
+            g = q.pop(0)
+            sems[sem] -= g.count
+            g.served = True
+            if tile.channels[g.channel] is g:
+                self._advance(tile, g.channel, t)
+        if q:
+            return
+        if tile.blocked == _WAITSEM:
+            want_sem, want = tile.args[tile.pc]
+            if want_sem == sem and sems[sem] >= want:
+                sems[sem] -= want
+                self._resume(tile, t, "tile")
 
     # ---- signals -----------------------------------------------------------
 
@@ -761,11 +822,7 @@ class _Simulator:
         target, sem, count = data
         tile = self.tiles[target]
         tile.sems[sem] += count
-        if tile.blocked == _WAITSEM:
-            want_sem, want = tile.args[tile.pc]
-            if want_sem == sem and tile.sems[sem] >= want:
-                tile.sems[sem] -= want
-                self._resume(tile, t, "tile")
+        self._serve(tile, sem, t)
 
     # ---- deadlock ------------------------------------------------------------
 
@@ -781,11 +838,50 @@ class _Simulator:
                     producers.setdefault(key, []).append((rc, ins))
         return producers
 
-    def _deadlock(self, unfinished: list[_Tile]) -> DeadlockError:
+    def _deadlock(self, unfinished: list[_Tile],
+                  gates: list[tuple[_Tile, _Gate]]) -> DeadlockError:
         producers = self._producers()
         lines = [f"deadlock at cycle {self.now:g}: no tile can progress and "
                  "nothing is in flight"]
         waiting = []
+
+        def on_semaphore(tile: _Tile, pc: int, who: str, entry: dict) -> None:
+            ins = tile.instrs[pc]
+            sem, count = ins["semaphore"], ins["count"]
+            have = tile.sems[sem]
+            prods = producers.get((tile.row, tile.col, sem), [])
+            entry.update(semaphore=sem, count=have, needs=count,
+                         producers=[rc for rc, _ in prods])
+            lines.append(f"  {who} at offset {ins.offset} (instruction {pc}): "
+                         f"{format_instruction(ins)}")
+            ahead = [g for g in tile.claims.get(sem, ()) if g.pc < pc]
+            if ahead:
+                lines.append(f"    waits behind the DMA's claim at offset "
+                             f"{tile.instrs[ahead[0].pc].offset} on semaphore {sem}")
+            else:
+                lines.append(f"    waits for semaphore {sem} to hold {count}; it "
+                             f"holds {have}")
+            if not prods:
+                lines.append("    no instruction of the program signals it")
+            for rc, p in prods:
+                other = self.tiles[self.index[rc]]
+                if other.finished:
+                    state = "has finished"
+                else:
+                    o = other.instrs[other.pc]
+                    state = (f"is blocked at offset {o.offset}: "
+                             f"{format_instruction(o)}")
+                lines.append(f"    signalled by tile {rc} at offset {p.offset} "
+                             f"(+{p['count']}), which {state}")
+
+        for tile, gate in gates:
+            ins = tile.instrs[gate.pc]
+            entry = {"tile": (tile.row, tile.col), "offset": ins.offset,
+                     "instruction": format_instruction(ins), "channel": gate.channel}
+            on_semaphore(tile, gate.pc,
+                         f"DMA channel {gate.channel} of tile ({tile.row}, {tile.col})",
+                         entry)
+            waiting.append(entry)
         for tile in unfinished:
             ins = tile.instrs[tile.pc]
             where = (f"tile ({tile.row}, {tile.col}) at offset {ins.offset} "
@@ -793,26 +889,7 @@ class _Simulator:
             entry = {"tile": (tile.row, tile.col), "offset": ins.offset,
                      "instruction": format_instruction(ins)}
             if tile.blocked == _WAITSEM:
-                sem, count = tile.args[tile.pc]
-                have = tile.sems[sem]
-                prods = producers.get((tile.row, tile.col, sem), [])
-                entry.update(semaphore=sem, count=have, needs=count,
-                             producers=[rc for rc, _ in prods])
-                lines.append(f"  {where}")
-                lines.append(f"    waits for semaphore {sem} to hold {count}; it "
-                             f"holds {have}")
-                if not prods:
-                    lines.append("    no instruction of the program signals it")
-                for rc, p in prods:
-                    other = self.tiles[self.index[rc]]
-                    if other.finished:
-                        state = "has finished"
-                    else:
-                        o = other.instrs[other.pc]
-                        state = (f"is blocked at offset {o.offset}: "
-                                 f"{format_instruction(o)}")
-                    lines.append(f"    signalled by tile {rc} at offset {p.offset} "
-                                 f"(+{p['count']}), which {state}")
+                on_semaphore(tile, tile.pc, f"tile ({tile.row}, {tile.col})", entry)
             else:
                 toks = [k for k in tile.args[tile.pc] if tile.tokens[k] is not None]
                 entry.update(tokens=toks)

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 from . import isa
 
-# Cycles a control instruction (dma, dma_multicast, wait, signal,
-# wait_semaphore) takes to issue; docs/simulator.md.
+# Cycles a control instruction (dma, dma_multicast, dma_gather,
+# dma_wait_semaphore, wait, signal, wait_semaphore) takes to issue;
+# docs/simulator.md.
 ISSUE_CYCLES = 1
 
 

@@ -255,7 +255,10 @@ class _Validator:
                 fail(f"semaphore {f['semaphore']} does not exist: tile "
                      f"({f['row']}, {f['col']}) has {len(target.semaphores)}",
                      "semaphore")
-        elif op == "wait_semaphore":
+        elif op in ("wait_semaphore", "dma_wait_semaphore"):
+            if op == "dma_wait_semaphore" and f["channel"] >= self.arch.tile.dma.channels:
+                fail(f"channel {f['channel']} is not below the arch's "
+                     f"{self.arch.tile.dma.channels} DMA channels", "channel")
             if f["semaphore"] >= len(tile.semaphores):
                 fail(f"semaphore {f['semaphore']} does not exist: the tile has "
                      f"{len(tile.semaphores)}", "semaphore")

@@ -1703,3 +1703,21 @@ func.func @strided_view_dynamic(%a: memref<8x4xf32, #sram>) {
   %v = tessel.strided_view %a : memref<8x4xf32, #sram> to memref<4x4xf32, strided<[?, 1]>, #sram>
   return
 }
+
+// -----
+
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16, i8 = 64}}, vector = {lanes = 4, dtypes = ["f32", "bf16"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+#sram = #tessel.memory_space<sram>
+#dram = #tessel.memory_space<dram>
+tessel.device @main arch #tiny {
+  %t = tessel.tile(0, 0)
+  %u = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<4x4xf32, #dram>
+  %a = tessel.buffer @a on %t : memref<4x4xf32, #sram>
+  %b = tessel.buffer @b on %u : memref<4x4xf32, #sram>
+  %free = tessel.semaphore on %u
+  tessel.core(%t) {
+    // expected-error @+1 {{'tessel.dma_multicast' op credit #0 is a semaphore of tile (1, 1), but only the DMA engine of the semaphore's own tile can wait on it; the issuing tile is (0, 0)}}
+    %m = tessel.dma_multicast %x to %a, %b after %free : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>, memref<4x4xf32, #sram>
+  }
+}

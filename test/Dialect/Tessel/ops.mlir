@@ -47,6 +47,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:   %g = tessel.buffer @g on %tile_0_0 at 320 : memref<2x4xf32, #sram>
 // CHECK:   %[[READY:sem.*]] = tessel.semaphore on %tile_0_1
 // CHECK:   %[[DONE:sem.*]] = tessel.semaphore on %tile_0_0 init 1 id 0
+// CHECK:   %[[FREE:sem.*]] = tessel.semaphore on %tile_0_0
 // CHECK:   tessel.core(%tile_0_0) {
 // CHECK:     %[[T0:dma.*]] = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
 // CHECK:     %[[T1:dma.*]] = tessel.dma %w to %b channel 1 slot 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
@@ -70,6 +71,7 @@ module attributes {tessel.arch = #tiny} {
 // CHECK:     %[[T3:dma.*]] = tessel.dma %c to %in
 // CHECK:     tessel.wait %[[T2]], %[[T3]]
 // CHECK:     %[[M:multicast.*]] = tessel.dma_multicast %x to %a, %in channel 0 slot 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+// CHECK:     %[[M2:multicast.*]] = tessel.dma_multicast %x to %a, %in after %[[FREE]], %[[DONE]] channel 1 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
 // CHECK:     tessel.wait %[[M]]
 // CHECK:     %[[ROWS:.+]] = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1]
 // CHECK:     %[[G:gather.*]] = tessel.dma_gather %[[ROWS]][%[[IDS]]] rows 8 index_stride 4 to %g channel 1 slot 0 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>
@@ -108,6 +110,7 @@ tessel.device @main arch #tiny {
   %gathered = tessel.buffer @g on %t00 at 320 : memref<2x4xf32, #sram>
   %ready = tessel.semaphore on %t01
   %done = tessel.semaphore on %t00 init 1 id 0
+  %free = tessel.semaphore on %t00
   tessel.core(%t00) {
     %t0 = tessel.dma %x to %a : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>
     %t1 = tessel.dma %w to %b channel 1 slot 1 : memref<4x4xf32, #dram> to memref<4x4xf32, #sram>
@@ -132,6 +135,7 @@ tessel.device @main arch #tiny {
     %t3 = tessel.dma %c to %in : memref<8x4xf32, #sram> to memref<8x4xf32, #sram>
     tessel.wait %t2, %t3
     %m = tessel.dma_multicast %x to %a, %in channel 0 slot 0 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
+    %m2 = tessel.dma_multicast %x to %a, %in after %free, %done channel 1 : memref<8x4xf32, #dram> to memref<8x4xf32, #sram>, memref<8x4xf32, #sram>
     tessel.wait %m
     %rows = memref.reinterpret_cast %x to offset: [0], sizes: [2, 4], strides: [0, 1] : memref<8x4xf32, #dram> to memref<2x4xf32, strided<[0, 1]>, #dram>
     %g = tessel.dma_gather %rows[%ids] rows 8 index_stride 4 to %gathered channel 1 slot 0 : memref<2x4xf32, strided<[0, 1]>, #dram>, memref<2x4xi64, strided<[1, 0]>, #sram> to memref<2x4xf32, #sram>

@@ -1007,6 +1007,19 @@ LogicalResult DmaMulticastOp::verify() {
                            << describeTile(tile)
                            << "; each tile receives the data once";
   }
+  for (auto [index, credit] : llvm::enumerate(getCredits())) {
+    auto semaphore = credit.getDefiningOp<SemaphoreOp>();
+    if (!semaphore)
+      return emitOpError() << "credit #" << index
+                           << " must be the result of a tessel.semaphore";
+    if (semaphore.getTileOp() != coreTile)
+      return emitOpError() << "credit #" << index
+                           << " is a semaphore of tile "
+                           << describeTile(semaphore.getTileOp())
+                           << ", but only the DMA engine of the semaphore's "
+                              "own tile can wait on it; the issuing tile is "
+                           << describeTile(coreTile);
+  }
   return verifyChannel(*this, getChannel());
 }
 

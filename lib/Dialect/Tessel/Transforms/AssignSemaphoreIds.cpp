@@ -1,8 +1,8 @@
 //===- AssignSemaphoreIds.cpp - Number each tile's semaphores -------------===//
 //
-// A program lists each tile's semaphores by index; `signal` and
-// `wait_semaphore` name a semaphore by its tile and that index
-// (docs/isa.md). Semaphores keep an `id` they were given; the others take,
+// A program lists each tile's semaphores by index; `signal`,
+// `wait_semaphore` and `dma_wait_semaphore` name a semaphore by its tile
+// and that index (docs/isa.md). Semaphores keep an `id` they were given; the others take,
 // in declaration order, the lowest id their tile has free.
 //
 //===----------------------------------------------------------------------===//

@@ -9,6 +9,11 @@
 // it waits forever on every execution. (Token waits cannot deadlock: each
 // waits for a transfer its own core started earlier.)
 //
+// A tessel.dma_multicast's credits are taken by its DMA channel while the
+// core goes on; they are run here as the core's own waits before the
+// transfer, which the ISA asks every program to survive (docs/isa.md): the
+// emulators run them so, and the channel's wait only lets the core further.
+//
 // A transfer into another tile's SRAM (a tessel.dma, or a target of a
 // tessel.dma_multicast) must be followed by a signal to that tile: it is
 // the only way the tile can learn that the data has arrived, so without one
@@ -25,10 +30,20 @@ namespace mlir::tessel {
 
 namespace {
 
-/// A core's synchronization ops, in order, and how far it has run.
+/// One signal or wait of a core: a tessel.signal, a tessel.wait_semaphore,
+/// or credit #`credit` of a tessel.dma_multicast (a wait for 1).
+struct SyncEvent {
+  Operation *op;
+  Value semaphore;
+  int64_t count;
+  bool isSignal;
+  std::optional<unsigned> credit = std::nullopt;
+};
+
+/// A core's synchronization events, in order, and how far it has run.
 struct CoreRun {
   CoreOp core;
-  SmallVector<Operation *> events;
+  SmallVector<SyncEvent> events;
   size_t next = 0;
 
   bool done() const { return next == events.size(); }
@@ -98,8 +113,17 @@ struct CheckSynchronization
       if (auto core = dyn_cast<CoreOp>(op)) {
         CoreRun run{core, {}};
         core.walk([&](Operation *nested) {
-          if (isa<SignalOp, WaitSemaphoreOp>(nested))
-            run.events.push_back(nested);
+          if (auto signal = dyn_cast<SignalOp>(nested))
+            run.events.push_back(
+                {nested, signal.getSemaphore(), signal.getCount(), true});
+          else if (auto wait = dyn_cast<WaitSemaphoreOp>(nested))
+            run.events.push_back(
+                {nested, wait.getSemaphore(), wait.getCount(), false});
+          else if (auto multicast = dyn_cast<DmaMulticastOp>(nested))
+            for (auto [index, credit] :
+                 llvm::enumerate(multicast.getCredits()))
+              run.events.push_back({nested, credit, 1, false,
+                                    static_cast<unsigned>(index)});
         });
         runs.push_back(std::move(run));
       }
@@ -112,15 +136,14 @@ struct CheckSynchronization
       moved = false;
       for (CoreRun &run : runs) {
         while (!run.done()) {
-          Operation *op = run.events[run.next];
-          if (auto signal = dyn_cast<SignalOp>(op)) {
-            value[signal.getSemaphore()] += signal.getCount();
+          const SyncEvent &event = run.events[run.next];
+          int64_t &held = value[event.semaphore];
+          if (event.isSignal) {
+            held += event.count;
           } else {
-            auto wait = cast<WaitSemaphoreOp>(op);
-            int64_t &held = value[wait.getSemaphore()];
-            if (held < wait.getCount())
+            if (held < event.count)
               break;
-            held -= wait.getCount();
+            held -= event.count;
           }
           ++run.next;
           moved = true;
@@ -133,18 +156,21 @@ struct CheckSynchronization
     for (CoreRun &run : runs) {
       if (run.done())
         continue;
-      auto wait = cast<WaitSemaphoreOp>(run.events[run.next]);
-      InFlightDiagnostic diag =
-          wait.emitOpError()
-          << "would wait forever: the core of tile "
-          << describeTile(run.core.getTileOp()) << " waits for "
-          << wait.getCount() << " on its semaphore, which can only reach "
-          << value[wait.getSemaphore()]
+      const SyncEvent &wait = run.events[run.next];
+      InFlightDiagnostic diag = wait.op->emitOpError() << "would wait forever: ";
+      if (wait.credit)
+        diag << "the DMA engine of tile " << describeTile(run.core.getTileOp())
+             << " waits for credit #" << *wait.credit << ", ";
+      else
+        diag << "the core of tile " << describeTile(run.core.getTileOp())
+             << " waits ";
+      diag << "for " << wait.count << " on its semaphore, which can only reach "
+          << value[wait.semaphore]
           << " (every signal the other cores can send has arrived); the "
              "program would deadlock";
       for (CoreRun &other : runs)
         if (&other != &run && !other.done())
-          diag.attachNote(other.events[other.next]->getLoc())
+          diag.attachNote(other.events[other.next].op->getLoc())
               << "tile " << describeTile(other.core.getTileOp())
               << " is stuck here too";
       deadlocked = true;

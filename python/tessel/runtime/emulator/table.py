@@ -238,7 +238,10 @@ class _Builder:
             target = self.sem_index[(f["row"], f["col"])]
             row[SEM] = self.sem_first[target] + f["semaphore"]
             row[COUNT] = f["count"]
-        elif op == "wait_semaphore":
+        elif op in ("wait_semaphore", "dma_wait_semaphore"):
+            # The core takes a DMA channel's wait itself: every program
+            # runs so too (docs/isa.md), and transfers complete at issue.
+            row[OP] = OPCODES["wait_semaphore"]
             row[SEM] = self.sem_first[self.sem_index[rc]] + f["semaphore"]
             row[COUNT] = f["count"]
         elif op == "dma_gather":

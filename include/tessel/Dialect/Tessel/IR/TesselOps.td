@@ -212,8 +212,9 @@ def Tessel_SemaphoreOp : Tessel_Op<"semaphore", [
   let summary = "A counting semaphore owned by one tile";
   let description = [{
     Creates a semaphore in the SRAM of `tile` with an initial count
-    (default 0). Any core may `tessel.signal` it; only the core of the
-    owning tile may `tessel.wait_semaphore` on it. `id` is its number among
+    (default 0). Any core may `tessel.signal` it; only the owning tile may
+    wait on it: its core (`tessel.wait_semaphore`) or its DMA engine (a
+    `tessel.dma_multicast`'s `after` credits). `id` is its number among
     the tile's semaphores in the program (`tessel-assign-semaphore-ids`);
     no two semaphores of a tile share one.
 
@@ -388,7 +389,7 @@ def Tessel_DmaOp : Tessel_Op<"dma", [
 }
 
 def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
-    HasParent<"CoreOp">,
+    HasParent<"CoreOp">, AttrSizedOperandSegments,
     DeclareOpInterfaceMethods<OpAsmOpInterface, ["getAsmResultNames"]>]> {
   let summary = "One transfer that delivers the same data to several tiles";
   let description = [{
@@ -409,14 +410,24 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     its tile's SRAM that the signalling tile started before it.
     `channel` and `slot` are as for `tessel.dma`.
 
+    `credits`, semaphores of the issuing tile, are what the transfer waits
+    for: its DMA channel starts it once it has taken 1 from each, in order
+    (a `dma_wait_semaphore` each, docs/isa.md), while the core goes on.
+    A target's tile gives its credit when its buffer is free to be
+    written. The program must also run were the core itself to wait for
+    them here, as a `tessel.wait_semaphore` each before the op
+    (`tessel-check-synchronization` checks it so).
+
     ```mlir
-    %t = tessel.dma_multicast %a to %b0, %b1, %b2 channel 0
+    %t = tessel.dma_multicast %a to %b0, %b1, %b2 after %free1, %free2
+        channel 0
         : memref<16x16xf32, #dram> to memref<16x16xf32, #sram>,
           memref<16x16xf32, #sram>, memref<16x16xf32, #sram>
     ```
   }];
   let arguments = (ins Tessel_StaticMemRef:$source,
                        Variadic<Tessel_StaticMemRef>:$targets,
+                       Variadic<Tessel_SemaphoreType>:$credits,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$channel,
                        OptionalAttr<ConfinedAttr<I32Attr, [IntNonNegative]>>:$slot);
   let results = (outs Tessel_TokenType:$token);
@@ -426,13 +437,14 @@ def Tessel_DmaMulticastOp : Tessel_Op<"dma_multicast", [
     static constexpr unsigned kMaxTargets = 58;
   }];
   let assemblyFormat = [{
-    $source `to` $targets (`channel` $channel^)? (`slot` $slot^)? attr-dict `:`
-    type($source) `to` type($targets)
+    $source `to` $targets (`after` $credits^)? (`channel` $channel^)?
+    (`slot` $slot^)? attr-dict `:` type($source) `to` type($targets)
   }];
   let hasVerifier = 1;
   let builders = [
-    OpBuilder<(ins "Value":$source, "ValueRange":$targets, "IntegerAttr":$channel), [{
-      build($_builder, $_state, source, targets, channel, IntegerAttr());
+    OpBuilder<(ins "Value":$source, "ValueRange":$targets, "ValueRange":$credits,
+                   "IntegerAttr":$channel), [{
+      build($_builder, $_state, source, targets, credits, channel, IntegerAttr());
     }]>
   ];
 }

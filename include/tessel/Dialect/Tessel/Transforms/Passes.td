@@ -1512,7 +1512,10 @@ def TesselSchedule : Pass<"tessel-schedule", "::mlir::ModuleOp"> {
     `tessel.signal` there: the previous op's stores are waited for by then,
     and the load runs while the tile waits for the other tiles. It stays
     after the signals: a shared load's leader waits for its receivers'
-    credits where its load is, and a receiver may give its credit only
+    credits where its load is (on its core, or on its DMA channel where the
+    core computes before its next wait, `tessel-share-loads`; the program
+    must run either way, docs/isa.md), and a receiver may give its credit
+    only
     after those signals let it through its own waits (so on a relay, which
     signals its row after its wait, it does not move). Where the buffers
     would then not fit, the core's loads stay where they were.
@@ -1653,11 +1656,18 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     Runs after `tessel-allocate-sram`, which gave every buffer its address:
     a receiver's buffer is free from the point where its load was, so the
     receiver signals the leader there (a credit, on a semaphore of the
-    leader's per receiver) and waits where it waited for its load, on a
-    semaphore of its own per leader that the leader signals right after
-    the multicast (a signal is ordered after the sender's transfers into
-    the tile). A tile that receives cells from several leaders signals them
-    all before it waits for any credit of its own. Per pair of tiles the
+    leader's per receiver, one per cell of that leader it reads) and waits
+    where it waited for its load, on a semaphore of its own per leader that
+    the leader signals right after the multicast (a signal is ordered after
+    the sender's transfers into the tile). The leader waits for the credits
+    before its multicasts; where its core computes before it next waits (a
+    load issued a step ahead, or during the op before), the multicasts take
+    them instead (`after`): its DMA channel starts each once its receivers'
+    credits have come, while the core computes on. Elsewhere the core would
+    wait anyway, and going on would only issue its next transfers sooner,
+    into the DRAM the multicast needs. A tile that receives cells from
+    several leaders signals them all before it waits for any credit of its
+    own. Per pair of tiles the
     credits and the deliveries are counted in the order both cores meet
     them, so one semaphore per pair and direction serves every step of
     every op; where a receiver uses a later delivery before an earlier one
@@ -1667,19 +1677,22 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
 
     Loads that tessel-schedule issued together with their op's other steps'
     (`tessel.loaded_together`, removed here) run their handshakes once,
-    ahead of the compute. Their credits move up above the credit waits
-    before them, so that each leader gives every credit of the run before
-    it waits for its own receivers'. And their plain loads (one reader each)
+    ahead of the compute. Their credits move up above the waits for credits
+    before them (a core's, or a multicast's: the program must run were the
+    cores to take their DMAs' credits, docs/isa.md), so that each leader
+    gives every credit of the run before it waits for its own receivers'.
+    And their plain loads (one reader each)
     are weighed per step by the DRAM channel they read through (a tile's
     nearest): where a channel carries more than its share by half a load or
     more, one of its tiles' loads is read by another tile of the op that
     reads its own load of the step through a channel that stays within half
     a load of the share and below the fullest (the one that has read fewest
-    for others first, then the nearest). That tile waits for the reader's
-    credit, issues its own load and then the reader's, a
-    `tessel.dma_multicast` to that one tile, and signals the delivery; it
-    waits for both where it waited for its own. Each tile reads for one
-    other at most per step.
+    for others first, then the nearest). That tile issues its own load and
+    then the reader's, a `tessel.dma_multicast` to that one tile, after the
+    reader's credit (its core waits for it before both, or its DMA channel
+    before the multicast), and signals the delivery; it waits for both
+    where it waited for its own. Each tile reads for one other at most per
+    step.
 
     ```mlir
     // tile (0, 0)                        // tile (0, 1)
@@ -1692,6 +1705,9 @@ def TesselShareLoads : Pass<"tessel-share-loads", "::mlir::ModuleOp"> {
     tessel.signal %ready                  tessel.wait_semaphore %ready
     tessel.wait %m
     ```
+    (With compute between the load and its wait, the leader's lines would
+    be `%m = tessel.dma_multicast %a00 to %x, %y' after %credit` and
+    `tessel.signal %ready`.)
     (`%y'` is `%y`'s view of tile (0, 1)'s arena, rebuilt in the leader's
     core.) The `tessel.share` marks are removed.
   }];
@@ -1922,14 +1938,19 @@ def TesselCheckSynchronization
   let description = [{
     The last check before a program is emitted. Cores are straight-line and
     synchronize through semaphores: `tessel.signal` adds to a semaphore, and
-    only the semaphore's own core waits on it (`tessel.wait_semaphore`),
-    taking what it waited for. Running a core further never keeps another
+    only the semaphore's own tile waits on it (its core's
+    `tessel.wait_semaphore`, or its DMA channel's for a multicast's `after`
+    credits), taking what it waited for. Running a core further never keeps another
     from running, so running every core as far as it can, until none moves,
     decides deadlock for every timing: a core left waiting waits forever.
     The pass reports the first such wait, its tile, the count it needs and
     the most its semaphore can hold, with a note on every other stuck core.
     (Token waits cannot deadlock: each waits for a transfer its own core
-    started earlier, which SSA dominance guarantees.)
+    started earlier, which SSA dominance guarantees.) A multicast's credits
+    (`after`) are taken by its DMA channel while the core goes on; they are
+    run here as the core's waits before it, as the ISA asks every program
+    to survive and the emulators run them (the channel's wait only lets the
+    core further).
 
     A transfer into another tile's SRAM (`tessel.dma`, or a target of
     `tessel.dma_multicast`) must be followed in its core by a
