@@ -63,11 +63,11 @@ class _Gate:
 
 
 class _Tile:
-    __slots__ = ("claims", "index", "row", "col", "kinds", "args", "cum", "cum_mac",
+    __slots__ = ("index", "row", "col", "kinds", "args", "cum", "cum_mac",
                  "cum_vec", "next_ctrl", "thunks", "n", "pc", "tokens",
                  "sems", "blocked", "block_t", "finished", "done_at",
                  "stalls", "ctrl_cycles", "runs", "instrs", "stall_log",
-                 "channels", "queues", "to_dst", "static", "copies",
+                 "channels", "queues", "to_dst", "claims", "static", "copies",
                  "run_tail", "joined", "joined_by_tag")
 
 
