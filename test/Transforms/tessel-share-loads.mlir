@@ -1077,3 +1077,80 @@ tessel.device @issued_early arch #tiny {
     tessel.vector_unary exp %b, %b : memref<16xf32, #sram>, memref<16xf32, #sram>
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#quad = #tessel.arch<{name = "quad", clock_mhz = 1000, grid = {rows = 2, cols = 2}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 16384, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 10}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// A 2 x 2 split of a window with a halo of two rows and two columns, each
+// tile computing before it waits for its window: nine cells, the edges
+// read by two tiles, the centre by four. Tile (1, 0) leads two cells into
+// tile (0, 0) and two into tile (1, 1), whose multicasts each take one
+// credit, so each of those tiles gives it two at once.
+// CHECK-LABEL: tessel.device @halos_2d_credits
+// CHECK:         tessel.core(%tile_0_0) {
+// CHECK:           tessel.signal %[[FROM00:[^ ]+]] by 2
+// CHECK:         tessel.core(%tile_1_0) {
+// CHECK-NOT:       tessel.wait_semaphore
+// CHECK:           tessel.dma_multicast {{.+}} after %[[FROM00]] :
+// CHECK:           tessel.dma_multicast {{.+}} after %[[FROM00]], %{{[^ ,]+}}, %[[FROM11:[^ ]+]] :
+// CHECK:           tessel.dma_multicast {{.+}} after %[[FROM11]] :
+// CHECK:         tessel.core(%tile_1_1) {
+// CHECK:           tessel.signal %[[FROM11]] by 2
+tessel.device @halos_2d_credits arch #quad {
+  %t00 = tessel.tile(0, 0)
+  %t01 = tessel.tile(0, 1)
+  %t10 = tessel.tile(1, 0)
+  %t11 = tessel.tile(1, 1)
+  %x = tessel.dram_buffer @x input : memref<16x8x8xf32, #dram>
+  %a00 = tessel.buffer @sram_0_0 on %t00 at 0 : memref<2048xi8, #sram>
+  %a01 = tessel.buffer @sram_0_1 on %t01 at 0 : memref<2048xi8, #sram>
+  %a10 = tessel.buffer @sram_1_0 on %t10 at 0 : memref<2048xi8, #sram>
+  %a11 = tessel.buffer @sram_1_1 on %t11 at 0 : memref<2048xi8, #sram>
+  tessel.core(%t00) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a00[%c0][] : memref<2048xi8, #sram> to memref<16x5x5xf32, #sram>
+    %w = memref.subview %x[0, 0, 0] [16, 5, 5] [1, 1, 1] : memref<16x8x8xf32, #dram> to memref<16x5x5xf32, strided<[64, 8, 1], offset: 0>, #dram>
+    %d = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16x5x5xf32, strided<[64, 8, 1], offset: 0>, #dram> to memref<16x5x5xf32, #sram>
+    %c1600 = arith.constant 1600 : index
+    %o = memref.view %a00[%c1600][] : memref<2048xi8, #sram> to memref<64xf32, #sram>
+    tessel.vector_unary exp %o, %o : memref<64xf32, #sram>, memref<64xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16x5x5xf32, #sram>, memref<16x5x5xf32, #sram>
+  }
+  tessel.core(%t01) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a01[%c0][] : memref<2048xi8, #sram> to memref<16x5x5xf32, #sram>
+    %w = memref.subview %x[0, 0, 3] [16, 5, 5] [1, 1, 1] : memref<16x8x8xf32, #dram> to memref<16x5x5xf32, strided<[64, 8, 1], offset: 3>, #dram>
+    %d = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16x5x5xf32, strided<[64, 8, 1], offset: 3>, #dram> to memref<16x5x5xf32, #sram>
+    %c1600 = arith.constant 1600 : index
+    %o = memref.view %a01[%c1600][] : memref<2048xi8, #sram> to memref<64xf32, #sram>
+    tessel.vector_unary exp %o, %o : memref<64xf32, #sram>, memref<64xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16x5x5xf32, #sram>, memref<16x5x5xf32, #sram>
+  }
+  tessel.core(%t10) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a10[%c0][] : memref<2048xi8, #sram> to memref<16x5x5xf32, #sram>
+    %w = memref.subview %x[0, 3, 0] [16, 5, 5] [1, 1, 1] : memref<16x8x8xf32, #dram> to memref<16x5x5xf32, strided<[64, 8, 1], offset: 24>, #dram>
+    %d = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16x5x5xf32, strided<[64, 8, 1], offset: 24>, #dram> to memref<16x5x5xf32, #sram>
+    %c1600 = arith.constant 1600 : index
+    %o = memref.view %a10[%c1600][] : memref<2048xi8, #sram> to memref<64xf32, #sram>
+    tessel.vector_unary exp %o, %o : memref<64xf32, #sram>, memref<64xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16x5x5xf32, #sram>, memref<16x5x5xf32, #sram>
+  }
+  tessel.core(%t11) {
+    %c0 = arith.constant 0 : index
+    %b = memref.view %a11[%c0][] : memref<2048xi8, #sram> to memref<16x5x5xf32, #sram>
+    %w = memref.subview %x[0, 3, 3] [16, 5, 5] [1, 1, 1] : memref<16x8x8xf32, #dram> to memref<16x5x5xf32, strided<[64, 8, 1], offset: 27>, #dram>
+    %d = tessel.dma %w to %b {tessel.share = 0 : i64} : memref<16x5x5xf32, strided<[64, 8, 1], offset: 27>, #dram> to memref<16x5x5xf32, #sram>
+    %c1600 = arith.constant 1600 : index
+    %o = memref.view %a11[%c1600][] : memref<2048xi8, #sram> to memref<64xf32, #sram>
+    tessel.vector_unary exp %o, %o : memref<64xf32, #sram>, memref<64xf32, #sram>
+    tessel.wait %d
+    tessel.vector_unary exp %b, %b : memref<16x5x5xf32, #sram>, memref<16x5x5xf32, #sram>
+  }
+}
