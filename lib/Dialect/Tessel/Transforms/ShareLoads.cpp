@@ -828,8 +828,8 @@ public:
                std::optional<unsigned> channel) {
     SmallVector<Reader> pair = {reader, leader};
     // Its own first in its DMA queue (after the reader's credit, where its
-    // core takes it): its data does not queue behind the reader's. It waits for both where it
-    // waited for its own.
+    // core takes it): its data does not queue behind the reader's. It
+    // waits for both where it waited for its own.
     SmallVector<Cell> cells = {{leader.window.lo, leader.window.hi, {1}},
                                {reader.window.lo, reader.window.hi, {0}}};
     rewrite(pair, cells, {std::nullopt, channel});
