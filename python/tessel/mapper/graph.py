@@ -12,6 +12,7 @@ plain dataclasses.
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass, field, fields, replace
 from functools import cached_property, lru_cache
 
@@ -382,8 +383,6 @@ def _temporaries(generic) -> int:
 def _f32_constant(value, expected: float) -> bool:
     """Whether ``value`` is an arith.constant of f32 ``expected``, bit for
     bit (isF32Constant in Bodies.cpp)."""
-    import numpy as np
-
     from ..ir import FloatAttr, OpResult
 
     if not isinstance(value, OpResult) or str(value.type) != "f32" or \
@@ -391,7 +390,7 @@ def _f32_constant(value, expected: float) -> bool:
         return False
     attr = value.owner.attributes["value"]
     return isinstance(attr, FloatAttr) and \
-        np.float32(attr.value) == np.float32(expected)
+        struct.pack("<f", attr.value) == struct.pack("<f", expected)
 
 
 def _gelu_interior(body) -> list:

@@ -351,10 +351,10 @@ struct EarlyStores : impl::TesselEarlyStoresBase<EarlyStores> {
         epilogue.waits.push_back(op);
         continue;
       }
-      // A constant (one element the epilogue reads through zero strides)
-      // stays where it is filled, above the groups.
+      // A constant (one element the epilogue reads through zero strides,
+      // not the stored result) stays where it is filled, above the groups.
       if (auto fill = dyn_cast<VectorFillOp>(op);
-          run.empty() && fill &&
+          run.empty() && fill && getViewRoot(fill.getResult()) != root &&
           cast<MemRefType>(fill.getResult().getType()).getNumElements() == 1)
         continue;
       if (run.empty() && isElementwise(op)) {
