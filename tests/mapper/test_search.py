@@ -207,3 +207,50 @@ def test_ops_of_one_shape_are_costed_once():
     assert space._op_key(replace(first, epilogue=replace(epilogue, operands=(
         replace(epilogue.operands[0], source=("op", 0)),
         epilogue.operands[1])))) != key
+
+
+CONV_28x28 = """
+func.func @f(%x: tensor<1x32x30x30xf32>, %w: tensor<64x32x3x3xf32>, %y: tensor<1x64x28x28xf32>) -> tensor<1x64x28x28xf32> {
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>, strides = dense<1> : tensor<2xi64>} ins(%x, %w : tensor<1x32x30x30xf32>, tensor<64x32x3x3xf32>) outs(%y : tensor<1x64x28x28xf32>) -> tensor<1x64x28x28xf32>
+  return %r : tensor<1x64x28x28xf32>
+}
+"""
+
+
+def test_cuts_are_skipped_only_where_they_cannot_win(monkeypatch):
+    # The candidate search skips a cut whose steps' instructions and
+    # barrier alone (cost.least_cycles) take as long as the best cut of its
+    # kind: that floor is below every estimate, shared or not, and the
+    # candidates are those of costing every cut.
+    from dataclasses import replace
+
+    from randomgraphs import elementwise, matmul
+
+    from tessel.ir import Context, Module
+    from tessel.mapper import graph, space
+    from tessel.mapper.cost import least_cycles
+    from tessel.mapper.space import factorizations, placed
+
+    with Context():
+        conv = graph.from_module(Module.parse(CONV_28x28)).ops[0]
+    gemm = replace(matmul(1, 128, 256, 96, ("op", 0)),
+                   epilogue=replace(elementwise(2, 128, 256, ("op", 1)), folded=True))
+    arch = small_arch(4, 4)
+    options = MapperOptions()
+    for op in (conv, gemm):
+        loops = [(l, e) for l, e in enumerate(op.loops)
+                 if e >= 2 and op.iterators[l] == "parallel"]
+        for rows, cols in ((1, 2), (2, 2), (2, 4), (4, 4)):
+            for cut in factorizations(rows * cols, loops, even=False):
+                parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
+                placement = Placement(0, 0, rows, cols, parts)
+                costed = placed(op, arch, placement, True)
+                if costed is not None:
+                    assert least_cycles(op, arch, placement) <= costed.estimate.cycles
+        space.clear_caches()
+        pruned = space.candidates(op, arch, options)
+        with monkeypatch.context() as m:
+            m.setattr(space, "least_cycles", lambda *args: 0)
+            space.clear_caches()
+            assert space.candidates(op, arch, options) == pruned
+        space.clear_caches()

@@ -222,10 +222,11 @@ def step_sizes(op: Op, part: tuple[int, ...], budget: int,
     return tuple(steps)
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def step_candidates(op: Op, part: tuple[int, ...], budget: int,
                     skip_weights: bool = False, array_rows: int = 0,
                     short_last: bool = False,
-                    array_cols: int = 0) -> list[tuple[int, ...]]:
+                    array_cols: int = 0) -> tuple[tuple[int, ...], ...]:
     """The step sizes worth costing for a part: tessel-tile-for-sram's own,
     and for a MAC-array op those keeping each parallel loop whole as long as
     possible; for a matmul or a convolution each also with reduction steps
@@ -245,7 +246,9 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
     across the array's columns cut to the most whole columns of the array
     that still fit (each block streamed through the array pays its weights'
     way through the SRAM port once, docs/simulator.md: halving only, the
-    2 x 192 rows of BERT's FFN2 on a 768 KiB tile never became 512 x 128)."""
+    2 x 192 rows of BERT's FFN2 on a 768 KiB tile never became 512 x 128).
+    Cached: an op's shared and unshared placements, and its rectangles of
+    one tile count, cut it into the same parts."""
     out = []
     variants = [(None, 0)]
     if op.macs:
@@ -282,7 +285,7 @@ def step_candidates(op: Op, part: tuple[int, ...], budget: int,
             shorter[streamed] -= max(1, s // 8)
             if tuple(shorter) not in out:
                 out.append(tuple(shorter))
-    return out
+    return tuple(out)
 
 
 # The loop whose iterations a weight-stationary array streams as a block's
@@ -313,7 +316,17 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) ->
     """Cycles of the instructions one step of ``op`` becomes; ``joined``:
     as a step whose run of matmul blocks goes on from the previous step's
     (docs/simulator.md, *Runs joined across control instructions*), its
-    first fill hidden and no drain of its own."""
+    first fill hidden and no drain of its own. Kept per arch: the
+    placements of an op share few step shapes (ResNet-18 on tessel-16x16
+    asks 94,374 times for 14,436 of them)."""
+    kept = _kept_for(arch)
+    key = ("compute", op, step, joined)
+    if key not in kept:
+        kept[key] = _compute_cycles(op, arch, step, joined)
+    return kept[key]
+
+
+def _compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool) -> int:
     elems = math.prod(step)
     item = op.operands[-1].elem_bytes if op.operands else 4
     dtype = mac_dtype(op)
@@ -768,8 +781,8 @@ def clear_caches() -> None:
     """Forget every figure the cost model keeps between calls (step sizes,
     SRAM per step, DRAM paths and rates), so that the next estimate starts
     cold, as a fresh process's does (bench/mapper.py times the mapper so)."""
-    for cached in (step_sizes, sram_step_bytes, _chunks, _transfers,
-                   Operand.slice_bytes):
+    for cached in (step_sizes, step_candidates, sram_step_bytes, _chunks,
+                   _transfers, Operand.slice_bytes):
         cached.cache_clear()
     for cache in (_PER_ARCH, _PATHS, _DRAM_LINKS, _EVEN_RATES):
         cache.clear()
@@ -841,6 +854,37 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                               kept_result, on_chip_reads or {}, early_weights)
               for steps in candidates]
     return min(costed, key=lambda e: e.cycles, default=None)
+
+
+def steps_compute_cycles(op: Op, arch, part: tuple[int, ...],
+                         steps: tuple[int, ...]) -> int:
+    """Cycles of the instructions of every step of a part of extents
+    ``part`` cut into ``steps``, each alone (:func:`compute_cycles`)."""
+    return sum(math.prod(c for _, c in shape_counts)
+               * compute_cycles(op, arch, tuple(s for s, _ in shape_counts))
+               for shape_counts in product(*(_chunks(p, s)
+                                             for p, s in zip(part, steps))))
+
+
+def least_cycles(op: Op, arch, placement: Placement) -> int:
+    """Cycles :func:`estimate` cannot go below for ``op`` at ``placement``
+    (weights streamed, DMA under compute): the barrier after it and, at the
+    cheapest of its step sizes, what its steps' instructions take alone
+    (the epilogue's and transfers' time and a shared load's signals only
+    add to them). 0 on a lone tile, whose runs of blocks join across
+    steps. The mapper skips a cut of an op's loops this cannot make cheaper
+    than the best found (tessel.mapper.space), without costing its
+    transfers."""
+    if op.folded or placement.tiles == 1 or placement.resident:
+        return 0
+    part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, placement.parts))
+    candidates = step_candidates(
+        op, part, arch.tile.sram.bytes, skip_weights=False,
+        array_rows=arch.tile.mac.rows, short_last=True, array_cols=0)
+    if not candidates:
+        return 0
+    least = min(steps_compute_cycles(op, arch, part, steps) for steps in candidates)
+    return int(math.ceil(least + barrier_cycles(arch, placement.rows, placement.cols)))
 
 
 def dram_link(arch, placement: Placement) -> tuple[float, int]:

@@ -11,7 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields, replace
 
 from . import cost
-from .cost import (Estimate, Placement, arch_key, estimate, shares_slices,
+from .cost import (Estimate, Placement, arch_key, estimate, least_cycles,
+                   shares_slices,
                    uses_every_part)
 from .graph import Graph, Op
 
@@ -411,6 +412,14 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
               for c in _side_values(arch.grid.cols)
               if single_tile or not splittable or r * c > 1 or arch.num_tiles == 1]
     counts = sorted({r * c for r, c in shapes})
+    # Each placement costed once: the best cuts are placed again on every
+    # rectangle of their tile count, the squarest among them.
+    costed: dict[Placement, Candidate | None] = {}
+
+    def placed_once(placement: Placement) -> Candidate | None:
+        if placement not in costed:
+            costed[placement] = placed(op, arch, placement, overlap)
+        return costed[placement]
 
     # The best cut per tile count, judged on the squarest rectangle of it:
     # the best even one (every part the same) and the best uneven one.
@@ -418,24 +427,33 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
     for n in counts:
         r, c = min(((r, c) for r, c in shapes if r * c == n),
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
-        best = {}
-        for cut in factorizations(n, loops, even):
+        # The first cheapest of each kind, in the order the cuts come:
+        # costed from the least their steps' instructions take up, a cut
+        # that cannot beat the best of its kind is not costed.
+        cuts = []
+        for index, cut in enumerate(factorizations(n, loops, even)):
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
             if uneven_reduction_split(op, parts):
                 continue
-            cand = placed(op, arch, Placement(0, 0, r, c, parts), overlap)
-            kind = divides(op, parts)
+            placement = Placement(0, 0, r, c, parts)
+            cuts.append((least_cycles(op, arch, placement), index, placement))
+        best = {}
+        for least, index, placement in sorted(cuts, key=lambda c: c[:2]):
+            kind = divides(op, placement.parts)
+            if kind in best and (least, index) > best[kind][0]:
+                continue
+            cand = placed_once(placement)
             if cand and (kind not in best
-                         or cand.estimate.cycles < best[kind].estimate.cycles):
-                best[kind] = cand
-        best_parts[n] = [b.placement.parts for b in best.values()]
+                         or (cand.estimate.cycles, index) < best[kind][0]):
+                best[kind] = ((cand.estimate.cycles, index), cand)
+        best_parts[n] = [b.placement.parts for _, b in
+                         sorted(best.values(), key=lambda b: b[0][1])]
 
     found: list[Candidate] = []
     for r, c in shapes:
         for parts in best_parts.get(r * c, ()):
             for res in ((False, True) if resident and op.weight_bytes else (False,)):
-                cand = placed(op, arch, Placement(0, 0, r, c, parts, resident=res),
-                              overlap)
+                cand = placed_once(Placement(0, 0, r, c, parts, resident=res))
                 if cand:
                     found.append(cand)
     # An uneven cut only where it beats every even one by more than the
