@@ -14,7 +14,7 @@ import pytest
 
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.driver.cost_error import layer_errors, repeated_tags
+from tessel.driver.cost_error import inside_other_tags, layer_errors, repeated_tags
 
 LAYER_BOUND = 0.35
 MEDIAN_BOUND = 0.20
@@ -51,3 +51,16 @@ def test_a_source_line_run_more_than_once_measures_no_error():
            [("stem", False), ("conv", False), ("fill", True), ("conv", False),
             ("add", False), ("conv", False), ("fc", False), ("fc", False)]]
     assert repeated_tags(SimpleNamespace(ops=ops)) == {"conv"}
+
+
+def test_a_source_line_run_inside_another_measures_no_error():
+    # GPT-2's `x = x + self.attn(self.ln1(x))`: the residual add runs as the
+    # epilogue of the attention's output projection, on another line, so the
+    # line's span runs from its layer norm over the whole attention. A line
+    # whose epilogue is its own (a convolution's batch norm) is measured.
+    add = SimpleNamespace(tag="block")
+    bn = SimpleNamespace(tag="conv")
+    ops = [SimpleNamespace(tag="block", epilogue=None),
+           SimpleNamespace(tag="proj", epilogue=add),
+           SimpleNamespace(tag="conv", epilogue=bn)]
+    assert inside_other_tags(SimpleNamespace(ops=ops)) == {"block"}
