@@ -47,7 +47,8 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     ``arch`` with ``options`` (``MapperOptions``), compiled, simulated
     (timing only, traced): the layers whose span the simulation measured
     and the mapping predicted (cycles of their own), in the program's tag
-    order; not those the model runs more than once (``repeated_tags``)."""
+    order; not those the model runs more than once (``repeated_tags``),
+    nor those with an op run inside another line's (``inside_other_tags``)."""
     from .. import arch as arch_model
     from ..compiler.lower import lower_and_emit
     from ..mapper import map_module
@@ -68,7 +69,9 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     spans = layer_spans(result.trace_events, target.clock_mhz)
     unmeasured = repeated_tags(mapped["graph"]) | inside_other_tags(mapped["graph"])
     # A layer whose ops are all folded into another's (an epilogue of its
-    # own source line) is predicted inside that one: it has no figure here.
+    # own source line) is predicted inside that one: it has no figure here;
+    # one with an epilogue of another line's op is measured inside that
+    # one (inside_other_tags).
     return [LayerError(tag, last - first, predicted[tag])
             for tag, (first, last) in spans.items()
             if last > first and predicted.get(tag, 0) > 0 and tag not in unmeasured]
@@ -95,7 +98,7 @@ def repeated_tags(graph) -> set[str]:
 def inside_other_tags(graph) -> set[str]:
     """The tags with an op run as the epilogue of another tag's op: its
     instructions, tagged with its own line, run in that op's steps, so the
-    line's span in the trace starts inside the other layer (GPT-2's
+    line's span in the trace reaches into the other layer (GPT-2's
     ``x = x + self.attn(self.ln1(x))``: the residual add on the attention's
     output projection, the span from the layer norm over the whole
     attention), while its predicted cycles are the other op's. No error is

@@ -317,8 +317,7 @@ def compute_cycles(op: Op, arch, step: tuple[int, ...], joined: bool = False) ->
     as a step whose run of matmul blocks goes on from the previous step's
     (docs/simulator.md, *Runs joined across control instructions*), its
     first fill hidden and no drain of its own. Kept per arch: the
-    placements of an op share few step shapes (ResNet-18 on tessel-16x16
-    asks 94,374 times for 14,436 of them)."""
+    placements of an op share few step shapes."""
     kept = _kept_for(arch)
     key = ("compute", op, step, joined)
     if key not in kept:
@@ -778,8 +777,9 @@ _EVEN_RATES: dict = {}
 
 
 def clear_caches() -> None:
-    """Forget every figure the cost model keeps between calls (step sizes,
-    SRAM per step, DRAM paths and rates), so that the next estimate starts
+    """Forget every figure the cost model keeps between calls (step sizes
+    and the candidates among them, SRAM per step, a step's compute cycles,
+    DRAM paths and rates), so that the next estimate starts
     cold, as a fresh process's does (bench/mapper.py times the mapper so)."""
     for cached in (step_sizes, step_candidates, sram_step_bytes, _chunks,
                    _transfers, Operand.slice_bytes):
@@ -841,13 +841,8 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
                       + _epilogue_weight_bytes(op, part)) if resident else 0
     if resident_bytes >= sram:
         return None
-    # Longer streams are offered on a one-tile arch: offered on the grids
-    # to ops on one tile, no mapping took them (docs/mapper.md).
-    one_tile = arch.grid.rows * arch.grid.cols == 1
-    candidates = [steps] if steps is not None else step_candidates(
-        op, part, sram - resident_bytes, skip_weights=resident,
-        array_rows=arch.tile.mac.rows, short_last=True,
-        array_cols=arch.tile.mac.cols if one_tile else 0)
+    candidates = ([steps] if steps is not None
+                  else _costed_steps(op, arch, part, resident_bytes, resident))
     link = dram_link(arch, placement)
     costed = [_estimate_steps(op, arch, placement, part, steps, resident,
                               resident_bytes, overlap_dma, program_tiles, link,
@@ -866,21 +861,31 @@ def steps_compute_cycles(op: Op, arch, part: tuple[int, ...],
                                              for p, s in zip(part, steps))))
 
 
+def _costed_steps(op: Op, arch, part: tuple[int, ...], resident_bytes: int = 0,
+                  resident: bool = False) -> tuple[tuple[int, ...], ...]:
+    """The step sizes :func:`estimate` costs for a part of extents ``part``
+    (longer streams offered on a one-tile arch only: offered on the grids
+    to ops on one tile, no mapping took them, docs/mapper.md)."""
+    one_tile = arch.grid.rows * arch.grid.cols == 1
+    return step_candidates(op, part, arch.tile.sram.bytes - resident_bytes,
+                           skip_weights=resident, array_rows=arch.tile.mac.rows,
+                           short_last=True,
+                           array_cols=arch.tile.mac.cols if one_tile else 0)
+
+
 def least_cycles(op: Op, arch, placement: Placement) -> int:
     """Cycles :func:`estimate` cannot go below for ``op`` at ``placement``
-    (weights streamed, DMA under compute): the barrier after it and, at the
-    cheapest of its step sizes, what its steps' instructions take alone
-    (the epilogue's and transfers' time and a shared load's signals only
-    add to them). 0 on a lone tile, whose runs of blocks join across
-    steps. The mapper skips a cut of an op's loops this cannot make cheaper
-    than the best found (tessel.mapper.space), without costing its
-    transfers."""
+    at the step sizes it chooses itself, weights streamed (as the mapper's
+    candidate search costs it): the barrier after it and, at the cheapest
+    of its step sizes, what its steps' instructions take alone (the
+    epilogue's and transfers' time and a shared load's signals only add to
+    them). 0 on a lone tile, whose runs of blocks join across steps. The
+    candidate search skips a cut of an op's loops this shows cannot beat
+    the best found (tessel.mapper.space), without costing its transfers."""
     if op.folded or placement.tiles == 1 or placement.resident:
         return 0
     part = tuple(_ceil_div(l, p) for l, p in zip(op.loops, placement.parts))
-    candidates = step_candidates(
-        op, part, arch.tile.sram.bytes, skip_weights=False,
-        array_rows=arch.tile.mac.rows, short_last=True, array_cols=0)
+    candidates = _costed_steps(op, arch, part)
     if not candidates:
         return 0
     least = min(steps_compute_cycles(op, arch, part, steps) for steps in candidates)

@@ -429,7 +429,9 @@ def _candidates(op: Op, arch, split_reductions: bool, resident: bool,
                    key=lambda s: (abs(s[0] - s[1]), s[0]))
         # The first cheapest of each kind, in the order the cuts come:
         # costed from the least their steps' instructions take up, a cut
-        # that cannot beat the best of its kind is not costed.
+        # whose floor exceeds the best of its kind (or equals it, coming
+        # later) is not costed. An uneven cut is kept only well below the
+        # best even one (UNEVEN_MARGIN), so the two kinds never tie below.
         cuts = []
         for index, cut in enumerate(factorizations(n, loops, even)):
             parts = tuple(cut.get(l, 1) for l in range(len(op.loops)))
