@@ -14,7 +14,8 @@ import pytest
 
 from tessel import frontend as fe
 from tessel import zoo
-from tessel.driver.cost_error import inside_other_tags, layer_errors, repeated_tags
+from tessel.driver.cost_error import (inside_other_tags, layer_errors, layer_spans,
+                                      repeated_tags)
 
 LAYER_BOUND = 0.35
 MEDIAN_BOUND = 0.20
@@ -64,3 +65,35 @@ def test_a_source_line_run_inside_another_measures_no_error():
            SimpleNamespace(tag="proj", epilogue=add),
            SimpleNamespace(tag="conv", epilogue=bn)]
     assert inside_other_tags(SimpleNamespace(ops=ops)) == {"block"}
+
+
+def test_an_op_fused_into_a_later_lines_op_ends_its_lines_span_there():
+    # The attention's scores are scaled in the softmax's passes: the
+    # scaling's instructions, tagged with the scores' line, run after the
+    # softmax has started; the scores' span ends where the softmax starts.
+    def event(tag, start, dur, name="matmul", pid=1):
+        return {"ph": "X", "pid": pid, "ts": start, "dur": dur, "name": name,
+                "args": {"tag": tag}}
+
+    trace = [event("scores", 0, 100), event("softmax", 100, 50, "vector_reduce"),
+             event("scores", 150, 20, "vector_binary_imm"),
+             event("softmax", 170, 30, "vector_unary"),
+             event("scores", 5, 90, pid=2), event("softmax", 95, 60, "vector_reduce", pid=2)]
+    spans = layer_spans(trace, clock_mhz=1.0)
+    assert spans == {"scores": (0.0, 100.0), "softmax": (95.0, 200.0)}
+
+
+def test_a_layers_span_starts_after_its_dependence_not_its_deliveries():
+    # A receiver waits first for the layer before (the dependence's signal),
+    # then for the delivery of its first shared load: the layer's span
+    # starts after the first wait, the delivery being the layer's own time.
+    def event(tag, start, dur, name):
+        return {"ph": "X", "pid": 1, "ts": start, "dur": dur, "name": name,
+                "args": {"tag": tag}}
+
+    trace = [event("conv", 0, 100, "matmul"),
+             event("project", 110, 1, "wait_semaphore"),
+             event("project", 150, 1, "wait_semaphore"),
+             event("project", 300, 100, "matmul")]
+    spans = layer_spans(trace, clock_mhz=1.0)
+    assert spans == {"conv": (0.0, 100.0), "project": (150.0, 400.0)}

@@ -66,8 +66,9 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     program = lower_and_emit(model, target, mapping=mapping)
     result = simulate(program, numerics=False, trace=True)
     predicted = predicted_by_tag(mapped["graph"], mapped["solution"])
-    spans = layer_spans(result.trace_events, target.clock_mhz)
-    unmeasured = repeated_tags(mapped["graph"]) | inside_other_tags(mapped["graph"])
+    inside = inside_other_tags(mapped["graph"])
+    spans = layer_spans(result.trace_events, target.clock_mhz, inside)
+    unmeasured = repeated_tags(mapped["graph"]) | inside
     # A layer whose ops are all folded into another's (an epilogue of its
     # own source line) is predicted inside that one: it has no figure here;
     # one with an epilogue of another line's op is measured inside that
@@ -107,15 +108,27 @@ def inside_other_tags(graph) -> set[str]:
             if op.epilogue is not None and op.epilogue.tag != op.tag}
 
 
-def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]]:
+def layer_spans(trace_events, clock_mhz: float,
+                inside: set[str] = frozenset()) -> dict[str, tuple[float, float]]:
     """Per tag, the first and last cycle of its instructions over the tiles
-    (``simulate(..., trace=True)``'s events), a tile's counted from where
-    the layer's inputs are ready there: after its last wait for other tiles
-    before its first instruction that computes, and not from a transfer
-    issued before the last instruction of another layer that comes ahead
-    of that one. tessel-schedule issues weight loads during the ops before
-    their own, and a tile the layers before do not use waits for them: the
-    cost model predicts neither as the layer's time."""
+    (``simulate(..., trace=True)``'s events).
+
+    A tile's span of a layer starts where the layer's inputs are ready
+    there: after its first wait for other tiles that follows the last
+    instruction of another layer ahead of its first instruction that
+    computes (the dependence's wait; the waits after it, for the layer's
+    own shared loads, are its time, which the cost model predicts), and
+    not from a transfer issued before that last instruction:
+    tessel-schedule issues weight loads during the ops before their own,
+    and a tile the layers before do not use waits for them, neither of
+    which the model predicts as the layer's time.
+
+    It ends with the layer's last instruction that starts before the next
+    layer starts there: an op of the line fused into a later line's op
+    (the attention's scaling of its scores, run in the softmax's passes)
+    is costed with that op. The lines of ``inside``
+    (:func:`inside_other_tags`) run as epilogues in other lines' ops and
+    end no span."""
     per_tile: dict[int, list] = {}
     for e in trace_events:
         tag = e.get("args", {}).get("tag")
@@ -140,14 +153,27 @@ def layer_spans(trace_events, clock_mhz: float) -> dict[str, tuple[float, float]
         ready: dict[str, float] = {}
         for k, (tag, start, _, _, name) in enumerate(control):
             if (name == "wait_semaphore" and start < body.get(tag, -math.inf)
-                    and k + 1 < len(control)):
+                    and start > cut.get(tag, -math.inf)
+                    and k + 1 < len(control) and tag not in ready):
                 ready[tag] = control[k + 1][1]
-        for tag, start, end, issued, name in events:
-            if name.startswith("dma") and issued < cut.get(tag, -math.inf):
-                continue
+        counted = [(tag, max(start, ready.get(tag, -math.inf)), end, name)
+                   for tag, start, end, issued, name in events
+                   if not (name.startswith("dma") and issued < cut.get(tag, -math.inf))]
+        # Where each layer starts moving or computing data on this tile (its
+        # waits and signals may run during the layer before), and where the
+        # next one does.
+        starts: dict[str, float] = {}
+        for tag, start, _, name in counted:
+            if name not in _NOT_COMPUTE and tag not in inside:
+                starts[tag] = min(starts.get(tag, math.inf), start)
+        following = {tag: min((s for s in starts.values() if s > first),
+                              default=math.inf)
+                     for tag, first in starts.items()}
+        for tag, start, end, _ in counted:
             first, last = spans.get(tag, (math.inf, 0.0))
-            spans[tag] = (min(first, max(start, ready.get(tag, -math.inf))),
-                          max(last, end))
+            spans[tag] = (min(first, start),
+                          max(last, end) if start < following.get(tag, math.inf)
+                          else last)
     return spans
 
 
