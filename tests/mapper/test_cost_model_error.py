@@ -67,33 +67,43 @@ def test_a_source_line_run_inside_another_measures_no_error():
     assert inside_other_tags(SimpleNamespace(ops=ops)) == {"block"}
 
 
+def _event(tag, start, dur, name="matmul", pid=1):
+    return {"ph": "X", "pid": pid, "ts": start, "dur": dur, "name": name,
+            "args": {"tag": tag}}
+
+
 def test_an_op_fused_into_a_later_lines_op_ends_its_lines_span_there():
     # The attention's scores are scaled in the softmax's passes: the
     # scaling's instructions, tagged with the scores' line, run after the
     # softmax has started; the scores' span ends where the softmax starts.
-    def event(tag, start, dur, name="matmul", pid=1):
-        return {"ph": "X", "pid": pid, "ts": start, "dur": dur, "name": name,
-                "args": {"tag": tag}}
-
-    trace = [event("scores", 0, 100), event("softmax", 100, 50, "vector_reduce"),
-             event("scores", 150, 20, "vector_binary_imm"),
-             event("softmax", 170, 30, "vector_unary"),
-             event("scores", 5, 90, pid=2), event("softmax", 95, 60, "vector_reduce", pid=2)]
-    spans = layer_spans(trace, clock_mhz=1.0)
-    assert spans == {"scores": (0.0, 100.0), "softmax": (95.0, 200.0)}
+    # On a tile where the scores only scale (tile 3), the scaling neither
+    # ends the softmax's span nor stretches the scores'.
+    trace = [_event("scores", 0, 100), _event("softmax", 100, 50, "vector_reduce"),
+             _event("scores", 150, 20, "vector_binary_imm"),
+             _event("softmax", 170, 30, "vector_unary"),
+             _event("scores", 5, 90, pid=2),
+             _event("softmax", 95, 60, "vector_reduce", pid=2),
+             _event("softmax", 90, 10, "vector_reduce", pid=3),
+             _event("scores", 100, 20, "vector_binary_imm", pid=3),
+             _event("softmax", 120, 90, "vector_unary", pid=3)]
+    spans = layer_spans(trace, clock_mhz=1.0, order=["scores", "softmax"])
+    assert spans == {"scores": (0.0, 100.0), "softmax": (90.0, 210.0)}
 
 
 def test_a_layers_span_starts_after_its_dependence_not_its_deliveries():
     # A receiver waits first for the layer before (the dependence's signal),
     # then for the delivery of its first shared load: the layer's span
     # starts after the first wait, the delivery being the layer's own time.
-    def event(tag, start, dur, name):
-        return {"ph": "X", "pid": 1, "ts": start, "dur": dur, "name": name,
-                "args": {"tag": tag}}
-
-    trace = [event("conv", 0, 100, "matmul"),
-             event("project", 110, 1, "wait_semaphore"),
-             event("project", 150, 1, "wait_semaphore"),
-             event("project", 300, 100, "matmul")]
-    spans = layer_spans(trace, clock_mhz=1.0)
-    assert spans == {"conv": (0.0, 100.0), "project": (150.0, 400.0)}
+    # A wait it runs during the layer before (a credit for a load issued
+    # then, tile 2) is not the dependence's.
+    trace = [_event("conv", 0, 100),
+             _event("project", 110, 1, "wait_semaphore"),
+             _event("project", 150, 1, "wait_semaphore"),
+             _event("project", 300, 100),
+             _event("project", 20, 1, "wait_semaphore", pid=2),
+             _event("conv", 30, 100, pid=2),
+             _event("project", 140, 1, "wait_semaphore", pid=2),
+             _event("project", 160, 1, "wait_semaphore", pid=2),
+             _event("project", 310, 100, pid=2)]
+    spans = layer_spans(trace, clock_mhz=1.0, order=["conv", "project"])
+    assert spans == {"conv": (0.0, 130.0), "project": (150.0, 410.0)}

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import AbstractSet, Any, Sequence
 
 
 @dataclass(frozen=True)
@@ -67,7 +67,8 @@ def layer_errors(model, arch: Any, options=None) -> list[LayerError]:
     result = simulate(program, numerics=False, trace=True)
     predicted = predicted_by_tag(mapped["graph"], mapped["solution"])
     inside = inside_other_tags(mapped["graph"])
-    spans = layer_spans(result.trace_events, target.clock_mhz, inside)
+    order = list(dict.fromkeys(op.tag for op in mapped["graph"].ops))
+    spans = layer_spans(result.trace_events, target.clock_mhz, inside, order)
     unmeasured = repeated_tags(mapped["graph"]) | inside
     # A layer whose ops are all folded into another's (an epilogue of its
     # own source line) is predicted inside that one: it has no figure here;
@@ -109,24 +110,29 @@ def inside_other_tags(graph) -> set[str]:
 
 
 def layer_spans(trace_events, clock_mhz: float,
-                inside: set[str] = frozenset()) -> dict[str, tuple[float, float]]:
+                inside: AbstractSet[str] = frozenset(),
+                order: Sequence[str] = ()) -> dict[str, tuple[float, float]]:
     """Per tag, the first and last cycle of its instructions over the tiles
     (``simulate(..., trace=True)``'s events).
 
-    A tile's span of a layer starts where the layer's inputs are ready
-    there: after its first wait for other tiles that follows the last
-    instruction of another layer ahead of its first instruction that
-    computes (the dependence's wait; the waits after it, for the layer's
-    own shared loads, are its time, which the cost model predicts), and
-    not from a transfer issued before that last instruction:
-    tessel-schedule issues weight loads during the ops before their own,
-    and a tile the layers before do not use waits for them, neither of
-    which the model predicts as the layer's time.
+    On a tile where the layer computes, its span starts where the layer's
+    inputs are ready there: after its first wait for other tiles that
+    starts after the start of the last instruction of another layer ahead
+    of its first instruction that computes (the dependence's wait; the
+    waits after it, for the layer's own shared loads, are its time, which
+    the cost model predicts), or where no wait follows that instruction,
+    after its last wait before it computes; and not from a transfer issued
+    before that last instruction: tessel-schedule issues weight loads
+    during the ops before their own, and a tile the layers before do not
+    use waits for them, neither of which the model predicts as the
+    layer's time. On a tile where it only moves data or synchronizes, its
+    span is its instructions'.
 
-    It ends with the layer's last instruction that starts before the next
-    layer starts there: an op of the line fused into a later line's op
-    (the attention's scaling of its scores, run in the softmax's passes)
-    is costed with that op. The lines of ``inside``
+    It ends with the layer's last instruction that starts before a layer
+    after it in ``order`` (the tags in program order; by time where not
+    given) starts moving or computing data there: an op of the line fused
+    into a later line's op (the attention's scaling of its scores, run in
+    the softmax's passes) is costed with that op. The lines of ``inside``
     (:func:`inside_other_tags`) run as epilogues in other lines' ops and
     end no span."""
     per_tile: dict[int, list] = {}
@@ -137,6 +143,7 @@ def layer_spans(trace_events, clock_mhz: float,
             issued = e["args"].get("issued", start)
             per_tile.setdefault(e["pid"], []).append(
                 (tag, start, start + e["dur"] * clock_mhz, issued, e["name"]))
+    rank = {tag: k for k, tag in enumerate(order)}
     spans: dict[str, tuple[float, float]] = {}
     for events in per_tile.values():
         events.sort(key=lambda ev: ev[1])
@@ -150,30 +157,42 @@ def layer_spans(trace_events, clock_mhz: float,
         cut = {tag: max((s for t, s, _, _, _ in events
                          if t != tag and s < first), default=-math.inf)
                for tag, first in body.items()}
+        # After the dependence's wait: the first wait after the layer
+        # before, or, where none follows it, the last before the layer
+        # computes.
         ready: dict[str, float] = {}
+        after_cut: dict[str, float] = {}
         for k, (tag, start, _, _, name) in enumerate(control):
             if (name == "wait_semaphore" and start < body.get(tag, -math.inf)
-                    and start > cut.get(tag, -math.inf)
-                    and k + 1 < len(control) and tag not in ready):
+                    and k + 1 < len(control)):
                 ready[tag] = control[k + 1][1]
+                if start > cut[tag] and tag not in after_cut:
+                    after_cut[tag] = control[k + 1][1]
+        ready.update(after_cut)
         counted = [(tag, max(start, ready.get(tag, -math.inf)), end, name)
                    for tag, start, end, issued, name in events
                    if not (name.startswith("dma") and issued < cut.get(tag, -math.inf))]
         # Where each layer starts moving or computing data on this tile (its
         # waits and signals may run during the layer before), and where the
-        # next one does.
+        # layers after it in program order do.
         starts: dict[str, float] = {}
         for tag, start, _, name in counted:
             if name not in _NOT_COMPUTE and tag not in inside:
                 starts[tag] = min(starts.get(tag, math.inf), start)
-        following = {tag: min((s for s in starts.values() if s > first),
+
+        def after(other: str, tag: str) -> bool:
+            if other in rank and tag in rank:
+                return rank[other] > rank[tag]
+            return starts[other] > starts[tag]
+
+        following = {tag: min((s for other, s in starts.items() if after(other, tag)),
                               default=math.inf)
-                     for tag, first in starts.items()}
+                     for tag in starts}
         for tag, start, end, _ in counted:
             first, last = spans.get(tag, (math.inf, 0.0))
-            spans[tag] = (min(first, start),
-                          max(last, end) if start < following.get(tag, math.inf)
-                          else last)
+            if start < following.get(tag, math.inf):
+                last = max(last, end, start)
+            spans[tag] = (min(first, start), last)
     return spans
 
 
