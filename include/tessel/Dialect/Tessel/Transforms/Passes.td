@@ -2076,7 +2076,9 @@ def TesselAssignDmaChannels
     multicast marked `tessel.issued_early` (`tessel-schedule`: issued during
     the ops before its own) takes its turn and holds its channel until a
     `tessel.wait` on it; a transfer whose turn falls on a held channel takes
-    the next one not held, where one is. The mark is removed.
+    the next one not held, where one is, and where every channel is held,
+    the one whose early loads move the fewest bytes (of equals, the first
+    from its turn on). The mark is removed.
 
     ```mlir
     %t0 = tessel.dma %x0 to %a0 : ...
