@@ -12,8 +12,7 @@ from dataclasses import dataclass, field, fields, replace
 
 from . import cost
 from .cost import (Estimate, Placement, arch_key, estimate, least_cycles,
-                   shares_slices,
-                   uses_every_part)
+                   shares_slices, uses_every_part)
 from .graph import Graph, Op
 
 OBJECTIVES = ("latency", "throughput")
