@@ -18,6 +18,8 @@ import math
 from dataclasses import dataclass
 from typing import AbstractSet, Any, Sequence
 
+from ..runtime.isa import SYNC_OPS
+
 
 @dataclass(frozen=True)
 class LayerError:
@@ -150,7 +152,7 @@ def layer_spans(trace_events, clock_mhz: float,
         control = [ev for ev in events if not ev[4].startswith("dma (")]
         body: dict[str, float] = {}
         for tag, start, _, _, name in events:
-            if name not in _NOT_COMPUTE and not name.startswith("dma"):
+            if name not in SYNC_OPS and not name.startswith("dma"):
                 body[tag] = min(body.get(tag, math.inf), start)
         # The last instruction of another layer ahead of the layer's first
         # that computes: its transfers issued before it do not count.
@@ -177,7 +179,7 @@ def layer_spans(trace_events, clock_mhz: float,
         # layers after it in program order do.
         starts: dict[str, float] = {}
         for tag, start, _, name in counted:
-            if name not in _NOT_COMPUTE and tag not in inside:
+            if name not in SYNC_OPS and tag not in inside:
                 starts[tag] = min(starts.get(tag, math.inf), start)
 
         def after(other: str, tag: str) -> bool:
@@ -194,7 +196,3 @@ def layer_spans(trace_events, clock_mhz: float,
                 last = max(last, end, start)
             spans[tag] = (min(first, start), last)
     return spans
-
-
-# Instructions that move data or synchronize rather than compute.
-_NOT_COMPUTE = ("wait", "wait_semaphore", "signal", "dma_wait_semaphore")

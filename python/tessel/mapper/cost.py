@@ -851,14 +851,23 @@ def estimate(op: Op, arch, placement: Placement, *, overlap_dma: bool = True,
     return min(costed, key=lambda e: e.cycles, default=None)
 
 
+def _step_shapes(part: tuple[int, ...],
+                 steps: tuple[int, ...]) -> tuple[tuple[tuple[int, ...], int], ...]:
+    """``(shape, count)`` of the steps of a part of extents ``part`` cut
+    into ``steps``: at most two sizes per loop, steps of equal shape
+    together."""
+    return tuple((tuple(s for s, _ in shape_counts),
+                  math.prod(c for _, c in shape_counts))
+                 for shape_counts in product(*(_chunks(p, s)
+                                               for p, s in zip(part, steps))))
+
+
 def steps_compute_cycles(op: Op, arch, part: tuple[int, ...],
                          steps: tuple[int, ...]) -> int:
     """Cycles of the instructions of every step of a part of extents
     ``part`` cut into ``steps``, each alone (:func:`compute_cycles`)."""
-    return sum(math.prod(c for _, c in shape_counts)
-               * compute_cycles(op, arch, tuple(s for s, _ in shape_counts))
-               for shape_counts in product(*(_chunks(p, s)
-                                             for p, s in zip(part, steps))))
+    return sum(count * compute_cycles(op, arch, shape)
+               for shape, count in _step_shapes(part, steps))
 
 
 def _costed_steps(op: Op, arch, part: tuple[int, ...], resident_bytes: int = 0,
@@ -932,9 +941,7 @@ def _estimate_steps(op: Op, arch, placement: Placement, part, steps, resident,
     # Steps of equal shape cost the same: at most two sizes per loop.
     # (shape, count, compute of one step) of the steps of each shape.
     step_shapes = []
-    for shape_counts in product(*(_chunks(p, s) for p, s in zip(part, steps))):
-        shape = tuple(s for s, _ in shape_counts)
-        count = math.prod(c for _, c in shape_counts)
+    for shape, count in _step_shapes(part, steps):
         num_steps += count
         one_step = compute_cycles(op, arch, shape)
         step_shapes.append((shape, count, one_step))

@@ -25,7 +25,7 @@ def sram_high_water(program: Program) -> dict[tuple[int, int], int]:
     for rc, instrs in program.decoded().items():
         for ins in instrs:
             op, f = ins.op, ins.fields
-            if op in ("wait", "signal", "wait_semaphore", "dma_wait_semaphore"):
+            if op in isa.SYNC_OPS:
                 continue
             # Streams repeat their instructions (a loop unrolled): each
             # distinct one is measured once.

@@ -85,9 +85,10 @@ OPCODES = {
     "vector_select": 0x26,
 }
 OPCODE_NAMES = {code: name for name, code in OPCODES.items()}
-CONTROL_OPS = ("dma", "wait", "signal", "wait_semaphore", "dma_multicast",
-               "dma_gather", "dma_wait_semaphore")
 TRANSFER_OPS = ("dma", "dma_multicast", "dma_gather")
+# The instructions that only synchronize: they move and compute nothing.
+SYNC_OPS = ("wait", "signal", "wait_semaphore", "dma_wait_semaphore")
+CONTROL_OPS = TRANSFER_OPS + SYNC_OPS
 # The MAC array's instructions: `matmul_init` is `matmul` with the
 # accumulator starting at zero instead of its contents.
 MATMUL_OPS = ("matmul", "matmul_init")
