@@ -18,8 +18,8 @@ from tessel.ir import Attribute, Context, Module
 from tessel.mapper import MapperOptions, graph, map_module
 from tessel.mapper.apply import mapping_text
 from tessel.mapper.cost import Placement
-from tessel.mapper.part_order import (best_order, link_loads, order_parts,
-                                      tile_of_part)
+from tessel.mapper.part_order import (best_order, kept_read_hops, link_loads,
+                                      order_parts, tile_of_part)
 from tessel.mapper.space import Choice, Solution, placed
 
 # ResNet-18's second convolution, its input padded.
@@ -115,6 +115,104 @@ def test_order_parts_writes_the_order_and_says_so():
     assert order_parts(g, unshared, arch) is unshared
     kept = replace(solution, on_chip=frozenset({0}))
     assert order_parts(g, kept, arch) is kept
+
+
+# MobileNetV2's depthwise convolution (its input padded by hand) and its
+# projection, a 1 x 1 convolution reading the depthwise result.
+DEPTHWISE_PROJECTION = """
+func.func @f(%x: tensor<1x144x58x58xf32>, %k: tensor<144x3x3xf32>, %w: tensor<24x144x1x1xf32>, %y: tensor<1x24x56x56xf32>) -> tensor<1x24x56x56xf32> {
+  %e = tensor.empty() : tensor<1x144x56x56xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %k : tensor<1x144x58x58xf32>, tensor<144x3x3xf32>) outs(%e : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%d, %w : tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) outs(%y : tensor<1x24x56x56xf32>) -> tensor<1x24x56x56xf32>
+  return %r : tensor<1x24x56x56xf32>
+}
+"""
+
+
+def test_a_reader_of_a_kept_result_is_laid_beside_its_holders():
+    """The depthwise convolution, cut over rows, columns and channels (its
+    four channel groups of a block of pixels side by side), keeps its
+    result; the projection, cut over output channels, rows and columns,
+    reads all of a block's channels. In the loops' own order the four
+    tiles of a block lie four grid rows apart; output channels fastest,
+    each sits on a tile holding a quarter of what it reads, the rest one
+    to three tiles along its row."""
+    with Context():
+        g = graph.from_module(Module.parse(DEPTHWISE_PROJECTION),
+                              roles=["input", "weight", "weight", "output"])
+    arch = arch_model.load("tessel-16x16")
+    depthwise, projection = g.ops
+    holders = placed(depthwise, arch, Placement(0, 0, 16, 16, (1, 8, 8, 4, 1, 1)),
+                     True)
+    reader = placed(projection, arch,
+                    Placement(0, 0, 16, 16, (1, 4, 8, 8, 1, 1, 1)), True)
+    solution = Solution(method="test", choices=(Choice(0, holders), Choice(1, reader)),
+                        objective=0, bound=0, solve_seconds=0.0,
+                        on_chip=frozenset({0}))
+    ordered = order_parts(g, solution, arch)
+    assert ordered.choices[0] == solution.choices[0]
+    laid = ordered.choices[1].placement
+    assert laid.order == (0, 4, 5, 6, 2, 3, 1)
+    # Block of pixels (2, 3): the depthwise parts (h, w, c) = (2, 3, c), the
+    # projection's (f, h, w) = (f, 2, 3).
+    held = {tile_of_part(holders.placement, (2 * 8 + 3) * 4 + c) for c in range(4)}
+    assert held == {(4, 12), (4, 13), (4, 14), (4, 15)}
+    assert {tile_of_part(laid, (f * 8 + 2) * 8 + 3) for f in range(4)} == held
+    # Each block's four pieces (36 channels of 7 x 7 pixels) to its four
+    # tiles in a row: 0 + 1 + 2 + 3 hops to the first and the last, 1 + 0
+    # + 1 + 2 to the two between.
+    writers = [(0, depthwise, holders.placement)]
+    piece = 36 * 7 * 7 * 4
+    assert kept_read_hops(projection, laid, writers) == 64 * piece * (6 + 4 + 4 + 6)
+    assert kept_read_hops(projection, reader.placement, writers) == 67_737_600
+    assert any("beside the tiles holding what it reads on chip: 67,737,600 -> "
+               "9,031,680 bytes x hops" in n for n in ordered.notes)
+    # Not kept, the result is read from DRAM: the loops' order.
+    through_dram = replace(solution, on_chip=frozenset())
+    assert order_parts(g, through_dram, arch).choices[1].placement.order == ()
+
+
+# MobileNetV2's expansion, a 1 x 1 convolution whose result the depthwise
+# convolution reads through a padded window, then the projection.
+EXPAND_DEPTHWISE_PROJECTION = """
+func.func @f(%x: tensor<1x24x56x56xf32>, %v: tensor<144x24x1x1xf32>, %k: tensor<144x3x3xf32>, %w: tensor<24x144x1x1xf32>, %y: tensor<1x24x56x56xf32>) -> tensor<1x24x56x56xf32> {
+  %e = tensor.empty() : tensor<1x144x56x56xf32>
+  %u = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%x, %v : tensor<1x24x56x56xf32>, tensor<144x24x1x1xf32>) outs(%e : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  %p = tessel.pad_view %u low [0, 0, 1, 1] high [0, 0, 1, 1] value 0.0 : tensor<1x144x56x56xf32> to tensor<1x144x58x58xf32>
+  %d = linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%p, %k : tensor<1x144x58x58xf32>, tensor<144x3x3xf32>) outs(%e : tensor<1x144x56x56xf32>) -> tensor<1x144x56x56xf32>
+  %r = linalg.conv_2d_nchw_fchw {dilations = dense<1> : vector<2xi64>, strides = dense<1> : vector<2xi64>} ins(%d, %w : tensor<1x144x56x56xf32>, tensor<24x144x1x1xf32>) outs(%y : tensor<1x24x56x56xf32>) -> tensor<1x24x56x56xf32>
+  return %r : tensor<1x24x56x56xf32>
+}
+"""
+
+
+def test_an_op_keeping_its_result_is_laid_out_for_its_readers():
+    """The expansion keeps its result for the depthwise convolution, which
+    keeps its own for the projection. Laid out in the loops' order, the
+    depthwise convolution follows the expansion's layout (a block's four
+    channel groups four grid rows apart), and the projection can only read
+    its pieces from four rows; with the expansion's output channels
+    fastest, the depthwise convolution keeps the loops' order, each block's
+    channel groups side by side, and the projection lies beside them."""
+    with Context():
+        g = graph.from_module(Module.parse(EXPAND_DEPTHWISE_PROJECTION),
+                              roles=["input", "weight", "weight", "weight", "output"])
+    arch = arch_model.load("tessel-16x16")
+    expand, depthwise, projection = (op for op in g.ops if not op.folded)
+    cuts = {expand: (1, 4, 8, 8, 1, 1, 1), depthwise: (1, 8, 8, 4, 1, 1),
+            projection: (1, 4, 8, 8, 1, 1, 1)}
+    choices = tuple(Choice(op.index, placed(op, arch, Placement(0, 0, 16, 16, parts), True))
+                    for op, parts in cuts.items())
+    solution = Solution(method="test", choices=choices, objective=0, bound=0,
+                        solve_seconds=0.0,
+                        on_chip=frozenset({expand.index, depthwise.index}))
+    ordered = order_parts(g, solution, arch)
+    assert [c.placement.order for c in ordered.choices] == \
+        [(0, 4, 5, 6, 2, 3, 1), (), (0, 4, 5, 6, 2, 3, 1)]
+    assert any(n.startswith(f"#{expand.index} conv_2d_nchw_fchw: parts laid out in "
+                            "loop order [0, 4, 5, 6, 2, 3, 1], the last fastest, so "
+                            "that the ops reading its result on chip read it nearer")
+               for n in ordered.notes), ordered.notes
 
 
 def test_convolution_in_another_order_matches_pytorch():

@@ -34,9 +34,25 @@ output channels fastest, but its busiest link, the leaders' DRAM routes
 counted, carries 8 % more, and it ran 1,718 cycles slower. The cost model
 prices every order alike (it knows the rectangle, not which tile runs
 which part), so the choice is made here, after the solver, by the same
-XY routes the simulator takes. Ops whose results stay on chip or that read
-one keep the loops' order: their placements were lined up with each
-other's parts (:mod:`tessel.mapper.handover`).
+XY routes the simulator takes.
+
+An op that reads a result kept on chip (:mod:`tessel.mapper.on_chip`) reads
+it from the tiles that hold it, so its order decides how far each piece
+travels. :func:`order_parts` lays it out in the order of its split loops
+that moves the fewest bytes times hops from the holders
+(:func:`kept_read_hops`), where that is fewer than in the loops' own order.
+MobileNetV2's projection (1 x 1, cut over output channels, rows and
+columns) reads its depthwise convolution's result, cut over rows, columns
+and channels: in the loops' own order the four tiles of a block of pixels
+lay four grid rows apart, not beside the four that hold its channels, and
+the pieces crossed the grid. An op that keeps its result on chip and reads
+none kept heads such a chain: it takes the order after which its readers,
+each laid out so in turn, read fewest bytes times hops in all (MobileNetV2's
+expansion, output channels fastest: its depthwise convolution then keeps
+the loops' order, each block's channel groups side by side, and the
+projection lies beside them). Where no order does better than the loops'
+own, an op tied to a kept result keeps it: the hand-overs' placements were
+lined up with each other's parts (:mod:`tessel.mapper.handover`).
 """
 
 from __future__ import annotations
@@ -49,7 +65,7 @@ from typing import Iterator
 from ..runtime.timing import dram_channel_for, xy_route
 from .cost import Placement, arch_key, sharers
 from .graph import Graph, Op
-from .on_chip import tied_to_kept_results
+from .on_chip import result_writer, tied_to_kept_results
 from .space import Choice, Solution
 
 # An order is taken only where the bytes it takes off the busiest link, at
@@ -212,34 +228,252 @@ def _best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], fl
     return best, best_cost[0], own[0]
 
 
+def _intervals(access, shape, parts, coords, loops) -> list[tuple[int, int]] | None:
+    """Per dimension of an operand, the indices ``[lo, hi)`` the part at
+    ``coords`` reads or writes: those of the split parallel loop that
+    indexes the dimension alone or beside reduction loops (a window's
+    ``h + kh``, its halo left out), else the whole dimension. None where a
+    dimension is not affine."""
+    out = []
+    for a, n in zip(access, shape):
+        if a.terms is None:
+            return None
+        split = [l for l, c in a.terms if c > 0 and parts[l] > 1]
+        if len(split) != 1:
+            out.append((0, n))
+            continue
+        (l,) = split
+        size = -(-loops[l] // parts[l])
+        coefficient = dict(a.terms)[l]
+        lo = min(n, a.const + coefficient * size * coords[l])
+        out.append((lo, min(n, a.const + coefficient * size * (coords[l] + 1))))
+    return out
+
+
+def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
+                writer_placement: Placement) -> list[tuple[int, int, int]]:
+    """(reader part, writer part, bytes) for each part of ``op`` and each
+    part of ``writer`` whose result (op ``source``'s: the writer's own or
+    its epilogue's, on its slices) it reads. A padded operand (a
+    convolution's window) is read at the result's indices shifted by half
+    its border; a reshaped one is not paired."""
+    out = next(o for o in writer.operands if o.is_output)
+    written = [_intervals(out.access, out.shape, writer_placement.parts,
+                          part_coords(writer_placement.parts, k), writer.loops)
+               for k in range(writer_placement.tiles)]
+    if any(w is None for w in written):
+        return []
+    pairs = []
+    for operand in op.operands:
+        if operand.source != ("op", source) or operand.is_output or \
+                len(operand.shape) != len(out.shape) or \
+                (operand.shape != out.shape and not operand.padded):
+            continue
+        shifts = [(p - n) // 2 for p, n in zip(operand.shape, out.shape)]
+        for i in range(placement.tiles):
+            read = _intervals(operand.access, operand.shape, placement.parts,
+                              part_coords(placement.parts, i), op.loops)
+            if read is None:
+                return []
+            for k, box in enumerate(written):
+                elements = 1
+                for (lo, hi), shift, (wlo, whi) in zip(read, shifts, box):
+                    elements *= max(0, min(hi - shift, whi) - max(lo - shift, wlo))
+                if elements:
+                    pairs.append((i, k, elements * operand.elem_bytes))
+    return pairs
+
+
+def kept_read_hops(op: Op, placement: Placement, kept_writers) -> int:
+    """Bytes times NoC hops ``op``'s parts under ``placement`` read of the
+    results kept on chip, from the tiles that hold them (``kept_writers``:
+    the index of each result read, its writer op and the writer's
+    placement)."""
+    return _hops(placement, _reads_of_kept(op, placement, kept_writers))
+
+
+def _reads_of_kept(op: Op, placement: Placement, kept_writers) -> list:
+    """Per kept result, its holders' tiles and :func:`_kept_reads`' pairs
+    (which do not depend on the order ``op``'s parts are laid out in)."""
+    return [([tile_of_part(wp, k) for k in range(wp.tiles)],
+             _kept_reads(op, placement, source, writer, wp))
+            for source, writer, wp in kept_writers]
+
+
+def _hops(placement: Placement, reads) -> int:
+    tiles = [tile_of_part(placement, i) for i in range(placement.tiles)]
+    hops = 0
+    for holders, pairs in reads:
+        for i, k, byte_count in pairs:
+            (r, c), (hr, hc) = tiles[i], holders[k]
+            hops += byte_count * (abs(r - hr) + abs(c - hc))
+    return hops
+
+
+def _order_by_kept_reads(op: Op, placement: Placement, kept_writers):
+    """(order, its byte-hops, the loops' own order's): the order of the
+    split loops whose reads of kept results travel fewest bytes times hops
+    (:func:`kept_read_hops`), ``()`` where none beats the loops' own."""
+    reads = _reads_of_kept(op, placement, kept_writers)
+    split = [loop for loop, p in enumerate(placement.parts) if p > 1]
+    unsplit = [loop for loop, p in enumerate(placement.parts) if p == 1]
+    own = _hops(replace(placement, order=()), reads)
+    best, best_hops = (), own
+    for perm in permutations(split):
+        if list(perm) == split:
+            continue
+        order = tuple(unsplit) + perm
+        hops = _hops(replace(placement, order=order), reads)
+        if hops < best_hops:
+            best, best_hops = order, hops
+    return best, best_hops, own
+
+
 def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
-    """``solution`` with each ``shared`` op of two or more split loops laid
-    out in :func:`best_order` where that saves enough (module docstring),
-    and a note per op."""
+    """``solution`` with each op of two or more split loops that reads a
+    result kept on chip laid out nearer the tiles holding it, each that
+    keeps its own for such readers laid out for them, and each other
+    ``shared`` one laid out in :func:`best_order` where that saves enough
+    (module docstring), with a note per op."""
     tied = tied_to_kept_results(graph, solution.on_chip)
+    kept = {result_writer(graph.ops[i]).index: i for i in solution.on_chip}
     choices: list[Choice] = []
+    placed_now: dict[int, Placement] = {}
     notes = []
     weighed: dict = {}
-    for choice in solution.choices:
+    for position, choice in enumerate(solution.choices):
         op = graph.ops[choice.op]
         p = choice.placement
-        if op.folded or not p.shared or choice.op in tied or \
-                sum(n > 1 for n in p.parts) < 2:
+        holders = _holders_read(graph, choice, kept, placed_now) \
+            if choice.op in tied else []
+        if op.folded or sum(n > 1 for n in p.parts) < 2:
             choices.append(choice)
-            continue
-        order, busiest, own = best_order(op, p, arch, weighed)
-        saved = link_cycles(arch, own - busiest)
-        if not order or saved * SAVING_DIVISOR < choice.cycles:
+        elif holders:
+            choices.append(_laid_by_kept_reads(op, choice, holders, notes))
+        elif choice.op in solution.on_chip:
+            choices.append(_laid_for_its_readers(
+                graph, solution.choices[position:], tied, kept, placed_now, arch,
+                notes))
+        elif not p.shared:
             choices.append(choice)
-            continue
-        choices.append(replace(choice, candidate=replace(
-            choice.candidate, placement=replace(p, order=order))))
-        notes.append(f"{op.label()}: parts laid out in loop order "
-                     f"[{', '.join(map(str, order))}], the last fastest: the "
-                     f"busiest link carries {own:,.0f} -> {busiest:,.0f} bytes "
-                     f"of its shared loads ({saved:,.0f} cycles less at its "
-                     f"rate; the op is predicted {choice.cycles:,})")
+        else:
+            choices.append(_laid_by_links(op, choice, arch, weighed, notes))
+        placed_now[choice.op] = choices[-1].placement
     if not notes:
         return solution
     return replace(solution, choices=tuple(choices),
                    notes=solution.notes + tuple(notes))
+
+
+def _holders_read(graph: Graph, choice: Choice, kept: dict,
+                  placed_now: dict) -> list:
+    """The results kept on chip that ``choice``'s op reads on the
+    rectangle it runs on, as :func:`kept_read_hops` takes them."""
+    op = graph.ops[choice.op]
+    p = choice.placement
+    holders = []
+    for source in dict.fromkeys(o.source for o in op.operands):
+        if source[0] != "op" or source[1] not in kept:
+            continue
+        held = placed_now.get(kept[source[1]])
+        if held is not None and (held.row, held.col, held.rows,
+                                 held.cols) == (p.row, p.col, p.rows, p.cols):
+            holders.append((source[1], graph.ops[kept[source[1]]], held))
+    return holders
+
+
+def _laid_by_kept_reads(op: Op, choice: Choice, holders: list,
+                        notes: list) -> Choice:
+    """``choice`` laid out in :func:`_order_by_kept_reads`' order, with a
+    note."""
+    p = choice.placement
+    order, hops, own = _order_by_kept_reads(op, p, holders)
+    if not order:
+        return choice
+    notes.append(f"{op.label()}: parts laid out in loop order "
+                 f"[{', '.join(map(str, order))}], the last fastest, beside the "
+                 f"tiles holding what it reads on chip: {own:,} -> {hops:,} "
+                 f"bytes x hops")
+    return replace(choice, candidate=replace(
+        choice.candidate, placement=replace(p, order=order)))
+
+
+def _laid_for_its_readers(graph: Graph, rest, tied, kept: dict,
+                          placed_now: dict, arch, notes: list) -> Choice:
+    """``rest[0]``, an op that keeps its result on chip and reads none kept
+    on its rectangle, laid out in the order of its split loops after which
+    the ops reading its result on chip, each laid out in turn by
+    :func:`_laid_by_kept_reads`' rule, read fewest bytes times hops in all
+    (:func:`_chain_hops`), where that saves enough (below)."""
+    head = rest[0]
+    p = head.placement
+    split = [loop for loop, n in enumerate(p.parts) if n > 1]
+    unsplit = [loop for loop, n in enumerate(p.parts) if n == 1]
+    own = _chain_hops(graph, rest, tied, kept, placed_now, p)
+    best, best_hops = (), own
+    for perm in permutations(split):
+        if list(perm) == split:
+            continue
+        order = tuple(unsplit) + perm
+        hops = _chain_hops(graph, rest, tied, kept, placed_now,
+                           replace(p, order=order))
+        if hops < best_hops:
+            best, best_hops = order, hops
+    # As for the links: where the bytes x hops saved, spread over the
+    # rectangle's tiles, take less than a twentieth of the op's predicted
+    # cycles at a link's rate, its own loads' layout weighs more (the small
+    # CNN's second convolution on tessel-16x16, its pooling's reads 174,080
+    # -> 133,120 bytes x hops on 64 tiles, ran 57 cycles slower so).
+    saved = link_cycles(arch, (own - best_hops) / p.tiles)
+    if not best or saved * SAVING_DIVISOR < head.cycles:
+        return head
+    notes.append(f"{graph.ops[head.op].label()}: parts laid out in loop order "
+                 f"[{', '.join(map(str, best))}], the last fastest, so that the "
+                 f"ops reading its result on chip read it nearer: {own:,} -> "
+                 f"{best_hops:,} bytes x hops")
+    return replace(head, candidate=replace(head.candidate,
+                                           placement=replace(p, order=best)))
+
+
+def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
+                head: Placement) -> int:
+    """Bytes times hops that the ops of ``rest[1:]`` reading ``rest[0]``'s
+    result on chip, directly or through one another's, read of those
+    results, with ``rest[0]`` laid out as ``head`` and each of them as
+    :func:`order_parts` would lay it out then."""
+    placed = {**placed_now, rest[0].op: head}
+    chain = {rest[0].op}
+    total = 0
+    for choice in rest[1:]:
+        if choice.op not in tied:
+            continue
+        holders = _holders_read(graph, choice, kept, placed)
+        if not any(kept[source] in chain for source, _, _ in holders):
+            continue
+        chain.add(choice.op)
+        op, p = graph.ops[choice.op], choice.placement
+        if op.folded or sum(n > 1 for n in p.parts) < 2:
+            total += kept_read_hops(op, p, holders)
+            continue
+        order, hops, own = _order_by_kept_reads(op, p, holders)
+        placed[choice.op] = replace(p, order=order) if order else p
+        total += hops if order else own
+    return total
+
+
+def _laid_by_links(op: Op, choice: Choice, arch, weighed: dict,
+                   notes: list) -> Choice:
+    """``choice`` laid out in :func:`best_order` where that saves enough
+    (module docstring), with a note."""
+    p = choice.placement
+    order, busiest, own = best_order(op, p, arch, weighed)
+    saved = link_cycles(arch, own - busiest)
+    if not order or saved * SAVING_DIVISOR < choice.cycles:
+        return choice
+    notes.append(f"{op.label()}: parts laid out in loop order "
+                 f"[{', '.join(map(str, order))}], the last fastest: the "
+                 f"busiest link carries {own:,.0f} -> {busiest:,.0f} bytes "
+                 f"of its shared loads ({saved:,.0f} cycles less at its "
+                 f"rate; the op is predicted {choice.cycles:,})")
+    return replace(choice, candidate=replace(
+        choice.candidate, placement=replace(p, order=order)))
