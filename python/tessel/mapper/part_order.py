@@ -59,7 +59,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import replace
-from itertools import permutations
+from itertools import permutations, product
 from typing import Iterator
 
 from ..runtime.timing import dram_channel_for, xy_route
@@ -228,26 +228,25 @@ def _best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], fl
     return best, best_cost[0], own[0]
 
 
-def _intervals(access, shape, parts, coords, loops) -> list[tuple[int, int]] | None:
-    """Per dimension of an operand, the indices ``[lo, hi)`` the part at
-    ``coords`` reads or writes: those of the split parallel loop that
-    indexes the dimension alone or beside reduction loops (a window's
-    ``h + kh``, its halo left out), else the whole dimension. None where a
+def _dim_spans(access, shape, parts, loops) -> list | None:
+    """Per dimension of an operand, the split loop that indexes it alone or
+    beside reduction loops (a window's ``h + kh``) and the indices ``[lo,
+    hi)`` each of its parts reads or writes there, its halo left out;
+    ``(None, [(0, n)])`` where no one split loop does. None where a
     dimension is not affine."""
-    out = []
+    spans = []
     for a, n in zip(access, shape):
         if a.terms is None:
             return None
         split = [l for l, c in a.terms if c > 0 and parts[l] > 1]
         if len(split) != 1:
-            out.append((0, n))
+            spans.append((None, [(0, n)]))
             continue
         (l,) = split
-        size = -(-loops[l] // parts[l])
-        coefficient = dict(a.terms)[l]
-        lo = min(n, a.const + coefficient * size * coords[l])
-        out.append((lo, min(n, a.const + coefficient * size * (coords[l] + 1))))
-    return out
+        step = dict(a.terms)[l] * -(-loops[l] // parts[l])
+        spans.append((l, [(min(n, a.const + step * c), min(n, a.const + step * (c + 1)))
+                          for c in range(parts[l])]))
+    return spans
 
 
 def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
@@ -256,31 +255,52 @@ def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
     part of ``writer`` whose result (op ``source``'s: the writer's own or
     its epilogue's, on its slices) it reads. A padded operand (a
     convolution's window) is read at the result's indices shifted by half
-    its border; a reshaped one is not paired."""
+    its border; a reshaped one is not paired. The overlaps are taken per
+    dimension, between the parts along the loop that indexes it in each
+    op, and multiplied."""
     out = next(o for o in writer.operands if o.is_output)
-    written = [_intervals(out.access, out.shape, writer_placement.parts,
-                          part_coords(writer_placement.parts, k), writer.loops)
-               for k in range(writer_placement.tiles)]
-    if any(w is None for w in written):
+    written = _dim_spans(out.access, out.shape, writer_placement.parts, writer.loops)
+    writer_loops = [l for l, _ in written or () if l is not None]
+    split = [l for l, n in enumerate(writer_placement.parts) if n > 1]
+    # Each of the writer's parts at one place along every dimension.
+    if written is None or sorted(writer_loops) != split:
         return []
+    stride = [1] * len(writer_placement.parts)
+    for l in reversed(range(len(stride) - 1)):
+        stride[l] = stride[l + 1] * writer_placement.parts[l + 1]
     pairs = []
     for operand in op.operands:
         if operand.source != ("op", source) or operand.is_output or \
                 len(operand.shape) != len(out.shape) or \
                 (operand.shape != out.shape and not operand.padded):
             continue
-        shifts = [(p - n) // 2 for p, n in zip(operand.shape, out.shape)]
+        read = _dim_spans(operand.access, operand.shape, placement.parts, op.loops)
+        if read is None:
+            return []
+        # Per dimension, per place of the reader's part along it: the
+        # writer's parts along it it overlaps, and by how many indices.
+        overlaps = []
+        for (loop, spans), (writer_loop, writer_spans), p, n in zip(
+                read, written, operand.shape, out.shape):
+            shift = (p - n) // 2
+            overlaps.append((loop, [
+                [(stride[writer_loop] * c if writer_loop is not None else 0,
+                  min(hi - shift, whi) - max(lo - shift, wlo))
+                 for c, (wlo, whi) in enumerate(writer_spans)
+                 if min(hi - shift, whi) > max(lo - shift, wlo)]
+                for lo, hi in spans]))
+        found: dict[tuple, list] = {}
         for i in range(placement.tiles):
-            read = _intervals(operand.access, operand.shape, placement.parts,
-                              part_coords(placement.parts, i), op.loops)
-            if read is None:
-                return []
-            for k, box in enumerate(written):
-                elements = 1
-                for (lo, hi), shift, (wlo, whi) in zip(read, shifts, box):
-                    elements *= max(0, min(hi - shift, whi) - max(lo - shift, wlo))
-                if elements:
-                    pairs.append((i, k, elements * operand.elem_bytes))
+            coords = part_coords(placement.parts, i)
+            key = tuple(coords[loop] if loop is not None else 0 for loop, _ in overlaps)
+            if key not in found:
+                found[key] = []
+                for combo in product(*(table[c] for (_, table), c in zip(overlaps, key))):
+                    elements = operand.elem_bytes
+                    for _, count in combo:
+                        elements *= count
+                    found[key].append((sum(k for k, _ in combo), elements))
+            pairs.extend((i, k, byte_count) for k, byte_count in found[key])
     return pairs
 
 
