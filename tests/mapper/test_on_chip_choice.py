@@ -345,3 +345,21 @@ def test_a_convolution_reading_many_pieces_keeps_the_limit():
     assert any(note.startswith(f"#{depthwise} depthwise_conv_2d_nchw_chw: result to "
                                "DRAM: ") and "in 16 pieces a step" in note
                for note in solution.notes), solution.notes
+
+
+def test_only_a_convolution_with_no_window_is_weighed_again():
+    # An unpadded 3 x 3 convolution reads through a window, as a padded
+    # one does; a 1 x 1 one reads each element where it lies.
+    from tessel.mapper.on_chip import _realigned
+
+    def ops(kernel):
+        torch.manual_seed(0)
+        model = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 1, bias=False),
+                                    torch.nn.Conv2d(8, 8, kernel, bias=False))
+        g, _ = mapped(model, torch.randn(1, 8, 16, 16), "tessel-4x4")
+        return [op for op in g.ops if op.kind == "conv"]
+
+    writer, reader = ops(1)
+    assert _realigned(reader, writer)
+    writer, reader = ops(3)
+    assert not _realigned(reader, writer)

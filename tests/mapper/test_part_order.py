@@ -167,9 +167,10 @@ def test_a_reader_of_a_kept_result_is_laid_beside_its_holders():
     assert kept_read_hops(projection, reader.placement, writers) == 67_737_600
     assert any("beside the tiles holding what it reads on chip: 67,737,600 -> "
                "9,031,680 bytes x hops" in n for n in ordered.notes)
-    # Not kept, the result is read from DRAM: the loops' order.
+    # Not kept, the result is read from DRAM: nothing is laid out for it.
     through_dram = replace(solution, on_chip=frozenset())
-    assert order_parts(g, through_dram, arch).choices[1].placement.order == ()
+    assert not any("beside the tiles holding" in n
+                   for n in order_parts(g, through_dram, arch).notes)
 
 
 # MobileNetV2's expansion, a 1 x 1 convolution whose result the depthwise
@@ -213,6 +214,31 @@ def test_an_op_keeping_its_result_is_laid_out_for_its_readers():
                             "loop order [0, 4, 5, 6, 2, 3, 1], the last fastest, so "
                             "that the ops reading its result on chip read it nearer")
                for n in ordered.notes), ordered.notes
+
+
+def test_a_padded_window_is_paired_with_the_parts_it_spans():
+    """A depthwise part's 3 x 3 window through the padded view reads its own
+    block of the expansion's result and a row and a column of each
+    neighbour's, in its channel group: nine of the expansion's parts,
+    9 x 9 pixels of 36 channels in all."""
+    from tessel.mapper.part_order import _kept_reads, part_coords
+
+    with Context():
+        g = graph.from_module(Module.parse(EXPAND_DEPTHWISE_PROJECTION),
+                              roles=["input", "weight", "weight", "weight", "output"])
+    expand, depthwise, _ = (op for op in g.ops if not op.folded)
+    writer = Placement(0, 0, 16, 16, (1, 4, 8, 8, 1, 1, 1))
+    reader = Placement(0, 0, 16, 16, (1, 8, 8, 4, 1, 1))
+    pairs = _kept_reads(depthwise, reader, expand.index, expand, writer)
+    part = (2 * 8 + 3) * 4 + 1          # rows 2, columns 3, channel group 1
+    mine = {k: b for i, k, b in pairs if i == part}
+    assert sum(mine.values()) == 36 * 9 * 9 * 4
+    assert sorted(tuple(part_coords(writer.parts, k)[1:4]) for k in mine) == \
+        [(1, h, w) for h in (1, 2, 3) for w in (2, 3, 4)]
+    assert mine[(1 * 8 + 2) * 8 + 3] == 36 * 7 * 7 * 4
+    # A corner part's window stops at the tensor's border.
+    corner = {k: b for i, k, b in pairs if i == 0}
+    assert sum(corner.values()) == 36 * 8 * 8 * 4
 
 
 def test_convolution_in_another_order_matches_pytorch():

@@ -32,10 +32,11 @@ keeps it whole and the SRAM holds it:
   halo (a split convolution's) spans a slice more each side: ResNet-18 on
   tessel-4x4, its 3 x 3 convolutions reading 9 slices a window, ran 0.6 %
   slower with them kept. Where the one reader reads windows (a pooling, a
-  depthwise convolution) or is a convolution reading it unpadded (a 1 x 1
-  one), or where several elementwise ops and reductions read it (a layer
-  norm's), :func:`realign_readers` weighs the pieces with the estimate
-  instead, and may cut the readers again to read fewer;
+  depthwise convolution) or is a 1 x 1 convolution, or where several
+  elementwise ops and reductions read it (a layer norm's),
+  :func:`realign_readers` weighs the pieces with the estimate instead (a
+  convolution still within the limit), and may cut the readers again to
+  read fewer;
 - its part on each tile is at most ``1 / HELD_FRACTION`` of a tile's SRAM,
   and, chosen together over the live set (CP-SAT, ``_choose``), every
   result held on a tile at once at most ``1 / LIVE_FRACTION``: the ops
@@ -328,14 +329,15 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
 # 3.2 MB result (cut 4 x 4 x 16) in 40 pieces a step, so the result went to
 # DRAM and back; cut 4 x 8 x 8 it reads it kept in 12, and the two run
 # 30,383 -> 16,891 cycles on tessel-16x16. Convolutions that read through
-# a padded window are not: each of ResNet-18's 3 x 3 ones was predicted
+# a window are not: each of ResNet-18's 3 x 3 ones was predicted
 # faster reading its predecessor's result kept, and ResNet-18 ran 0.6 %
 # slower on tessel-4x4 (docs/spatial.md, "A pooling cut as its input is",
-# also for a 10 % margin). One that reads it as it is (a 1 x 1 convolution,
-# no halo) is: MobileNetV2's projection, cut 8 x 4 x 8 by CP-SAT, would read
-# its depthwise convolution's result (cut 8 x 8 x 4) in 8 pieces a step;
-# cut 4 x 8 x 8 it reads it kept in 4, and the block runs 25,095 -> 19,837
-# cycles on tessel-16x16 (its parts laid out beside the holders,
+# also for a 10 % margin). One that reads it with no window (a 1 x 1
+# convolution, no halo) is, within the pieces limit: MobileNetV2's
+# projection, cut 8 x 4 x 8 by CP-SAT, would read its depthwise
+# convolution's result (cut 8 x 8 x 4) in 8 pieces a step; cut 4 x 8 x 8 it
+# reads it kept in 4, and the block runs 25,095 -> 19,837 cycles on
+# tessel-16x16 (its parts laid out beside the holders,
 # tessel.mapper.part_order).
 _REALIGNED_KINDS = ("window",)
 
@@ -343,10 +345,17 @@ _REALIGNED_KINDS = ("window",)
 def _realigned(reader: Op, writer: Op) -> bool:
     """Whether ``reader``, the one reader of ``writer``'s result, is weighed
     again to read it on chip: a windowed op, or a convolution that reads it
-    without a padded window."""
+    with no window (each dimension indexed by at most one loop of more
+    than one iteration, no pad: a 1 x 1 convolution)."""
     return reader.kind in _REALIGNED_KINDS or (
-        reader.kind == "conv" and not any(
-            o.padded for o in reader.operands if o.source == ("op", writer.index)))
+        reader.kind == "conv" and all(
+            not o.padded and all(
+                a.terms is not None
+                and sum(reader.loops[l] > 1 for l, _ in a.terms) <= 1
+                for a in o.access)
+            for o in reader.operands if o.source == ("op", writer.index)))
+
+
 # A result several ops of these kinds read (a layer norm's mean, variance
 # and normalization reading a matmul's result) is weighed with all of
 # them: BERT's layer on tessel-16x16 kept both layer norms' inputs so, the
@@ -364,7 +373,7 @@ def realign_readers(graph: Graph, solution, arch, options):
 
     A result that stays in DRAM for no reason but the pieces its readers
     would read it in is weighed where its one reader reads windows of it
-    or is a convolution that reads it unpadded (:func:`_realigned`) or
+    or is a 1 x 1 convolution (:func:`_realigned`) or
     where several read it, all elementwise ops
     and reductions (``_SEVERAL_READERS_KINDS``): the writer not storing its
     result plus each reader, at CP-SAT's choice or at each even cut of its
@@ -373,7 +382,8 @@ def realign_readers(graph: Graph, solution, arch, options):
     costs them), against the writer and readers through DRAM as CP-SAT
     chose them. Where the cheapest is cheaper it replaces the readers'
     choices, a note says so, and the limit on pieces (:func:`most_pieces`)
-    no longer applies to the result: the estimate has costed them."""
+    no longer applies to the result: the estimate has costed them (a
+    convolution is offered only cuts within it)."""
     if len(solution.stage_cycles()) > 1:
         return solution, frozenset()
     readers = readers_of(graph.ops)

@@ -230,53 +230,62 @@ def _best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], fl
 
 def _dim_spans(access, shape, parts, loops) -> list | None:
     """Per dimension of an operand, the split loop that indexes it alone or
-    beside reduction loops (a window's ``h + kh``) and the indices ``[lo,
-    hi)`` each of its parts reads or writes there, its halo left out;
+    beside other loops (a window's ``h + kh``) and the indices ``[lo, hi)``
+    each of its parts reads or writes there, a window's halo included;
     ``(None, [(0, n)])`` where no one split loop does. None where a
-    dimension is not affine."""
+    dimension is not affine or a split loop steps backwards."""
     spans = []
     for a, n in zip(access, shape):
-        if a.terms is None:
+        if a.terms is None or any(c < 0 and parts[l] > 1 for l, c in a.terms):
             return None
         split = [l for l, c in a.terms if c > 0 and parts[l] > 1]
         if len(split) != 1:
             spans.append((None, [(0, n)]))
             continue
         (l,) = split
-        step = dict(a.terms)[l] * -(-loops[l] // parts[l])
-        spans.append((l, [(min(n, a.const + step * c), min(n, a.const + step * (c + 1)))
-                          for c in range(parts[l])]))
+        terms = dict(a.terms)
+        size = -(-loops[l] // parts[l])
+        # The last index a part reaches along the other loops (a window's
+        # taps), each over its whole extent.
+        reach = sum(c * (-(-loops[k] // parts[k]) - 1)
+                    for k, c in terms.items() if k != l and c > 0)
+        spans.append((l, [(min(n, a.const + terms[l] * size * p),
+                           min(n, a.const + terms[l] * (size * (p + 1) - 1) + reach + 1))
+                          for p in range(parts[l])]))
     return spans
 
 
 def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
-                writer_placement: Placement) -> list[tuple[int, int, int]]:
+                writer_placement: Placement) -> list[tuple[int, int, int]] | None:
     """(reader part, writer part, bytes) for each part of ``op`` and each
     part of ``writer`` whose result (op ``source``'s: the writer's own or
     its epilogue's, on its slices) it reads. A padded operand (a
-    convolution's window) is read at the result's indices shifted by half
-    its border; a reshaped one is not paired. The overlaps are taken per
-    dimension, between the parts along the loop that indexes it in each
-    op, and multiplied."""
+    convolution's window) is read at the result's indices shifted by its
+    low border, taken as half the border (a symmetric pad). The overlaps
+    are taken per dimension, between the parts along the loop that indexes
+    it in each op, and multiplied. None where a read cannot be paired
+    (through a reshape, or not affine): the reader's distances are not
+    known."""
     out = next(o for o in writer.operands if o.is_output)
     written = _dim_spans(out.access, out.shape, writer_placement.parts, writer.loops)
     writer_loops = [l for l, _ in written or () if l is not None]
     split = [l for l, n in enumerate(writer_placement.parts) if n > 1]
     # Each of the writer's parts at one place along every dimension.
     if written is None or sorted(writer_loops) != split:
-        return []
+        return None
     stride = [1] * len(writer_placement.parts)
     for l in reversed(range(len(stride) - 1)):
         stride[l] = stride[l + 1] * writer_placement.parts[l + 1]
     pairs = []
     for operand in op.operands:
-        if operand.source != ("op", source) or operand.is_output or \
-                len(operand.shape) != len(out.shape) or \
-                (operand.shape != out.shape and not operand.padded):
+        if operand.source != ("op", source) or operand.is_output:
             continue
+        if len(operand.shape) != len(out.shape) or \
+                (operand.shape != out.shape and not operand.padded):
+            return None
         read = _dim_spans(operand.access, operand.shape, placement.parts, op.loops)
         if read is None:
-            return []
+            return None
         # Per dimension, per place of the reader's part along it: the
         # writer's parts along it it overlaps, and by how many indices.
         overlaps = []
@@ -304,23 +313,32 @@ def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
     return pairs
 
 
-def kept_read_hops(op: Op, placement: Placement, kept_writers) -> int:
+def kept_read_hops(op: Op, placement: Placement, kept_writers) -> int | None:
     """Bytes times NoC hops ``op``'s parts under ``placement`` read of the
     results kept on chip, from the tiles that hold them (``kept_writers``:
-    the index of each result read, its writer op and the writer's
-    placement)."""
-    return _hops(placement, _reads_of_kept(op, placement, kept_writers))
+    the index of each result read, the op keeping it on chip, its writer
+    or the producer of the epilogue that writes it, and that op's
+    placement); None where a read cannot be paired (:func:`_kept_reads`)."""
+    reads = _reads_of_kept(op, placement, kept_writers)
+    return None if reads is None else _hops(placement, reads)
 
 
-def _reads_of_kept(op: Op, placement: Placement, kept_writers) -> list:
+def _reads_of_kept(op: Op, placement: Placement, kept_writers) -> list | None:
     """Per kept result, its holders' tiles and :func:`_kept_reads`' pairs
-    (which do not depend on the order ``op``'s parts are laid out in)."""
-    return [([tile_of_part(wp, k) for k in range(wp.tiles)],
-             _kept_reads(op, placement, source, writer, wp))
-            for source, writer, wp in kept_writers]
+    (which do not depend on the order ``op``'s parts are laid out in); None
+    where a read cannot be paired."""
+    reads = []
+    for source, writer, wp in kept_writers:
+        pairs = _kept_reads(op, placement, source, writer, wp)
+        if pairs is None:
+            return None
+        reads.append(([tile_of_part(wp, k) for k in range(wp.tiles)], pairs))
+    return reads
 
 
 def _hops(placement: Placement, reads) -> int:
+    """Bytes times hops of ``reads`` (:func:`_reads_of_kept`) with the
+    reading op's parts laid out as ``placement`` says."""
     tiles = [tile_of_part(placement, i) for i in range(placement.tiles)]
     hops = 0
     for holders, pairs in reads:
@@ -333,8 +351,11 @@ def _hops(placement: Placement, reads) -> int:
 def _order_by_kept_reads(op: Op, placement: Placement, kept_writers):
     """(order, its byte-hops, the loops' own order's): the order of the
     split loops whose reads of kept results travel fewest bytes times hops
-    (:func:`kept_read_hops`), ``()`` where none beats the loops' own."""
+    (:func:`kept_read_hops`), ``()`` where none beats the loops' own;
+    None where a read cannot be paired."""
     reads = _reads_of_kept(op, placement, kept_writers)
+    if reads is None:
+        return None
     split = [loop for loop, p in enumerate(placement.parts) if p > 1]
     unsplit = [loop for loop, p in enumerate(placement.parts) if p == 1]
     own = _hops(replace(placement, order=()), reads)
@@ -366,7 +387,10 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
         p = choice.placement
         holders = _holders_read(graph, choice, kept, placed_now) \
             if choice.op in tied else []
-        if op.folded or sum(n > 1 for n in p.parts) < 2:
+        if op.folded or sum(n > 1 for n in p.parts) < 2 or \
+                _epilogue_reads_kept(op, kept):
+            # Nothing to order, or an epilogue that reads a kept result
+            # where the op's parts lie: as placed.
             choices.append(choice)
         elif holders:
             choices.append(_laid_by_kept_reads(op, choice, holders, notes))
@@ -374,7 +398,8 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
             choices.append(_laid_for_its_readers(
                 graph, solution.choices[position:], tied, kept, placed_now, arch,
                 notes))
-        elif not p.shared:
+        elif choice.op in tied or not p.shared:
+            # Reading a kept result on another rectangle: as placed.
             choices.append(choice)
         else:
             choices.append(_laid_by_links(op, choice, arch, weighed, notes))
@@ -383,6 +408,13 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
         return solution
     return replace(solution, choices=tuple(choices),
                    notes=solution.notes + tuple(notes))
+
+
+def _epilogue_reads_kept(op: Op, kept: dict) -> bool:
+    """Whether ``op``'s epilogue reads a result kept on chip (``kept``: by
+    the index of the result read)."""
+    return op.epilogue is not None and any(
+        o.source[0] == "op" and o.source[1] in kept for o in op.epilogue.operands)
 
 
 def _holders_read(graph: Graph, choice: Choice, kept: dict,
@@ -407,7 +439,7 @@ def _laid_by_kept_reads(op: Op, choice: Choice, holders: list,
     """``choice`` laid out in :func:`_order_by_kept_reads`' order, with a
     note."""
     p = choice.placement
-    order, hops, own = _order_by_kept_reads(op, p, holders)
+    order, hops, own = _order_by_kept_reads(op, p, holders) or ((), 0, 0)
     if not order:
         return choice
     notes.append(f"{op.label()}: parts laid out in loop order "
@@ -430,6 +462,8 @@ def _laid_for_its_readers(graph: Graph, rest, tied, kept: dict,
     split = [loop for loop, n in enumerate(p.parts) if n > 1]
     unsplit = [loop for loop, n in enumerate(p.parts) if n == 1]
     own = _chain_hops(graph, rest, tied, kept, placed_now, p)
+    if own is None:
+        return head
     best, best_hops = (), own
     for perm in permutations(split):
         if list(perm) == split:
@@ -440,7 +474,7 @@ def _laid_for_its_readers(graph: Graph, rest, tied, kept: dict,
         if hops < best_hops:
             best, best_hops = order, hops
     # As for the links: where the bytes x hops saved, spread over the
-    # rectangle's tiles, take less than a twentieth of the op's predicted
+    # rectangle's tiles, take less than a twentieth of the head's predicted
     # cycles at a link's rate, its own loads' layout weighs more (the small
     # CNN's second convolution on tessel-16x16, its pooling's reads 174,080
     # -> 133,120 bytes x hops on 64 tiles, ran 57 cycles slower so).
@@ -456,26 +490,35 @@ def _laid_for_its_readers(graph: Graph, rest, tied, kept: dict,
 
 
 def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
-                head: Placement) -> int:
+                head: Placement) -> int | None:
     """Bytes times hops that the ops of ``rest[1:]`` reading ``rest[0]``'s
     result on chip, directly or through one another's, read of those
     results, with ``rest[0]`` laid out as ``head`` and each of them as
-    :func:`order_parts` would lay it out then."""
+    :func:`order_parts` lays a reader out; None where one's reads cannot
+    be paired. The ops outside the chain count as placed, in the loops'
+    order or the order they were given (:func:`order_parts` may lay them
+    out otherwise; no chain of the zoo reads one)."""
     placed = {**placed_now, rest[0].op: head}
     chain = {rest[0].op}
     total = 0
     for choice in rest[1:]:
-        if choice.op not in tied:
-            continue
-        holders = _holders_read(graph, choice, kept, placed)
+        op, p = graph.ops[choice.op], choice.placement
+        placed[choice.op] = p
+        holders = _holders_read(graph, choice, kept, placed) \
+            if choice.op in tied and not op.folded else []
         if not any(kept[source] in chain for source, _, _ in holders):
             continue
         chain.add(choice.op)
-        op, p = graph.ops[choice.op], choice.placement
-        if op.folded or sum(n > 1 for n in p.parts) < 2:
-            total += kept_read_hops(op, p, holders)
+        if sum(n > 1 for n in p.parts) < 2 or _epilogue_reads_kept(op, kept):
+            hops = kept_read_hops(op, p, holders)
+            if hops is None:
+                return None
+            total += hops
             continue
-        order, hops, own = _order_by_kept_reads(op, p, holders)
+        laid = _order_by_kept_reads(op, p, holders)
+        if laid is None:
+            return None
+        order, hops, own = laid
         placed[choice.op] = replace(p, order=order) if order else p
         total += hops if order else own
     return total
