@@ -337,8 +337,8 @@ def _why_not(k: int, held: list, budgets: list, kept: set, graph: Graph,
 # projection, cut 8 x 4 x 8 by CP-SAT, would read its depthwise
 # convolution's result (cut 8 x 8 x 4) in 8 pieces a step; cut 4 x 8 x 8 it
 # reads it kept in 4, and the block runs 25,095 -> 19,837 cycles on
-# tessel-16x16 (its parts laid out beside the holders,
-# tessel.mapper.part_order).
+# tessel-16x16, its parts laid out beside the holders (16,565 with the ops
+# before laid out for it too, tessel.mapper.part_order).
 _REALIGNED_KINDS = ("window",)
 
 
@@ -373,14 +373,13 @@ def realign_readers(graph: Graph, solution, arch, options):
 
     A result that stays in DRAM for no reason but the pieces its readers
     would read it in is weighed where its one reader reads windows of it
-    or is a 1 x 1 convolution (:func:`_realigned`) or
-    where several read it, all elementwise ops
-    and reductions (``_SEVERAL_READERS_KINDS``): the writer not storing its
-    result plus each reader, at CP-SAT's choice or at each even cut of its
-    parallel loops over the writer's rectangle, loading it from the tiles
-    holding it in the pieces its steps cut it into (as :func:`_recosted`
-    costs them), against the writer and readers through DRAM as CP-SAT
-    chose them. Where the cheapest is cheaper it replaces the readers'
+    or is a 1 x 1 convolution (:func:`_realigned`), or where several read
+    it, all elementwise ops and reductions (``_SEVERAL_READERS_KINDS``):
+    the writer not storing its result plus each reader, at CP-SAT's choice
+    or at each even cut of its parallel loops over the writer's rectangle,
+    loading it from the tiles holding it in the pieces its steps cut it
+    into (as :func:`_recosted` costs them), against the writer and readers
+    through DRAM as CP-SAT chose them. Where the cheapest is cheaper it replaces the readers'
     choices, a note says so, and the limit on pieces (:func:`most_pieces`)
     no longer applies to the result: the estimate has costed them (a
     convolution is offered only cuts within it)."""
