@@ -349,7 +349,7 @@ def test_a_convolution_reading_many_pieces_keeps_the_limit():
 
 def test_only_a_convolution_with_no_window_is_weighed_again():
     # An unpadded 3 x 3 convolution reads through a window, as a padded
-    # one does; a 1 x 1 one reads each element where it lies.
+    # one does; a 1 x 1 one reads each element of its box once.
     from tessel.mapper.on_chip import _realigned
 
     def ops(kernel):

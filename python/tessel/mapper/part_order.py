@@ -21,8 +21,8 @@ weights (147 KB, against the windows' 1.3 MB) take the long trees: 7,900 →
 7,668 cycles simulated (docs/mapper.md, *Parts laid out by their
 multicasts*).
 
-:func:`order_parts` gives each ``shared`` op of two or more split loops the
-order of its split loops that leaves the busiest NoC link the fewest bytes
+:func:`order_parts` gives each ``shared`` op of two or more split loops,
+not tied to a result kept on chip (below), the order of its split loops that leaves the busiest NoC link the fewest bytes
 of its shared loads to carry (:func:`link_loads`: each slice along the XY
 route from the leader's DRAM channel to the leader, then along the
 leader's multicast tree, each tile of a set leading in turn), where the
@@ -46,12 +46,15 @@ columns) reads its depthwise convolution's result, cut over rows, columns
 and channels: in the loops' own order the four tiles of a block of pixels
 lay four grid rows apart, not beside the four that hold its channels, and
 the pieces crossed the grid. An op that keeps its result on chip and reads
-none kept heads such a chain: it takes the order after which its readers,
+none kept on its rectangle heads such a chain: it takes the order after which its readers,
 each laid out so in turn, read fewest bytes times hops in all (MobileNetV2's
 expansion, output channels fastest: its depthwise convolution then keeps
 the loops' order, each block's channel groups side by side, and the
-projection lies beside them). Where no order does better than the loops'
-own, an op tied to a kept result keeps it: the hand-overs' placements were
+projection lies beside them), where the saving is worth it (as for the
+links, ``SAVING_DIVISOR``). Where no order does better than the loops' own,
+or a read cannot be paired (through a reshape), or an epilogue reads a kept
+result, or the result lies on another rectangle, an op tied to a kept
+result keeps the loops' order: the hand-overs' placements were
 lined up with each other's parts (:mod:`tessel.mapper.handover`).
 """
 
@@ -233,10 +236,10 @@ def _dim_spans(access, shape, parts, loops) -> list | None:
     beside other loops (a window's ``h + kh``) and the indices ``[lo, hi)``
     each of its parts reads or writes there, a window's halo included;
     ``(None, [(0, n)])`` where no one split loop does. None where a
-    dimension is not affine or a split loop steps backwards."""
+    dimension is not affine or a loop steps backwards."""
     spans = []
     for a, n in zip(access, shape):
-        if a.terms is None or any(c < 0 and parts[l] > 1 for l, c in a.terms):
+        if a.terms is None or any(c < 0 for _, c in a.terms):
             return None
         split = [l for l, c in a.terms if c > 0 and parts[l] > 1]
         if len(split) != 1:
@@ -250,7 +253,8 @@ def _dim_spans(access, shape, parts, loops) -> list | None:
         reach = sum(c * (-(-loops[k] // parts[k]) - 1)
                     for k, c in terms.items() if k != l and c > 0)
         spans.append((l, [(min(n, a.const + terms[l] * size * p),
-                           min(n, a.const + terms[l] * (size * (p + 1) - 1) + reach + 1))
+                           min(n, a.const + terms[l] * (min(loops[l], size * (p + 1)) - 1)
+                               + reach + 1))
                           for p in range(parts[l])]))
     return spans
 
@@ -264,8 +268,9 @@ def _kept_reads(op: Op, placement: Placement, source: int, writer: Op,
     low border, taken as half the border (a symmetric pad). The overlaps
     are taken per dimension, between the parts along the loop that indexes
     it in each op, and multiplied. None where a read cannot be paired
-    (through a reshape, or not affine): the reader's distances are not
-    known."""
+    (through a reshape, not affine, a loop stepping backwards, or the
+    writer split along a loop that indexes no one dimension of its result):
+    the reader's distances are not known."""
     out = next(o for o in writer.operands if o.is_output)
     written = _dim_spans(out.access, out.shape, writer_placement.parts, writer.loops)
     writer_loops = [l for l, _ in written or () if l is not None]
@@ -372,10 +377,11 @@ def _order_by_kept_reads(op: Op, placement: Placement, kept_writers):
 
 def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
     """``solution`` with each op of two or more split loops that reads a
-    result kept on chip laid out nearer the tiles holding it, each that
-    keeps its own for such readers laid out for them, and each other
-    ``shared`` one laid out in :func:`best_order` where that saves enough
-    (module docstring), with a note per op."""
+    result kept on chip on its rectangle laid out nearer the tiles holding
+    it, each that keeps its own for such readers laid out for them where
+    that saves enough, and each other ``shared`` one, not tied to a kept
+    result, laid out in :func:`best_order` where that saves enough (module
+    docstring), with a note per op."""
     tied = tied_to_kept_results(graph, solution.on_chip)
     kept = {result_writer(graph.ops[i]).index: i for i in solution.on_chip}
     choices: list[Choice] = []
@@ -495,7 +501,7 @@ def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
     result on chip, directly or through one another's, read of those
     results, with ``rest[0]`` laid out as ``head`` and each of them as
     :func:`order_parts` lays a reader out; None where one's reads cannot
-    be paired. The ops outside the chain count as placed, in the loops'
+    be paired, or an epilogue reads one of the results. The ops outside the chain count as placed, in the loops'
     order or the order they were given (:func:`order_parts` may lay them
     out otherwise; no chain of the zoo reads one)."""
     placed = {**placed_now, rest[0].op: head}
@@ -504,6 +510,12 @@ def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
     for choice in rest[1:]:
         op, p = graph.ops[choice.op], choice.placement
         placed[choice.op] = p
+        # An epilogue reading the chain's results runs where its producer's
+        # parts lie, which its reads do not decide: not weighed.
+        if op.epilogue is not None and any(
+                o.source[0] == "op" and kept.get(o.source[1]) in chain
+                for o in op.epilogue.operands):
+            return None
         holders = _holders_read(graph, choice, kept, placed) \
             if choice.op in tied and not op.folded else []
         if not any(kept[source] in chain for source, _, _ in holders):
