@@ -46,16 +46,17 @@ columns) reads its depthwise convolution's result, cut over rows, columns
 and channels: in the loops' own order the four tiles of a block of pixels
 lay four grid rows apart, not beside the four that hold its channels, and
 the pieces crossed the grid. An op that keeps its result on chip and reads
-none kept on its rectangle heads such a chain: it takes the order after which its readers,
-each laid out so in turn, read fewest bytes times hops in all (MobileNetV2's
-expansion, output channels fastest: its depthwise convolution then keeps
-the loops' order, each block's channel groups side by side, and the
-projection lies beside them), where the saving is worth it (as for the
-links, ``SAVING_DIVISOR``). Where no order does better than the loops' own,
-or a read cannot be paired (through a reshape), or an epilogue reads a kept
-result, or the result lies on another rectangle, an op tied to a kept
-result keeps the loops' order: the hand-overs' placements were
-lined up with each other's parts (:mod:`tessel.mapper.handover`).
+none kept on its rectangle heads such a chain: it takes the order after
+which its readers, each laid out so in turn, read fewest bytes times hops
+in all (MobileNetV2's expansion, output channels fastest: its depthwise
+convolution then keeps the loops' order, each block's channel groups side
+by side, and the projection lies beside them), where the saving is worth
+it (as for the links, ``SAVING_DIVISOR``). Where no order does better than
+the loops' own, or a read cannot be paired (through a reshape), or an
+epilogue reads a kept result, or the result lies on another rectangle, an
+op tied to a kept result keeps the loops' order: the hand-overs'
+placements were lined up with each other's parts
+(:mod:`tessel.mapper.handover`).
 """
 
 from __future__ import annotations
