@@ -64,7 +64,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import replace
 from itertools import permutations, product
-from typing import Iterator
+from typing import Any, Iterator
 
 from ..runtime.timing import dram_channel_for, xy_route
 from .cost import Placement, arch_key, sharers
@@ -213,23 +213,32 @@ def best_order(op: Op, placement: Placement, arch,
 
 
 def _best_order(op: Op, placement: Placement, arch) -> tuple[tuple[int, ...], float, float]:
-    split = [loop for loop, p in enumerate(placement.parts) if p > 1]
-    unsplit = [loop for loop, p in enumerate(placement.parts) if p == 1]
-
-    def cost(order):
-        loads = link_loads(op, replace(placement, order=order), arch)
+    def cost(laid: Placement):
+        loads = link_loads(op, laid, arch)
         return (max(loads.values(), default=0.0), sum(loads.values()))
 
-    own = cost(())
+    best, best_cost, own = _cheapest_order(placement, cost)
+    return best, best_cost[0], own[0]
+
+
+def _cheapest_order(placement: Placement, cost) -> tuple[tuple[int, ...], Any, Any]:
+    """(order, its cost, the loops' own order's): of the orders of
+    ``placement``'s split loops (its unsplit loops first), the one
+    ``cost`` rates lowest for the placement laid out so, ``()`` where none
+    rates lower than the loops' own; of equals, the first in
+    ``itertools.permutations``' order."""
+    split = [loop for loop, n in enumerate(placement.parts) if n > 1]
+    unsplit = [loop for loop, n in enumerate(placement.parts) if n == 1]
+    own = cost(replace(placement, order=()))
     best, best_cost = (), own
     for perm in permutations(split):
         if list(perm) == split:
             continue
         order = tuple(unsplit) + perm
-        c = cost(order)
+        c = cost(replace(placement, order=order))
         if c < best_cost:
             best, best_cost = order, c
-    return best, best_cost[0], own[0]
+    return best, best_cost, own
 
 
 def _dim_spans(access, shape, parts, loops) -> list | None:
@@ -362,18 +371,7 @@ def _order_by_kept_reads(op: Op, placement: Placement, kept_writers):
     reads = _reads_of_kept(op, placement, kept_writers)
     if reads is None:
         return None
-    split = [loop for loop, p in enumerate(placement.parts) if p > 1]
-    unsplit = [loop for loop, p in enumerate(placement.parts) if p == 1]
-    own = _hops(replace(placement, order=()), reads)
-    best, best_hops = (), own
-    for perm in permutations(split):
-        if list(perm) == split:
-            continue
-        order = tuple(unsplit) + perm
-        hops = _hops(replace(placement, order=order), reads)
-        if hops < best_hops:
-            best, best_hops = order, hops
-    return best, best_hops, own
+    return _cheapest_order(placement, lambda laid: _hops(laid, reads))
 
 
 def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
@@ -417,11 +415,14 @@ def order_parts(graph: Graph, solution: Solution, arch) -> Solution:
                    notes=solution.notes + tuple(notes))
 
 
-def _epilogue_reads_kept(op: Op, kept: dict) -> bool:
-    """Whether ``op``'s epilogue reads a result kept on chip (``kept``: by
-    the index of the result read)."""
+def _epilogue_reads_kept(op: Op, kept: dict, holders=None) -> bool:
+    """Whether ``op``'s epilogue reads a result kept on chip (``kept``: the
+    op keeping it by the index of the result read), by one of ``holders``
+    where given."""
     return op.epilogue is not None and any(
-        o.source[0] == "op" and o.source[1] in kept for o in op.epilogue.operands)
+        o.source[0] == "op" and o.source[1] in kept
+        and (holders is None or kept[o.source[1]] in holders)
+        for o in op.epilogue.operands)
 
 
 def _holders_read(graph: Graph, choice: Choice, kept: dict,
@@ -466,20 +467,10 @@ def _laid_for_its_readers(graph: Graph, rest, tied, kept: dict,
     (:func:`_chain_hops`), where that saves enough (below)."""
     head = rest[0]
     p = head.placement
-    split = [loop for loop, n in enumerate(p.parts) if n > 1]
-    unsplit = [loop for loop, n in enumerate(p.parts) if n == 1]
-    own = _chain_hops(graph, rest, tied, kept, placed_now, p)
-    if own is None:
-        return head
-    best, best_hops = (), own
-    for perm in permutations(split):
-        if list(perm) == split:
-            continue
-        order = tuple(unsplit) + perm
-        hops = _chain_hops(graph, rest, tied, kept, placed_now,
-                           replace(p, order=order))
-        if hops < best_hops:
-            best, best_hops = order, hops
+    # Whether a chain's reads can be paired does not depend on the head's
+    # order: where they cannot (None), every order rates alike, 0.
+    best, best_hops, own = _cheapest_order(p, lambda laid: _chain_hops(
+        graph, rest, tied, kept, placed_now, laid) or 0)
     # As for the links: where the bytes x hops saved, spread over the
     # rectangle's tiles, take less than a twentieth of the head's predicted
     # cycles at a link's rate, its own loads' layout weighs more (the small
@@ -513,9 +504,7 @@ def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
         placed[choice.op] = p
         # An epilogue reading the chain's results runs where its producer's
         # parts lie, which its reads do not decide: not weighed.
-        if op.epilogue is not None and any(
-                o.source[0] == "op" and kept.get(o.source[1]) in chain
-                for o in op.epilogue.operands):
+        if _epilogue_reads_kept(op, kept, chain):
             return None
         holders = _holders_read(graph, choice, kept, placed) \
             if choice.op in tied and not op.folded else []

@@ -18,6 +18,7 @@
 //
 //===----------------------------------------------------------------------===//
 
+#include "tessel/Dialect/Tessel/IR/TesselAttrs.h"
 #include "tessel/Dialect/Tessel/IR/TesselDialect.h"
 #include "tessel/Dialect/Tessel/IR/TesselOps.h"
 #include "tessel/Dialect/Tessel/Transforms/Passes.h"
@@ -33,9 +34,7 @@ int64_t transferBytes(Operation *op) {
   Value moved = op->getOperand(0);
   if (auto gather = dyn_cast<DmaGatherOp>(op))
     moved = gather.getTarget();
-  auto type = cast<MemRefType>(moved.getType());
-  return type.getNumElements() *
-         llvm::divideCeil(type.getElementTypeBitWidth(), 8);
+  return getSizeInBytes(cast<MemRefType>(moved.getType()));
 }
 
 struct AssignDmaChannels
