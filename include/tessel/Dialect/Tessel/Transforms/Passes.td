@@ -1797,11 +1797,10 @@ def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
     previous step's compute, but an op's first step on a tile has nothing
     to run under: the tile issues its loads and waits for all of them. A
     `tessel.dma` from DRAM into a core's own SRAM whose wait follows it
-    with no compute in between is cut, along the dimension of the slice
-    that gives the most, into the pieces that different instructions read
-    first (reading the elements each instruction touches from its views'
-    strided layouts), and each piece is waited for just before its first
-    reader. Where that first reader is a weight-stationary `tessel.matmul`
+    with no compute in between is cut into the pieces that different
+    instructions read first (reading the elements each instruction touches
+    from its views' strided layouts), and each piece is waited for just
+    before its first reader. Where that first reader is a weight-stationary `tessel.matmul`
     that streams the whole load as its rows, it is first split into blocks
     of fewer rows, each reading its own piece. The pieces of the loads
     issued together go out in the order they are read. On a tile whose DRAM
@@ -1812,12 +1811,28 @@ def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
     after those fills; elsewhere a later piece would run beside the first
     one and take its share of DRAM, and a fill ends the group.
 
-    A piece is at least what the tile's DMA moves in four times its setup
-    and a load is cut into at most four: each piece holds its DMA channel
-    through a setup and the DRAM latency of its own. A load marked for
-    sharing (`tessel-share-loads`) stays whole. Runs before
-    `tessel-allocate-sram`, while each SRAM buffer is an allocation of its
-    own.
+    A load is cut along the dimension whose pieces leave the most bytes for
+    later readers (each piece's bytes times its first reader's place after
+    the wait). A piece is at least what the tile's DMA moves in four times
+    its setup and a load is cut into at most four: each piece holds its DMA
+    channel through a setup and the DRAM latency of its own.
+
+    A load marked for sharing (`tessel-share-loads`, which then multicasts
+    each piece) is cut only where the products that first read the loads
+    take at least twice as long as the grid's first steps take to load the
+    same buffers at all of DRAM's bandwidth, and those loads at least twice
+    the setups and latencies of four pieces of each slice on a DRAM
+    channel: every tile sharing a load waits for each piece. Every core
+    loading the mark must cut it alike (its first load of it in such a
+    group, the same shapes, the same blocks first), as `tessel-share-loads`
+    pairs the n-th load of a mark on each core. Its wait may
+    follow fills of other buffers (an accumulator's zeros). There the first
+    step's `tessel.matmul` blocks first take turns over their accumulators
+    (the first block of each, then the second of each), each accumulator's
+    blocks in their order, so the same sums are added in the same order:
+    the first blocks read one piece of the reduction of both operands.
+    Runs before `tessel-allocate-sram`, while each SRAM buffer is an
+    allocation of its own.
 
     ```mlir
     %t = tessel.dma %x to %a : memref<...> to memref<512x32xf32, #sram>
@@ -1840,7 +1855,9 @@ def TesselEarlyLoads : Pass<"tessel-early-loads", "::mlir::ModuleOp"> {
   let statistics = [
     Statistic<"numCut", "num-cut", "Number of loads cut into pieces">,
     Statistic<"numBlocksSplit", "num-blocks-split",
-              "Number of matmul blocks split into rows">
+              "Number of matmul blocks split into rows">,
+    Statistic<"numInterleaved", "num-interleaved",
+              "Number of first steps whose matmul blocks take turns">
   ];
 }
 
