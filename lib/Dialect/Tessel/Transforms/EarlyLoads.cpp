@@ -643,14 +643,21 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     // For every dimension of the slice, the first instruction that touches
     // each of its indices (a write into the buffer orders after the load
     // as a read does).
+    // Each reader's place after the wait (address ops aside; the wait,
+    // where a piece is never read, is place 0).
     IndexClaims firstReaders(root, *box);
+    llvm::DenseMap<Operation *, int64_t> place;
+    int64_t count = 0;
     for (Operation *op = wait->getNextNode(); op && !firstReaders.complete();
          op = op->getNextNode()) {
-      if (isAddressOp(op) || isa<memref::DeallocOp>(op) ||
-          !touchesExtent(op, root, *whole))
+      if (isAddressOp(op))
+        continue;
+      ++count;
+      if (isa<memref::DeallocOp>(op) || !touchesExtent(op, root, *whole))
         continue;
       if (!firstReaders.claim(op))
         return std::nullopt;
+      place[op] = count;
     }
     ArrayRef<SmallVector<Operation *>> reader = firstReaders.getClaims();
 
@@ -658,12 +665,6 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     auto earlier = [](Operation *a, Operation *b) {
       return a->isBeforeInBlock(b) ? a : b;
     };
-    // Each instruction's place after the wait.
-    llvm::DenseMap<Operation *, int64_t> place;
-    int64_t count = 0;
-    for (Operation *op = wait; op; op = op->getNextNode())
-      if (!isAddressOp(op))
-        place[op] = count++;
     int64_t elementBytes = llvm::divideCeil(type.getElementTypeBitWidth(), 8);
     CutLoad best{load, 0, {}};
     int64_t bestLateness = -1;
