@@ -325,10 +325,10 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
   /// the whole loads. Measured on tessel-16x16: the 1024^3 GEMM's first
   /// step (4,608 cycles of products, its 1 MB in 2,048 cycles, 960 of
   /// pieces' setups and latencies per channel) went 46,099 -> 44,692
-  /// cycles; ResNet-18's second convolution (1,026 cycles of products a
-  /// step for 791 of loads) 7,047 -> 7,415. On tessel-4x4 the 256^3 GEMM
-  /// (2,304 cycles of products, its loads 1,024, the pieces' 960) went
-  /// 11,074 -> 11,134: its first products started after 516 to 1,577
+  /// cycles; cut, ResNet-18's second convolution (1,026 cycles of products
+  /// a step for 791 of loads) ran 7,047 -> 7,415, and on tessel-4x4 the
+  /// 256^3 GEMM (2,304 cycles of products, its loads 1,024, the pieces'
+  /// 960) 11,074 -> 11,134: its first products started after 516 to 1,577
   /// cycles instead of 1,166, as the pieces of eight loads queued on four
   /// DRAM channels.
   bool hasSlackForSharedPieces(ArrayRef<DmaOp> loads, ArchAttr arch) {
