@@ -552,3 +552,71 @@ tessel.device @shared_cut_on_both_tiles arch #tiny2 {
     tessel.wait %s
   }
 }
+
+// -----
+
+#dram = #tessel.memory_space<dram>
+#sram = #tessel.memory_space<sram>
+#tiny = #tessel.arch<{name = "tiny", clock_mhz = 1000, grid = {rows = 1, cols = 1}, tile = {mac = {rows = 4, cols = 4, dataflow = "weight_stationary", macs_per_cycle = {f32 = 16}}, vector = {lanes = 4, dtypes = ["f32"], latency = {add = 1, sub = 1, mul = 1, div = 8, max = 1, min = 1, cmp = 1, select = 1, neg = 1, abs = 1, exp = 4, log = 4, tanh = 4, erf = 4, sin = 4, cos = 4, sqrt = 4, rsqrt = 4, recip = 4, cast = 1, reduce_add = 2, reduce_max = 1}}, sram = {bytes = 65536, banks = 2, bytes_per_cycle = 16, alignment = 64}, dma = {channels = 2, bytes_per_cycle = 8, setup_cycles = 2}}, noc = {topology = "mesh", routing = "xy", link_bytes_per_cycle = 8, hop_cycles = 1}, dram = {channels = 1, bytes_per_cycle = 8, latency_cycles = 50, capacity_bytes = 1048576, attach = [[0, 0]]}}>
+
+// @shared_reduction_pieces with one more block that reads the first
+// accumulator as its left operand: taking turns would move it before the
+// products it reads, so the blocks keep their order (each accumulator's
+// two blocks one after the other), and the loads are cut by their readers
+// in that order.
+// CHECK-LABEL: tessel.device @shared_blocks_keep_order
+// CHECK:         tessel.first_load
+// CHECK:         tessel.matmul init {{.+}} : memref<256x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[16, 1]>, #sram>, memref<256x4xf32, strided<[16, 1]>, #sram>
+// CHECK-NOT:     tessel.matmul
+// CHECK:         tessel.matmul {{.+}} : memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 64>, #sram>, memref<256x4xf32, strided<[16, 1]>, #sram>
+tessel.device @shared_blocks_keep_order arch #tiny {
+  %t = tessel.tile(0, 0)
+  %ad = tessel.dram_buffer @a input : memref<256x8xf32, #dram>
+  %bd = tessel.dram_buffer @b weight : memref<8x16xf32, #dram>
+  %y = tessel.dram_buffer @y output : memref<256x16xf32, #dram>
+  tessel.core(%t) {
+    %b = memref.alloc() : memref<8x16xf32, #sram>
+    %tb = tessel.dma %bd to %b {tessel.share = 0 : i64} : memref<8x16xf32, #dram> to memref<8x16xf32, #sram>
+    %a = memref.alloc() : memref<256x8xf32, #sram>
+    %ta = tessel.dma %ad to %a {tessel.share = 0 : i64} : memref<256x8xf32, #dram> to memref<256x8xf32, #sram>
+    %acc = memref.alloc() : memref<256x16xf32, #sram>
+    tessel.vector_fill 0.0, %acc : memref<256x16xf32, #sram>
+    tessel.wait %ta, %tb
+    %a0 = memref.subview %a[0, 0] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1]>, #sram>
+    %b0 = memref.subview %b[0, 0] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1]>, #sram>
+    %c0 = memref.subview %acc[0, 0] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1]>, #sram>
+    tessel.matmul init %a0, %b0, %c0 : memref<256x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[16, 1]>, #sram>, memref<256x4xf32, strided<[16, 1]>, #sram>
+    %a1 = memref.subview %a[0, 4] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %b1 = memref.subview %b[4, 0] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 64>, #sram>
+    %c1 = memref.subview %acc[0, 0] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1]>, #sram>
+    tessel.matmul %a1, %b1, %c1 : memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 64>, #sram>, memref<256x4xf32, strided<[16, 1]>, #sram>
+    %a2 = memref.subview %a[0, 0] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1]>, #sram>
+    %b2 = memref.subview %b[0, 4] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 4>, #sram>
+    %c2 = memref.subview %acc[0, 4] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 4>, #sram>
+    tessel.matmul init %a2, %b2, %c2 : memref<256x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 4>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 4>, #sram>
+    %a3 = memref.subview %a[0, 4] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %b3 = memref.subview %b[4, 4] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 68>, #sram>
+    %c3 = memref.subview %acc[0, 4] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 4>, #sram>
+    tessel.matmul %a3, %b3, %c3 : memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 68>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 4>, #sram>
+    %a4 = memref.subview %a[0, 0] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1]>, #sram>
+    %b4 = memref.subview %b[0, 8] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 8>, #sram>
+    %c4 = memref.subview %acc[0, 8] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 8>, #sram>
+    tessel.matmul init %a4, %b4, %c4 : memref<256x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 8>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 8>, #sram>
+    %a5 = memref.subview %a[0, 4] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %b5 = memref.subview %b[4, 8] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 72>, #sram>
+    %c5 = memref.subview %acc[0, 8] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 8>, #sram>
+    tessel.matmul %a5, %b5, %c5 : memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 72>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 8>, #sram>
+    %a6 = memref.subview %a[0, 0] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1]>, #sram>
+    %b6 = memref.subview %b[0, 12] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 12>, #sram>
+    %c6 = memref.subview %acc[0, 12] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 12>, #sram>
+    tessel.matmul init %a6, %b6, %c6 : memref<256x4xf32, strided<[8, 1]>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 12>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 12>, #sram>
+    %a7 = memref.subview %a[0, 4] [256, 4] [1, 1] : memref<256x8xf32, #sram> to memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>
+    %b7 = memref.subview %b[4, 12] [4, 4] [1, 1] : memref<8x16xf32, #sram> to memref<4x4xf32, strided<[16, 1], offset: 76>, #sram>
+    %c7 = memref.subview %acc[0, 12] [256, 4] [1, 1] : memref<256x16xf32, #sram> to memref<256x4xf32, strided<[16, 1], offset: 12>, #sram>
+    tessel.matmul %a7, %b7, %c7 : memref<256x4xf32, strided<[8, 1], offset: 4>, #sram>, memref<4x4xf32, strided<[16, 1], offset: 76>, #sram>, memref<256x4xf32, strided<[16, 1], offset: 12>, #sram>
+    %d = memref.alloc() : memref<256x4xf32, #sram>
+    tessel.matmul init %c0, %b0, %d : memref<256x4xf32, strided<[16, 1]>, #sram>, memref<4x4xf32, strided<[16, 1]>, #sram>, memref<256x4xf32, #sram>
+    %s = tessel.dma %acc to %y : memref<256x16xf32, #sram> to memref<256x16xf32, #dram>
+    tessel.wait %s
+  }
+}
