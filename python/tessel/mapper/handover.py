@@ -150,10 +150,11 @@ def aligned_parts(writer: Op, reader: Op, position: int, parts: tuple[int, ...],
     dimension, every other loop 1. Part ``i`` runs on the rectangle's tile
     ``i`` (row-major, the last loop fastest, unless
     :mod:`tessel.mapper.part_order` finds an order that reads nearer the
-    holders, for the reader or, for its readers, the writer): where the split loops come in the same order in both ops a
-    part is read on the tile that holds it, otherwise on another (a
-    transpose's rows read from the heads that computed them). None where there is no such cut: a split loop indexes
-    no dimension alone, or would split a reduction loop."""
+    holders, for the reader or, for its readers, the writer): where the
+    split loops come in the same order in both ops a part is read on the
+    tile that holds it, otherwise on another (a transpose's rows read from
+    the heads that computed them). None where there is no such cut: a split
+    loop indexes no dimension alone, or would split a reduction loop."""
     # The writer's own result: an epilogue writes the same elements, at
     # indices of its own loops.
     out = next(o for o in writer.operands if o.is_output)

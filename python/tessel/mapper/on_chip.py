@@ -379,10 +379,10 @@ def realign_readers(graph: Graph, solution, arch, options):
     or at each even cut of its parallel loops over the writer's rectangle,
     loading it from the tiles holding it in the pieces its steps cut it
     into (as :func:`_recosted` costs them), against the writer and readers
-    through DRAM as CP-SAT chose them. Where the cheapest is cheaper it replaces the readers'
-    choices, a note says so, and the limit on pieces (:func:`most_pieces`)
-    no longer applies to the result: the estimate has costed them (a
-    convolution is offered only cuts within it)."""
+    through DRAM as CP-SAT chose them. Where the cheapest is cheaper it
+    replaces the readers' choices, a note says so, and the limit on pieces
+    (:func:`most_pieces`) no longer applies to the result: the estimate has
+    costed them (a convolution is offered only cuts within it)."""
     if len(solution.stage_cycles()) > 1:
         return solution, frozenset()
     readers = readers_of(graph.ops)

@@ -22,10 +22,11 @@ weights (147 KB, against the windows' 1.3 MB) take the long trees: 7,900 →
 multicasts*).
 
 :func:`order_parts` gives each ``shared`` op of two or more split loops,
-not tied to a result kept on chip (below), the order of its split loops that leaves the busiest NoC link the fewest bytes
-of its shared loads to carry (:func:`link_loads`: each slice along the XY
-route from the leader's DRAM channel to the leader, then along the
-leader's multicast tree, each tile of a set leading in turn), where the
+not tied to a result kept on chip (below), the order of its split loops
+that leaves the busiest NoC link the fewest bytes of its shared loads to
+carry (:func:`link_loads`: each slice along the XY route from the
+leader's DRAM channel to the leader, then along the leader's multicast
+tree, each tile of a set leading in turn), where the
 busiest link's bytes it saves take at least ``1 / SAVING_DIVISOR`` of the
 op's predicted cycles at the link's rate. The busiest link, not the bytes
 over all links: MobileNetV2's projection (1 x 1, 144 → 24 channels, eight
@@ -493,9 +494,10 @@ def _chain_hops(graph: Graph, rest, tied, kept: dict, placed_now: dict,
     result on chip, directly or through one another's, read of those
     results, with ``rest[0]`` laid out as ``head`` and each of them as
     :func:`order_parts` lays a reader out; None where one's reads cannot
-    be paired, or an epilogue reads one of the results. The ops outside the chain count as placed, in the loops'
-    order or the order they were given (:func:`order_parts` may lay them
-    out otherwise; no chain of the zoo reads one)."""
+    be paired, or an epilogue reads one of the results. The ops outside the
+    chain count as placed, in the loops' order or the order they were given
+    (:func:`order_parts` may lay them out otherwise; no chain of the zoo
+    reads one)."""
     placed = {**placed_now, rest[0].op: head}
     chain = {rest[0].op}
     total = 0

@@ -50,7 +50,6 @@
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/DenseSet.h"
 #include "llvm/ADT/MapVector.h"
-#include "llvm/ADT/SetVector.h"
 
 #include <numeric>
 
@@ -78,7 +77,7 @@ bool isControl(Operation *op) {
 bool isStaticStrided(MemRefType type) {
   SmallVector<int64_t> strides;
   int64_t offset;
-  return succeeded(type.getStridesAndOffset(strides, offset)) &&
+  return succeeded(getStridesAndOffset(type, strides, offset)) &&
          !ShapedType::isDynamic(offset) &&
          llvm::none_of(strides, ShapedType::isDynamic);
 }
@@ -137,6 +136,15 @@ struct CutLoad {
   SmallVector<TransferPiece> pieces;
 };
 
+/// The matmul blocks an op's first step runs after the waits for its loads,
+/// up to other work, and the address ops between them (those after the
+/// last block are not the blocks' views).
+struct FirstRun {
+  Operation *first = nullptr;
+  SmallVector<MatmulOp> blocks;
+  SmallVector<Operation *> views;
+};
+
 /// The loads a core issues together before an op's first step, and the
 /// core's arch facts the cuts depend on.
 struct LoadGroup {
@@ -178,7 +186,8 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       groups.push_back(newGroup(arch));
       SmallVector<Value> groupRoots;
       for (Operation &op : core.getBody().front()) {
-        if (!isa<DmaOp>(op) && !isAddressOp(&op) && !groups.back().loads.empty() &&
+        if (!isa<DmaOp>(op) && !isAddressOp(&op) &&
+            !groups.back().loads.empty() &&
             !(passFills && isFillOfOthers(&op, groupRoots))) {
           groups.push_back(newGroup(arch));
           groupRoots.clear();
@@ -193,8 +202,10 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     countFirstLoadBytes(groups);
     for (LoadGroup &group : groups) {
       useArch(group);
-      group.sharedCutPays = hasSlackForSharedPieces(group.loads, group.arch);
-      for (MatmulOp block : getFirstRun(group.loads).blocks)
+      FirstRun run = getFirstRun(group.loads);
+      group.sharedCutPays =
+          hasSlackForSharedPieces(group.loads, run, group.arch);
+      for (MatmulOp block : run.blocks)
         for (Value operand : block->getOperands())
           group.firstBlockTypes.push_back(operand.getType());
     }
@@ -314,27 +325,26 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       }
   }
 
-  /// Whether `loads`, some of them shared, are worth cutting: the blocks
-  /// that read them first take at least `kSharedPieceSlack` times as long
+  /// Whether `loads`, some of them shared, are worth cutting: the blocks that
+  /// read them first (`run`) take at least `kSharedPieceSlack` times as long
   /// as the grid's first steps take to load the buffers they load from, at
-  /// all of DRAM's bandwidth, and those loads take at least as many times
-  /// the setups and latencies of their pieces on each DRAM channel. Every
-  /// tile sharing a load waits for each of its pieces: where DRAM is about
-  /// as busy as the array, or the pieces' fixed costs are as long as their
-  /// bytes, the tiles whose pieces queue last start later than they did on
-  /// the whole loads. Measured on tessel-16x16: the 1024^3 GEMM's first
-  /// step (4,608 cycles of products, its 1 MB in 2,048 cycles, 960 of
-  /// pieces' setups and latencies per channel) went 46,099 -> 44,692
-  /// cycles; cut, ResNet-18's second convolution (1,026 cycles of products
-  /// a step for 791 of loads) ran 7,047 -> 7,415, and on tessel-4x4 the
-  /// 256^3 GEMM (2,304 cycles of products, its loads 1,024, the pieces'
-  /// 960) 11,074 -> 11,134: its first products started after 516 to 1,577
-  /// cycles instead of 1,166, as the pieces of eight loads queued on four
-  /// DRAM channels.
-  bool hasSlackForSharedPieces(ArrayRef<DmaOp> loads, ArchAttr arch) {
+  /// all of DRAM's bandwidth, and those loads take at least as many times the
+  /// setups and latencies of their pieces on each DRAM channel. Every tile
+  /// sharing a load waits for each of its pieces: where DRAM is about as busy
+  /// as the array, or the pieces' fixed costs are as long as their bytes, the
+  /// tiles whose pieces queue last start later than they did on the whole
+  /// loads. Measured on tessel-16x16: the 1024^3 GEMM's first step (4,608
+  /// cycles of products, its 1 MB in 2,048 cycles, 960 of pieces' setups and
+  /// latencies per channel) went 46,099 -> 44,692 cycles; cut, ResNet-18's
+  /// second convolution (1,026 cycles of products a step for 791 of loads)
+  /// ran 7,047 -> 7,415, and on tessel-4x4 the 256^3 GEMM (2,304 cycles of
+  /// products, its loads 1,024, the pieces' 960) 11,074 -> 11,134: its first
+  /// products started after 516 to 1,577 cycles instead of 1,166, as the
+  /// pieces of eight loads queued on four DRAM channels.
+  bool hasSlackForSharedPieces(ArrayRef<DmaOp> loads, const FirstRun &run,
+                               ArchAttr arch) {
     if (llvm::none_of(loads, isShared))
       return false;
-    FirstRun run = getFirstRun(loads);
     int64_t compute = 0;
     for (MatmulOp block : run.blocks)
       compute += getRunBlockCycles(block, arch);
@@ -427,14 +437,7 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
     }
   }
 
-  /// The matmul blocks after the last of `loads`' waits, up to other
-  /// work, and the address ops between them (those after the last block
-  /// are not the blocks' views).
-  struct FirstRun {
-    Operation *first = nullptr;
-    SmallVector<MatmulOp> blocks;
-    SmallVector<Operation *> views;
-  };
+  /// The matmul blocks after the last of `loads`' waits (`FirstRun`).
   FirstRun getFirstRun(ArrayRef<DmaOp> loads) {
     FirstRun run;
     Operation *lastWait = nullptr;
@@ -485,48 +488,45 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
         }))
       return;
 
-    // Each block's accumulator as one of the distinct boxes, which must not
-    // overlap, nor be read as an operand.
+    // Each block's accumulator as one of the distinct boxes (a view's static
+    // layout is in its type), which must not overlap, nor be read as an
+    // operand.
+    SmallVector<std::pair<Value, Type>> accs;
     SmallVector<StridedBox> boxes;
-    SmallVector<Value> boxRoots;
     SmallVector<int64_t> rank;
     SmallVector<int64_t> count;
     for (MatmulOp block : blocks) {
-      std::optional<StridedBox> box = StridedBox::of(block.getAcc());
-      if (!box)
-        return;
-      Value root = getViewRoot(block.getAcc());
-      auto same = [&](unsigned i) {
-        return boxRoots[i] == root && boxes[i].offset == box->offset &&
-               boxes[i].sizes == box->sizes && boxes[i].strides == box->strides;
-      };
-      unsigned i = 0;
-      while (i < boxes.size() && !same(i))
-        ++i;
-      if (i == boxes.size()) {
+      std::pair<Value, Type> acc = {getViewRoot(block.getAcc()),
+                                    block.getAcc().getType()};
+      auto *it = llvm::find(accs, acc);
+      if (it == accs.end()) {
+        std::optional<StridedBox> box = StridedBox::of(block.getAcc());
+        if (!box)
+          return;
+        accs.push_back(acc);
         boxes.push_back(*box);
-        boxRoots.push_back(root);
         count.push_back(0);
+        it = accs.end() - 1;
       }
-      rank.push_back(count[i]++);
+      rank.push_back(count[it - accs.begin()]++);
     }
-    if (boxes.size() < 2 || llvm::all_of(count, [](int64_t n) { return n < 2; }))
+    if (accs.size() < 2 || llvm::all_of(count, [](int64_t n) { return n < 2; }))
       return;
+    auto readsAcc = [&](Value view) {
+      Value root = getViewRoot(view);
+      return llvm::any_of(accs, [&](auto &acc) { return acc.first == root; });
+    };
     for (MatmulOp block : blocks)
-      if (llvm::is_contained(boxRoots, getViewRoot(block.getLhs())) ||
-          llvm::is_contained(boxRoots, getViewRoot(block.getRhs())))
+      if (readsAcc(block.getLhs()) || readsAcc(block.getRhs()))
         return;
     int64_t visited = 0;
-    for (Value root : llvm::SetVector<Value>(boxRoots.begin(), boxRoots.end())) {
-      llvm::DenseSet<int64_t> seen;
+    llvm::DenseSet<std::pair<Value, int64_t>> seen;
+    for (auto [acc, box] : llvm::zip(accs, boxes)) {
+      if ((visited += box.elements()) > kMaxElementsVisited)
+        return;
       bool overlap = false;
-      for (auto [box, boxRoot] : llvm::zip(boxes, boxRoots)) {
-        if (boxRoot != root || overlap)
-          continue;
-        if ((visited += box.elements()) > kMaxElementsVisited)
-          return;
-        box.forEachElement([&](int64_t e) { overlap |= !seen.insert(e).second; });
-      }
+      box.forEachElement(
+          [&](int64_t e) { overlap |= !seen.insert({acc.first, e}).second; });
       if (overlap)
         return;
     }
@@ -536,7 +536,8 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       view->moveBefore(run.first);
     SmallVector<unsigned> order(blocks.size());
     std::iota(order.begin(), order.end(), 0);
-    llvm::stable_sort(order, [&](unsigned a, unsigned b) { return rank[a] < rank[b]; });
+    llvm::stable_sort(
+        order, [&](unsigned a, unsigned b) { return rank[a] < rank[b]; });
     Operation *after = blocks.front()->getPrevNode();
     for (unsigned i : order) {
       blocks[i]->moveAfter(after);
@@ -684,7 +685,8 @@ struct EarlyLoads : impl::TesselEarlyLoadsBase<EarlyLoads> {
       // weights' columns, they would read each piece at once.
       int64_t lateness = 0;
       for (const TransferPiece &piece : cut)
-        lateness += (piece.end - piece.begin) * rowBytes * place.lookup(piece.at);
+        lateness +=
+            (piece.end - piece.begin) * rowBytes * place.lookup(piece.at);
       if (cut.size() >= 2 &&
           (lateness > bestLateness ||
            (lateness == bestLateness && cut.size() > best.pieces.size()))) {
